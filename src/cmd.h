@@ -1,0 +1,21 @@
+/* cmd.h: the headless subcommands. They print to out, report problems to
+ * err naming file and line, and return the exit status:
+ * 0 ok, 1 bad input, 2 usage error. */
+#ifndef KB_CMD_H
+#define KB_CMD_H
+
+#include <stdio.h>
+
+enum { CMD_OK = 0, CMD_BADINPUT = 1, CMD_USAGE = 2 };
+
+int cmd_runs(const char *dir, int json, FILE *out, FILE *err);
+/* path: a run directory or a transcript file; format NULL to sniff. */
+int cmd_dump(const char *path, const char *format, int jsonl, FILE *out, FILE *err);
+/* The formats this build parses, one per line. */
+int cmd_formats(FILE *out);
+
+/* Finds the transcript of a run directory (transcript.jsonl,
+ * codex_session.jsonl, or the only *.jsonl); owned, NULL when none. */
+char *cmd_find_transcript(const char *run_dir);
+
+#endif

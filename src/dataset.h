@@ -1,0 +1,76 @@
+/* dataset.h: a directory in the KernelBench-Hard dataset layout, indexed
+ * without parsing any transcript; transcripts load when first needed.
+ *
+ *   runs.jsonl               index (when absent, runs/<id>/ are scanned)
+ *   leaderboard.json         problems x models grid
+ *   problem_baselines.json   eager / compiled / SOTA per problem
+ *   runs/<id>/{transcript.jsonl|codex_session.jsonl, solution.py,
+ *              result.json, check.log, benchmark.log, final.txt}
+ *   annotations/<id>.yaml    verdicts
+ *   problems/<name>/         problem metadata
+ */
+#ifndef KB_DATASET_H
+#define KB_DATASET_H
+
+#include <stddef.h>
+#include <cjson/cJSON.h>
+#include "run.h"
+
+struct ds_run {
+	struct run_meta meta;     /* from runs.jsonl / result.json */
+	char *dir;                /* run directory (owned), NULL when unknown */
+	char *transcript;         /* transcript path (owned), NULL when none */
+	char *annotation;         /* annotation yaml path (owned), NULL when none */
+	char *verdict;            /* annotation verdict (owned), NULL when none */
+	char *leaderboard;        /* which leaderboard lists it (owned) */
+	struct run *run;          /* parsed transcript, loaded lazily (owned) */
+	char *load_error;         /* why the transcript did not load (owned) */
+};
+
+struct ds_baseline {          /* one variant of problem_baselines.json */
+	double ms, tflops, gbps;
+};
+
+struct ds_problem {
+	char *name;               /* "01_fp8_gemm" (owned) */
+	struct ds_baseline eager, compiled, sota; /* ms < 0 when absent */
+};
+
+struct dataset {
+	char *root;               /* owned */
+	struct ds_run *runs;
+	size_t nruns;
+	struct ds_problem *problems;
+	size_t nproblems;
+	char *hardware;           /* from leaderboard.json (owned), may be NULL */
+	/* index problems, with file and line, kept to show the user */
+	struct run_error errors[RUN_MAX_ERRORS];
+	char *error_files[RUN_MAX_ERRORS];
+	int nerrors;
+};
+
+/* NULL and *err (owned) when dir is not a dataset at all. */
+struct dataset *dataset_open(const char *dir, char **err);
+void dataset_free(struct dataset *ds);
+
+/* Parses run i's transcript if not yet done; NULL when it cannot be read
+ * (ds->runs[i].load_error says why). */
+struct run *dataset_load(struct dataset *ds, size_t i);
+
+/* Index of run_id, or -1. */
+long dataset_find(const struct dataset *ds, const char *run_id);
+
+/* Path of an artifact of run i ("solution.py", "result.json", ...), NULL
+ * when the run has no directory or the file is absent. Owned by caller. */
+char *dataset_artifact(const struct dataset *ds, size_t i, const char *name);
+
+/* Where `kbtui` with no argument looks: $KBTUI_DATA, else a fetched dataset,
+ * else the bundled sample. Owned by caller; argv0 helps find an uninstalled
+ * sample. */
+char *dataset_default_dir(const char *argv0);
+
+/* Reads the top-level "verdict" of an annotation file with libyaml (owned,
+ * NULL when absent or unreadable; *err then says where). */
+char *dataset_read_verdict(const char *yaml_path, char **err);
+
+#endif

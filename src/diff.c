@@ -1,0 +1,256 @@
+/* diff.c: Myers' O(ND) line diff, rendered as a unified diff. Written by
+ * hand because no packaged C library offers a plain text diff. */
+#include "diff.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct dline {
+	const char *s;
+	size_t n;       /* length without the newline */
+	unsigned h;     /* hash, to compare quickly */
+};
+
+struct dlines {
+	struct dline *v;
+	size_t n;
+	int last_nl;    /* 1 when the text ends with a newline */
+};
+
+static unsigned diff_hash(const char *s, size_t n)
+{
+	unsigned h = 2166136261u;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 16777619u;
+	return h;
+}
+
+static void diff_split(const char *t, struct dlines *L)
+{
+	size_t cap = 16;
+	L->v = xmalloc(cap * sizeof *L->v);
+	L->n = 0;
+	L->last_nl = 1;
+	if (!t)
+		return;
+	while (*t) {
+		const char *nl = strchr(t, '\n');
+		size_t n = nl ? (size_t)(nl - t) : strlen(t);
+		if (L->n == cap) {
+			cap *= 2;
+			L->v = xrealloc(L->v, cap * sizeof *L->v);
+		}
+		L->v[L->n].s = t;
+		L->v[L->n].n = n;
+		L->v[L->n].h = diff_hash(t, n);
+		L->n++;
+		if (!nl) {
+			L->last_nl = 0;
+			break;
+		}
+		t = nl + 1;
+	}
+}
+
+static int diff_eq(const struct dline *a, const struct dline *b)
+{
+	return a->h == b->h && a->n == b->n && memcmp(a->s, b->s, a->n) == 0;
+}
+
+/* Edit script as one op per output line: ' ', '-', '+', with indexes. */
+struct dop {
+	char op;
+	size_t ai, bi;
+};
+
+struct dscript {
+	struct dop *v;
+	size_t n, cap;
+};
+
+static void script_add(struct dscript *s, char op, size_t ai, size_t bi)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 64;
+		s->v = xrealloc(s->v, s->cap * sizeof *s->v);
+	}
+	s->v[s->n].op = op;
+	s->v[s->n].ai = ai;
+	s->v[s->n].bi = bi;
+	s->n++;
+}
+
+/* Beyond this many differences the diff degrades to "replace the middle":
+ * still a correct diff, just not minimal, and bounded in time and memory. */
+#define DIFF_MAX_D 2000
+
+/* Myers forward search over a[a0..a1) x b[b0..b1), keeping each round's V
+ * so the path can be walked back. Returns 0 when D exceeded the cap. */
+static int diff_myers(const struct dlines *A, const struct dlines *B, size_t a0, size_t a1,
+                      size_t b0, size_t b1, struct dscript *out)
+{
+	long N = (long)(a1 - a0), M = (long)(b1 - b0);
+	long max = N + M, off;
+	long dmax = max < DIFF_MAX_D ? max : DIFF_MAX_D;
+	long *V, **hist;
+	long d, found = -1;
+
+	off = dmax + 1;
+	V = xcalloc((size_t)(2 * off + 1), sizeof *V);
+	hist = xcalloc((size_t)dmax + 1, sizeof *hist);
+	for (d = 0; d <= dmax && found < 0; d++) {
+		for (long k = -d; k <= d; k += 2) {
+			long x;
+			if (k == -d || (k != d && V[off + k - 1] < V[off + k + 1]))
+				x = V[off + k + 1];
+			else
+				x = V[off + k - 1] + 1;
+			long y = x - k;
+			while (x < N && y < M && diff_eq(&A->v[a0 + x], &B->v[b0 + y])) {
+				x++;
+				y++;
+			}
+			V[off + k] = x;
+			if (x >= N && y >= M) {
+				found = d;
+				break;
+			}
+		}
+		/* keep only diagonals -d..d of this round: O(D^2) memory */
+		hist[d] = xmalloc((size_t)(2 * d + 1) * sizeof *V);
+		memcpy(hist[d], V + off - d, (size_t)(2 * d + 1) * sizeof *V);
+	}
+	if (found < 0) {
+		for (d = 0; d <= dmax; d++)
+			free(hist[d]); /* rounds never reached are NULL */
+		free(hist);
+		free(V);
+		return 0;
+	}
+	/* Walk back from (N, M), collecting ops in reverse. */
+	struct dscript rev = {0};
+	long x = N, y = M;
+	for (d = found; d > 0; d--) {
+		long *Vp = hist[d - 1] + (d - 1); /* Vp[k] for k in -(d-1)..d-1 */
+		long k = x - y, pk, px, py;
+		if (k == -d || (k != d && Vp[k - 1] < Vp[k + 1]))
+			pk = k + 1;
+		else
+			pk = k - 1;
+		px = Vp[pk];
+		py = px - pk;
+		while (x > px && y > py) {
+			x--;
+			y--;
+			script_add(&rev, ' ', a0 + x, b0 + y);
+		}
+		if (x == px)
+			script_add(&rev, '+', a0 + x, b0 + --y);
+		else
+			script_add(&rev, '-', a0 + --x, b0 + y);
+	}
+	while (x > 0 && y > 0) {
+		x--;
+		y--;
+		script_add(&rev, ' ', a0 + x, b0 + y);
+	}
+	for (size_t i = rev.n; i-- > 0;)
+		script_add(out, rev.v[i].op, rev.v[i].ai, rev.v[i].bi);
+	free(rev.v);
+	for (d = 0; d <= found; d++)
+		free(hist[d]);
+	free(hist);
+	free(V);
+	return 1;
+}
+
+static void diff_script(const struct dlines *A, const struct dlines *B, struct dscript *out)
+{
+	size_t pre = 0, suf = 0;
+	while (pre < A->n && pre < B->n && diff_eq(&A->v[pre], &B->v[pre]))
+		pre++;
+	while (suf < A->n - pre && suf < B->n - pre &&
+	       diff_eq(&A->v[A->n - 1 - suf], &B->v[B->n - 1 - suf]))
+		suf++;
+	for (size_t i = 0; i < pre; i++)
+		script_add(out, ' ', i, i);
+	if (!diff_myers(A, B, pre, A->n - suf, pre, B->n - suf, out)) {
+		for (size_t i = pre; i < A->n - suf; i++)
+			script_add(out, '-', i, pre);
+		for (size_t j = pre; j < B->n - suf; j++)
+			script_add(out, '+', A->n - suf, j);
+	}
+	for (size_t i = 0; i < suf; i++)
+		script_add(out, ' ', A->n - suf + i, B->n - suf + i);
+}
+
+static void diff_emit_line(struct sbuf *b, char op, const struct dlines *L, size_t i)
+{
+	sbuf_addc(b, op);
+	sbuf_add(b, L->v[i].s, L->v[i].n);
+	sbuf_addc(b, '\n');
+	if (i == L->n - 1 && !L->last_nl)
+		sbuf_adds(b, "\\ No newline at end of file\n");
+}
+
+char *diff_unified(const char *path, const char *a, const char *b, int context)
+{
+	struct dlines A, B;
+	struct dscript S = {0};
+	struct sbuf out;
+	size_t i = 0;
+
+	sbuf_init(&out);
+	if ((a ? strcmp(a, b ? b : "") : (b && *b ? 1 : 0)) == 0)
+		return sbuf_detach(&out);
+	diff_split(a, &A);
+	diff_split(b, &B);
+	diff_script(&A, &B, &S);
+	sbuf_addf(&out, "--- %s%s\n+++ %s%s\n", a ? "a/" : "", a ? path : "/dev/null",
+	          b ? "b/" : "", b ? path : "/dev/null");
+	while (i < S.n) {
+		size_t start, end, j;
+		if (S.v[i].op == ' ') {
+			i++;
+			continue;
+		}
+		/* hunk: from `context` lines before the change to `context` after
+		 * the last change that is within 2*context of the previous one */
+		start = i >= (size_t)context ? i - (size_t)context : 0;
+		end = i;
+		for (j = i; j < S.n; j++) {
+			if (S.v[j].op != ' ')
+				end = j;
+			else if (j - end > (size_t)(2 * context))
+				break;
+		}
+		end = end + (size_t)context + 1 < S.n ? end + (size_t)context + 1 : S.n;
+		size_t as = 0, bs = 0, al = 0, bl = 0;
+		int have_a = 0, have_b = 0;
+		for (j = start; j < end; j++) {
+			if (S.v[j].op != '+') {
+				if (!have_a++) as = S.v[j].ai;
+				al++;
+			}
+			if (S.v[j].op != '-') {
+				if (!have_b++) bs = S.v[j].bi;
+				bl++;
+			}
+		}
+		if (!have_a) as = S.v[start].ai;
+		if (!have_b) bs = S.v[start].bi;
+		sbuf_addf(&out, "@@ -%zu,%zu +%zu,%zu @@\n", al ? as + 1 : as, al, bl ? bs + 1 : bs, bl);
+		for (j = start; j < end; j++) {
+			if (S.v[j].op == '+')
+				diff_emit_line(&out, '+', &B, S.v[j].bi);
+			else
+				diff_emit_line(&out, S.v[j].op, &A, S.v[j].ai);
+		}
+		i = end;
+	}
+	free(S.v);
+	free(A.v);
+	free(B.v);
+	return sbuf_detach(&out);
+}

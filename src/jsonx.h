@@ -1,0 +1,35 @@
+/* jsonx.h: small conveniences over cJSON for reading untrusted documents:
+ * every getter tolerates missing keys and wrong types. */
+#ifndef KB_JSONX_H
+#define KB_JSONX_H
+
+#include <cjson/cJSON.h>
+
+/* Child by key (case-sensitive), NULL when o is not an object. */
+const cJSON *jx_get(const cJSON *o, const char *key);
+/* Walks "a.b.c" through objects. */
+const cJSON *jx_path(const cJSON *o, const char *dotted);
+/* String value or NULL (borrowed). */
+const char *jx_str(const cJSON *o, const char *key);
+const char *jx_pstr(const cJSON *o, const char *dotted);
+/* Number value or dflt. */
+double jx_num(const cJSON *o, const char *key, double dflt);
+long long jx_ll(const cJSON *o, const char *key, long long dflt);
+/* 1 true, 0 false, dflt otherwise. */
+int jx_bool(const cJSON *o, const char *key, int dflt);
+/* Compact JSON text of o (owned by caller); "null" for NULL. */
+char *jx_print(const cJSON *o);
+/* String content of o if a string, else its compact JSON (owned). */
+char *jx_text(const cJSON *o);
+/* Concatenated "text" of an array of content blocks of the given type
+ * (e.g. Anthropic/OpenAI content arrays), or the string itself (owned,
+ * NULL when nothing). */
+char *jx_blocks_text(const cJSON *content, const char *type, const char *field);
+/* ISO-8601 UTC timestamp ("2026-04-27T23:07:11.123Z") or a number of
+ * seconds/milliseconds to seconds since the epoch; 0 when unparseable. */
+double jx_time(const cJSON *v);
+
+/* Parse with a nesting limit; NULL on error. len need not be NUL-terminated. */
+cJSON *jx_parse(const char *s, size_t len);
+
+#endif

@@ -1,0 +1,477 @@
+/* parser.c: the format registry, the content sniffer, the incremental line
+ * reader, and helpers shared by every format's parser. */
+#include "parser.h"
+#include "diff.h"
+#include "jsonx.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+extern const struct parser_ops parse_claude_ops, parse_claude_session_ops,
+	parse_codex_ops, parse_codex_exec_ops, parse_opencode_ops, parse_droid_ops,
+	parse_kimi_ops, parse_cursor_ops, parse_grok_ops;
+
+const struct parser_ops *const parser_all[] = {
+	&parse_claude_ops,
+	&parse_claude_session_ops,
+	&parse_codex_ops,
+	&parse_codex_exec_ops,
+	&parse_opencode_ops,
+	&parse_droid_ops,
+	&parse_kimi_ops,
+	&parse_cursor_ops,
+	&parse_grok_ops,
+	NULL,
+};
+
+const struct parser_ops *parser_find(const char *name)
+{
+	for (size_t i = 0; parser_all[i]; i++)
+		if (name && strcmp(parser_all[i]->name, name) == 0)
+			return parser_all[i];
+	return NULL;
+}
+
+/* ---- sniffing ---------------------------------------------------------- */
+
+/* Lines looked at before the format is chosen: enough to tell formats that
+ * share an init line (Claude Code, Cursor and Droid all start with
+ * system/init) apart by what follows. */
+#define SNIFF_LINES 8
+
+struct sniff {
+	int score[32];
+	int nlines;
+};
+
+static void sniff_line(struct sniff *sn, const char *line, size_t len)
+{
+	cJSON *obj = jx_parse(line, len);
+	for (size_t i = 0; parser_all[i]; i++) {
+		const struct parser_ops *ops = parser_all[i];
+		if (!obj && !ops->plain_text)
+			continue;
+		sn->score[i] += ops->sniff(line, len, obj);
+	}
+	cJSON_Delete(obj);
+	sn->nlines++;
+}
+
+static const struct parser_ops *sniff_best(const struct sniff *sn)
+{
+	int best = -1, bscore = 0;
+	for (int i = 0; parser_all[i]; i++)
+		if (sn->score[i] > bscore) {
+			bscore = sn->score[i];
+			best = i;
+		}
+	return best >= 0 ? parser_all[best] : NULL;
+}
+
+const struct parser_ops *parser_sniff(const char *buf, size_t len)
+{
+	struct sniff sn = {0};
+	const char *p = buf, *end = buf + len;
+	while (p < end && sn.nlines < SNIFF_LINES) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		if (n && p[n - 1] == '\r')
+			n--;
+		if (n)
+			sniff_line(&sn, p, n);
+		p = nl ? nl + 1 : end;
+	}
+	return sniff_best(&sn);
+}
+
+/* ---- reader ------------------------------------------------------------ */
+
+struct held_line {
+	char *s;
+	size_t n;
+	int lineno;
+};
+
+struct reader {
+	struct parse_ctx ctx;
+	const struct parser_ops *ops;  /* NULL until sniffed */
+	struct sbuf pending;           /* bytes of an unfinished line */
+	size_t offset;                 /* bytes consumed as whole lines */
+	struct sniff sn;
+	struct held_line held[SNIFF_LINES];
+	int nheld;
+};
+
+struct reader *reader_new(struct run *run, const struct parser_ops *forced)
+{
+	struct reader *rd = xcalloc(1, sizeof *rd);
+	rd->ctx.run = run;
+	rd->ctx.files = ftrack_new();
+	sbuf_init(&rd->pending);
+	if (forced) {
+		rd->ops = forced;
+		rd->ctx.state = forced->state_new ? forced->state_new() : NULL;
+	}
+	return rd;
+}
+
+void reader_free(struct reader *rd)
+{
+	if (!rd)
+		return;
+	if (rd->ops && rd->ops->state_free)
+		rd->ops->state_free(rd->ctx.state);
+	for (int i = 0; i < rd->nheld; i++)
+		free(rd->held[i].s);
+	ftrack_free(rd->ctx.files);
+	sbuf_free(&rd->pending);
+	free(rd);
+}
+
+const struct parser_ops *reader_format(const struct reader *rd)
+{
+	return rd->ops;
+}
+
+size_t reader_offset(const struct reader *rd)
+{
+	return rd->offset;
+}
+
+static void reader_dispatch(struct reader *rd, const char *line, size_t len, int lineno)
+{
+	cJSON *obj = jx_parse(line, len);
+	rd->ctx.lineno = lineno;
+	if (!obj && !rd->ops->plain_text) {
+		run_error(rd->ctx.run, lineno, "not valid JSON");
+		return;
+	}
+	rd->ops->line(&rd->ctx, line, len, obj);
+	cJSON_Delete(obj);
+}
+
+static void reader_choose(struct reader *rd, const struct parser_ops *ops)
+{
+	rd->ops = ops;
+	rd->ctx.state = ops->state_new ? ops->state_new() : NULL;
+	free(rd->ctx.run->meta.format);
+	rd->ctx.run->meta.format = xstrdup(ops->name);
+	for (int i = 0; i < rd->nheld; i++) {
+		reader_dispatch(rd, rd->held[i].s, rd->held[i].n, rd->held[i].lineno);
+		free(rd->held[i].s);
+	}
+	rd->nheld = 0;
+}
+
+static void reader_line(struct reader *rd, const char *line, size_t len, int lineno)
+{
+	if (len && line[len - 1] == '\r')
+		len--;
+	if (!len)
+		return;
+	if (rd->ops) {
+		reader_dispatch(rd, line, len, lineno);
+		return;
+	}
+	sniff_line(&rd->sn, line, len);
+	rd->held[rd->nheld].s = xstrndup(line, len);
+	rd->held[rd->nheld].n = len;
+	rd->held[rd->nheld].lineno = lineno;
+	rd->nheld++;
+	if (rd->nheld == SNIFF_LINES) {
+		const struct parser_ops *best = sniff_best(&rd->sn);
+		if (best)
+			reader_choose(rd, best);
+		else {
+			/* nothing recognises these lines: report them and keep looking */
+			for (int i = 0; i < rd->nheld; i++) {
+				run_error(rd->ctx.run, rd->held[i].lineno, "unrecognised transcript format");
+				free(rd->held[i].s);
+			}
+			rd->nheld = 0;
+			memset(&rd->sn, 0, sizeof rd->sn);
+		}
+	}
+}
+
+void reader_feed(struct reader *rd, const char *buf, size_t len)
+{
+	const char *p = buf, *end = buf + len;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl) {
+			sbuf_add(&rd->pending, p, (size_t)(end - p));
+			return;
+		}
+		rd->ctx.lineno++;
+		if (rd->pending.len) {
+			sbuf_add(&rd->pending, p, (size_t)(nl - p));
+			reader_line(rd, rd->pending.s, rd->pending.len, rd->ctx.lineno);
+			rd->offset += rd->pending.len + 1;
+			sbuf_reset(&rd->pending);
+		} else {
+			reader_line(rd, p, (size_t)(nl - p), rd->ctx.lineno);
+			rd->offset += (size_t)(nl - p) + 1;
+		}
+		p = nl + 1;
+	}
+}
+
+void reader_finish(struct reader *rd)
+{
+	struct run *run = rd->ctx.run;
+	int tail_waits = 0;
+
+	if (rd->pending.len) {
+		/* an unterminated last line counts if it is already whole JSON */
+		cJSON *obj = jx_parse(rd->pending.s, rd->pending.len);
+		int whole = obj != NULL || (rd->ops && rd->ops->plain_text);
+		cJSON_Delete(obj);
+		if (whole) {
+			int lineno = ++rd->ctx.lineno;
+			rd->offset += rd->pending.len;
+			reader_line(rd, rd->pending.s, rd->pending.len, lineno);
+			sbuf_reset(&rd->pending);
+		} else {
+			tail_waits = 1;
+		}
+	}
+	if (!rd->ops && rd->nheld) {
+		const struct parser_ops *best = sniff_best(&rd->sn);
+		if (best)
+			reader_choose(rd, best);
+	}
+	if (rd->ops) {
+		int lineno = rd->ctx.lineno;
+		rd->ctx.lineno = lineno + 1;
+		rd->ops->finish(&rd->ctx);
+		rd->ctx.lineno = lineno;
+	}
+	if (tail_waits)
+		run->incomplete = 1;
+	run_link(run);
+}
+
+struct run *parser_load_file(const char *path, const struct parser_ops *forced, char **err)
+{
+	FILE *f = fopen(path, "rb");
+	struct run *run;
+	struct reader *rd;
+	char *buf;
+	size_t n;
+
+	if (!f) {
+		if (err)
+			*err = xasprintf("%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	run = run_new();
+	run->source = xstrdup(path);
+	rd = reader_new(run, forced);
+	buf = xmalloc(1 << 20);
+	while ((n = fread(buf, 1, 1 << 20, f)) > 0)
+		reader_feed(rd, buf, n);
+	free(buf);
+	if (ferror(f)) {
+		if (err)
+			*err = xasprintf("%s: read error: %s", path, strerror(errno));
+		fclose(f);
+		reader_free(rd);
+		run_free(run);
+		return NULL;
+	}
+	fclose(f);
+	reader_finish(rd);
+	if (rd->ops && !run->meta.format)
+		run->meta.format = xstrdup(rd->ops->name);
+	reader_free(rd);
+	return run;
+}
+
+/* ---- helpers for parsers ----------------------------------------------- */
+
+static const char *arg_str(const cJSON *args, const char *const *keys)
+{
+	for (size_t i = 0; keys[i]; i++) {
+		const char *s = jx_str(args, keys[i]);
+		if (s)
+			return s;
+	}
+	return NULL;
+}
+
+static const char *const path_keys[] = {"file_path", "filePath", "path", "notebook_path", "file", NULL};
+static const char *const content_keys[] = {"content", "contents", "file_text", "text", NULL};
+static const char *const old_keys[] = {"old_string", "oldString", "old_str", "old", NULL};
+static const char *const new_keys[] = {"new_string", "newString", "new_str", "new", NULL};
+
+static int name_is(const char *name, const char *const *names)
+{
+	for (size_t i = 0; names[i]; i++)
+		if (strcasecmp(name, names[i]) == 0)
+			return 1;
+	return 0;
+}
+
+static const char *const write_tools[] = {"Write", "write_file", "WriteFile", "create_file", "Create", NULL};
+static const char *const edit_tools[] = {"Edit", "edit_file", "StrReplaceFile", "str_replace", "replace", NULL};
+static const char *const multiedit_tools[] = {"MultiEdit", "multi_edit", NULL};
+
+/* Paths relative to the session's working directory are keyed absolute, so
+ * that "solution.py" and "/cwd/solution.py" are one file. */
+static char *parser_norm_path(struct parse_ctx *ctx, const char *path)
+{
+	const char *cwd = ctx->run->meta.cwd;
+	if (path[0] != '/' && cwd && *cwd)
+		return util_path_join(cwd, path);
+	return xstrdup(path);
+}
+
+static int json_bool_any(const cJSON *o, const char *a, const char *b)
+{
+	return jx_bool(o, a, 0) || jx_bool(o, b, 0);
+}
+
+/* Finds an apply_patch envelope in any string argument. */
+static const char *find_patch(const cJSON *args)
+{
+	const cJSON *it;
+	if (cJSON_IsString(args))
+		return strstr(args->valuestring, "*** Begin Patch") ? args->valuestring : NULL;
+	if (!cJSON_IsObject(args))
+		return NULL;
+	cJSON_ArrayForEach(it, args) {
+		if (cJSON_IsString(it) && strstr(it->valuestring, "*** Begin Patch"))
+			return it->valuestring;
+		if (cJSON_IsArray(it)) {
+			const cJSON *x;
+			cJSON_ArrayForEach(x, it)
+				if (cJSON_IsString(x) && strstr(x->valuestring, "*** Begin Patch"))
+					return x->valuestring;
+		}
+	}
+	return NULL;
+}
+
+static void parser_file_effects(struct parse_ctx *ctx, struct event *e, const cJSON *args)
+{
+	const char *name = e->name ? e->name : "";
+	const char *path = arg_str(args, path_keys);
+	const char *patch = find_patch(args);
+	char *np = NULL;
+
+	if (patch) {
+		char *first = NULL;
+		e->diff = ftrack_patch(ctx->files, patch, &first);
+		if (first && !e->path)
+			e->path = first;
+		else
+			free(first);
+		return;
+	}
+	if (!path)
+		return;
+	np = parser_norm_path(ctx, path);
+	e->path = xstrdup(path);
+	if (name_is(name, write_tools)) {
+		const char *content = arg_str(args, content_keys);
+		e->diff = ftrack_write(ctx->files, np, content ? content : "");
+	} else if (name_is(name, edit_tools)) {
+		const cJSON *edit = jx_get(args, "edit");
+		if (edit) { /* kimi StrReplaceFile: {path, edit: {old,new} | [...]} */
+			struct sbuf d;
+			const cJSON *it;
+			sbuf_init(&d);
+			if (cJSON_IsObject(edit)) {
+				char *x = ftrack_edit(ctx->files, np, arg_str(edit, old_keys),
+				                      arg_str(edit, new_keys), jx_bool(edit, "replace_all", 0));
+				sbuf_adds(&d, x);
+				free(x);
+			} else {
+				cJSON_ArrayForEach(it, edit) {
+					char *x = ftrack_edit(ctx->files, np, arg_str(it, old_keys),
+					                      arg_str(it, new_keys), jx_bool(it, "replace_all", 0));
+					sbuf_adds(&d, x);
+					free(x);
+				}
+			}
+			e->diff = sbuf_detach(&d);
+			sbuf_free(&d);
+		} else {
+			e->diff = ftrack_edit(ctx->files, np, arg_str(args, old_keys), arg_str(args, new_keys),
+			                      json_bool_any(args, "replace_all", "replaceAll"));
+		}
+	} else if (name_is(name, multiedit_tools)) {
+		const char *cur = ftrack_get(ctx->files, np);
+		char *before = xstrdup(cur);
+		const cJSON *it;
+		cJSON_ArrayForEach(it, jx_get(args, "edits")) {
+			char *x = ftrack_edit(ctx->files, np, arg_str(it, old_keys), arg_str(it, new_keys),
+			                      json_bool_any(it, "replace_all", "replaceAll"));
+			if (!before) { /* unknown base: show each fragment */
+				if (!e->diff)
+					e->diff = x;
+				else {
+					char *j = xasprintf("%s%s", e->diff, x);
+					free(e->diff);
+					free(x);
+					e->diff = j;
+				}
+			} else {
+				free(x);
+			}
+		}
+		if (before)
+			e->diff = diff_unified(np, before, ftrack_get(ctx->files, np), 3);
+		free(before);
+	}
+	free(np);
+}
+
+struct event *parser_tool_call(struct parse_ctx *ctx, const char *name,
+                               const char *call_id, const char *args_json)
+{
+	struct event *e = run_add(ctx->run, EV_TOOL_CALL, ctx->lineno);
+	cJSON *args = NULL;
+
+	e->name = xstrdup(name ? name : "");
+	e->call_id = xstrdup(call_id);
+	if (args_json) {
+		args = jx_parse(args_json, strlen(args_json));
+		if (args) {
+			e->args = xstrdup(args_json);
+		} else {
+			/* raw text arguments (codex custom tools): keep as a JSON string */
+			cJSON *s = cJSON_CreateString(args_json);
+			e->args = jx_print(s);
+			args = s;
+		}
+	}
+	parser_file_effects(ctx, e, args);
+	cJSON_Delete(args);
+	return e;
+}
+
+struct event *parser_tool_result(struct parse_ctx *ctx, const char *call_id,
+                                 const char *content, int is_error)
+{
+	struct event *e = run_add(ctx->run, EV_TOOL_RESULT, ctx->lineno);
+	e->call_id = xstrdup(call_id);
+	e->text = xstrdup(content ? content : "");
+	e->is_error = is_error ? 1 : 0;
+	return e;
+}
+
+struct event *parser_text(struct parse_ctx *ctx, enum ev_kind k, const char *text)
+{
+	struct event *e;
+	if (!text)
+		return NULL;
+	e = run_add(ctx->run, k, ctx->lineno);
+	e->text = xstrdup(text);
+	return e;
+}

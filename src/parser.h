@@ -1,0 +1,79 @@
+/* parser.h: one parser per harness format, chosen by a sniffer that looks
+ * at content (never at file names), fed incrementally line by line.
+ *
+ * Adding a format is adding a file parse_<name>.c that defines a
+ * `const struct parser_ops parse_<name>_ops` and listing it in parser.c. */
+#ifndef KB_PARSER_H
+#define KB_PARSER_H
+
+#include <stddef.h>
+#include <cjson/cJSON.h>
+#include "run.h"
+#include "ftrack.h"
+#include "util.h"
+
+struct parse_ctx {
+	struct run *run;          /* borrowed: where events go */
+	struct ftrack *files;     /* owned by the reader: file contents so far */
+	void *state;              /* owned via ops->state_new/state_free */
+	int lineno;               /* 1-based line being fed */
+};
+
+struct parser_ops {
+	const char *name;         /* the --format name: "claude", "codex", ... */
+	const char *description;  /* one line for --help and the man page */
+	/* Confidence 0..100 that this line belongs to this format. obj is the
+	 * parsed line, NULL when the line is not JSON (plain-text formats). */
+	int (*sniff)(const char *line, size_t len, const cJSON *obj);
+	void *(*state_new)(void);
+	void (*state_free)(void *state);
+	/* One complete line (no newline). obj as for sniff. Returns 0, or -1
+	 * for a malformed line after calling run_error(ctx->run, ctx->lineno, ...). */
+	int (*line)(struct parse_ctx *ctx, const char *line, size_t len, const cJSON *obj);
+	/* End of input so far: flush pending state; set run->incomplete when
+	 * the completion marker was never seen. May be called more than once
+	 * on a growing file; must be idempotent. */
+	void (*finish)(struct parse_ctx *ctx);
+	int plain_text;           /* 1: lines need not be JSON (codex-exec) */
+};
+
+/* All formats, NULL-terminated. */
+extern const struct parser_ops *const parser_all[];
+const struct parser_ops *parser_find(const char *name);
+
+/* Best format for the first lines of a transcript; NULL when unsure. */
+const struct parser_ops *parser_sniff(const char *buf, size_t len);
+
+/* Incremental reader: feed bytes as they arrive; a last line without a
+ * newline waits for more. The format is sniffed from the first lines
+ * unless forced. */
+struct reader;
+struct reader *reader_new(struct run *run, const struct parser_ops *forced);
+void reader_free(struct reader *rd);
+void reader_feed(struct reader *rd, const char *buf, size_t len);
+/* No more bytes for now: parse a final unterminated line if it is whole
+ * JSON, run the parser's finish and link results to calls. For a growing
+ * file, call reader_feed again later and reader_finish again. */
+void reader_finish(struct reader *rd);
+const struct parser_ops *reader_format(const struct reader *rd);
+/* Byte offset consumed so far (for following a growing file). */
+size_t reader_offset(const struct reader *rd);
+
+/* Load a whole transcript file into a new run (NULL + *err on I/O failure;
+ * *err owned by caller). */
+struct run *parser_load_file(const char *path, const struct parser_ops *forced, char **err);
+
+/* Helpers for parsers. */
+/* Adds a tool_call; fills path and diff for known file-writing tools by
+ * looking at the arguments (claude Write/Edit/MultiEdit, opencode
+ * write/edit, codex apply_patch, kimi WriteFile/StrReplaceFile ...).
+ * args_json is the arguments as JSON text (owned by caller). */
+struct event *parser_tool_call(struct parse_ctx *ctx, const char *name,
+                               const char *call_id, const char *args_json);
+struct event *parser_tool_result(struct parse_ctx *ctx, const char *call_id,
+                                 const char *content, int is_error);
+/* Adds a text-like event (system/user/reasoning/text/compaction/error) when
+ * text is non-NULL; returns it (NULL when text is NULL). */
+struct event *parser_text(struct parse_ctx *ctx, enum ev_kind k, const char *text);
+
+#endif

@@ -1,0 +1,91 @@
+/* run.h: the one in-memory model of an agent run, whatever harness wrote it.
+ * A run owns its metadata strings and its ordered events; events own their
+ * strings. Parsers append events; nothing else mutates them after load. */
+#ifndef KB_RUN_H
+#define KB_RUN_H
+
+#include <stddef.h>
+
+enum ev_kind {
+	EV_SYSTEM,
+	EV_USER,
+	EV_REASONING,
+	EV_TEXT,
+	EV_TOOL_CALL,
+	EV_TOOL_RESULT,
+	EV_USAGE,
+	EV_COMPACTION,
+	EV_ERROR,
+	EV__COUNT
+};
+
+const char *ev_kind_name(enum ev_kind k);        /* "tool_call", ... */
+int ev_kind_from_name(const char *name);         /* -1 when unknown */
+
+struct event {
+	enum ev_kind kind;
+	unsigned sidechain : 1;   /* from a subagent / sidechain */
+	unsigned is_error : 1;    /* tool_result that failed, error events */
+	unsigned redacted : 1;    /* reasoning present but hidden/encrypted/summary-only */
+	double ts;                /* seconds since the epoch; 0 when the source has none */
+	int line;                 /* 1-based source line that produced it */
+	int link;                 /* call <-> result index, -1 when none */
+	char *text;               /* owned: body, result content, system text */
+	char *name;               /* owned: tool name (tool_call), subtype (system) */
+	char *call_id;            /* owned: tool_call/tool_result pairing key */
+	char *args;               /* owned: tool arguments as JSON text */
+	char *path;               /* owned: file the call reads/writes, when known */
+	char *diff;               /* owned: unified diff of a write/edit/patch */
+	char *parent;             /* owned: parent tool call id of a subagent event */
+	long long tok_in, tok_out, tok_cache_read, tok_cache_write, tok_reasoning;
+};
+
+struct run_meta {
+	char *run_id, *harness, *model, *effort, *problem, *format;
+	char *session_id, *cwd, *label;
+	/* outcome (from result.json or runs.jsonl); has_result says whether known */
+	int has_result, correct, has_solution, session_complete;
+	double peak_fraction;     /* < 0 when none */
+	double elapsed_seconds;   /* < 0 when unknown */
+};
+
+#define RUN_MAX_ERRORS 16
+
+struct run_error {
+	int line;
+	char msg[160];
+};
+
+struct run {
+	struct run_meta meta;
+	struct event *ev;
+	size_t nev, cap;
+	int incomplete;           /* the format's completion marker is missing */
+	int complete_seen;        /* set by a parser when it sees the marker */
+	int malformed;            /* malformed lines seen */
+	struct run_error errors[RUN_MAX_ERRORS]; /* first few, with line numbers */
+	int nerrors;
+	char *source;             /* owned: transcript path, for messages */
+};
+
+struct run *run_new(void);
+void run_free(struct run *r);
+void run_meta_free(struct run_meta *m);
+void run_meta_init(struct run_meta *m);
+
+/* Appends a zeroed event of kind k (link = -1) and returns it. The pointer
+ * is valid until the next run_add. */
+struct event *run_add(struct run *r, enum ev_kind k, int line);
+struct event *run_last(struct run *r, enum ev_kind k); /* NULL if none */
+void run_error(struct run *r, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Pairs tool_result events with their tool_call by call_id (the oldest
+ * unanswered call with that id); results without id pair in order. */
+void run_link(struct run *r);
+
+/* Counts for summaries. */
+size_t run_count(const struct run *r, enum ev_kind k);
+void run_tokens(const struct run *r, long long *in, long long *out,
+                long long *cache_read, long long *cache_write, long long *reasoning);
+
+#endif

@@ -1,0 +1,209 @@
+/* util.c: allocation wrappers, growable buffer, small file helpers. */
+#include "util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static void util_oom(size_t n)
+{
+	fprintf(stderr, "kbtui: out of memory (%zu bytes)\n", n);
+	abort();
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		util_oom(n);
+	return p;
+}
+
+void *xcalloc(size_t n, size_t m)
+{
+	void *p = calloc(n ? n : 1, m ? m : 1);
+	if (!p)
+		util_oom(n * m);
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+	if (!q)
+		util_oom(n);
+	return q;
+}
+
+char *xstrdup(const char *s)
+{
+	return s ? xstrndup(s, strlen(s)) : NULL;
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	char *d = xmalloc(n + 1);
+	memcpy(d, s, n);
+	d[n] = '\0';
+	return d;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	struct sbuf b;
+	va_list ap;
+	int n;
+
+	sbuf_init(&b);
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return sbuf_detach(&b);
+	b.s = xrealloc(b.s, (size_t)n + 1);
+	b.cap = (size_t)n + 1;
+	va_start(ap, fmt);
+	vsnprintf(b.s, b.cap, fmt, ap);
+	va_end(ap);
+	return b.s;
+}
+
+void sbuf_init(struct sbuf *b)
+{
+	b->cap = 64;
+	b->len = 0;
+	b->s = xmalloc(b->cap);
+	b->s[0] = '\0';
+}
+
+void sbuf_free(struct sbuf *b)
+{
+	free(b->s);
+	b->s = NULL;
+	b->len = b->cap = 0;
+}
+
+static void sbuf_grow(struct sbuf *b, size_t extra)
+{
+	size_t need = b->len + extra + 1;
+	if (need <= b->cap)
+		return;
+	while (b->cap < need)
+		b->cap = b->cap ? b->cap * 2 : 64;
+	b->s = xrealloc(b->s, b->cap);
+}
+
+void sbuf_add(struct sbuf *b, const char *s, size_t n)
+{
+	if (!n)
+		return;
+	sbuf_grow(b, n);
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = '\0';
+}
+
+void sbuf_adds(struct sbuf *b, const char *s)
+{
+	if (s)
+		sbuf_add(b, s, strlen(s));
+}
+
+void sbuf_addc(struct sbuf *b, char c)
+{
+	sbuf_grow(b, 1);
+	b->s[b->len++] = c;
+	b->s[b->len] = '\0';
+}
+
+void sbuf_addf(struct sbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n <= 0)
+		return;
+	sbuf_grow(b, (size_t)n);
+	va_start(ap, fmt);
+	vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
+void sbuf_reset(struct sbuf *b)
+{
+	b->len = 0;
+	b->s[0] = '\0';
+}
+
+char *sbuf_detach(struct sbuf *b)
+{
+	char *s = b->s;
+	sbuf_init(b);
+	return s;
+}
+
+char *util_read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	struct sbuf b;
+	char chunk[65536];
+	size_t n;
+
+	if (!f)
+		return NULL;
+	sbuf_init(&b);
+	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+		sbuf_add(&b, chunk, n);
+	if (ferror(f)) {
+		int e = errno;
+		fclose(f);
+		sbuf_free(&b);
+		errno = e ? e : EIO;
+		return NULL;
+	}
+	fclose(f);
+	if (len)
+		*len = b.len;
+	return b.s;
+}
+
+int util_is_dir(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int util_is_file(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+char *util_path_join(const char *a, const char *b)
+{
+	size_t la = strlen(a);
+	if (!la || b[0] == '/')
+		return xstrdup(b);
+	return xasprintf("%s%s%s", a, a[la - 1] == '/' ? "" : "/", b);
+}
+
+int util_starts_with(const char *s, const char *prefix)
+{
+	return s && strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+int util_ends_with(const char *s, const char *suffix)
+{
+	size_t ls, lx;
+	if (!s)
+		return 0;
+	ls = strlen(s);
+	lx = strlen(suffix);
+	return ls >= lx && memcmp(s + ls - lx, suffix, lx) == 0;
+}

@@ -1,0 +1,38 @@
+/* util.h: allocation wrappers, a growable byte buffer, file reading.
+ * Allocation failure is not recoverable here: it aborts through one place. */
+#ifndef KB_UTIL_H
+#define KB_UTIL_H
+
+#include <stddef.h>
+#include <stdarg.h>
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t m);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);          /* NULL in, NULL out */
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A growable, always NUL-terminated byte buffer that owns its bytes. */
+struct sbuf {
+	char *s;
+	size_t len, cap;
+};
+void sbuf_init(struct sbuf *b);
+void sbuf_free(struct sbuf *b);
+void sbuf_add(struct sbuf *b, const char *s, size_t n);
+void sbuf_adds(struct sbuf *b, const char *s);
+void sbuf_addc(struct sbuf *b, char c);
+void sbuf_addf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sbuf_reset(struct sbuf *b);
+char *sbuf_detach(struct sbuf *b);     /* caller owns the result; b is reset */
+
+/* Whole file into memory. Returns NULL and sets errno on failure. */
+char *util_read_file(const char *path, size_t *len);
+int util_is_dir(const char *path);
+int util_is_file(const char *path);
+char *util_path_join(const char *a, const char *b);
+int util_starts_with(const char *s, const char *prefix);
+int util_ends_with(const char *s, const char *suffix);
+
+#endif
