@@ -14,8 +14,4 @@ int cmd_dump(const char *path, const char *format, int jsonl, FILE *out, FILE *e
 /* The formats this build parses, one per line. */
 int cmd_formats(FILE *out);
 
-/* Finds the transcript of a run directory (transcript.jsonl,
- * codex_session.jsonl, or the only *.jsonl); owned, NULL when none. */
-char *cmd_find_transcript(const char *run_dir);
-
 #endif

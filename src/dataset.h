@@ -23,6 +23,7 @@ struct ds_run {
 	char *annotation;         /* annotation yaml path (owned), NULL when none */
 	char *verdict;            /* annotation verdict (owned), NULL when none */
 	char *leaderboard;        /* which leaderboard lists it (owned) */
+	int held_out;             /* listed by the leaderboard, no transcript here */
 	struct run *run;          /* parsed transcript, loaded lazily (owned) */
 	char *load_error;         /* why the transcript did not load (owned) */
 };
@@ -33,7 +34,8 @@ struct ds_baseline {          /* one variant of problem_baselines.json */
 
 struct ds_problem {
 	char *name;               /* "01_fp8_gemm" (owned) */
-	struct ds_baseline eager, compiled, sota; /* ms < 0 when absent */
+	/* problem_baselines.json variants; ms < 0 when absent */
+	struct ds_baseline eager, compiled, sota, solution;
 };
 
 struct dataset {
@@ -63,6 +65,10 @@ long dataset_find(const struct dataset *ds, const char *run_id);
 /* Path of an artifact of run i ("solution.py", "result.json", ...), NULL
  * when the run has no directory or the file is absent. Owned by caller. */
 char *dataset_artifact(const struct dataset *ds, size_t i, const char *name);
+
+/* The transcript of a run directory: transcript.jsonl, codex_session.jsonl,
+ * or the only *.jsonl there (owned; NULL when none or ambiguous). */
+char *dataset_find_transcript(const char *run_dir);
 
 /* Where `kbtui` with no argument looks: $KBTUI_DATA, else a fetched dataset,
  * else the bundled sample. Owned by caller; argv0 helps find an uninstalled

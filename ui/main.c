@@ -1,2 +1,195 @@
+/* main.c: command line: the TUI for a dataset, run or transcript, and the
+ * headless subcommands. Every option here is in --help and man/kbtui.1
+ * (tests/test_manpage.sh checks they agree). */
+#include "config.h"
+
+#include <getopt.h>
+#include <locale.h>
 #include <stdio.h>
-int main(void) { puts("kbtui"); return 0; }
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "dataset.h"
+#include "parser.h"
+#include "tui.h"
+#include "util.h"
+
+static const char usage_text[] =
+	"Usage: kbtui [OPTIONS] [PATH]\n"
+	"       kbtui runs [--json] [DIR]\n"
+	"       kbtui dump [--jsonl] [--format FMT] RUN_DIR|TRANSCRIPT\n"
+	"       kbtui formats\n"
+	"\n"
+	"Replay and browse AI agent runs of KernelBench-Hard (GPU kernel writing).\n"
+	"PATH is a dataset directory (run browser), a run directory or a transcript\n"
+	"file (straight into its replay). Without PATH: $KBTUI_DATA, else a fetched\n"
+	"dataset, else the bundled sample.\n"
+	"\n"
+	"Commands:\n"
+	"  runs [DIR]          one row per run: run_id, model, problem, correct,\n"
+	"                      peak_fraction, verdict, events, tool calls\n"
+	"  dump PATH           the normalized events of one transcript\n"
+	"  formats             the transcript formats this build reads\n"
+	"  help                this help\n"
+	"\n"
+	"Options:\n"
+	"  -f, --format FMT    read transcripts as FMT instead of sniffing the content\n"
+	"      --json          runs: one JSON object per run, one per line\n"
+	"      --jsonl         dump: one JSON object per event, one per line\n"
+	"  -h, --help          show this help and exit\n"
+	"  -V, --version       show the version and exit\n"
+	"\n"
+	"Exit status: 0 ok, 1 bad input (the message names file and line), 2 usage.\n"
+	"See kbtui(1).\n";
+
+enum { OPT_JSON = 256, OPT_JSONL };
+
+static const struct option long_opts[] = {
+	{"format", required_argument, NULL, 'f'},
+	{"json", no_argument, NULL, OPT_JSON},
+	{"jsonl", no_argument, NULL, OPT_JSONL},
+	{"help", no_argument, NULL, 'h'},
+	{"version", no_argument, NULL, 'V'},
+	{NULL, 0, NULL, 0},
+};
+
+struct cli {
+	const char *format;
+	int json, jsonl;
+	const char *cmd;       /* subcommand, NULL for the TUI */
+	char **args;           /* positional arguments after the subcommand */
+	int nargs;
+};
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "kbtui: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\nTry 'kbtui --help'.\n");
+	return CMD_USAGE;
+}
+
+static int is_command(const char *s)
+{
+	return !strcmp(s, "runs") || !strcmp(s, "dump") || !strcmp(s, "formats") || !strcmp(s, "help");
+}
+
+/* Returns -1 when parsing succeeded, else the exit status. */
+static int cli_parse(struct cli *c, int argc, char **argv)
+{
+	int ch;
+	memset(c, 0, sizeof *c);
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, "f:hV", long_opts, NULL)) != -1) {
+		switch (ch) {
+		case 'f': c->format = optarg; break;
+		case OPT_JSON: c->json = 1; break;
+		case OPT_JSONL: c->jsonl = 1; break;
+		case 'h': fputs(usage_text, stdout); return CMD_OK;
+		case 'V': printf("kbtui %s\n", PACKAGE_VERSION); return CMD_OK;
+		case ':': return usage_error("option '%s' needs an argument", argv[optind - 1]);
+		default: return usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	c->args = argv + optind;
+	c->nargs = argc - optind;
+	if (c->nargs > 0 && is_command(c->args[0]) && !util_is_dir(c->args[0]) &&
+	    !util_is_file(c->args[0])) {
+		c->cmd = c->args[0];
+		c->args++;
+		c->nargs--;
+	}
+	if (c->json && (!c->cmd || strcmp(c->cmd, "runs")))
+		return usage_error("%s applies to 'kbtui runs' only", "--json");
+	if (c->jsonl && (!c->cmd || strcmp(c->cmd, "dump")))
+		return usage_error("%s applies to 'kbtui dump' only", "--jsonl");
+	if (c->format && !parser_find(c->format))
+		return usage_error("unknown format '%s' (kbtui formats lists them)", c->format);
+	return -1;
+}
+
+static int run_tui(const char *path, const char *format, const char *argv0)
+{
+	char *def = NULL, *err = NULL;
+	int rc;
+
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "kbtui: the browser needs a terminal; use 'kbtui runs' or 'kbtui dump' in scripts\n");
+		return CMD_USAGE;
+	}
+	if (!path)
+		path = def = dataset_default_dir(argv0);
+	char *idx = util_path_join(path, "runs.jsonl");
+	char *runs = util_path_join(path, "runs");
+	int is_dataset = util_is_dir(path) && (util_is_file(idx) || util_is_dir(runs));
+	free(idx);
+	free(runs);
+	if (is_dataset) {
+		struct dataset *ds = dataset_open(path, &err);
+		if (!ds) {
+			fprintf(stderr, "kbtui: %s\n", err);
+			free(err);
+			free(def);
+			return CMD_BADINPUT;
+		}
+		rc = tui_browse(ds);
+		dataset_free(ds);
+		free(def);
+		return rc;
+	}
+	char *file = util_is_dir(path) ? dataset_find_transcript(path) : xstrdup(path);
+	if (!file) {
+		fprintf(stderr, "kbtui: %s: not a dataset (no runs.jsonl or runs/) and no transcript in it\n", path);
+		free(def);
+		return CMD_BADINPUT;
+	}
+	struct run *r = parser_load_file(file, format ? parser_find(format) : NULL, &err);
+	if (!r) {
+		fprintf(stderr, "kbtui: %s\n", err);
+		free(err);
+		free(file);
+		free(def);
+		return CMD_BADINPUT;
+	}
+	rc = tui_replay(r, file);
+	run_free(r);
+	free(file);
+	free(def);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct cli c;
+	int rc;
+
+	setlocale(LC_ALL, "");
+	if ((rc = cli_parse(&c, argc, argv)) >= 0)
+		return rc;
+	if (!c.cmd) {
+		if (c.nargs > 1)
+			return usage_error("one PATH at most, got '%s' too", c.args[1]);
+		return run_tui(c.nargs ? c.args[0] : NULL, c.format, argv[0]);
+	}
+	if (!strcmp(c.cmd, "help")) {
+		fputs(usage_text, stdout);
+		return CMD_OK;
+	}
+	if (!strcmp(c.cmd, "formats"))
+		return cmd_formats(stdout);
+	if (!strcmp(c.cmd, "runs")) {
+		char *def = NULL;
+		if (c.nargs > 1)
+			return usage_error("runs takes one DIR, got '%s' too", c.args[1]);
+		const char *dir = c.nargs ? c.args[0] : (def = dataset_default_dir(argv[0]));
+		rc = cmd_runs(dir, c.json, stdout, stderr);
+		free(def);
+		return rc;
+	}
+	/* dump */
+	if (c.nargs != 1)
+		return usage_error("%s", "dump needs exactly one RUN_DIR or TRANSCRIPT");
+	return cmd_dump(c.args[0], c.format, c.jsonl, stdout, stderr);
+}
