@@ -96,11 +96,16 @@ int cmd_runs(const char *dir, int json, FILE *out, FILE *err)
 		free(e);
 		return CMD_BADINPUT;
 	}
+	int idw = 6;
 	cmd_report_ds(ds, err);
 	bad = ds->nerrors > 0;
+	for (size_t i = 0; i < ds->nruns; i++) {
+		int n = (int)strlen(ds->runs[i].meta.run_id);
+		idw = n > idw ? (n < 96 ? n : 96) : idw;
+	}
 	if (!json)
-		fprintf(out, "%-62s %-28s %-20s %-3s %6s %-12s %6s %5s\n", "RUN_ID", "MODEL", "PROBLEM",
-		        "OK", "PEAK", "VERDICT", "EVENTS", "TOOLS");
+		fprintf(out, "%-*s %-28s %-20s %-3s %6s %-12s %6s %5s\n", idw, "RUN_ID", "MODEL",
+		        "PROBLEM", "OK", "PEAK", "VERDICT", "EVENTS", "TOOLS");
 	for (size_t i = 0; i < ds->nruns; i++) {
 		struct ds_run *d = &ds->runs[i];
 		struct run *r = d->transcript ? dataset_load(ds, i) : NULL;
@@ -116,7 +121,7 @@ int cmd_runs(const char *dir, int json, FILE *out, FILE *err)
 			cmd_runs_json(out, d, r);
 			continue;
 		}
-		cmd_cell(out, d->meta.run_id, 62);
+		cmd_cell(out, d->meta.run_id, idw);
 		cmd_cell(out, d->meta.model, 28);
 		cmd_cell(out, d->meta.problem, 20);
 		cmd_cell(out, !d->meta.has_result ? "-" : d->meta.correct ? "yes" : "no", 3);

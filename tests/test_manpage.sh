@@ -1,2 +1,42 @@
 #!/bin/sh
-echo 1..0
+# Every option and command in `kbtui --help` is in man/kbtui.1, and every
+# option the man page documents is in --help.
+kb="$KB_BUILDDIR/kbtui"; man="$KB_SRCDIR/man/kbtui.1"
+n=0; fail=0
+t() { n=$((n+1)); if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=1; fi; }
+help=$("$kb" --help)
+# man source: "\-\-" is how roff writes "--"
+mantext=$(sed 's/\\-/-/g; s/\\f[BIRP]//g' "$man")
+hopts=$(printf '%s\n' "$help" | grep -oE -- '--[a-z][a-z0-9-]+' | sort -u)
+mopts=$(printf '%s\n' "$mantext" | grep -E '^\.(TP|B|BR|BI|IP)|^\.B' -A1 | grep -oE -- '--[a-z][a-z0-9-]+' | sort -u)
+t "help lists options" '[ -n "$hopts" ]'
+for o in $hopts; do
+	t "man page documents $o" 'printf "%s\n" "$mantext" | grep -q -- "$o"'
+done
+# options the man page documents in its OPTIONS section must be in --help
+sect=$(printf '%s\n' "$mantext" | sed -n '/^\.SH OPTIONS/,/^\.SH /p' | grep -oE -- '--[a-z][a-z0-9-]+' | sort -u)
+t "man page OPTIONS section is not empty" '[ -n "$sect" ]'
+for o in $sect; do
+	t "--help lists $o from the man page" 'printf "%s\n" "$hopts" | grep -qx -- "$o"'
+done
+# short options
+for s in $(printf '%s\n' "$help" | grep -oE '^  -[a-zA-Z],' | tr -d ' ,'); do
+	t "man page documents $s" 'printf "%s\n" "$mantext" | grep -q -- "$s"'
+done
+# commands
+cmds=$(printf '%s\n' "$help" | sed -n '/^Commands:/,/^$/p' | grep -oE '^  [a-z]+' | tr -d ' ')
+t "help lists commands" '[ -n "$cmds" ]'
+for c in $cmds; do
+	t "man page documents command $c" 'printf "%s\n" "$mantext" | sed -n "/^.SH COMMANDS/,/^.SH /p" | grep -qE "^\\.(B|BI) \"?$c"'
+done
+# the term of each .TP item in COMMANDS is a command name
+mcmds=$(printf '%s\n' "$mantext" | sed -n '/^\.SH COMMANDS/,/^\.SH /p' | awk 'tp { sub(/^\.(B|BI) "?/, ""); sub(/[ "].*/, ""); print; tp = 0 } /^\.TP/ { tp = 1 }')
+for c in $mcmds; do
+	t "--help lists command $c from the man page" 'printf "%s\n" "$cmds" | grep -qx -- "$c"'
+done
+# formats the build reads are all documented
+for f in $("$kb" formats | awk '{print $1}'); do
+	t "man page documents format $f" 'printf "%s\n" "$mantext" | sed -n "/^.SH FORMATS/,/^.SH /p" | grep -qx "\\.B $f"'
+done
+echo "1..$n"
+exit $fail
