@@ -194,6 +194,15 @@ static void diff_emit_line(struct sbuf *b, char op, const struct dlines *L, size
 		sbuf_adds(b, "\\ No newline at end of file\n");
 }
 
+/* "start,count", with ",1" left out as GNU diff does */
+static void diff_range(struct sbuf *b, size_t start, size_t count)
+{
+	if (count == 1)
+		sbuf_addf(b, "%zu", start);
+	else
+		sbuf_addf(b, "%zu,%zu", start, count);
+}
+
 char *diff_unified(const char *path, const char *a, const char *b, int context)
 {
 	struct dlines A, B;
@@ -207,6 +216,8 @@ char *diff_unified(const char *path, const char *a, const char *b, int context)
 	diff_split(a, &A);
 	diff_split(b, &B);
 	diff_script(&A, &B, &S);
+	while (*path == '/') /* "a//abs/path" reads badly; git shows "a/abs/path" */
+		path++;
 	sbuf_addf(&out, "--- %s%s\n+++ %s%s\n", a ? "a/" : "", a ? path : "/dev/null",
 	          b ? "b/" : "", b ? path : "/dev/null");
 	while (i < S.n) {
@@ -240,7 +251,11 @@ char *diff_unified(const char *path, const char *a, const char *b, int context)
 		}
 		if (!have_a) as = S.v[start].ai;
 		if (!have_b) bs = S.v[start].bi;
-		sbuf_addf(&out, "@@ -%zu,%zu +%zu,%zu @@\n", al ? as + 1 : as, al, bl ? bs + 1 : bs, bl);
+		sbuf_adds(&out, "@@ -");
+		diff_range(&out, al ? as + 1 : as, al);
+		sbuf_adds(&out, " +");
+		diff_range(&out, bl ? bs + 1 : bs, bl);
+		sbuf_adds(&out, " @@\n");
 		for (j = start; j < end; j++) {
 			if (S.v[j].op == '+')
 				diff_emit_line(&out, '+', &B, S.v[j].bi);

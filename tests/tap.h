@@ -36,13 +36,13 @@ static void tap_ok(int pass, const char *file, int line, const char *fmt, ...)
 
 #define is_str(got, want, ...) do { const char *g_ = (got), *w_ = (want); \
 	int e_ = (g_ && w_) ? strcmp(g_, w_) == 0 : g_ == w_; ok(e_, __VA_ARGS__); \
-	if (!e_) printf("#   got  \"%s\"\n#   want \"%s\"\n", g_ ? g_ : "(null)", w_ ? w_ : "(null)"); } while (0)
+	if (!e_) printf("#   got  \"%.400s\"\n#   want \"%.400s\"\n", g_ ? g_ : "(null)", w_ ? w_ : "(null)"); } while (0)
 
 #define has_str(hay, needle, ...) do { const char *h_ = (hay), *n_ = (needle); \
 	int e_ = h_ && strstr(h_, n_) != NULL; ok(e_, __VA_ARGS__); \
 	if (!e_) printf("#   \"%s\" not found in \"%.300s\"\n", n_, h_ ? h_ : "(null)"); } while (0)
 
-static void tap_skip(const char *why)
+static __attribute__((unused)) void tap_skip(const char *why)
 {
 	printf("# SKIP %s\n", why);
 }
@@ -62,7 +62,7 @@ static const char *tap_srcdir(void)
 
 static char tap_pathbuf[4][4096];
 static int tap_pathi;
-static const char *tap_path(const char *rel)
+static __attribute__((unused)) const char *tap_path(const char *rel)
 {
 	char *b = tap_pathbuf[tap_pathi++ % 4];
 	snprintf(b, sizeof tap_pathbuf[0], "%s/%s", tap_srcdir(), rel);
@@ -70,7 +70,7 @@ static const char *tap_path(const char *rel)
 }
 
 /* ../shared/kbh beside the checkout, NULL when absent (tests then skip). */
-static const char *tap_shared_kbh(void)
+static __attribute__((unused)) const char *tap_shared_kbh(void)
 {
 	static char b[4096];
 	const char *e = getenv("KB_SHARED");
