@@ -1,0 +1,11 @@
+#!/bin/sh
+# Installs what kbtui needs to build and test on Debian (run as root or via sudo).
+# CUDA is optional and not installed here: see --with-cuda in README.md.
+set -e
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends \
+	build-essential autoconf automake pkg-config \
+	libncurses-dev libcurl4-openssl-dev libcjson-dev libpcre2-dev libyaml-dev \
+	jq tmux ca-certificates git >/dev/null
+echo "setup-debian: build dependencies installed"
