@@ -242,7 +242,7 @@ int cmd_dump(const char *path, const char *format, int jsonl, FILE *out, FILE *e
 	}
 	if (!r->meta.format && r->nev == 0 && r->malformed == 0) {
 		/* an empty transcript: nothing to recognise, nothing wrong */
-	} else if (!r->meta.format) {
+	} else if (!r->meta.format && !r->malformed) {
 		fprintf(err, "%s:1: unrecognised transcript format (try --format)\n", file);
 		rc = CMD_BADINPUT;
 	}

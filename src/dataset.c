@@ -327,6 +327,7 @@ static void ds_load_verdicts(struct dataset *ds)
 	for (size_t i = 0; i < ds->nruns; i++) {
 		struct ds_run *r = &ds->runs[i];
 		char *err = NULL;
+		int line = 0;
 		if (!r->annotation) {
 			char *rel = xasprintf("annotations/%s.yaml", r->meta.run_id);
 			char *p = util_path_join(ds->root, rel);
@@ -338,9 +339,9 @@ static void ds_load_verdicts(struct dataset *ds)
 		}
 		if (!r->annotation)
 			continue;
-		r->verdict = dataset_read_verdict(r->annotation, &err);
+		r->verdict = dataset_read_verdict(r->annotation, &line, &err);
 		if (err) {
-			ds_error(ds, r->annotation, 0, "%s", err);
+			ds_error(ds, r->annotation, line, "%s", err);
 			free(err);
 		}
 	}
@@ -543,7 +544,7 @@ char *dataset_default_dir(const char *argv0)
 
 /* ---- annotation verdicts (libyaml) --------------------------------------- */
 
-char *dataset_read_verdict(const char *yaml_path, char **err)
+char *dataset_read_verdict(const char *yaml_path, int *err_line, char **err)
 {
 	FILE *f = fopen(yaml_path, "rb");
 	yaml_parser_t parser;
@@ -551,6 +552,8 @@ char *dataset_read_verdict(const char *yaml_path, char **err)
 	int depth = 0, want_value = 0, is_key = 1, done = 0;
 	char *verdict = NULL;
 
+	if (err_line)
+		*err_line = 0;
 	if (!f) {
 		if (err)
 			*err = xasprintf("cannot open: %s", strerror(errno));
@@ -561,8 +564,9 @@ char *dataset_read_verdict(const char *yaml_path, char **err)
 	while (!done) {
 		if (!yaml_parser_parse(&parser, &ev)) {
 			if (err)
-				*err = xasprintf("line %zu: %s", parser.problem_mark.line + 1,
-				                 parser.problem ? parser.problem : "invalid YAML");
+				*err = xasprintf("invalid YAML: %s", parser.problem ? parser.problem : "parse error");
+			if (err_line)
+				*err_line = (int)parser.problem_mark.line + 1;
 			free(verdict);
 			verdict = NULL;
 			break;

@@ -76,7 +76,8 @@ char *dataset_find_transcript(const char *run_dir);
 char *dataset_default_dir(const char *argv0);
 
 /* Reads the top-level "verdict" of an annotation file with libyaml (owned,
- * NULL when absent or unreadable; *err then says where). */
-char *dataset_read_verdict(const char *yaml_path, char **err);
+ * NULL when absent or unreadable; then *err says what and *err_line where,
+ * 0 when the file could not be opened). */
+char *dataset_read_verdict(const char *yaml_path, int *err_line, char **err);
 
 #endif

@@ -104,6 +104,7 @@ struct reader {
 	struct sniff sn;
 	struct held_line held[SNIFF_LINES];
 	int nheld;
+	int unknown_reported;
 };
 
 struct reader *reader_new(struct run *run, const struct parser_ops *forced)
@@ -187,9 +188,14 @@ static void reader_line(struct reader *rd, const char *line, size_t len, int lin
 		if (best)
 			reader_choose(rd, best);
 		else {
-			/* nothing recognises these lines: report them and keep looking */
+			/* nothing recognises these lines: say so once, count them all,
+			 * and keep looking (a format may start later) */
 			for (int i = 0; i < rd->nheld; i++) {
-				run_error(rd->ctx.run, rd->held[i].lineno, "unrecognised transcript format");
+				if (!rd->unknown_reported++)
+					run_error(rd->ctx.run, rd->held[i].lineno,
+					          "unrecognised transcript format (no parser knows these lines; try --format)");
+				else
+					rd->ctx.run->malformed++;
 				free(rd->held[i].s);
 			}
 			rd->nheld = 0;
@@ -245,6 +251,7 @@ void reader_finish(struct reader *rd)
 		if (best)
 			reader_choose(rd, best);
 	}
+	run->incomplete = 0; /* decided afresh by the parser on every finish */
 	if (rd->ops) {
 		int lineno = rd->ctx.lineno;
 		rd->ctx.lineno = lineno + 1;

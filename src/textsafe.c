@@ -92,7 +92,8 @@ size_t textsafe_width(const char *str, size_t n)
 			continue;
 		}
 		int cw = wcwidth((wchar_t)cp);
-		w += cw > 0 ? (size_t)cw : (cp < 0x80 ? 1 : 0);
+		/* unknown to the locale (C locale, new code points): one cell */
+		w += cw >= 0 ? (size_t)cw : 1;
 		i += len;
 	}
 	return w;

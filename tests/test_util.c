@@ -1,2 +1,89 @@
+/* textsafe, JSON getters, timestamps, buffers and paths. */
 #include "tap.h"
-int main(void) { return tap_done(); }
+#include <locale.h>
+#include "jsonx.h"
+#include "textsafe.h"
+#include "util.h"
+
+static void safe_is(const char *in, size_t n, int flags, const char *want, const char *what)
+{
+	char *s = textsafe(in, n, flags);
+	is_str(s, want, "textsafe: %s", what);
+	free(s);
+}
+
+int main(void)
+{
+	setlocale(LC_ALL, "C.UTF-8");
+	safe_is("plain text", 10, 0, "plain text", "plain ASCII unchanged");
+	safe_is("\x1b]0;pwned\x07", 10, 0, "^[]0;pwned^G", "OSC title change made visible");
+	safe_is("\x1b[2J\x1b[H", 7, 0, "^[[2J^[[H", "CSI clear and cursor home made visible");
+	safe_is("\x1b]52;c;aGk=\x07", 12, 0, "^[]52;c;aGk=^G", "OSC 52 clipboard made visible");
+	safe_is("a\0b", 3, 0, "a^@b", "NUL made visible");
+	safe_is("del\x7f", 4, 0, "del^?", "DEL made visible");
+	safe_is("\xc2\x9b" "31m", 5, 0, "<U+009B>31m", "C1 CSI (U+009B) made visible");
+	safe_is("bad \xff\xfe utf8", 11, 0, "bad <FF><FE> utf8", "invalid UTF-8 bytes shown as hex");
+	safe_is("\xc0\xaf", 2, 0, "<C0><AF>", "overlong encoding rejected");
+	safe_is("caf\xc3\xa9 \xe2\x9c\x93", 9, 0, "caf\xc3\xa9 \xe2\x9c\x93", "valid UTF-8 kept");
+	safe_is("a\nb\tc", 5, 0, "a b c", "newline and tab become spaces by default");
+	safe_is("a\nb\tc", 5, TS_KEEP_NL | TS_KEEP_TAB, "a\nb\tc", "newline and tab kept when asked");
+	safe_is("\xe2\x80\xae" "evil", 7, 0, "<U+202E>evil", "bidi override made visible");
+	is_int(textsafe_width("abc", 3), 3, "width of ASCII");
+	is_int(textsafe_width("\xe2\x9c\x93x", 4), 2, "width of a check mark and a letter");
+
+	const char *js = "{\"a\":{\"b\":\"x\",\"n\":3},\"t\":true,\"s\":[{\"type\":\"text\",\"text\":\"one\"},"
+	                 "{\"type\":\"image\"},{\"type\":\"text\",\"text\":\"two\"}]}";
+	cJSON *o = jx_parse(js, strlen(js));
+	ok(o != NULL, "parse with explicit length");
+	is_str(jx_pstr(o, "a.b"), "x", "dotted path");
+	ok(jx_pstr(o, "a.n") == NULL, "string getter refuses a number");
+	is_int(jx_ll(jx_get(o, "a"), "n", -1), 3, "number getter");
+	is_int(jx_bool(o, "t", 0), 1, "bool getter");
+	is_int(jx_bool(o, "missing", 7), 7, "bool default");
+	char *bt = jx_blocks_text(jx_get(o, "s"), "text", "text");
+	is_str(bt, "one\ntwo", "text of content blocks, other types skipped");
+	free(bt);
+	cJSON_Delete(o);
+	ok(jx_parse("{\"a\":", 5) == NULL, "truncated JSON is refused");
+
+	{
+		/* deeply nested input must not exhaust the stack */
+		size_t depth = 10000;
+		char *deep = xmalloc(depth * 2 + 1);
+		memset(deep, '[', depth);
+		memset(deep + depth, ']', depth);
+		deep[depth * 2] = 0;
+		cJSON *d = jx_parse(deep, depth * 2);
+		ok(d == NULL, "10,000-deep nesting is refused, not recursed into");
+		cJSON_Delete(d);
+		free(deep);
+	}
+
+	cJSON *ts = cJSON_CreateString("2026-04-27T23:07:11.500Z");
+	ok(jx_time(ts) > 1777331231.4 && jx_time(ts) < 1777331231.6, "ISO-8601 UTC timestamp");
+	cJSON_Delete(ts);
+	ts = cJSON_CreateString("2026-04-27T23:07:11+02:00");
+	ok(jx_time(ts) > 1777324030.9 && jx_time(ts) < 1777324031.1, "timestamp with offset");
+	cJSON_Delete(ts);
+	ts = cJSON_CreateNumber(1777331231500.0);
+	ok(jx_time(ts) > 1777331231.4 && jx_time(ts) < 1777331231.6, "milliseconds since the epoch");
+	cJSON_Delete(ts);
+	ts = cJSON_CreateString("yesterday");
+	ok(jx_time(ts) == 0, "unparseable time is 0");
+	cJSON_Delete(ts);
+
+	struct sbuf b;
+	sbuf_init(&b);
+	for (int i = 0; i < 1000; i++)
+		sbuf_addf(&b, "%d,", i);
+	ok(b.len == strlen(b.s) && util_starts_with(b.s, "0,1,2,") && util_ends_with(b.s, "998,999,"),
+	   "buffer grows and stays terminated");
+	sbuf_free(&b);
+	char *p = util_path_join("/a/b/", "c");
+	is_str(p, "/a/b/c", "join keeps one slash");
+	free(p);
+	p = util_path_join("/a", "/abs");
+	is_str(p, "/abs", "join with an absolute path gives it");
+	free(p);
+	return tap_done();
+}
