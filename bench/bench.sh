@@ -1,0 +1,29 @@
+#!/bin/sh
+# make bench: kbtui's parser against jq over the real sample's transcripts,
+# at 1x and 10x, plus index load time and resident memory.
+kbh="${KB_SHARED:-$KB_SRCDIR/../shared}/kbh"
+bench="$KB_BUILDDIR/bench/kbbench"
+if [ ! -f "$kbh/runs.jsonl" ]; then
+	echo "bench: $kbh is absent; nothing to measure"
+	exit 0
+fi
+files=$(find "$kbh/runs" -name transcript.jsonl -size +0 | sort)
+n=$(echo "$files" | wc -l)
+bytes=$(cat $files | wc -c)
+echo "corpus: $n transcripts, $bytes bytes"
+
+ms() { # wall time of a command in ms
+	s=$(date +%s%N); "$@" >/dev/null 2>&1; e=$(date +%s%N); echo $(( (e - s) / 1000000 ))
+}
+for rep in 1 10; do
+	"$bench" parse $rep $files
+	kb_ms=$(ms "$bench" parse $rep $files)
+	if command -v jq >/dev/null; then
+		jq_ms=$(ms sh -c "for i in \$(seq $rep); do cat $(echo $files | tr '\n' ' '); done | jq -c . >/dev/null")
+		echo "  ${rep}x: kbtui ${kb_ms} ms, jq -c . ${jq_ms} ms, kbtui is $(awk "BEGIN{printf \"%.1f\", $jq_ms/($kb_ms>0?$kb_ms:1)}")x faster"
+	else
+		echo "  ${rep}x: kbtui ${kb_ms} ms (jq not installed: no comparison)"
+	fi
+done
+"$bench" keep $files
+"$bench" index "$kbh"
