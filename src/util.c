@@ -138,13 +138,17 @@ void sbuf_addf(struct sbuf *b, const char *fmt, ...)
 void sbuf_reset(struct sbuf *b)
 {
 	b->len = 0;
-	b->s[0] = '\0';
+	if (b->s)
+		b->s[0] = '\0';
 }
 
+/* Leaves b empty and unallocated: it may be reused (it grows again) or
+ * dropped without sbuf_free. */
 char *sbuf_detach(struct sbuf *b)
 {
-	char *s = b->s;
-	sbuf_init(b);
+	char *s = b->s ? b->s : xstrdup("");
+	b->s = NULL;
+	b->len = b->cap = 0;
 	return s;
 }
 

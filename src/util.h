@@ -25,7 +25,7 @@ void sbuf_adds(struct sbuf *b, const char *s);
 void sbuf_addc(struct sbuf *b, char c);
 void sbuf_addf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sbuf_reset(struct sbuf *b);
-char *sbuf_detach(struct sbuf *b);     /* caller owns the result; b is reset */
+char *sbuf_detach(struct sbuf *b);     /* caller owns the result; b is left empty */
 
 /* Whole file into memory. Returns NULL and sets errno on failure. */
 char *util_read_file(const char *path, size_t *len);

@@ -18,6 +18,7 @@ for t in "$@"; do
 		f=1  # crashed or exited non-zero without saying which assertion
 		out="$out
 not ok - $name exited with status $rc"
+		printf '%s\n' "$out" | grep -v '^ok ' | tail -25 | sed 's/^/    | /'
 	fi
 	passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
 	if [ "$f" -gt 0 ]; then
