@@ -1,0 +1,86 @@
+/* kb_problem.h: the contract between kbtui's eval harness and a problem.
+ *
+ * A problem folder problems/NN_name/ holds:
+ *   problem.json   metadata (see problems/README.md): name, display_name,
+ *                  precision, regime, shapes [{VAR: value}], flops and bytes
+ *                  formulas in the shape variables, tolerance per dtype,
+ *                  forbidden patterns (PCRE2), seeds, trials, hardware keys
+ *   PROMPT.txt     the task, in our words, for a solution in CUDA C
+ *   interface.h    the C entry point a solution.cu exports (documented)
+ *   driver.cu      defines `extern "C" const kb_driver KB_DRIVER`: builds
+ *                  deterministic inputs per (shape, seed), runs the solution
+ *                  and the reference, compares with the tolerance
+ *   reference.cu   ground truth we trust (higher-precision accumulation)
+ *   baseline.cu    a straightforward solution that passes (a solution.cu)
+ *
+ * The harness (problems/harness/harness.cu) is compiled with nvcc together
+ * with driver.cu, reference.cu and the solution under test into one
+ * executable; see harness.cu for its command line and output lines.
+ */
+#ifndef KB_PROBLEM_H
+#define KB_PROBLEM_H
+
+#include <cuda_runtime.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Outcome of comparing the solution's output with the reference. */
+typedef struct kb_cmp {
+	int ok;                  /* 1 when every element is within tolerance */
+	size_t worst_index;      /* flat index of the worst element */
+	double worst_abs_err;    /* |got - want| there */
+	double worst_rel_err;    /* |got - want| / max(|want|, tiny) there */
+	double got, want;        /* the values there */
+	size_t n_bad;            /* elements outside tolerance */
+	size_t n_total;
+	char what[128];          /* which output, e.g. "y (M x N bf16)" */
+} kb_cmp;
+
+typedef struct kb_driver {
+	const char *name;        /* "01_fp8_gemm", as the folder */
+	int nshapes;             /* must equal problem.json's shapes */
+	/* Human description of shape i, e.g. "M=4096 N=4096 K=4127". */
+	const char *(*shape_desc)(int shape);
+	/* Allocates and fills device inputs for (shape, seed), deterministic
+	 * for a given pair; adversarial = 1 asks for the problem's hard inputs
+	 * (extreme logits, ties, non-aligned sizes ...). NULL on failure with
+	 * a message on stderr. */
+	void *(*create)(int shape, unsigned long long seed, int adversarial);
+	void (*destroy)(void *inst);
+	/* Launch the solution under test / the reference on stream s.
+	 * Return 0, or non-zero when the entry point reported failure. */
+	int (*run_solution)(void *inst, cudaStream_t s);
+	int (*run_reference)(void *inst, cudaStream_t s);
+	/* Compare after both ran (the harness synchronises first). */
+	int (*compare)(void *inst, kb_cmp *out);
+	/* Bytes of device memory touched per call, to size nothing; optional. */
+	size_t (*footprint)(int shape);
+} kb_driver;
+
+extern const kb_driver KB_DRIVER;
+
+/* Deterministic inputs, identical on every machine: a counter-based hash
+ * (splitmix64) of (seed, index), mapped to [lo, hi). Usable in kernels. */
+static inline __host__ __device__ unsigned long long kb_mix(unsigned long long x)
+{
+	x += 0x9E3779B97F4A7C15ULL;
+	x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+	x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+	return x ^ (x >> 31);
+}
+
+static inline __host__ __device__ float kb_uniform(unsigned long long seed, unsigned long long i,
+                                                   float lo, float hi)
+{
+	unsigned long long r = kb_mix(seed * 0x100000001B3ULL ^ kb_mix(i));
+	return lo + (hi - lo) * (float)((r >> 40) * (1.0 / 16777216.0));
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
