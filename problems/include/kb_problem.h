@@ -62,6 +62,11 @@ typedef struct kb_driver {
 
 extern const kb_driver KB_DRIVER;
 
+/* Tolerance for the problem's output dtype, set by the harness from the
+ * command line (taken from problem.json by kbtui): an element is within
+ * tolerance when |got - want| <= kb_atol + kb_rtol * |want|. */
+extern double kb_atol, kb_rtol;
+
 /* Deterministic inputs, identical on every machine: a counter-based hash
  * (splitmix64) of (seed, index), mapped to [lo, hi). Usable in kernels. */
 static inline __host__ __device__ unsigned long long kb_mix(unsigned long long x)

@@ -1,0 +1,1 @@
+/* benchlog.h: placeholder */

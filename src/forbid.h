@@ -1,0 +1,1 @@
+/* forbid.h: placeholder */

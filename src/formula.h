@@ -1,0 +1,1 @@
+/* formula.h: placeholder */

@@ -1,0 +1,1 @@
+/* proc.h: placeholder */
