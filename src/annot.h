@@ -1,0 +1,69 @@
+/* annot.h: annotation files (annotations/<run_id>.yaml) in the dataset's
+ * schema, read and written with libyaml so that a document loaded and saved
+ * unchanged comes back the same: same keys in the same order, same values,
+ * scalar styles kept, keys we do not know kept. Writes are atomic and
+ * guarded by a lock. */
+#ifndef KB_ANNOT_H
+#define KB_ANNOT_H
+
+#include <stddef.h>
+
+/* The schema's verdicts. Real files also use others (contamination,
+ * harness_limited, fail): kept and shown, flagged as warnings. */
+extern const char *const annot_verdicts[];
+
+enum ynode_kind { YN_SCALAR, YN_MAP, YN_SEQ };
+
+/* A YAML node. Maps hold keys and values alternately in items. */
+struct ynode {
+	enum ynode_kind kind;
+	char *value;              /* scalar text (owned), may contain NULs: see len */
+	size_t len;
+	int style;                /* yaml_scalar_style_t / yaml_*_style_t as read */
+	char *tag;                /* explicit tag (owned) or NULL */
+	int plain_implicit, quoted_implicit;
+	struct ynode **items;     /* owned children */
+	size_t n, cap;
+	int line;                 /* 1-based line where it starts */
+};
+
+struct annot {
+	struct ynode *root;       /* a mapping (owned) */
+	char *path;               /* file it came from / goes to (owned) */
+};
+
+/* Loads one file. NULL on failure with *err (owned) naming the file and
+ * *line the line (0 when unknown). */
+struct annot *annot_load(const char *path, int *line, char **err);
+/* A new annotation for a run, keys in the schema's order. */
+struct annot *annot_new(const char *path);
+void annot_free(struct annot *a);
+
+/* Top-level scalar value (borrowed), NULL when absent or not a scalar. */
+const char *annot_get(const struct annot *a, const char *key);
+/* Sets a top-level scalar (added after the schema key it follows when new).
+ * value NULL writes YAML null. */
+void annot_set(struct annot *a, const char *key, const char *value);
+void annot_set_number(struct annot *a, const char *key, double v, int is_null);
+/* Appends a quote {file, lines: [s, e], label, text}. */
+void annot_add_quote(struct annot *a, const char *file, int start, int end,
+                     const char *label, const char *text);
+
+/* Serialises to YAML text (owned), with a blank line between top-level
+ * sections for the humans who also edit these files. */
+char *annot_emit(const struct annot *a, char **err);
+/* Atomic save: temporary file in the same directory, fsync, rename, under
+ * an exclusive lock on "<path>.lock". If the file changed on disk since it
+ * was loaded (expected_mtime_ns != 0 and differs) the save is refused so
+ * another annotator's work is not overwritten. 0 ok, -1 with *err. */
+int annot_save(const struct annot *a, const char *path, long long expected_mtime_ns, char **err);
+long long annot_mtime_ns(const char *path);   /* 0 when absent */
+
+/* Schema check. Appends one message per line to *msgs (owned, may be NULL
+ * when none); returns the number of errors (warnings do not count). */
+int annot_check(const struct annot *a, char **msgs);
+
+/* Deep equality of two node trees (values, keys, order; not styles). */
+int ynode_equal(const struct ynode *a, const struct ynode *b);
+
+#endif

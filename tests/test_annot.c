@@ -1,0 +1,250 @@
+/* Annotation YAML: lossless round trip over every real annotation, schema
+ * checks, quotes, atomic and locked saves. */
+#include "tap.h"
+#include "annot.h"
+#include "util.h"
+
+#include <dirent.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+static char tmpdir[] = "/tmp/kbtui-annot-XXXXXX";
+
+/* Load, save elsewhere, load again: the same tree. */
+static int roundtrip(const char *path, int *bad_line, char **why)
+{
+	int line;
+	char *err = NULL;
+	struct annot *a = annot_load(path, &line, &err), *b;
+	char out[600];
+	int same;
+
+	*why = NULL;
+	*bad_line = 0;
+	if (!a) {
+		*bad_line = line;
+		*why = err;
+		return -1;
+	}
+	snprintf(out, sizeof out, "%s/rt.yaml", tmpdir);
+	if (annot_save(a, out, 0, &err) != 0) {
+		*why = err;
+		annot_free(a);
+		return 0;
+	}
+	b = annot_load(out, &line, &err);
+	same = b && ynode_equal(a->root, b->root);
+	if (!b)
+		*why = err;
+	annot_free(a);
+	annot_free(b);
+	return same;
+}
+
+static void corpus(const char *dir, const char *what, int *files, int *same, int *failed_load,
+                   int *beyond, char *bad_name, size_t bad_cap)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		if (!util_ends_with(de->d_name, ".yaml"))
+			continue;
+		char *p = util_path_join(dir, de->d_name);
+		int line;
+		char *why = NULL;
+		int r = roundtrip(p, &line, &why);
+		(*files)++;
+		if (r < 0) {
+			(*failed_load)++;
+			snprintf(bad_name, bad_cap, "%s", why);
+		} else if (r == 1) {
+			(*same)++;
+			char *err = NULL, *msgs = NULL;
+			struct annot *a = annot_load(p, &line, &err);
+			annot_check(a, &msgs);
+			if (msgs && strstr(msgs, "beyond the schema's five"))
+				(*beyond)++;
+			free(msgs);
+			annot_free(a);
+		} else {
+			printf("# %s: %s did not round-trip: %s\n", what, de->d_name, why ? why : "trees differ");
+		}
+		free(why);
+		free(p);
+	}
+	closedir(d);
+}
+
+static void real_files(void)
+{
+	const char *kbh = tap_shared_kbh();
+	if (!kbh) {
+		tap_skip("../shared is absent: real annotation round trips skipped");
+		return;
+	}
+	char dir[4200], bad[1024] = "";
+	int files = 0, same = 0, failed = 0, beyond = 0;
+	snprintf(dir, sizeof dir, "%s/annotations", kbh);
+	corpus(dir, "kbh", &files, &same, &failed, &beyond, bad, sizeof bad);
+	is_int(files, 27, "27 annotations in the sample");
+	is_int(same, 27, "every sample annotation loads and saves to the same document");
+	snprintf(dir, sizeof dir, "%s/../annotations-corpus", kbh);
+	files = same = failed = beyond = 0;
+	corpus(dir, "corpus", &files, &same, &failed, &beyond, bad, sizeof bad);
+	printf("# corpus: %d files, %d round-tripped, %d failed to load, %d with verdicts beyond five\n",
+	       files, same, failed, beyond);
+	ok(files >= 283, "the corpus holds its files (%d)", files);
+	is_int(failed, 1, "exactly the one malformed file fails to load");
+	is_int(same, files - 1, "every other file round-trips");
+	has_str(bad, "minimax-m2.7_10_patch_embed_conv3d_gemm.yaml:", "the malformed file is named");
+	ok(strstr(bad, "invalid YAML") != NULL, "and the problem said (%s)", bad);
+	ok(beyond >= 14, "verdicts beyond the five are kept and flagged as warnings (%d)", beyond);
+}
+
+int main(void)
+{
+	char path[600], *err = NULL, *msgs = NULL, *text;
+	int line;
+
+	if (!mkdtemp(tmpdir))
+		return 1;
+	snprintf(path, sizeof path, "%s/20260101_000000_grok_m_01_fp8_gemm.yaml", tmpdir);
+
+	/* a new annotation, written as the schema asks */
+	struct annot *a = annot_new(path);
+	annot_set(a, "verdict", "reward_hack");
+	annot_set(a, "run_id", "20260101_000000_grok_m_01_fp8_gemm");
+	annot_set(a, "model", "m");
+	annot_set(a, "harness", "grok");
+	annot_set(a, "effort", "");
+	annot_set(a, "problem", "01_fp8_gemm");
+	annot_set_number(a, "peak_fraction", 0.4321, 0);
+	annot_set(a, "summary", "Casts to bf16 and calls torch.matmul: a wrapper, not a kernel.");
+	annot_add_quote(a, "solution.py", 12, 14, "the wrapper", "def forward(self, x):\n    y = x.to(torch.bfloat16)\n    return y @ self.w.T\n");
+	ok(annot_check(a, &msgs) == 1 && msgs && strstr(msgs, "`implication` is required"),
+	   "reward_hack without implication is an error");
+	free(msgs);
+	annot_set(a, "implication", "Treat the cell as invalid.");
+	is_int(annot_check(a, &msgs), 0, "complete annotation passes the check");
+	ok(msgs == NULL, "with no message");
+	free(msgs);
+	text = annot_emit(a, &err);
+	has_str(text, "run_id: 20260101_000000_grok_m_01_fp8_gemm\nmodel: m\nharness: grok\neffort: \"\"\nproblem: 01_fp8_gemm\npeak_fraction: 0.4321\n\nverdict: reward_hack\n",
+	        "keys in the schema's order, effort quoted empty, blank line before verdict");
+	has_str(text, "  lines: [12, 14]\n", "lines as a flow list");
+	has_str(text, "  text: |\n    def forward(self, x):\n        y = x.to(torch.bfloat16)\n",
+	        "quote text as a literal block, indentation kept");
+	free(text);
+	ok(annot_save(a, path, 0, &err) == 0, "saved");
+	struct annot *b = annot_load(path, &line, &err);
+	ok(b && ynode_equal(a->root, b->root), "reloads identical");
+	is_str(b ? annot_get(b, "verdict") : NULL, "reward_hack", "verdict reads back");
+	ok(b && annot_get(b, "effort") && !*annot_get(b, "effort"), "empty effort stays an empty string");
+	annot_free(b);
+
+	/* text that block scalars cannot hold verbatim still comes back byte for byte */
+	annot_add_quote(a, "check.log", 1, 1, "odd", "trailing spaces   \n\ttab\r\n  lead");
+	ok(annot_save(a, path, 0, &err) == 0, "saved with an awkward quote");
+	b = annot_load(path, &line, &err);
+	ok(b && ynode_equal(a->root, b->root), "awkward quote text round-trips byte for byte");
+	annot_free(b);
+
+	/* someone else saved in between: refused, their file intact */
+	long long m0 = annot_mtime_ns(path);
+	usleep(20000);
+	FILE *f = fopen(path, "a");
+	fputs("annotator: someone-else\n", f);
+	fclose(f);
+	annot_set(a, "verdict", "clean");
+	ok(annot_save(a, path, m0, &err) != 0 && strstr(err, "changed on disk"),
+	   "a save over a file changed since loading is refused");
+	free(err);
+	b = annot_load(path, &line, &err);
+	is_str(b ? annot_get(b, "annotator") : NULL, "someone-else", "the other annotator's write survives");
+	annot_free(b);
+
+	/* a held lock makes the save wait, then fail with a reason */
+	char lockp[700];
+	snprintf(lockp, sizeof lockp, "%s.lock", path);
+	int lfd = open(lockp, O_RDWR | O_CREAT, 0644);
+	pid_t pid = fork();
+	if (pid == 0) {
+		int fd = open(lockp, O_RDWR);
+		flock(fd, LOCK_EX);
+		sleep(4);
+		_exit(0);
+	}
+	usleep(200000);
+	err = NULL;
+	ok(annot_save(a, path, 0, &err) != 0 && err && strstr(err, "another annotator"),
+	   "a save while another holds the lock fails with a reason");
+	free(err);
+	kill(pid, 9);
+	waitpid(pid, NULL, 0);
+	close(lfd);
+
+	/* a write that cannot happen leaves the previous file intact */
+	char ro[700];
+	snprintf(ro, sizeof ro, "%s/ro", tmpdir);
+	mkdir(ro, 0700);
+	char rop[800];
+	snprintf(rop, sizeof rop, "%s/x.yaml", ro);
+	f = fopen(rop, "w");
+	fputs("run_id: x\nverdict: bug\nimplication: y\n", f);
+	fclose(f);
+	chmod(ro, 0500);
+	if (geteuid() == 0) {
+		tap_skip("running as root: a read-only directory does not stop writes");
+	} else {
+		err = NULL;
+		ok(annot_save(a, rop, 0, &err) != 0 && err, "save into a read-only directory fails");
+		free(err);
+		b = annot_load(rop, &line, &err);
+		is_str(b ? annot_get(b, "verdict") : NULL, "bug", "the previous file is intact");
+		annot_free(b);
+	}
+	chmod(ro, 0700);
+
+	/* schema warnings */
+	struct annot *w = annot_new(path);
+	annot_set(w, "run_id", "r");
+	annot_set(w, "verdict", "contamination");
+	annot_set(w, "implication", "x");
+	annot_set(w, "summary", "one two three four five six seven eight nine ten one two three four five six seven eight nine ten one two three four five six seven eight nine ten one two three four five six seven eight nine ten one two three four five six seven eight nine ten one two three four five six seven eight nine ten one two");
+	annot_add_quote(w, "solution.py", 0, 0, "bad", "x");
+	int errs = annot_check(w, &msgs);
+	is_int(errs, 1, "line 0 in a quote is the one error");
+	has_str(msgs, "verdict `contamination` is beyond the schema's five", "unknown verdict is a warning");
+	has_str(msgs, "summary has 62 words", "long summary is a warning");
+	free(msgs);
+	annot_free(w);
+
+	/* malformed files name file and line */
+	snprintf(rop, sizeof rop, "%s/bad.yaml", tmpdir);
+	f = fopen(rop, "w");
+	fputs("run_id: x\nverdict: bug\nsummary: \"unterminated\nimplication: y\n", f);
+	fclose(f);
+	b = annot_load(rop, &line, &err);
+	ok(!b && line == 5 && strstr(err, "bad.yaml:5: invalid YAML"), "malformed YAML: file and line (%s)", err ? err : "");
+	free(err);
+	f = fopen(rop, "w");
+	fputs("- a list\n- not a mapping\n", f);
+	fclose(f);
+	b = annot_load(rop, &line, &err);
+	ok(!b && strstr(err, "not a mapping"), "a non-mapping document is refused");
+	free(err);
+
+	annot_free(a);
+	real_files();
+	char cmd[700];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+	if (system(cmd) != 0)
+		printf("# could not remove %s\n", tmpdir);
+	return tap_done();
+}
