@@ -2,6 +2,7 @@
  * leaderboard, baselines and annotation verdicts. Transcripts are parsed
  * only by dataset_load, on first need. */
 #include "dataset.h"
+#include "annot.h"
 #include "jsonx.h"
 #include "parser.h"
 #include "util.h"
@@ -13,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <yaml.h>
 
 static void ds_error(struct dataset *ds, const char *file, int line, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
@@ -542,70 +542,27 @@ char *dataset_default_dir(const char *argv0)
 	return xstrdup(KB_DATADIR "/sample");
 }
 
-/* ---- annotation verdicts (libyaml) --------------------------------------- */
+/* ---- annotation verdicts ------------------------------------------------ */
 
 char *dataset_read_verdict(const char *yaml_path, int *err_line, char **err)
 {
-	FILE *f = fopen(yaml_path, "rb");
-	yaml_parser_t parser;
-	yaml_event_t ev;
-	int depth = 0, want_value = 0, is_key = 1, done = 0;
-	char *verdict = NULL;
+	int line = 0;
+	char *e = NULL;
+	struct annot *a = annot_load(yaml_path, &line, &e);
+	char *v;
 
 	if (err_line)
-		*err_line = 0;
-	if (!f) {
+		*err_line = line;
+	if (!a) {
+		/* the caller names file and line itself: keep only the message */
+		char *prefix = xasprintf("%s:%d: ", yaml_path, line);
 		if (err)
-			*err = xasprintf("cannot open: %s", strerror(errno));
+			*err = xstrdup(util_starts_with(e, prefix) ? e + strlen(prefix) : e);
+		free(prefix);
+		free(e);
 		return NULL;
 	}
-	yaml_parser_initialize(&parser);
-	yaml_parser_set_input_file(&parser, f);
-	while (!done) {
-		if (!yaml_parser_parse(&parser, &ev)) {
-			if (err)
-				*err = xasprintf("invalid YAML: %s", parser.problem ? parser.problem : "parse error");
-			if (err_line)
-				*err_line = (int)parser.problem_mark.line + 1;
-			free(verdict);
-			verdict = NULL;
-			break;
-		}
-		switch (ev.type) {
-		case YAML_MAPPING_START_EVENT:
-		case YAML_SEQUENCE_START_EVENT:
-			if (depth == 1 && !is_key)
-				is_key = 1; /* a nested value of the top mapping */
-			depth++;
-			want_value = 0;
-			break;
-		case YAML_MAPPING_END_EVENT:
-		case YAML_SEQUENCE_END_EVENT:
-			depth--;
-			break;
-		case YAML_SCALAR_EVENT:
-			if (depth == 1) {
-				const char *v = (const char *)ev.data.scalar.value;
-				if (is_key) {
-					want_value = strcmp(v, "verdict") == 0;
-					is_key = 0;
-				} else {
-					if (want_value && !verdict)
-						verdict = xstrdup(v);
-					want_value = 0;
-					is_key = 1;
-				}
-			}
-			break;
-		case YAML_STREAM_END_EVENT:
-			done = 1;
-			break;
-		default:
-			break;
-		}
-		yaml_event_delete(&ev);
-	}
-	yaml_parser_delete(&parser);
-	fclose(f);
-	return verdict;
+	v = xstrdup(annot_get(a, "verdict"));
+	annot_free(a);
+	return v;
 }
