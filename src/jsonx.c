@@ -54,7 +54,10 @@ double jx_num(const cJSON *o, const char *key, double dflt)
 long long jx_ll(const cJSON *o, const char *key, long long dflt)
 {
 	const cJSON *v = jx_get(o, key);
-	return cJSON_IsNumber(v) ? (long long)v->valuedouble : dflt;
+	/* casting a double outside the range of long long is undefined */
+	if (!cJSON_IsNumber(v) || !(v->valuedouble > -9.2e18 && v->valuedouble < 9.2e18))
+		return dflt;
+	return (long long)v->valuedouble;
 }
 
 int jx_bool(const cJSON *o, const char *key, int dflt)

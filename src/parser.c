@@ -105,6 +105,7 @@ struct reader {
 	struct held_line held[SNIFF_LINES];
 	int nheld;
 	int unknown_reported;
+	int tail_taken;                /* finish parsed a line that had no newline yet */
 };
 
 struct reader *reader_new(struct run *run, const struct parser_ops *forced)
@@ -207,6 +208,14 @@ static void reader_line(struct reader *rd, const char *line, size_t len, int lin
 void reader_feed(struct reader *rd, const char *buf, size_t len)
 {
 	const char *p = buf, *end = buf + len;
+	if (len && rd->tail_taken) {
+		/* the newline of a line that finish already took: not a new line */
+		if (*p == '\n') {
+			p++;
+			rd->offset++;
+		}
+		rd->tail_taken = 0;
+	}
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		if (!nl) {
@@ -242,6 +251,7 @@ void reader_finish(struct reader *rd)
 			rd->offset += rd->pending.len;
 			reader_line(rd, rd->pending.s, rd->pending.len, lineno);
 			sbuf_reset(&rd->pending);
+			rd->tail_taken = 1;
 		} else {
 			tail_waits = 1;
 		}

@@ -63,6 +63,23 @@ int main(void)
 		run_free(r);
 	}
 
+	/* a watcher's finish lands exactly before a newline: line numbers stay right */
+	{
+		const char *a = "{\"type\":\"text\",\"data\":\"a\"}";
+		const char *b = "\n{\"type\":\"thought\",\"data\":\"b\"}\n{\"type\":\"end\",\"sessionId\":\"x\"}\n";
+		struct run *r = run_new();
+		struct reader *rd = reader_new(r, NULL);
+		reader_feed(rd, a, strlen(a));
+		reader_finish(rd);
+		is_int(r->nev, 1, "the unterminated whole line is taken at finish");
+		reader_feed(rd, b, strlen(b));
+		reader_finish(rd);
+		is_int(r->nev, 2, "the rest follows");
+		is_int(r->ev[1].line, 2, "its newline is not counted as another line");
+		is_int(reader_offset(rd), strlen(a) + strlen(b), "offset counts every byte once");
+		reader_free(rd);
+		run_free(r);
+	}
 	/* last line without newline: parsed when whole JSON */
 	{
 		const char *s = "{\"type\":\"text\",\"data\":\"a\"}\n{\"type\":\"end\",\"sessionId\":\"x\"}";
