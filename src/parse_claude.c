@@ -1,26 +1,754 @@
-/* parse_claude.c: placeholder until the claude parser lands; recognises nothing. */
+/* parse_claude.c: Claude Code transcripts in the two shapes it writes:
+ *  - "claude": `--print --verbose --output-format stream-json`, one SDK
+ *    message per line (system/init, assistant, user, system task and
+ *    compaction notices, a final result line);
+ *  - "claude-session": the session files under ~/.claude/projects, one
+ *    record per line with parentUuid/isSidechain/sessionId/timestamp.
+ * Both carry Anthropic messages; each content block type is mapped by one
+ * function that both shapes share. Consecutive lines of one API message
+ * repeat its usage, so usage is counted once per message id. */
 #include "parser.h"
+#include "jsonx.h"
 
-static int claude_sniff(const char *line, size_t len, const cJSON *obj) { return 0; }
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CLAUDE_SUMMARY_PREFIX "This session is being continued"
+
+/* Message id -> index of its usage event (-1 while its usage was all zero),
+ * so that repeated lines of one message add no second usage event. */
+struct claude_ids {
+	char **key;
+	int *ev;
+	size_t cap, n;
+};
+
+/* Tool calls of a chain's latest assistant message still waiting for a
+ * result: a session file that ends with one is cut short. */
+struct claude_pending {
+	char *msg_id;
+	char **ids;
+	size_t n, cap;
+};
+
+struct claude_state {
+	int session;                  /* 1: session-file shape */
+	struct claude_ids ids;
+	size_t compaction;            /* index+1 of a compaction awaiting its summary */
+	struct claude_pending pending[2]; /* main chain, sidechain */
+};
+
+/* What holds for every event one line produces. */
+struct claude_line {
+	int sidechain;
+	const char *parent;           /* borrowed from the line */
+	double ts;
+	int api_error;                /* assistant text is an API error report */
+	int compact_summary;          /* user text is a post-compaction summary */
+	int meta;                     /* session user line marked isMeta */
+	const char *err;              /* first problem found in the line */
+};
+
+/* ---- message ids ------------------------------------------------------- */
+
+static size_t claude_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return (size_t)h;
+}
+
+static void claude_ids_grow(struct claude_ids *t)
+{
+	struct claude_ids n = {0};
+	n.cap = t->cap ? t->cap * 2 : 256;
+	n.key = xcalloc(n.cap, sizeof *n.key);
+	n.ev = xcalloc(n.cap, sizeof *n.ev);
+	for (size_t i = 0; i < t->cap; i++) {
+		if (!t->key[i])
+			continue;
+		size_t j = claude_hash(t->key[i]) & (n.cap - 1);
+		while (n.key[j])
+			j = (j + 1) & (n.cap - 1);
+		n.key[j] = t->key[i];
+		n.ev[j] = t->ev[i];
+	}
+	n.n = t->n;
+	free(t->key);
+	free(t->ev);
+	*t = n;
+}
+
+/* The slot for id, created (holding -1) when absent. */
+static int *claude_ids_slot(struct claude_ids *t, const char *id)
+{
+	size_t j;
+	if ((t->n + 1) * 2 > t->cap)
+		claude_ids_grow(t);
+	j = claude_hash(id) & (t->cap - 1);
+	while (t->key[j]) {
+		if (strcmp(t->key[j], id) == 0)
+			return &t->ev[j];
+		j = (j + 1) & (t->cap - 1);
+	}
+	t->key[j] = xstrdup(id);
+	t->ev[j] = -1;
+	t->n++;
+	return &t->ev[j];
+}
+
+static void claude_ids_free(struct claude_ids *t)
+{
+	for (size_t i = 0; i < t->cap; i++)
+		free(t->key[i]);
+	free(t->key);
+	free(t->ev);
+}
+
+/* ---- pending tool calls (session completeness) -------------------------- */
+
+static void claude_pending_clear(struct claude_pending *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		free(p->ids[i]);
+	p->n = 0;
+	free(p->msg_id);
+	p->msg_id = NULL;
+}
+
+/* A new assistant message replaces what the chain was waiting for. */
+static void claude_pending_message(struct claude_pending *p, const char *msg_id)
+{
+	if (msg_id && p->msg_id && strcmp(msg_id, p->msg_id) == 0)
+		return;
+	claude_pending_clear(p);
+	p->msg_id = xstrdup(msg_id ? msg_id : "");
+}
+
+static void claude_pending_add(struct claude_pending *p, const char *id)
+{
+	if (p->n == p->cap) {
+		p->cap = p->cap ? p->cap * 2 : 8;
+		p->ids = xrealloc(p->ids, p->cap * sizeof *p->ids);
+	}
+	p->ids[p->n++] = xstrdup(id ? id : "");
+}
+
+static void claude_pending_answer(struct claude_pending *p, const char *id)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (strcmp(p->ids[i], id ? id : "") == 0) {
+			free(p->ids[i]);
+			p->ids[i] = p->ids[--p->n];
+			return;
+		}
+}
+
+/* ---- state ------------------------------------------------------------- */
+
+static void *claude_state_new(void)
+{
+	return xcalloc(1, sizeof(struct claude_state));
+}
+
+static void *claude_session_state_new(void)
+{
+	struct claude_state *st = claude_state_new();
+	st->session = 1;
+	return st;
+}
+
+static void claude_state_free(void *p)
+{
+	struct claude_state *st = p;
+	if (!st)
+		return;
+	claude_ids_free(&st->ids);
+	for (int i = 0; i < 2; i++) {
+		claude_pending_clear(&st->pending[i]);
+		free(st->pending[i].ids);
+	}
+	free(st);
+}
+
+/* ---- sniffing ---------------------------------------------------------- */
+
+static int claude_has_tool_result(const cJSON *content)
+{
+	const cJSON *arr = cJSON_IsArray(content) ? content : NULL, *b;
+	cJSON_ArrayForEach(b, arr) {
+		const char *t = jx_str(b, "type");
+		if (t && strcmp(t, "tool_result") == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* stream-json lines carry snake-case session_id and never parentUuid;
+ * Cursor's look alike but lack tools/mcp_servers on init, message ids,
+ * usage, parent_tool_use_id and result cost; Droid's init names a
+ * reasoning_effort and its messages are type "message". */
+static int claude_sniff(const char *line, size_t len, const cJSON *obj)
+{
+	const char *t = jx_str(obj, "type");
+	const char *sub = jx_str(obj, "subtype");
+	const cJSON *msg = jx_get(obj, "message");
+	(void)line;
+	(void)len;
+
+	if (!t || jx_get(obj, "parentUuid") || jx_get(obj, "sessionId") ||
+	    !jx_str(obj, "session_id"))
+		return 0;
+	if (!strcmp(t, "system") && sub) {
+		if (!strcmp(sub, "init"))
+			return cJSON_IsArray(jx_get(obj, "mcp_servers")) &&
+			       !jx_get(obj, "reasoning_effort") ? 40 : 0;
+		if (!strcmp(sub, "task_started") || !strcmp(sub, "task_notification") ||
+		    !strcmp(sub, "compact_boundary"))
+			return 30;
+		return 0;
+	}
+	if (!strcmp(t, "assistant") && cJSON_IsObject(msg)) {
+		int ids = jx_str(msg, "id") && cJSON_IsObject(jx_get(msg, "usage"));
+		int ptu = jx_get(obj, "parent_tool_use_id") != NULL;
+		return ids ? (ptu ? 80 : 70) : (ptu ? 40 : 0);
+	}
+	if (!strcmp(t, "user") && cJSON_IsObject(msg))
+		return jx_get(obj, "parent_tool_use_id") ||
+		       claude_has_tool_result(jx_get(msg, "content")) ? 40 : 0;
+	if (!strcmp(t, "result"))
+		return cJSON_IsObject(jx_get(obj, "usage")) || jx_get(obj, "total_cost_usd") ? 50 : 0;
+	return 0;
+}
+
+static int claude_session_sniff(const char *line, size_t len, const cJSON *obj)
+{
+	const char *t = jx_str(obj, "type");
+	(void)line;
+	(void)len;
+
+	if (!t)
+		return 0;
+	if (jx_get(obj, "parentUuid") && jx_str(obj, "sessionId")) {
+		if (!strcmp(t, "user") || !strcmp(t, "assistant") || !strcmp(t, "system"))
+			return 80;
+		return 40;
+	}
+	if (!strcmp(t, "summary") && jx_str(obj, "summary") && jx_get(obj, "leafUuid"))
+		return 40;
+	if (!strcmp(t, "file-history-snapshot") && jx_get(obj, "snapshot") && jx_get(obj, "messageId"))
+		return 20;
+	return 0;
+}
+
+/* ---- content blocks ---------------------------------------------------- */
+
+/* Tool output as text: a string, or the text of its blocks with images and
+ * other non-text blocks shown as a bracketed placeholder. */
+static char *claude_result_text(const cJSON *content)
+{
+	struct sbuf b;
+	const cJSON *it;
+
+	if (!content || cJSON_IsNull(content))
+		return xstrdup("");
+	if (cJSON_IsString(content))
+		return xstrdup(content->valuestring);
+	if (!cJSON_IsArray(content))
+		return jx_print(content);
+	sbuf_init(&b);
+	cJSON_ArrayForEach(it, content) {
+		const char *t = jx_str(it, "type");
+		if (b.len)
+			sbuf_addc(&b, '\n');
+		if (cJSON_IsString(it))
+			sbuf_adds(&b, it->valuestring);
+		else if (t && !strcmp(t, "text"))
+			sbuf_adds(&b, jx_str(it, "text"));
+		else if (t && !strcmp(t, "image") && jx_pstr(it, "source.media_type"))
+			sbuf_addf(&b, "[image %s]", jx_pstr(it, "source.media_type"));
+		else if (t && !strcmp(t, "tool_reference"))
+			sbuf_addf(&b, "[tool %s]", jx_str(it, "tool_name") ? jx_str(it, "tool_name") : "");
+		else
+			sbuf_addf(&b, "[%s]", t ? t : "?");
+	}
+	return sbuf_detach(&b);
+}
+
+/* A post-compaction summary becomes the text of the compaction it follows
+ * (or of a new one when the boundary was not seen). */
+static void claude_compact_summary(struct parse_ctx *ctx, struct claude_state *st, const char *text)
+{
+	struct run *r = ctx->run;
+	if (st->compaction && st->compaction <= r->nev &&
+	    r->ev[st->compaction - 1].kind == EV_COMPACTION) {
+		struct event *e = &r->ev[st->compaction - 1];
+		free(e->text);
+		e->text = xstrdup(text);
+	} else {
+		parser_text(ctx, EV_COMPACTION, text);
+	}
+	st->compaction = 0;
+}
+
+/* Text of a text block, or a message's whole string content. */
+static void claude_text(struct parse_ctx *ctx, struct claude_state *st,
+                        struct claude_line *lc, const char *text, int user)
+{
+	if (!text || (!*text && !lc->api_error))
+		return;
+	if (!user) {
+		struct event *e = parser_text(ctx, lc->api_error ? EV_ERROR : EV_TEXT, text);
+		e->is_error = lc->api_error ? 1 : 0;
+	} else if (lc->compact_summary || util_starts_with(text, CLAUDE_SUMMARY_PREFIX)) {
+		claude_compact_summary(ctx, st, text);
+	} else if (lc->meta) {
+		parser_text(ctx, EV_SYSTEM, text)->name = xstrdup("meta");
+	} else {
+		parser_text(ctx, EV_USER, text);
+	}
+}
+
+/* Thinking whose text is not returned (empty, or redacted_thinking) still
+ * happened: it is kept as a redacted reasoning event. */
+static void claude_block_thinking(struct parse_ctx *ctx, const cJSON *b)
+{
+	const char *text = jx_str(b, "thinking");
+	struct event *e = parser_text(ctx, EV_REASONING, text ? text : "");
+	if (!text || !*text)
+		e->redacted = 1;
+}
+
+static void claude_block_tool_use(struct parse_ctx *ctx, struct claude_state *st,
+                                  struct claude_line *lc, const cJSON *b)
+{
+	const char *id = jx_str(b, "id"), *name = jx_str(b, "name");
+	const cJSON *input = jx_get(b, "input");
+	char *args = input ? jx_print(input) : NULL;
+
+	if ((!id || !name) && !lc->err)
+		lc->err = "tool_use block without \"id\" or \"name\"";
+	parser_tool_call(ctx, name, id, args);
+	claude_pending_add(&st->pending[lc->sidechain], id);
+	free(args);
+}
+
+static void claude_block_tool_result(struct parse_ctx *ctx, struct claude_state *st,
+                                     struct claude_line *lc, const cJSON *b)
+{
+	const char *id = jx_str(b, "tool_use_id");
+	char *text = claude_result_text(jx_get(b, "content"));
+
+	if (!id && !lc->err)
+		lc->err = "tool_result block without \"tool_use_id\"";
+	parser_tool_result(ctx, id, text, jx_bool(b, "is_error", 0));
+	for (int i = 0; i < 2; i++)
+		claude_pending_answer(&st->pending[i], id);
+	free(text);
+}
+
+/* Images and other blocks a person pasted or a newer Claude Code writes:
+ * kept visible as a placeholder rather than dropped. */
+static void claude_block_other(struct parse_ctx *ctx, const char *type, int user)
+{
+	if (!strcmp(type, "image") || !strcmp(type, "document")) {
+		char *s = xasprintf("[%s]", type);
+		parser_text(ctx, user ? EV_USER : EV_TEXT, s);
+		free(s);
+		return;
+	}
+	parser_text(ctx, EV_SYSTEM, "")->name = xstrdup(type);
+}
+
+static void claude_block(struct parse_ctx *ctx, struct claude_state *st,
+                         struct claude_line *lc, const cJSON *b, int user)
+{
+	const char *t = jx_str(b, "type");
+
+	if (!t) {
+		if (!lc->err)
+			lc->err = "content block without \"type\"";
+	} else if (!strcmp(t, "text")) {
+		claude_text(ctx, st, lc, jx_str(b, "text"), user);
+	} else if (!strcmp(t, "thinking") || !strcmp(t, "redacted_thinking")) {
+		claude_block_thinking(ctx, b);
+	} else if (util_ends_with(t, "tool_use")) { /* tool_use, server_tool_use, mcp_tool_use */
+		claude_block_tool_use(ctx, st, lc, b);
+	} else if (util_ends_with(t, "tool_result")) { /* also web_search_tool_result, ... */
+		claude_block_tool_result(ctx, st, lc, b);
+	} else {
+		claude_block_other(ctx, t, user);
+	}
+}
+
+/* A message's content: a plain string or an array of blocks. */
+static void claude_content(struct parse_ctx *ctx, struct claude_state *st,
+                           struct claude_line *lc, const cJSON *content, int user)
+{
+	const cJSON *b;
+	if (cJSON_IsString(content)) {
+		claude_text(ctx, st, lc, content->valuestring, user);
+		return;
+	}
+	if (!cJSON_IsArray(content)) {
+		lc->err = user ? "user message without string or array \"content\""
+		               : "assistant message without array \"content\"";
+		return;
+	}
+	cJSON_ArrayForEach(b, content) {
+		if (cJSON_IsString(b)) /* tolerated: a bare string as a text block */
+			claude_text(ctx, st, lc, b->valuestring, user);
+		else
+			claude_block(ctx, st, lc, b, user);
+	}
+}
+
+/* ---- messages ---------------------------------------------------------- */
+
+/* A token count from untrusted JSON: negative, fractional or absurd
+ * values must not overflow the conversion. */
+static long long claude_tokens(const cJSON *u, const char *key)
+{
+	double v = jx_num(u, key, 0);
+	if (!(v > 0))
+		return 0;
+	return v < 1e15 ? (long long)v : (long long)1e15;
+}
+
+static int claude_usage_zero(const cJSON *u)
+{
+	return !claude_tokens(u, "input_tokens") && !claude_tokens(u, "output_tokens") &&
+	       !claude_tokens(u, "cache_read_input_tokens") &&
+	       !claude_tokens(u, "cache_creation_input_tokens");
+}
+
+static long long claude_max(long long a, long long b)
+{
+	return a > b ? a : b;
+}
+
+/* One usage event per API message. Later lines of a message normally
+ * repeat the same numbers; where one grows, the event takes the larger. */
+static void claude_usage(struct parse_ctx *ctx, struct claude_state *st, const cJSON *msg)
+{
+	const cJSON *u = jx_get(msg, "usage");
+	const char *id = jx_str(msg, "id");
+	int *slot = NULL;
+	struct event *e;
+
+	if (!cJSON_IsObject(u))
+		return;
+	if (id)
+		slot = claude_ids_slot(&st->ids, id);
+	if (claude_usage_zero(u))
+		return;
+	if (slot && *slot >= 0) {
+		e = &ctx->run->ev[*slot];
+	} else {
+		e = run_add(ctx->run, EV_USAGE, ctx->lineno);
+		if (slot)
+			*slot = (int)(ctx->run->nev - 1);
+	}
+	e->tok_in = claude_max(e->tok_in, claude_tokens(u, "input_tokens"));
+	e->tok_out = claude_max(e->tok_out, claude_tokens(u, "output_tokens"));
+	e->tok_cache_read = claude_max(e->tok_cache_read, claude_tokens(u, "cache_read_input_tokens"));
+	e->tok_cache_write = claude_max(e->tok_cache_write, claude_tokens(u, "cache_creation_input_tokens"));
+}
+
+/* An API failure Claude Code reports as an assistant message: model
+ * "<synthetic>", or a lone text that starts "API Error". */
+static int claude_api_error(const cJSON *obj, const cJSON *msg)
+{
+	const char *model = jx_str(msg, "model");
+	const cJSON *content = jx_get(msg, "content"), *b;
+	const cJSON *arr = cJSON_IsArray(content) ? content : NULL;
+	const char *first = NULL;
+	int ntext = 0, nother = 0;
+
+	if ((model && !strcmp(model, "<synthetic>")) || jx_bool(obj, "isApiErrorMessage", 0))
+		return 1;
+	cJSON_ArrayForEach(b, arr) {
+		const char *t = jx_str(b, "type");
+		if (t && !strcmp(t, "text")) {
+			if (!ntext++)
+				first = jx_str(b, "text");
+		} else if (t && strcmp(t, "thinking") && strcmp(t, "redacted_thinking")) {
+			nother++;
+		}
+	}
+	if (cJSON_IsString(content)) {
+		first = content->valuestring;
+		ntext = 1;
+	}
+	return ntext == 1 && !nother && util_starts_with(first, "API Error");
+}
+
+static void claude_assistant(struct parse_ctx *ctx, struct claude_state *st,
+                             struct claude_line *lc, const cJSON *obj)
+{
+	const cJSON *msg = jx_get(obj, "message");
+	const char *model = jx_str(msg, "model");
+
+	if (!cJSON_IsObject(msg)) {
+		lc->err = "assistant line without \"message\" object";
+		return;
+	}
+	if (model && strcmp(model, "<synthetic>") && !ctx->run->meta.model)
+		ctx->run->meta.model = xstrdup(model);
+	lc->api_error = claude_api_error(obj, msg);
+	claude_pending_message(&st->pending[lc->sidechain], jx_str(msg, "id"));
+	st->compaction = 0;
+	claude_content(ctx, st, lc, jx_get(msg, "content"), 0);
+	claude_usage(ctx, st, msg);
+}
+
+static void claude_user(struct parse_ctx *ctx, struct claude_state *st,
+                        struct claude_line *lc, const cJSON *obj)
+{
+	const cJSON *msg = jx_get(obj, "message");
+	if (!cJSON_IsObject(msg)) {
+		lc->err = "user line without \"message\" object";
+		return;
+	}
+	lc->compact_summary = jx_bool(obj, "isCompactSummary", 0);
+	lc->meta = jx_bool(obj, "isMeta", 0);
+	claude_content(ctx, st, lc, jx_get(msg, "content"), 1);
+}
+
+/* ---- system, result, summary ------------------------------------------ */
+
+static void claude_init(struct parse_ctx *ctx, const cJSON *obj)
+{
+	struct run_meta *m = &ctx->run->meta;
+	const char *model = jx_str(obj, "model"), *cwd = jx_str(obj, "cwd");
+	const char *perm = jx_str(obj, "permissionMode");
+	const cJSON *tools = jx_get(obj, "tools"), *mcp = jx_get(obj, "mcp_servers");
+	struct sbuf b;
+
+	if (model && !m->model)
+		m->model = xstrdup(model);
+	if (cwd && !m->cwd)
+		m->cwd = xstrdup(cwd);
+	sbuf_init(&b);
+	sbuf_addf(&b, "model %s", model ? model : "?");
+	if (cwd)
+		sbuf_addf(&b, ", cwd %s", cwd);
+	if (cJSON_IsArray(tools))
+		sbuf_addf(&b, ", %d tools", cJSON_GetArraySize(tools));
+	if (cJSON_IsArray(mcp) && cJSON_GetArraySize(mcp))
+		sbuf_addf(&b, ", %d MCP servers", cJSON_GetArraySize(mcp));
+	if (perm)
+		sbuf_addf(&b, ", permissions %s", perm);
+	parser_text(ctx, EV_SYSTEM, b.s ? b.s : "")->name = xstrdup("init");
+	sbuf_free(&b);
+}
+
+/* Background tasks and subagents: the text says what ran; call_id names
+ * the tool call that started it. */
+static void claude_task(struct parse_ctx *ctx, const cJSON *obj, const char *sub)
+{
+	const char *keys[] = {"description", "summary", "status", "task_id"};
+	const char *text = NULL;
+	struct event *e;
+
+	for (size_t i = 0; i < sizeof keys / sizeof *keys && !text; i++)
+		text = jx_str(obj, keys[i]);
+	e = parser_text(ctx, EV_SYSTEM, text ? text : "");
+	e->name = xstrdup(sub);
+	e->call_id = xstrdup(jx_str(obj, "tool_use_id"));
+}
+
+static void claude_boundary(struct parse_ctx *ctx, struct claude_state *st, const cJSON *obj)
+{
+	const cJSON *md = jx_get(obj, "compact_metadata");
+	const char *content = jx_str(obj, "content");
+	long long pre;
+	struct event *e;
+
+	if (!md)
+		md = jx_get(obj, "compactMetadata");
+	pre = claude_tokens(md, jx_get(md, "pre_tokens") ? "pre_tokens" : "preTokens");
+	if (content) {
+		e = parser_text(ctx, EV_COMPACTION, content);
+	} else {
+		char *s = pre > 0 ? xasprintf("compacted at %lld tokens", pre) : xstrdup("compacted");
+		e = parser_text(ctx, EV_COMPACTION, s);
+		free(s);
+	}
+	e->name = xstrdup(jx_str(md, "trigger"));
+	st->compaction = ctx->run->nev;
+}
+
+static void claude_system(struct parse_ctx *ctx, struct claude_state *st, const cJSON *obj)
+{
+	const char *sub = jx_str(obj, "subtype");
+	const char *level = jx_str(obj, "level");
+	const char *text = jx_str(obj, "content");
+	struct event *e;
+
+	if (!sub)
+		sub = "system";
+	if (!strcmp(sub, "init")) {
+		claude_init(ctx, obj);
+	} else if (!strcmp(sub, "compact_boundary")) {
+		claude_boundary(ctx, st, obj);
+	} else if (util_starts_with(sub, "task_")) {
+		claude_task(ctx, obj, sub);
+	} else if (!strcmp(sub, "api_error") || (level && !strcmp(level, "error"))) {
+		char *s = text ? xstrdup(text) : jx_print(jx_get(obj, "error"));
+		e = parser_text(ctx, EV_ERROR, s);
+		e->is_error = 1;
+		e->name = xstrdup(sub);
+		free(s);
+	} else {
+		if (!text)
+			text = jx_str(obj, "message");
+		e = parser_text(ctx, EV_SYSTEM, text ? text : "");
+		e->name = xstrdup(sub);
+	}
+}
+
+/* The completion marker. Its usage is the session's total, already
+ * counted message by message, so it adds no usage event. */
+static void claude_result(struct parse_ctx *ctx, const cJSON *obj)
+{
+	const char *sub = jx_str(obj, "subtype");
+	const char *text = jx_str(obj, "result");
+	int failed = jx_bool(obj, "is_error", 0) || util_starts_with(sub, "error");
+	char *owned = NULL;
+	struct event *e;
+
+	if (!text && cJSON_IsArray(jx_get(obj, "errors")))
+		text = owned = claude_result_text(jx_get(obj, "errors"));
+	if (!text)
+		text = sub ? sub : "";
+	e = parser_text(ctx, failed ? EV_ERROR : EV_SYSTEM, text);
+	e->is_error = failed ? 1 : 0;
+	/* an error subtype (error_max_turns, ...) names the failure */
+	e->name = xstrdup(failed && sub && strcmp(sub, "success") ? sub : "result");
+	ctx->run->complete_seen = 1;
+	free(owned);
+}
+
+/* ---- lines ------------------------------------------------------------- */
+
+static void claude_meta(struct parse_ctx *ctx, const cJSON *obj, int session)
+{
+	struct run_meta *m = &ctx->run->meta;
+	const char *sid = jx_str(obj, session ? "sessionId" : "session_id");
+	const char *cwd = session ? jx_str(obj, "cwd") : NULL;
+	if (sid && !m->session_id)
+		m->session_id = xstrdup(sid);
+	if (cwd && !m->cwd)
+		m->cwd = xstrdup(cwd);
+}
+
+/* Gives the events one line produced its thread and time. */
+static void claude_stamp(struct parse_ctx *ctx, size_t first, const struct claude_line *lc)
+{
+	for (size_t i = first; i < ctx->run->nev; i++) {
+		struct event *e = &ctx->run->ev[i];
+		e->sidechain = lc->sidechain ? 1 : 0;
+		if (lc->parent && !e->parent)
+			e->parent = xstrdup(lc->parent);
+		if (!e->ts)
+			e->ts = lc->ts;
+	}
+}
+
+static int claude_dispatch(struct parse_ctx *ctx, const cJSON *obj, int session)
+{
+	struct claude_state *st = ctx->state;
+	struct claude_line lc = {0};
+	const char *t = jx_str(obj, "type");
+	size_t first = ctx->run->nev;
+
+	if (!t) {
+		run_error(ctx->run, ctx->lineno, "claude line without \"type\"");
+		return -1;
+	}
+	claude_meta(ctx, obj, session);
+	lc.ts = jx_time(jx_get(obj, "timestamp"));
+	if (session) {
+		lc.sidechain = jx_bool(obj, "isSidechain", 0);
+	} else {
+		lc.parent = jx_str(obj, "parent_tool_use_id");
+		lc.sidechain = lc.parent != NULL;
+	}
+
+	if (!strcmp(t, "assistant")) {
+		ctx->run->complete_seen = 0;
+		claude_assistant(ctx, st, &lc, obj);
+	} else if (!strcmp(t, "user")) {
+		ctx->run->complete_seen = 0;
+		claude_user(ctx, st, &lc, obj);
+	} else if (!strcmp(t, "system")) {
+		claude_system(ctx, st, obj);
+	} else if (!strcmp(t, "result") && !session) {
+		claude_result(ctx, obj);
+	} else if (!strcmp(t, "summary") && session) {
+		struct event *e = parser_text(ctx, EV_COMPACTION, jx_str(obj, "summary") ?
+		                              jx_str(obj, "summary") : "");
+		e->name = xstrdup("summary");
+	} else if (!session && strcmp(t, "stream_event") && strcmp(t, "keep_alive")) {
+		/* a record type this parser does not model stays visible */
+		parser_text(ctx, EV_SYSTEM, "")->name = xstrdup(t);
+	}
+	/* session files hold bookkeeping records (file-history-snapshot,
+	 * queue-operation, ...) that are not part of the conversation */
+	claude_stamp(ctx, first, &lc);
+	if (lc.err) {
+		run_error(ctx->run, ctx->lineno, "%s", lc.err);
+		return -1;
+	}
+	return 0;
+}
+
 static int claude_line(struct parse_ctx *ctx, const char *line, size_t len, const cJSON *obj)
 {
-	run_error(ctx->run, ctx->lineno, "claude parser not written yet");
-	return -1;
+	(void)line;
+	(void)len;
+	return claude_dispatch(ctx, obj, 0);
 }
-static void claude_finish(struct parse_ctx *ctx) { ctx->run->incomplete = 1; }
+
+static int claude_session_line(struct parse_ctx *ctx, const char *line, size_t len, const cJSON *obj)
+{
+	(void)line;
+	(void)len;
+	return claude_dispatch(ctx, obj, 1);
+}
+
+static void claude_finish(struct parse_ctx *ctx)
+{
+	ctx->run->incomplete = !ctx->run->complete_seen;
+}
+
+/* Session files have no completion marker: a session whose latest
+ * assistant message still waits for a tool result was cut short. */
+static void claude_session_finish(struct parse_ctx *ctx)
+{
+	struct claude_state *st = ctx->state;
+	ctx->run->incomplete = st->pending[0].n + st->pending[1].n > 0;
+}
 
 const struct parser_ops parse_claude_ops = {
 	.name = "claude",
-	.description = "claude (not yet supported)",
+	.description = "Claude Code --print --verbose --output-format stream-json",
 	.sniff = claude_sniff,
+	.state_new = claude_state_new,
+	.state_free = claude_state_free,
 	.line = claude_line,
 	.finish = claude_finish,
 };
 
 const struct parser_ops parse_claude_session_ops = {
 	.name = "claude-session",
-	.description = "claude-session (not yet supported)",
-	.sniff = claude_sniff,
-	.line = claude_line,
-	.finish = claude_finish,
+	.description = "Claude Code session file (~/.claude/projects/<project>/<session>.jsonl)",
+	.sniff = claude_session_sniff,
+	.state_new = claude_session_state_new,
+	.state_free = claude_state_free,
+	.line = claude_session_line,
+	.finish = claude_session_finish,
 };
