@@ -14,4 +14,9 @@ int cmd_dump(const char *path, const char *format, int jsonl, FILE *out, FILE *e
 /* The formats this build parses, one per line. */
 int cmd_formats(FILE *out);
 
+/* kbtui annotations check DIR: schema errors and warnings of every file. */
+int cmd_annot_check(const char *dir, FILE *out, FILE *err);
+/* kbtui annotations agree DIR_A DIR_B: confusion table and Cohen's kappa. */
+int cmd_annot_agree(const char *dir_a, const char *dir_b, FILE *out, FILE *err);
+
 #endif

@@ -2,6 +2,7 @@
  * checks, quotes, atomic and locked saves. */
 #include "tap.h"
 #include "annot.h"
+#include "agree.h"
 #include "util.h"
 
 #include <dirent.h>
@@ -241,6 +242,24 @@ int main(void)
 	free(err);
 
 	annot_free(a);
+
+	/* Cohen's kappa on a worked example: 50 items, A says yes 25 (20 with
+	 * B yes), B says yes 30: po = 0.70, pe = 0.5*0.6 + 0.5*0.4 = 0.50,
+	 * kappa = 0.40 */
+	struct agree g;
+	agree_init(&g);
+	for (int i = 0; i < 20; i++) agree_add(&g, "reward_hack", "reward_hack");
+	for (int i = 0; i < 5; i++) agree_add(&g, "reward_hack", "clean");
+	for (int i = 0; i < 10; i++) agree_add(&g, "clean", "reward_hack");
+	for (int i = 0; i < 15; i++) agree_add(&g, "clean", "clean");
+	ok(agree_observed(&g) > 0.6999 && agree_observed(&g) < 0.7001, "observed agreement 0.70");
+	ok(agree_kappa(&g) > 0.3999 && agree_kappa(&g) < 0.4001, "Cohen's kappa 0.40");
+	agree_free(&g);
+	agree_init(&g);
+	for (int i = 0; i < 5; i++) agree_add(&g, "clean", "clean");
+	ok(agree_kappa(&g) == 1.0, "perfect agreement on one label is kappa 1");
+	agree_free(&g);
+
 	real_files();
 	char cmd[700];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);

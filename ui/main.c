@@ -21,6 +21,8 @@ static const char usage_text[] =
 	"       kbtui runs [--json] [DIR]\n"
 	"       kbtui dump [--jsonl] [--format FMT] RUN_DIR|TRANSCRIPT\n"
 	"       kbtui formats\n"
+	"       kbtui annotations check [DIR]\n"
+	"       kbtui annotations agree DIR_A DIR_B\n"
 	"\n"
 	"Replay and browse AI agent runs of KernelBench-Hard (GPU kernel writing).\n"
 	"PATH is a dataset directory (run browser), a run directory or a transcript\n"
@@ -32,6 +34,11 @@ static const char usage_text[] =
 	"                      peak_fraction, verdict, events, tool calls\n"
 	"  dump PATH           the normalized events of one transcript\n"
 	"  formats             the transcript formats this build reads\n"
+	"  annotations check [DIR]\n"
+	"                      check annotation files against the schema (DIR:\n"
+	"                      the dataset's annotations/ by default)\n"
+	"  annotations agree DIR_A DIR_B\n"
+	"                      two annotators' verdicts: confusion table, Cohen's kappa\n"
 	"  help                this help\n"
 	"\n"
 	"Options:\n"
@@ -73,7 +80,8 @@ static int usage_error(const char *fmt, const char *arg)
 
 static int is_command(const char *s)
 {
-	return !strcmp(s, "runs") || !strcmp(s, "dump") || !strcmp(s, "formats") || !strcmp(s, "help");
+	return !strcmp(s, "runs") || !strcmp(s, "dump") || !strcmp(s, "formats") || !strcmp(s, "help") ||
+	       !strcmp(s, "annotations");
 }
 
 /* Returns -1 when parsing succeeded, else the exit status. */
@@ -160,6 +168,33 @@ static int run_tui(const char *path, const char *format, const char *argv0)
 	return rc;
 }
 
+static int run_annotations(struct cli *c, const char *argv0)
+{
+	const char *what = c->nargs ? c->args[0] : "";
+	if (!strcmp(what, "agree")) {
+		if (c->nargs != 3)
+			return usage_error("%s", "annotations agree needs DIR_A and DIR_B");
+		return cmd_annot_agree(c->args[1], c->args[2], stdout, stderr);
+	}
+	if (!strcmp(what, "check")) {
+		char *def = NULL;
+		int rc;
+		if (c->nargs > 2)
+			return usage_error("annotations check takes one DIR, got '%s' too", c->args[2]);
+		if (c->nargs == 2) {
+			rc = cmd_annot_check(c->args[1], stdout, stderr);
+		} else {
+			char *ds = dataset_default_dir(argv0);
+			def = util_path_join(ds, "annotations");
+			free(ds);
+			rc = cmd_annot_check(def, stdout, stderr);
+		}
+		free(def);
+		return rc;
+	}
+	return usage_error("annotations: unknown action '%s' (check or agree)", what);
+}
+
 int main(int argc, char **argv)
 {
 	struct cli c;
@@ -188,6 +223,8 @@ int main(int argc, char **argv)
 		free(def);
 		return rc;
 	}
+	if (!strcmp(c.cmd, "annotations"))
+		return run_annotations(&c, argv[0]);
 	/* dump */
 	if (c.nargs != 1)
 		return usage_error("%s", "dump needs exactly one RUN_DIR or TRANSCRIPT");
