@@ -539,7 +539,7 @@ char *dataset_default_dir(const char *argv0)
 		}
 	}
 	(void)argv0;
-	return xstrdup(KB_DATADIR "/sample");
+	return xstrdup(KB_DATADIR "/data/sample"); /* installed by make install */
 }
 
 /* ---- annotation verdicts ------------------------------------------------ */
