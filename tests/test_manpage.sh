@@ -38,5 +38,18 @@ done
 for f in $("$kb" formats | awk '{print $1}'); do
 	t "man page documents format $f" 'printf "%s\n" "$mantext" | sed -n "/^.SH FORMATS/,/^.SH /p" | grep -qx "\\.B $f"'
 done
+# keys: every binding the program has is in the KEYS section, and no other
+keysect=$(printf '%s\n' "$mantext" | sed -n '/^\.SH KEYS/,/^\.SH /p')
+nk=0
+while IFS= read -r line; do
+	label=$(printf '%s' "$line" | cut -c1-15 | sed 's/ *$//')
+	help=$(printf '%s' "$line" | cut -c16-)
+	nk=$((nk+1))
+	t "man page KEYS documents '$label'" 'printf "%s\n" "$keysect" | grep -qxF ".B $label" && printf "%s\n" "$keysect" | grep -qxF "$help."'
+done <<EOK
+$("$kb" keys)
+EOK
+mk=$(printf '%s\n' "$keysect" | grep -c '^\.TP')
+t "KEYS has as many entries as the program's key table ($nk)" '[ "$mk" -eq "$nk" ]'
 echo "1..$n"
 exit $fail

@@ -23,6 +23,7 @@ static const char usage_text[] =
 	"       kbtui formats\n"
 	"       kbtui annotations check [DIR]\n"
 	"       kbtui annotations agree DIR_A DIR_B\n"
+	"       kbtui keys\n"
 	"\n"
 	"Replay and browse AI agent runs of KernelBench-Hard (GPU kernel writing).\n"
 	"PATH is a dataset directory (run browser), a run directory or a transcript\n"
@@ -39,6 +40,7 @@ static const char usage_text[] =
 	"                      the dataset's annotations/ by default)\n"
 	"  annotations agree DIR_A DIR_B\n"
 	"                      two annotators' verdicts: confusion table, Cohen's kappa\n"
+	"  keys                the keys of the browser and the replay\n"
 	"  help                this help\n"
 	"\n"
 	"Options:\n"
@@ -80,7 +82,7 @@ static int usage_error(const char *fmt, const char *arg)
 
 static int is_command(const char *s)
 {
-	return !strcmp(s, "runs") || !strcmp(s, "dump") || !strcmp(s, "formats") || !strcmp(s, "help") ||
+	return !strcmp(s, "runs") || !strcmp(s, "dump") || !strcmp(s, "formats") || !strcmp(s, "help") || !strcmp(s, "keys") ||
 	       !strcmp(s, "annotations");
 }
 
@@ -210,6 +212,10 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(c.cmd, "help")) {
 		fputs(usage_text, stdout);
+		return CMD_OK;
+	}
+	if (!strcmp(c.cmd, "keys")) {
+		tui_print_keys(stdout, 0);
 		return CMD_OK;
 	}
 	if (!strcmp(c.cmd, "formats"))

@@ -90,9 +90,13 @@ static void keys_roff(FILE *out, const char *s)
 	}
 }
 
-void tui_print_keys(FILE *out)
+void tui_print_keys(FILE *out, int roff)
 {
 	for (int a = ACT_NONE + 1; a < ACT__COUNT; a++) {
+		if (!roff) {
+			fprintf(out, "%-14s %s\n", actions[a].label, actions[a].help);
+			continue;
+		}
 		fputs(".TP\n.B ", out);
 		keys_roff(out, actions[a].label);
 		fprintf(out, "\n%s.\n", actions[a].help);

@@ -16,6 +16,6 @@ int tui_replay(struct run *run, const char *title);
 
 /* The key table as man page lines (.TP / .B keys / help), one entry per
  * action, from the same table the key map and the ? screen use. */
-void tui_print_keys(FILE *out);
+void tui_print_keys(FILE *out, int roff);
 
 #endif
