@@ -219,7 +219,8 @@ static int claude_sniff(const char *line, size_t len, const cJSON *obj)
 		return jx_get(obj, "parent_tool_use_id") ||
 		       claude_has_tool_result(jx_get(msg, "content")) ? 40 : 0;
 	if (!strcmp(t, "result"))
-		return cJSON_IsObject(jx_get(obj, "usage")) || jx_get(obj, "total_cost_usd") ? 50 : 0;
+		/* Cursor's result line has a camelCase usage object: not ours */
+		return jx_path(obj, "usage.input_tokens") || jx_get(obj, "total_cost_usd") ? 50 : 0;
 	return 0;
 }
 

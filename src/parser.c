@@ -261,7 +261,9 @@ void reader_finish(struct reader *rd)
 		if (best)
 			reader_choose(rd, best);
 	}
-	run->incomplete = 0; /* decided afresh by the parser on every finish */
+	/* decided afresh by the parser on every finish; a transcript no parser
+	 * recognised (an empty file: the agent exited at once) is incomplete */
+	run->incomplete = rd->ops == NULL;
 	if (rd->ops) {
 		int lineno = rd->ctx.lineno;
 		rd->ctx.lineno = lineno + 1;
@@ -322,7 +324,8 @@ static const char *arg_str(const cJSON *args, const char *const *keys)
 }
 
 static const char *const path_keys[] = {"file_path", "filePath", "path", "notebook_path", "file", NULL};
-static const char *const content_keys[] = {"content", "contents", "file_text", "text", NULL};
+static const char *const content_keys[] = {"content", "contents", "file_text", "text", "fileText",
+                                           "streamContent", NULL};
 static const char *const old_keys[] = {"old_string", "oldString", "old_str", "old", NULL};
 static const char *const new_keys[] = {"new_string", "newString", "new_str", "new", NULL};
 
@@ -395,8 +398,16 @@ static void parser_file_effects(struct parse_ctx *ctx, struct event *e, const cJ
 	np = parser_norm_path(ctx, path);
 	e->path = xstrdup(path);
 	if (name_is(name, write_tools)) {
+		/* no content (a cut or odd call): nothing known was written */
 		const char *content = arg_str(args, content_keys);
-		e->diff = ftrack_write(ctx->files, np, content ? content : "");
+		if (content)
+			e->diff = ftrack_write(ctx->files, np, content);
+	} else if (name_is(name, edit_tools) && !arg_str(args, old_keys) && !arg_str(args, new_keys) &&
+	           !jx_get(args, "edit")) {
+		/* an edit carrying the whole new file (Cursor's streamContent) */
+		const char *content = arg_str(args, content_keys);
+		if (content)
+			e->diff = ftrack_write(ctx->files, np, content);
 	} else if (name_is(name, edit_tools)) {
 		const cJSON *edit = jx_get(args, "edit");
 		if (edit) { /* kimi StrReplaceFile: {path, edit: {old,new} | [...]} */
