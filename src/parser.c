@@ -244,7 +244,7 @@ void reader_finish(struct reader *rd)
 	if (rd->pending.len) {
 		/* an unterminated last line counts if it is already whole JSON */
 		cJSON *obj = jx_parse(rd->pending.s, rd->pending.len);
-		int whole = obj != NULL || (rd->ops && rd->ops->plain_text);
+		int whole = obj != NULL && !(rd->ops && rd->ops->plain_text);
 		cJSON_Delete(obj);
 		if (whole) {
 			int lineno = ++rd->ctx.lineno;
@@ -463,6 +463,12 @@ static void parser_file_effects(struct parse_ctx *ctx, struct event *e, const cJ
 struct event *parser_tool_call(struct parse_ctx *ctx, const char *name,
                                const char *call_id, const char *args_json)
 {
+	return parser_tool_call_ex(ctx, name, call_id, args_json, 1);
+}
+
+struct event *parser_tool_call_ex(struct parse_ctx *ctx, const char *name, const char *call_id,
+                                  const char *args_json, int effects)
+{
 	struct event *e = run_add(ctx->run, EV_TOOL_CALL, ctx->lineno);
 	cJSON *args = NULL;
 
@@ -479,7 +485,8 @@ struct event *parser_tool_call(struct parse_ctx *ctx, const char *name,
 			args = s;
 		}
 	}
-	parser_file_effects(ctx, e, args);
+	if (effects)
+		parser_file_effects(ctx, e, args);
 	cJSON_Delete(args);
 	return e;
 }

@@ -70,6 +70,10 @@ struct run *parser_load_file(const char *path, const struct parser_ops *forced, 
  * args_json is the arguments as JSON text (owned by caller). */
 struct event *parser_tool_call(struct parse_ctx *ctx, const char *name,
                                const char *call_id, const char *args_json);
+/* The same, when the format already says whether the call took effect:
+ * effects = 0 records the call without touching the file tracker. */
+struct event *parser_tool_call_ex(struct parse_ctx *ctx, const char *name, const char *call_id,
+                                  const char *args_json, int effects);
 struct event *parser_tool_result(struct parse_ctx *ctx, const char *call_id,
                                  const char *content, int is_error);
 /* Adds a text-like event (system/user/reasoning/text/compaction/error) when
