@@ -19,6 +19,14 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+static double cpu_ms(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_utime.tv_sec * 1e3 + ru.ru_utime.tv_usec / 1e3 + ru.ru_stime.tv_sec * 1e3 +
+	       ru.ru_stime.tv_usec / 1e3;
+}
+
 static long rss_kb(void)
 {
 	struct rusage ru;
@@ -50,7 +58,7 @@ int main(int argc, char **argv)
 	if (argc >= 4 && !strcmp(argv[1], "parse")) {
 		int rep = atoi(argv[2]);
 		long long bytes = 0, events = 0;
-		double t0 = now_ms();
+		double t0 = now_ms(), c0 = cpu_ms();
 		for (int k = 0; k < rep; k++)
 			for (int i = 3; i < argc; i++) {
 				char *err = NULL;
@@ -61,9 +69,10 @@ int main(int argc, char **argv)
 				free(err);
 				run_free(r);
 			}
-		double ms = now_ms() - t0;
-		printf("parse: %d files x %d, %.1f MB, %lld events, %.1f ms, %.1f MB/s, peak RSS %ld KB\n",
-		       argc - 3, rep, bytes / 1e6, events, ms, bytes / 1e6 / (ms / 1e3), rss_kb());
+		double ms = now_ms() - t0, cpu = cpu_ms() - c0;
+		printf("parse: %d files x %d, %.1f MB, %lld events, %.1f ms wall, %.1f ms cpu, "
+		       "%.1f MB/s (cpu), peak RSS %ld KB\n",
+		       argc - 3, rep, bytes / 1e6, events, ms, cpu, bytes / 1e6 / (cpu / 1e3), rss_kb());
 		return 0;
 	}
 	if (argc >= 3 && !strcmp(argv[1], "keep")) {

@@ -175,7 +175,9 @@ static void diff_script(const struct dlines *A, const struct dlines *B, struct d
 		suf++;
 	for (size_t i = 0; i < pre; i++)
 		script_add(out, ' ', i, i);
-	if (!diff_myers(A, B, pre, A->n - suf, pre, B->n - suf, out)) {
+	/* only insertions or only deletions (a new file, an appended block):
+	 * no search needed, and Myers would spend O(D^2) finding that out */
+	if (pre + suf == A->n || pre + suf == B->n || !diff_myers(A, B, pre, A->n - suf, pre, B->n - suf, out)) {
 		for (size_t i = pre; i < A->n - suf; i++)
 			script_add(out, '-', i, pre);
 		for (size_t j = pre; j < B->n - suf; j++)

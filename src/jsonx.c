@@ -3,6 +3,7 @@
 #include "util.h"
 
 #include <ctype.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,6 +163,87 @@ double jx_time(const cJSON *v)
 			t -= (*p == '+' ? 1 : -1) * (oh * 3600 + om * 60);
 	}
 	return t;
+}
+
+/* ---- per-line arena for cJSON ---------------------------------------------
+ * Parsing a transcript allocates a cJSON tree per line and drops it at
+ * once; with malloc/free per node that was a third of the parse time. While
+ * an arena scope is open, cJSON allocates by bumping a pointer, its frees
+ * are no-ops, and closing the scope releases everything. Outside a scope
+ * cJSON uses malloc/free as usual. Not thread-safe: the core parses on one
+ * thread. */
+
+#define JX_CHUNK (1u << 20)
+
+struct jx_big {             /* allocations larger than a chunk */
+	struct jx_big *next;
+	max_align_t data[];
+};
+
+static struct {
+	char *chunk;            /* JX_CHUNK bytes, kept between scopes */
+	size_t used;
+	struct jx_big *big;
+	int depth;              /* open scopes */
+	int hooked;
+} jx_arena;
+
+static void *jx_alloc(size_t n)
+{
+	size_t need = (n + 15) & ~(size_t)15;
+	if (!jx_arena.depth)
+		return malloc(n);
+	if (need <= JX_CHUNK - jx_arena.used) {
+		void *p = jx_arena.chunk + jx_arena.used;
+		jx_arena.used += need;
+		return p;
+	}
+	struct jx_big *b = malloc(sizeof *b + n);
+	if (!b)
+		return NULL;
+	b->next = jx_arena.big;
+	jx_arena.big = b;
+	return b->data;
+}
+
+static int jx_in_arena(const void *p)
+{
+	const char *c = p;
+	if (jx_arena.chunk && c >= jx_arena.chunk && c < jx_arena.chunk + JX_CHUNK)
+		return 1;
+	for (struct jx_big *b = jx_arena.big; b; b = b->next)
+		if ((const void *)b->data == p)
+			return 1;
+	return 0;
+}
+
+static void jx_free(void *p)
+{
+	if (p && !jx_in_arena(p))
+		free(p);
+}
+
+void jx_arena_begin(void)
+{
+	if (!jx_arena.hooked) {
+		cJSON_Hooks h = {jx_alloc, jx_free};
+		jx_arena.chunk = xmalloc(JX_CHUNK);
+		cJSON_InitHooks(&h);
+		jx_arena.hooked = 1;
+	}
+	jx_arena.depth++;
+}
+
+void jx_arena_end(void)
+{
+	if (--jx_arena.depth > 0)
+		return;
+	jx_arena.used = 0;
+	while (jx_arena.big) {
+		struct jx_big *b = jx_arena.big;
+		jx_arena.big = b->next;
+		free(b);
+	}
 }
 
 /* cJSON itself stops at CJSON_NESTING_LIMIT (1000) levels, which bounds

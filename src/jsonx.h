@@ -29,6 +29,13 @@ char *jx_blocks_text(const cJSON *content, const char *type, const char *field);
  * seconds/milliseconds to seconds since the epoch; 0 when unparseable. */
 double jx_time(const cJSON *v);
 
+/* A scope in which cJSON trees live in a per-line arena: everything cJSON
+ * allocated inside is released by the matching jx_arena_end, so no cJSON
+ * value (nor a borrowed pointer into one) may outlive the scope. Scopes
+ * nest; only the outermost end releases. */
+void jx_arena_begin(void);
+void jx_arena_end(void);
+
 /* Parse with a nesting limit; NULL on error. len need not be NUL-terminated. */
 cJSON *jx_parse(const char *s, size_t len);
 

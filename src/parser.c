@@ -50,6 +50,7 @@ struct sniff {
 
 static void sniff_line(struct sniff *sn, const char *line, size_t len)
 {
+	jx_arena_begin();
 	cJSON *obj = jx_parse(line, len);
 	for (size_t i = 0; parser_all[i]; i++) {
 		const struct parser_ops *ops = parser_all[i];
@@ -57,7 +58,7 @@ static void sniff_line(struct sniff *sn, const char *line, size_t len)
 			continue;
 		sn->score[i] += ops->sniff(line, len, obj);
 	}
-	cJSON_Delete(obj);
+	jx_arena_end();
 	sn->nlines++;
 }
 
@@ -146,14 +147,14 @@ size_t reader_offset(const struct reader *rd)
 
 static void reader_dispatch(struct reader *rd, const char *line, size_t len, int lineno)
 {
+	jx_arena_begin(); /* the line's cJSON tree goes when the line is done */
 	cJSON *obj = jx_parse(line, len);
 	rd->ctx.lineno = lineno;
-	if (!obj && !rd->ops->plain_text) {
+	if (!obj && !rd->ops->plain_text)
 		run_error(rd->ctx.run, lineno, "not valid JSON");
-		return;
-	}
-	rd->ops->line(&rd->ctx, line, len, obj);
-	cJSON_Delete(obj);
+	else
+		rd->ops->line(&rd->ctx, line, len, obj);
+	jx_arena_end();
 }
 
 static void reader_choose(struct reader *rd, const struct parser_ops *ops)
