@@ -2,6 +2,8 @@
  * leaderboard, baselines and annotation verdicts. Transcripts are parsed
  * only by dataset_load, on first need. */
 #include "dataset.h"
+#include "fetch.h"
+#include "hub.h"
 #include "annot.h"
 #include "jsonx.h"
 #include "parser.h"
@@ -506,17 +508,12 @@ char *dataset_find_transcript(const char *run_dir)
 char *dataset_default_dir(const char *argv0)
 {
 	const char *env = getenv("KBTUI_DATA");
-	const char *xdg = getenv("XDG_DATA_HOME");
-	const char *home = getenv("HOME");
 	char *p;
 
 	if (env && *env)
 		return xstrdup(env);
-	/* where `kbtui fetch` puts the real dataset */
-	if (xdg && *xdg)
-		p = xasprintf("%s/kbtui/kernelbench-hard-runs", xdg);
-	else
-		p = xasprintf("%s/.local/share/kbtui/kernelbench-hard-runs", home ? home : "");
+	/* where `kbtui fetch` puts the real dataset: one rule, in fetch.c */
+	p = fetch_default_dest(HUB_DEFAULT_REPO);
 	char *idx = util_path_join(p, "runs.jsonl");
 	int fetched = util_is_file(idx);
 	free(idx);

@@ -12,6 +12,7 @@
 
 #include "cmd.h"
 #include "dataset.h"
+#include "fetch.h"
 #include "parser.h"
 #include "tui.h"
 #include "util.h"
@@ -24,6 +25,7 @@ static const char usage_text[] =
 	"       kbtui annotations check [DIR]\n"
 	"       kbtui annotations agree DIR_A DIR_B\n"
 	"       kbtui keys\n"
+	"       kbtui fetch [--repo OWNER/NAME] [--revision REV] [--dest DIR] [--jobs N] [--quiet]\n"
 	"\n"
 	"Replay and browse AI agent runs of KernelBench-Hard (GPU kernel writing).\n"
 	"PATH is a dataset directory (run browser), a run directory or a transcript\n"
@@ -41,12 +43,21 @@ static const char usage_text[] =
 	"  annotations agree DIR_A DIR_B\n"
 	"                      two annotators' verdicts: confusion table, Cohen's kappa\n"
 	"  keys                the keys of the browser and the replay\n"
+	"  fetch               download the dataset from the Hugging Face Hub into\n"
+	"                      $XDG_DATA_HOME/kbtui/NAME (or --dest): verified,\n"
+	"                      resumable, up-to-date files skipped (HF_ENDPOINT, HF_TOKEN)\n"
 	"  help                this help\n"
 	"\n"
 	"Options:\n"
 	"  -f, --format FMT    read transcripts as FMT instead of sniffing the content\n"
 	"      --json          runs: one JSON object per run, one per line\n"
 	"      --jsonl         dump: one JSON object per event, one per line\n"
+	"      --repo REPO     fetch: the Hub dataset, OWNER/NAME (default\n"
+	"                      Infatoshi/kernelbench-hard-runs)\n"
+	"      --revision REV  fetch: branch, tag or commit (default main)\n"
+	"      --dest DIR      fetch: where the files go\n"
+	"      --jobs N        fetch: files downloaded at once, 1 to 64 (default 4)\n"
+	"      --quiet         fetch: no progress line, no summary\n"
 	"  -h, --help          show this help and exit\n"
 	"  -V, --version       show the version and exit\n"
 	"\n"
@@ -203,6 +214,9 @@ int main(int argc, char **argv)
 	int rc;
 
 	setlocale(LC_ALL, "");
+	/* subcommands with options of their own parse them themselves */
+	if (argc > 1 && !strcmp(argv[1], "fetch"))
+		return cmd_fetch(argc - 1, argv + 1, stdout, stderr);
 	if ((rc = cli_parse(&c, argc, argv)) >= 0)
 		return rc;
 	if (!c.cmd) {
