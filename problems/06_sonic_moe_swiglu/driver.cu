@@ -1,0 +1,331 @@
+/* 06_sonic_moe_swiglu driver: inputs, solution and reference calls, comparison.
+ *
+ * The original draws hidden states with std 0.1 and weights with std 0.02,
+ * so gate and up are about 0.1, the output about 0.01, and its 0.02
+ * tolerance passes nearly anything (even gate and up swapped). Here hidden
+ * states are uniform in [-1, 1) and weights uniform in [-3/sqrt(H), 3/sqrt(H)),
+ * so gate and up have std 1, the output is of order 1 and the 2% relative
+ * tolerance is what matters.
+ *
+ * Regular inputs: near-balanced routing like the original's even split,
+ * each expert's share jittered by up to +-25% so the groups have unequal,
+ * unaligned lengths. The adversarial input routes very unevenly: the first
+ * and last experts get no rows, others get 1, 3, 63 and 129 rows, one expert
+ * in the middle gets 60% of all rows, and the rest share what is left with
+ * skewed random weights (some get none). Its hidden states are uniform in
+ * [-2, 2), so gate reaches deep into silu's flat negative side.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kb_problem.h"
+#include "interface.h"
+
+extern "C" int kbref_06_sonic_moe_swiglu(const __nv_bfloat16 *hidden_states,
+                                         const int *expert_offsets, const __nv_bfloat16 *w_gate,
+                                         const __nv_bfloat16 *w_up, float *out, int T_perm, int H,
+                                         int I, int E, cudaStream_t stream);
+
+struct moe_shape {
+	int T_total, H, I, E, K;
+	const char *desc;
+};
+
+static const moe_shape SHAPES[] = {
+	{32768, 4096, 1536, 128, 8, "T_total=32768 H=4096 I=1536 E=128 K=8"},
+	{4096, 2048, 1024, 64, 4, "T_total=4096 H=2048 I=1024 E=64 K=4"},
+	{16384, 2048, 4096, 64, 8, "T_total=16384 H=2048 I=4096 E=64 K=8"},
+};
+#define NSHAPES ((int)(sizeof SHAPES / sizeof SHAPES[0]))
+
+struct moe_inst {
+	moe_shape s;
+	int T_perm;
+	__nv_bfloat16 *x, *wg, *wu, *out;
+	int *offsets;
+	float *ref_out;
+};
+
+/* Reports a failed CUDA call on stderr; returns non-zero when it failed. */
+static int cuda_failed(cudaError_t e, const char *what)
+{
+	if (e == cudaSuccess)
+		return 0;
+	fprintf(stderr, "06_sonic_moe_swiglu: %s: %s\n", what, cudaGetErrorString(e));
+	return 1;
+}
+
+static unsigned gen_blocks(size_t n)
+{
+	size_t b = (n + 255) / 256;
+	return (unsigned)(b > 4096 ? 4096 : b);
+}
+
+/* Independent streams of numbers from one seed. */
+static unsigned long long sub_seed(unsigned long long seed, unsigned long long tag)
+{
+	return kb_mix(seed ^ (tag * 0xD1B54A32D192ED03ULL));
+}
+
+static __global__ void gen_uniform_bf16(__nv_bfloat16 *p, size_t n, unsigned long long seed,
+                                        float lo, float hi)
+{
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+	     i += (size_t)gridDim.x * blockDim.x)
+		p[i] = __float2bfloat16(kb_uniform(seed, i, lo, hi));
+}
+
+/* Splits `total` rows over the experts listed in who[0..n) in proportion to
+ * weight[], adding to counts[]; the rounding remainder goes to who[0]. */
+static void share_rows(int *counts, const int *who, const double *weight, int n, long long total)
+{
+	double wsum = 0.0;
+	long long given = 0;
+
+	for (int j = 0; j < n; ++j)
+		wsum += weight[j];
+	for (int j = 0; j < n; ++j) {
+		const long long c = wsum > 0.0 ? (long long)((double)total * weight[j] / wsum) : 0;
+		counts[who[j]] += (int)c;
+		given += c;
+	}
+	if (n > 0)
+		counts[who[0]] += (int)(total - given);
+}
+
+/* Row counts per expert, summing to T_perm; non-zero when out of memory. */
+static int make_counts(int *counts, const moe_inst *in, unsigned long long seed, int adversarial)
+{
+	const int E = in->s.E;
+	int *who = (int *)malloc(E * sizeof *who);
+	double *weight = (double *)malloc(E * sizeof *weight);
+	int n = 0;
+
+	if (!who || !weight) {
+		free(who);
+		free(weight);
+		return 1;
+	}
+	for (int e = 0; e < E; ++e)
+		counts[e] = 0;
+	if (!adversarial) {
+		for (int e = 0; e < E; ++e) {
+			who[e] = e;
+			weight[e] = kb_uniform(seed, e, 0.75f, 1.25f);
+		}
+		share_rows(counts, who, weight, E, in->T_perm);
+	} else {
+		/* expert, rows: tiny groups and groups just past a tile boundary */
+		static const int special[4][2] = {{1, 1}, {2, 3}, {3, 129}, {4, 63}};
+		const int hot = E / 2;
+		long long given = (long long)in->T_perm * 6 / 10;
+		/* experts 0 and E-1 stay empty */
+		counts[hot] = (int)given;
+		for (int j = 0; j < 4; ++j) {
+			const int e = special[j][0];
+			if (e != hot && e < E - 1 && given + special[j][1] <= in->T_perm) {
+				counts[e] = special[j][1];
+				given += special[j][1];
+			}
+		}
+		for (int e = 1; e < E - 1; ++e) {
+			if (e == hot || counts[e] > 0)
+				continue;
+			const float u = kb_uniform(seed, e, 0.0f, 1.0f);
+			who[n] = e;
+			/* u^3 is skewed: a few experts get most of the rest, some get none */
+			weight[n++] = u < 0.15f ? 0.0 : (double)u * u * u;
+		}
+		if (n == 0) { /* too few experts to share: the hot one takes the rest */
+			who[n] = hot;
+			weight[n++] = 1.0;
+		}
+		share_rows(counts, who, weight, n, in->T_perm - given);
+	}
+	free(who);
+	free(weight);
+	return 0;
+}
+
+static const char *moe_shape_desc(int shape)
+{
+	return shape >= 0 && shape < NSHAPES ? SHAPES[shape].desc : "?";
+}
+
+static void moe_destroy(void *p)
+{
+	moe_inst *in = (moe_inst *)p;
+	if (!in)
+		return;
+	cudaFree(in->x);
+	cudaFree(in->wg);
+	cudaFree(in->wu);
+	cudaFree(in->out);
+	cudaFree(in->offsets);
+	cudaFree(in->ref_out);
+	free(in);
+}
+
+static void *moe_create(int shape, unsigned long long seed, int adversarial)
+{
+	if (shape < 0 || shape >= NSHAPES) {
+		fprintf(stderr, "06_sonic_moe_swiglu: no shape %d\n", shape);
+		return NULL;
+	}
+	moe_inst *in = (moe_inst *)calloc(1, sizeof *in);
+	if (!in)
+		return NULL;
+	const moe_shape &s = in->s = SHAPES[shape];
+	in->T_perm = s.T_total * s.K;
+
+	const size_t nx = (size_t)in->T_perm * s.H;
+	const size_t nw = (size_t)s.E * s.H * s.I;
+	const size_t nout = (size_t)in->T_perm * s.I;
+	const float wr = 3.0f / sqrtf((float)s.H);
+	const float xr = adversarial ? 2.0f : 1.0f;
+	int *counts = (int *)malloc(s.E * sizeof *counts);
+	int *offsets = (int *)malloc((s.E + 1) * sizeof *offsets);
+
+	if (!counts || !offsets || make_counts(counts, in, sub_seed(seed, 1), adversarial)) {
+		fprintf(stderr, "06_sonic_moe_swiglu: out of host memory\n");
+		goto fail;
+	}
+	offsets[0] = 0;
+	for (int e = 0; e < s.E; ++e)
+		offsets[e + 1] = offsets[e] + counts[e];
+	if (offsets[s.E] != in->T_perm) {
+		fprintf(stderr, "06_sonic_moe_swiglu: routing sums to %d, not %d\n", offsets[s.E],
+		        in->T_perm);
+		goto fail;
+	}
+	if (cuda_failed(cudaMalloc(&in->x, nx * 2), "cudaMalloc hidden_states") ||
+	    cuda_failed(cudaMalloc(&in->wg, nw * 2), "cudaMalloc w_gate") ||
+	    cuda_failed(cudaMalloc(&in->wu, nw * 2), "cudaMalloc w_up") ||
+	    cuda_failed(cudaMalloc(&in->out, nout * 2), "cudaMalloc out") ||
+	    cuda_failed(cudaMalloc(&in->offsets, (s.E + 1) * sizeof(int)), "cudaMalloc offsets") ||
+	    cuda_failed(cudaMalloc(&in->ref_out, nout * sizeof(float)), "cudaMalloc ref_out"))
+		goto fail;
+	if (cuda_failed(cudaMemcpy(in->offsets, offsets, (s.E + 1) * sizeof(int),
+	                           cudaMemcpyHostToDevice), "copy offsets"))
+		goto fail;
+	/* all-ones bytes are NaN: an element left unwritten fails */
+	if (cuda_failed(cudaMemset(in->out, 0xFF, nout * 2), "cudaMemset out") ||
+	    cuda_failed(cudaMemset(in->ref_out, 0xFF, nout * sizeof(float)), "cudaMemset ref_out"))
+		goto fail;
+	gen_uniform_bf16<<<gen_blocks(nx), 256>>>(in->x, nx, sub_seed(seed, 2), -xr, xr);
+	gen_uniform_bf16<<<gen_blocks(nw), 256>>>(in->wg, nw, sub_seed(seed, 3), -wr, wr);
+	gen_uniform_bf16<<<gen_blocks(nw), 256>>>(in->wu, nw, sub_seed(seed, 4), -wr, wr);
+	if (cuda_failed(cudaGetLastError(), "input generation launch") ||
+	    cuda_failed(cudaDeviceSynchronize(), "input generation"))
+		goto fail;
+	free(counts);
+	free(offsets);
+	return in;
+fail:
+	free(counts);
+	free(offsets);
+	moe_destroy(in);
+	return NULL;
+}
+
+static int moe_run_solution(void *p, cudaStream_t st)
+{
+	moe_inst *in = (moe_inst *)p;
+	int rc = kb_06_sonic_moe_swiglu(in->x, in->offsets, in->wg, in->wu, in->out, in->T_perm,
+	                                in->s.H, in->s.I, in->s.E, st);
+	if (cuda_failed(cudaGetLastError(), "solution launch"))
+		return rc ? rc : 1;
+	return rc;
+}
+
+static int moe_run_reference(void *p, cudaStream_t st)
+{
+	moe_inst *in = (moe_inst *)p;
+	return kbref_06_sonic_moe_swiglu(in->x, in->offsets, in->wg, in->wu, in->ref_out,
+	                                 in->T_perm, in->s.H, in->s.I, in->s.E, st);
+}
+
+/* Folds element i into the comparison. The worst element is the one with
+ * the largest error relative to its own tolerance, so a passing run still
+ * names the element closest to failing; a NaN or an infinity is worst. */
+static void cmp_elem(kb_cmp *c, double *worst, size_t i, double got, double want)
+{
+	const double err = fabs(got - want);
+	const double lim = kb_atol + kb_rtol * fabs(want);
+	double ratio = lim > 0.0 ? err / lim : (err > 0.0 ? INFINITY : 0.0);
+
+	if (!isfinite(err))
+		ratio = INFINITY;
+	if (!(err <= lim))
+		c->n_bad++;
+	if (ratio > *worst || c->n_total == 0) {
+		*worst = ratio;
+		c->worst_index = i;
+		c->worst_abs_err = err;
+		c->worst_rel_err = err / fmax(fabs(want), 1e-30);
+		c->got = got;
+		c->want = want;
+	}
+	c->n_total++;
+}
+
+/* Fills out and returns 0 once both outputs were read (pass or fail);
+ * returns non-zero when they could not be copied back. Copies in slices so
+ * the largest shape (400M elements) needs no 2.4 GB of host memory. */
+static int moe_compare(void *p, kb_cmp *out)
+{
+	moe_inst *in = (moe_inst *)p;
+	const size_t n = (size_t)in->T_perm * in->s.I;
+	const size_t slice = (size_t)1 << 24;
+	__nv_bfloat16 *got = (__nv_bfloat16 *)malloc(slice * sizeof *got);
+	float *want = (float *)malloc(slice * sizeof *want);
+	double worst = -INFINITY;
+	int rc = 1;
+
+	memset(out, 0, sizeof *out);
+	snprintf(out->what, sizeof out->what, "out (%d x %d bf16)", in->T_perm, in->s.I);
+	if (!got || !want) {
+		fprintf(stderr, "06_sonic_moe_swiglu: out of host memory\n");
+		goto done;
+	}
+	for (size_t i0 = 0; i0 < n; i0 += slice) {
+		const size_t m = n - i0 < slice ? n - i0 : slice;
+		if (cuda_failed(cudaMemcpy(got, in->out + i0, m * sizeof *got, cudaMemcpyDeviceToHost),
+		                "copy out") ||
+		    cuda_failed(cudaMemcpy(want, in->ref_out + i0, m * sizeof *want,
+		                           cudaMemcpyDeviceToHost), "copy ref_out"))
+			goto done;
+		for (size_t i = 0; i < m; ++i)
+			cmp_elem(out, &worst, i0 + i, __bfloat162float(got[i]), want[i]);
+	}
+	out->ok = out->n_bad == 0;
+	rc = 0;
+done:
+	free(got);
+	free(want);
+	return rc;
+}
+
+/* Bytes a call must move: hidden states, both weight tensors, the output. */
+static size_t moe_footprint(int shape)
+{
+	if (shape < 0 || shape >= NSHAPES)
+		return 0;
+	const moe_shape &s = SHAPES[shape];
+	const size_t T_perm = (size_t)s.T_total * s.K;
+	return T_perm * s.H * 2 + (size_t)s.E * s.H * 2 * s.I * 2 + T_perm * s.I * 2;
+}
+
+extern "C" const kb_driver KB_DRIVER = {
+	"06_sonic_moe_swiglu",
+	NSHAPES,
+	moe_shape_desc,
+	moe_create,
+	moe_destroy,
+	moe_run_solution,
+	moe_run_reference,
+	moe_compare,
+	moe_footprint,
+};
