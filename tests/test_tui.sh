@@ -16,6 +16,9 @@ sock="kbtui-test-$$"
 tm() { tmux -L "$sock" -f /dev/null "$@"; }
 tmp=$(mktemp -d)
 trap 'tm kill-server > /dev/null 2>&1; rm -rf "$tmp"' EXIT
+# one idle session for the whole test keeps the tmux server up between the
+# sessions below (a server that exits as the next one starts is a race)
+tm new-session -d -s keep "sleep 600" 2> /dev/null
 
 # ---- a small dataset written here ----------------------------------------
 ds="$tmp/ds"
@@ -67,16 +70,33 @@ start() {
 }
 cap() { tm capture-pane -p -t "$1" > "$scr" 2> /dev/null; }
 # waits until the screen of session $1 matches the grep -E pattern $2
+# (and every further pattern: curses may be caught halfway through a redraw,
+# so a test waits for all it will look at)
 wait_for() {
+	ws=$1; shift
 	i=0
 	while [ $i -lt 50 ]; do
-		cap "$1"
-		grep -qE -- "$2" "$scr" && return 0
+		cap "$ws"
+		wa=1
+		for wp in "$@"; do
+			grep -qE -- "$wp" "$scr" || { wa=0; break; }
+		done
+		[ $wa = 1 ] && return 0
 		sleep 0.1; i=$((i+1))
 	done
 	return 1
 }
 keys() { s=$1; shift; tm send-keys -t "$s" "$@"; }
+# waits until the screen of session $1 no longer matches $2
+wait_gone() {
+	i=0
+	while [ $i -lt 50 ]; do
+		cap "$1"
+		grep -qE -- "$2" "$scr" || return 0
+		sleep 0.1; i=$((i+1))
+	done
+	return 1
+}
 has() { grep -qE -- "$1" "$scr"; }
 line() { sed -n "$1p" "$scr"; }
 esc=$(printf '\033')
@@ -108,8 +128,9 @@ keys b / BSpace BSpace BSpace BSpace Enter
 t "an empty filter shows every run again" 'wait_for b "run [0-9]/4" && ! has "showing" && has alpha-model'
 keys b g
 wait_for b "run 1/4" > /dev/null
-keys b ?
-t "? shows the browser keys" 'wait_for b "Keys" && has "^ +s +Sort by" && has "^ +/ +Show only runs"'
+keys b h
+t "h shows the browser keys" 'wait_for b "Keys" && has "^ +s +Sort by" && has "^ +/ +Browser: show only runs" && has "^ +v +Browser: switch"'
+t "the browser help leaves out replay keys" '! has "Search backward" && ! has "Play or pause"'
 keys b x
 t "any key closes the help" 'wait_for b "MODEL +PROBLEM" && ! has "Sort by problem" && has "run 1/4"'
 
@@ -127,16 +148,16 @@ keys b g
 t "g: event 1/6" 'wait_for b "event 1/6"'
 keys b e
 t "e: next error is event 5" 'wait_for b "event 5/6" && has "rate limited by the provider"'
-keys b n
-t "n with no tool call ahead says so" 'wait_for b "no tool call after this one" && has "event 5/6"'
+keys b t
+t "t with no tool call ahead says so" 'wait_for b "no tool call after this one" && has "event 5/6"'
 keys b g Tab j j
 t "Tab then j scrolls the detail pane, not the list" 'wait_for b " 3-[0-9]+/[0-9]+ *$" && has "event 1/6"'
 keys b z
 t "z zooms the detail pane to the whole screen" 'wait_for b "^ event 1 +reasoning" && ! has "^ *2 +text +Plan"'
 keys b z Tab
 t "z again and Tab: both panes, list focused" 'wait_for b "^ events" && has "^ *2 +text +Plan"'
-keys b ?
-t "? shows help with the key for next tool call" 'wait_for b "^ +n +Next tool call" && has "^ +e +Next error"'
+keys b h
+t "h shows help with the keys for tool calls, search and playback" 'wait_for b "^ +t +Next tool call" && has "^ +e +Next error" && has "^ +/ +Replay: search forward" && has "^ +\\? +Search backward" && has "^ +P +Play or pause"'
 keys b Escape
 t "a key closes the help" 'wait_for b "^ events" && ! has "Next tool call" && has "event 1/6"'
 keys b q
@@ -163,14 +184,14 @@ if "$kb" dump --jsonl "$ds/runs/delta/transcript.jsonl" 2> /dev/null | grep -q '
 	N=$("$kb" dump --jsonl "$ds/runs/delta/transcript.jsonl" 2> /dev/null | wc -l | tr -d ' ')
 	keys b G Enter
 	t "the Claude run opens at event 1/$N" 'wait_for b "event 1/$N"'
-	keys b n
-	t "n: the Write call, its path and arguments" 'wait_for b "tool calls 1" && has "tool_call" && has "path: /w/solution.py" && has "file_path: /w/solution.py"'
+	keys b t
+	t "t: the Write call, its path and arguments" 'wait_for b "tool calls 1" && has "tool_call" && has "path: /w/solution.py" && has "file_path: /w/solution.py"'
 	t "the call shows its linked result" 'has "result \(event [0-9]+\)" && has "File created successfully at: /w/solution.py"'
 	t "the call shows its diff" 'has "^.*\+import torch" && has "^.*\+x = 1"'
-	keys b n
-	t "n again: the Bash call with its failed result" 'wait_for b "tool calls 2" && has "command: nvcc --version" && has "result \(event [0-9]+\): error" && has "nvcc: command not found"'
-	keys b N
-	t "N: back to the Write call" 'wait_for b "tool calls 1" && has "path: /w/solution.py"'
+	keys b t
+	t "t again: the Bash call with its failed result" 'wait_for b "tool calls 2" && has "command: nvcc --version" && has "result \(event [0-9]+\): error" && has "nvcc: command not found"'
+	keys b T
+	t "T: back to the Write call" 'wait_for b "tool calls 1" && has "path: /w/solution.py"'
 	keys b g e
 	t "e: the failed tool result" 'wait_for b "^ *[0-9]+ +result +Bash +bash: nvcc: command not found" && has "tool_result +line [0-9]+ +error"'
 	t "the status bar sums tokens so far" 'has "tokens in [0-9]+ out [0-9]+"'
@@ -209,6 +230,236 @@ keys i C-c
 t "Ctrl-C in the replay ends kbtui with status 130" 'wait_for i "kbtui exited: 130"'
 tm kill-session -t i 2> /dev/null
 
+# ---- a second dataset: the grid, compiler output, GPU timing, timeline ----------
+# Sessions here run with LC_ALL=C: glyphs are ASCII (+ x 0 h ~ | # >), so
+# the assertions do not depend on the terminal's locale.
+ds2="$tmp/ds2"
+mkdir -p "$ds2/runs/eps" "$ds2/runs/zeta" "$ds2/runs/eta" "$ds2/annotations"
+eps_id=20260102_000000_claude_eps-model_01_fp8_gemm
+# eps: Claude stream-json with timestamps (7 minutes), a failed build, two
+# benchmark runs, no final result line (so: incomplete)
+cat > "$ds2/runs/eps/transcript.jsonl" <<'EOT'
+{"type":"system","subtype":"init","session_id":"sess-e","cwd":"/w","model":"claude-x","tools":["Bash"],"timestamp":"2026-01-02T00:00:00Z"}
+{"type":"assistant","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-x","content":[{"type":"text","text":"I will build the extension."}],"usage":{"input_tokens":100,"output_tokens":20}},"session_id":"sess-e","timestamp":"2026-01-02T00:00:05Z"}
+{"type":"assistant","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-x","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"python check.py"}}],"usage":{"input_tokens":100,"output_tokens":20}},"session_id":"sess-e","timestamp":"2026-01-02T00:00:10Z"}
+{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"[1/2] /usr/local/cuda/bin/nvcc -c cuda.cu -o cuda.cuda.o\n/tmp/ext/cuda.cu(42): error: identifier \"tile\" is undefined\n/tmp/ext/cuda.cu(50): warning #177-D: variable \"k\" was declared but never referenced\n1 error detected in the compilation of \"/tmp/ext/cuda.cu\".\nninja: build stopped: subcommand failed.\nTraceback (most recent call last):\n  File \"check.py\", line 3, in <module>\nRuntimeError: Error building extension 'fp8_ext'","is_error":true}]},"session_id":"sess-e","timestamp":"2026-01-02T00:01:00Z"}
+{"type":"assistant","message":{"id":"msg_2","type":"message","role":"assistant","model":"claude-x","content":[{"type":"text","text":"Fixing the tile variable."}],"usage":{"input_tokens":150,"output_tokens":30}},"session_id":"sess-e","timestamp":"2026-01-02T00:01:30Z"}
+{"type":"assistant","message":{"id":"msg_2","type":"message","role":"assistant","model":"claude-x","content":[{"type":"tool_use","id":"toolu_2","name":"Bash","input":{"command":"python benchmark.py"}}],"usage":{"input_tokens":150,"output_tokens":30}},"session_id":"sess-e","timestamp":"2026-01-02T00:02:00Z"}
+{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_2","content":"shape=0 variant=eager tflops=10.500 gbps=120.000 ms=0.900\nshape=0 variant=solution tflops=42.000 gbps=480.000 ms=0.225\nshape=0 solution_peak_fraction=0.2100\npeak_fraction: 0.2100\nRESULT: LOW"}]},"session_id":"sess-e","timestamp":"2026-01-02T00:03:00Z"}
+{"type":"assistant","message":{"id":"msg_3","type":"message","role":"assistant","model":"claude-x","content":[{"type":"text","text":"Tuning the tiles."}],"usage":{"input_tokens":200,"output_tokens":40}},"session_id":"sess-e","timestamp":"2026-01-02T00:04:00Z"}
+{"type":"assistant","message":{"id":"msg_3","type":"message","role":"assistant","model":"claude-x","content":[{"type":"tool_use","id":"toolu_3","name":"Bash","input":{"command":"python benchmark.py"}}],"usage":{"input_tokens":200,"output_tokens":40}},"session_id":"sess-e","timestamp":"2026-01-02T00:05:00Z"}
+{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_3","content":"shape=0 variant=solution tflops=84.000 gbps=960.000 ms=0.1125\npeak_fraction: 0.4200\nRESULT: OK"}]},"session_id":"sess-e","timestamp":"2026-01-02T00:06:00Z"}
+{"type":"assistant","message":{"id":"msg_4","type":"message","role":"assistant","model":"claude-x","content":[{"type":"text","text":"Done: the kernel reaches 0.42 of peak."}],"usage":{"input_tokens":250,"output_tokens":50}},"session_id":"sess-e","timestamp":"2026-01-02T00:07:00Z"}
+EOT
+printf '{\n  "correct": true,\n  "peak_fraction": 0.42,\n  "session_complete": false\n}\n' > "$ds2/runs/eps/result.json"
+cp "$ds/runs/alpha/transcript.jsonl" "$ds2/runs/zeta/transcript.jsonl"
+cp "$ds/runs/alpha/transcript.jsonl" "$ds2/runs/eta/transcript.jsonl"
+printf 'verdict: rubric_leak\n' > "$ds2/annotations/$eps_id.yaml"
+cat > "$ds2/runs.jsonl" <<EOT
+{"run_id":"$eps_id","harness":"claude","model":"eps-model","effort":"max","problem":"01_fp8_gemm","correct":true,"has_solution":true,"peak_fraction":0.42,"session_complete":false,"format":"claude","transcript":"runs/eps/transcript.jsonl"}
+{"run_id":"20260102_000001_claude_eps-model_02_kda_cutlass","harness":"claude","model":"eps-model","effort":"max","problem":"02_kda_cutlass","correct":false,"has_solution":true,"peak_fraction":null,"session_complete":true,"format":"grok","transcript":"runs/zeta/transcript.jsonl"}
+{"run_id":"20260102_000002_grok_eta-model_01_fp8_gemm","harness":"grok","model":"eta-model","problem":"01_fp8_gemm","correct":false,"has_solution":false,"peak_fraction":null,"session_complete":true,"format":"grok","transcript":"runs/eta/transcript.jsonl"}
+EOT
+cat > "$ds2/leaderboard.json" <<EOT
+{"hardware":{"name":"Test GPU"},"problems":["01_fp8_gemm","02_kda_cutlass"],"models":[
+ {"harness":"grok","model":"eta-model","results":{
+  "01_fp8_gemm":{"run_id":"20260102_000002_grok_eta-model_01_fp8_gemm","correct":false,"has_solution":false,"peak_fraction":null},
+  "02_kda_cutlass":{"run_id":"20260102_000003_grok_eta-model_02_kda_cutlass","correct":true,"has_solution":true,"peak_fraction":0.125}}}]}
+EOT
+cat > "$ds2/problem_baselines.json" <<'EOT'
+{"problems":{"01_fp8_gemm":{"eager":{"ms":0.4725},"compiled":{"ms":0.4381},"sota":{"ms":0.2}},"02_kda_cutlass":{"eager":{"ms":61.89},"compiled":{"ms":7.425}}}}
+EOT
+# event numbers as the replay counts them (1-based), from the dump
+eps_file="$ds2/runs/eps/transcript.jsonl"
+evno() { "$kb" dump --jsonl "$eps_file" 2> /dev/null | grep -n -- "$1" | sed -n "${2:-1}p" | cut -d: -f1; }
+E_N=$("$kb" dump --jsonl "$eps_file" 2> /dev/null | wc -l | tr -d ' ')
+E_BUILD=$(evno '"is_error":true')           # the failed build
+E_FIX=$(evno 'Fixing the tile')
+E_BENCH1=$(evno 'peak_fraction: 0.2100')
+E_TUNE=$(evno 'Tuning the tiles')
+E_BENCH2=$(evno 'peak_fraction: 0.4200')
+col() { sed -n "$1p" "$scr" | cut -c"$2"; }
+
+# ---- the leaderboard grid --------------------------------------------------------
+start g LC_ALL=C "$kb" "$ds2"
+t "the second dataset opens: 4 runs, one held out" 'wait_for g "kbtui .*/ds2 +4 runs +2 correct +1 held out"'
+keys g v
+# the status line is the last row curses writes: when it is there, all is
+t "v shows the grid" 'wait_for g "^ claude/eps-model \[max\] x 01_fp8_gemm" "grid *$" "^ MODEL +01_fp8_g~ 02_kda_c~"'
+t "reference rows: the baselines of each problem" 'has "^ eager ms +0\.4725 +61\.89" && has "^ compiled ms +0\.4381 +7\.425" && has "^ SOTA ms +0\.2 +- *$"'
+t "a model row: correct 0.420 with its verdict R, then failed" 'has "^ claude/eps-model \[max\] +\+ 0\.420 R x   -"'
+t "the other model: no solution, then a held-out run (h) at 0.125" 'has "^ grok/eta-model +0   -     \+ 0\.125 h"'
+t "the legend names every glyph" 'has "\+ correct  x failed  0 no solution  \. no result  h held out  ~ incomplete"'
+t "the status line describes the selected cell" 'has "claude/eps-model \[max\] x 01_fp8_gemm: correct  peak 0\.4200  verdict rubric_leak  $eps_id"'
+keys g Right
+t "Right: the next problem, and the reference line follows it" 'wait_for g "x 02_kda_cutlass: failed" && line 2 | grep -q "02_kda_cutlass: eager 61.89 ms"'
+tm capture-pane -e -p -t g > "$tmp/grid" 2> /dev/null
+t "cells are coloured by peak_fraction (0.42: green background)" 'grep "eps-model" "$tmp/grid" | grep -qE "$esc\\[([0-9]+;)*42(;[0-9]+)*m[^$esc]*\+ 0\.420"'
+keys g j
+t "j: the held-out cell" 'wait_for g "grok/eta-model x 02_kda_cutlass: correct  peak 0\.1250  verdict none  held out"'
+keys g Enter
+t "Enter on a held-out cell says why it cannot open" 'wait_for g "20260102_000003_grok_eta-model_02_kda_cutlass: no transcript in this dataset \(held out\)" "grid *$"'
+keys g Left Enter
+t "Enter on a cell replays its run" 'wait_for g "event 1/6" && line 1 | grep -q 20260102_000002_grok_eta-model_01_fp8_gemm'
+keys g q
+t "q goes back to the grid" 'wait_for g "grid *$" "grok/eta-model x 01_fp8_gemm: no solution"'
+keys g v
+t "v goes back to the list with the same run selected" 'wait_for g "sort: problem" "run 2/4" && line 5 | grep -q "eta-model"'
+keys g / e t a Enter v
+t "the grid shows only the models of the filtered runs" 'wait_for g "grid *$" "showing 2 of 4" "^ grok/eta-model" && ! has "^ claude/eps-model"'
+keys g q
+t "q quits from the grid, nothing on stderr" 'wait_for g "kbtui exited: 0" && [ ! -s "$tmp/g.err" ]'
+tm kill-session -t g 2> /dev/null
+
+# ---- the replay: timeline, incomplete banner, jumps -------------------------------
+start e LC_ALL=C "$kb" "$eps_file"
+t "the incomplete run shows a banner under the header" 'wait_for e "event 1/$E_N" && line 2 | grep -q "INCOMPLETE RUN: the transcript ends without the harness.s completion marker"'
+t "timeline: wall-clock time into the run, of the whole run" 'has "event 1/$E_N +0%  time \+0s/7:00"'
+keys e G
+t "G: the last event, 7 minutes in" 'wait_for e "event $E_N/$E_N 100%  time \+7:00/7:00"'
+keys e 3 G
+t "3G: event 3" 'wait_for e "event 3/$E_N "'
+keys e 5 0 %
+half=$(( ((E_N - 1) * 50 + 50) / 100 + 1 ))
+t "50%: the middle event ($half)" 'wait_for e "event $half/$E_N "'
+keys e p
+t "p alone asks for a percentage" 'wait_for e "^Go to percent: "'
+keys e 1 0 0 Enter
+t "100 Enter: the last event" 'wait_for e "event $E_N/$E_N "'
+keys e p x Enter
+t "a percentage that is not a number is refused" 'wait_for e "a percentage is a number from 0 to 100" "event $E_N/$E_N "'
+keys e g c
+t "c: the next tool result with a compiler error ($E_BUILD)" 'wait_for e "event $E_BUILD/$E_N " "identifier \"tile\" is undefined"'
+keys e c
+t "c again: none after it" 'wait_for e "no compiler error after this one"'
+keys e m
+t "m: the next benchmark output ($E_BENCH1)" 'wait_for e "event $E_BENCH1/$E_N " "peak_fraction: 0\.2100"'
+keys e m
+t "m again: the second benchmark ($E_BENCH2)" 'wait_for e "event $E_BENCH2/$E_N "'
+keys e M M
+t "M M: back to the first benchmark" 'wait_for e "event $E_BENCH1/$E_N "'
+
+# ---- compiler output pane ----------------------------------------------------------
+keys e g v
+t "v: the compiler output pane beside the list" 'wait_for e "\| compiler output +so far 0/4 errors 0/1 warnings" "cpp_ext +error +RuntimeError: Error building extension"'
+t "it counts over the run and by tool" 'has "over the run: errors 4, warnings 1, notes 3 \([0-9]+ rules\)" && has "errors by tool: nvcc 2, cpp_ext 2"'
+t "errors and warnings as found, with their tool, under their event" 'has "event $E_BUILD  Bash python check.py" && has "nvcc +error +/tmp/ext/cuda.cu\(42\): error: identifier \"tile\" is undefined" && has "nvcc +warning /tmp/ext/cuda.cu\(50\): warning #177-D" && has "python +note +Traceback \(most recent call last\):" && has "cpp_ext +error +RuntimeError: Error building extension"'
+tm capture-pane -e -p -t e > "$tmp/cc" 2> /dev/null
+t "error lines are red, warning lines yellow" 'grep -qE "$esc\\[([0-9]+;)*31(;[0-9]+)*m[^$esc]*/tmp/ext/cuda.cu\(42\)" "$tmp/cc" && grep -qE "$esc\\[([0-9]+;)*33(;[0-9]+)*m[^$esc]*/tmp/ext/cuda.cu\(50\)" "$tmp/cc"'
+keys e Tab Enter
+t "Tab, Enter in the compiler pane: the event of its top row ($E_BUILD)" 'wait_for e "event $E_BUILD/$E_N " "^ events .*\| compiler output"'
+keys e Tab g c
+t "c: the counts so far follow the selection, its rows are marked" 'wait_for e "so far 4/4 errors 1/1 warnings" "\|>  nvcc +error"'
+keys e Tab z
+t "Tab z: the compiler pane zoomed to the whole screen" 'wait_for e "^ compiler output" && ! has "^ *1 +system"'
+keys e z Tab V
+t "V: back to the event detail" 'wait_for e "\| event $E_BUILD +tool_result"'
+
+# ---- GPU timing pane ---------------------------------------------------------------
+keys e v v m
+t "v v: the GPU timing pane" 'wait_for e "\| GPU timing +1/2 benchmark runs so far" "\"session_complete\": false"'
+t "summary: best peak_fraction and where, best so far" 'has "peak_fraction over 2 benchmark runs: best 0\.4200 \(event $E_BENCH2\), best so far 0\.2100"'
+t "the plot: a y axis to 0.50, bars, the runs on the x axis" 'has "0\.50\|" && has "0\.00\|##" && has "event $E_BENCH1 \.\. event $E_BENCH2"'
+t "the table: shape, variant, tflops, gbps, ms" 'has "shape  variant +tflops +gbps +ms" && has "0  solution +42\.000 +480\.000 +0\.2250" && has "0  eager +10\.500 +120\.000 +0\.9000"'
+t "peak_fraction and RESULT lines" 'has "peak_fraction: 0\.2100" && has "RESULT: LOW" && has "event $E_BENCH2  peak 0\.4200  Bash python benchmark.py"'
+t "result.json below the table in a narrow pane" 'has "result.json" && has "\"peak_fraction\": 0\.42,"'
+keys e Tab z
+t "zoomed, result.json stands beside the table" 'wait_for e "^ GPU timing" "\| result.json" "event $E_BENCH1  peak 0\.2100  Bash python benchmark\.py +\| \{" "\|   \"peak_fraction\": 0\.42,"'
+keys e z Tab
+sel_x() { sed -n 5p "$scr" | awk -F'|' '{ print length($1) + 1 }'; }
+# the list's edge once the screen has settled (two captures agree)
+w0=0; i=0
+while [ $i -lt 20 ]; do
+	cap e; a=$(sel_x); sleep 0.2; cap e; b=$(sel_x)
+	[ "$a" = "$b" ] && has "^ events .*\| GPU timing" && { w0=$a; break; }
+	i=$((i+1))
+done
+keys e ">" ">"
+# waits until the list's right edge is at column $1
+wait_x() { i=0; while [ $i -lt 50 ]; do cap e; [ "$(sel_x)" -eq "$1" ] && return 0; sleep 0.1; i=$((i+1)); done; return 1; }
+t "> > widens the event list by 8 columns" 'wait_x $((w0 + 8))'
+keys e "<" "<"
+t "< < narrows it back" 'wait_x "$w0"'
+keys e v
+
+# ---- search ------------------------------------------------------------------------
+keys e g / t i l e
+t "/ opens the search prompt" 'wait_for e "^/tile"'
+keys e Enter
+t "Enter: the first event after this one that matches" 'wait_for e "event $E_BUILD/$E_N .*match 1/3"'
+t "the list header counts the matching events" 'has "^ events +3 matching"'
+tm capture-pane -e -p -t e > "$tmp/hl" 2> /dev/null
+t "matches are highlighted in the detail pane" 'grep -qE "undefined|identifier" "$tmp/hl" && grep -E "identifier" "$tmp/hl" | grep -qE "$esc\\[([0-9]+;)*43(;[0-9]+)*m(${esc}\\[[0-9;]*m)*tile"'
+keys e n
+t "n: the next match" 'wait_for e "event $E_FIX/$E_N .*match 2/3"'
+keys e n n
+t "n past the last match wraps to the first and says so" 'wait_for e "event $E_BUILD/$E_N .*match 1/3" "search hit the end, continuing at the start"'
+keys e N
+t "N: the previous match, wrapping backward" 'wait_for e "event $E_TUNE/$E_N .*match 3/3"'
+keys e ? t i l e Enter
+t "? searches backward" 'wait_for e "event $E_FIX/$E_N .*match 2/3"'
+keys e n
+t "after ?, n keeps going backward" 'wait_for e "event $E_BUILD/$E_N .*match 1/3"'
+keys e / Enter
+t "/ with an empty pattern repeats the last search forward" 'wait_for e "event $E_FIX/$E_N .*match 2/3"'
+keys e / T i l e Enter
+t "an upper-case letter makes the search case-sensitive" 'wait_for e "pattern not found: Tile"'
+keys e / "a(" Enter
+t "a bad regular expression is reported, not searched" 'wait_for e "bad regular expression: at offset 2"'
+keys e / "^RESULT: (OK|LOW)\$" Enter
+t "PCRE2 syntax: anchors and alternation, per line" 'wait_for e "event $E_BENCH1/$E_N .*match 1/2"'
+keys e / Escape
+t "Esc closes the prompt" 'wait_for e "P play" && ! has "^/"'
+
+# ---- playback ------------------------------------------------------------------------
+keys e g "]" "]" "]" "]" "]" "]" "]"
+t "] raises the speed, up to 128x" 'wait_for e "speed 128x" "= 128x"'
+keys e P
+t "P plays: real timestamps, scaled, until the end" 'wait_for e "> 128x" && i=0; while [ $i -lt 80 ] && ! has "end of the run"; do sleep 0.1; cap e; i=$((i+1)); done; has "event $E_N/$E_N .*end of the run"'
+keys e q
+t "q leaves the replay with status 0" 'wait_for e "kbtui exited: 0" && [ ! -s "$tmp/e.err" ]'
+tm kill-session -t e 2> /dev/null
+
+# a run without timestamps plays at a fixed rate
+start f LC_ALL=C "$kb" "$ds/runs/alpha/transcript.jsonl"
+wait_for f "event 1/6" > /dev/null
+t "no timestamps: no time in the status bar" '! has "time \+"'
+keys f P
+t "P plays at 2 events a second" 'wait_for f "event [2-5]/6 .*> 1x"'
+keys f P
+t "P again pauses" 'wait_for f "event [2-6]/6 .*tool calls 0 +Tab focus"'
+cap f; paused=$(grep -oE "event [0-9]/6" "$scr")
+sleep 1; cap f
+t "paused, it stays" 'has "$paused"'
+keys f "[" 
+t "[ slows down and says the fixed rate" 'wait_for f "speed 0.5x \(no timestamps: 2 events/s at 1x\)"'
+keys f "]" "]" "]" "]" P
+t "faster, it reaches the end" 'wait_for f "event 6/6 .*end of the run"'
+keys f h
+t "the replay help lists search, panes and playback keys" 'wait_for f "^ +P +Play or pause" "^ +v +Replay: the next pane" "^ +0-9 +A count" "^ +%, p +Go to N%"'
+keys f j j
+t "j scrolls the help" 'wait_gone f "Keys \\(j, k, PgDn" && has "^ +P +Play or pause"'
+keys f q
+wait_for f "event 6/6" > /dev/null
+tm resize-window -t f -x 24 -y 5 2> /dev/null
+t "a terminal too small says so" 'wait_for f "terminal too small"'
+tm resize-window -t f -x 160 -y 45 2> /dev/null
+t "and a larger one draws the replay again" 'wait_for f "event 6/6"'
+keys f q
+t "q quits, nothing on stderr" 'wait_for f "kbtui exited: 0" && [ ! -s "$tmp/f.err" ]'
+tm kill-session -t f 2> /dev/null
+
+# ---- NO_COLOR in the replay: matches and the grid still stand out ----------------------
+start m NO_COLOR=1 LC_ALL=C "$kb" "$eps_file"
+wait_for m "event 1/$E_N" > /dev/null
+keys m / t i l e Enter
+wait_for m "match 1/3" > /dev/null
+tm capture-pane -e -p -t m > "$tmp/mono2" 2> /dev/null
+t "NO_COLOR: search matches in reverse video, no colour anywhere" '! grep -qE "$colour_sgr" "$tmp/mono2" && grep "identifier" "$tmp/mono2" | grep -qE "$esc\\[([0-9]+;)*7(;[0-9]+)*m(${esc}\\[[0-9;]*m)*tile"'
+keys m q
+t "q quits, nothing on stderr" 'wait_for m "kbtui exited: 0" && [ ! -s "$tmp/m.err" ]'
+tm kill-session -t m 2> /dev/null
+
 # ---- the bundled sample, when there is one ---------------------------------------
 sample="$KB_SRCDIR/data/sample"
 if [ -f "$sample/runs.jsonl" ]; then
@@ -216,7 +467,7 @@ if [ -f "$sample/runs.jsonl" ]; then
 	start s "$kb" "$sample"
 	t "the sample opens in the browser" 'wait_for s "kbtui .* runs"'
 	keys s / "$rid" Enter
-	t "the sample's first run is listed" 'wait_for s "showing 1 of" && has "$rid"'
+	t "the sample's first run is listed" 'wait_for s "showing 1 of" "$rid"'
 	keys s Enter
 	t "the sample's first run replays" 'wait_for s "event 1/[0-9]+"'
 	tm kill-session -t s 2> /dev/null

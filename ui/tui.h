@@ -1,5 +1,5 @@
-/* tui.h: the ncurses front end: a run browser over a dataset and a
- * two-pane replay of one run. Only ui/ talks to the terminal. */
+/* tui.h: the ncurses front end: a run browser over a dataset and the replay
+ * of one run. Only ui/ talks to the terminal. */
 #ifndef KB_TUI_H
 #define KB_TUI_H
 
@@ -14,8 +14,14 @@ int tui_browse(struct dataset *ds);
  * status. */
 int tui_replay(struct run *run, const char *title);
 
-/* The key table as man page lines (.TP / .B keys / help), one entry per
- * action, from the same table the key map and the ? screen use. */
+/* The key table as `kbtui keys` prints it (roff 0) or as man page items
+ * (roff 1), from the same table the key map and the help screen use. */
 void tui_print_keys(FILE *out, int roff);
+
+/* For the views in ui/: a curses session (nested starts share one), and
+ * whether a signal asked the program to end (the loops then return). */
+void tui_start(void);
+void tui_stop(void);
+int tui_stopped(void);
 
 #endif

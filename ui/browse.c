@@ -1,0 +1,602 @@
+/* browse.c: the run browser: the run list (sort, filter) or the leaderboard
+ * grid, the baselines of the selected run's problem, Enter to replay. */
+#include "config.h"
+
+#include <curses.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+
+#include "browse.h"
+#include "dataset.h"
+#include "draw.h"
+#include "grid.h"
+#include "keys.h"
+#include "replay.h"
+#include "theme.h"
+#include "tlines.h"
+#include "tui.h"
+#include "util.h"
+
+/* A column of the run list: its title, width bounds, and cell text. */
+struct browse_col {
+	const char *title;
+	int min, max;
+	/* Safe cell text (owned) and its role. */
+	char *(*cell)(const struct dataset *ds, size_t i, int *role);
+};
+
+static char *browse_cell_model(const struct dataset *ds, size_t i, int *role)
+{
+	*role = RL_NORMAL;
+	return grid_model(&ds->runs[i].meta);
+}
+
+static char *browse_cell_problem(const struct dataset *ds, size_t i, int *role)
+{
+	*role = RL_NORMAL;
+	return draw_safe(ds->runs[i].meta.problem);
+}
+
+static char *browse_cell_ok(const struct dataset *ds, size_t i, int *role)
+{
+	const struct run_meta *m = &ds->runs[i].meta;
+	if (!m->has_result) {
+		*role = RL_DIM;
+		return xstrdup(theme_glyph()->unknown);
+	}
+	*role = m->correct ? RL_OK : RL_FAIL;
+	return xstrdup(m->correct ? theme_glyph()->ok : theme_glyph()->fail);
+}
+
+static char *browse_cell_peak(const struct dataset *ds, size_t i, int *role)
+{
+	double p = ds->runs[i].meta.peak_fraction;
+	*role = p < 0 ? RL_DIM : RL_NORMAL;
+	return p < 0 ? xstrdup("     -") : xasprintf("%6.4f", p);
+}
+
+static char *browse_cell_verdict(const struct dataset *ds, size_t i, int *role)
+{
+	const char *v = ds->runs[i].verdict;
+	*role = !v ? RL_DIM : !strcmp(v, "clean") ? RL_OK : RL_WARN;
+	return draw_safe(v ? v : "-");
+}
+
+static char *browse_cell_format(const struct dataset *ds, size_t i, int *role)
+{
+	const struct ds_run *r = &ds->runs[i];
+	if (!r->transcript) {
+		*role = RL_DIM;
+		return xstrdup(r->held_out ? "held out" : "none");
+	}
+	*role = RL_NORMAL;
+	return draw_safe(r->meta.format ? r->meta.format : "?");
+}
+
+static char *browse_cell_run_id(const struct dataset *ds, size_t i, int *role)
+{
+	*role = RL_DIM;
+	return draw_safe(ds->runs[i].meta.run_id);
+}
+
+static const struct browse_col browse_cols[] = {
+	{ "MODEL", 10, 34, browse_cell_model },
+	{ "PROBLEM", 8, 28, browse_cell_problem },
+	{ "OK", 2, 2, browse_cell_ok },
+	{ "  PEAK", 6, 6, browse_cell_peak },
+	{ "VERDICT", 7, 16, browse_cell_verdict },
+	{ "FORMAT", 6, 10, browse_cell_format },
+	{ "RUN_ID", 6, 0, browse_cell_run_id },  /* takes the rest */
+};
+#define BROWSE_NCOLS (sizeof browse_cols / sizeof browse_cols[0])
+
+enum { SORT_PROBLEM, SORT_MODEL, SORT_PEAK, SORT__COUNT };
+static const char *const browse_sort_names[SORT__COUNT] = { "problem", "model", "peak_fraction" };
+
+struct browse {
+	struct dataset *ds;        /* borrowed */
+	size_t *order, n;          /* the runs shown, in order */
+	size_t sel, top;
+	int sort;
+	char filter[256];          /* raw text the user typed */
+	char saved[256];           /* filter before / was pressed, for Esc */
+	int editing;               /* the / prompt is open */
+	int help;                  /* help screen shown: 1 + its first row */
+	int grid_on;               /* the grid instead of the list */
+	struct grid grid;
+	int width[BROWSE_NCOLS];
+	char *msg;                 /* safe status message (owned) */
+	unsigned dirty;
+	int list_y, list_h;
+};
+
+static const struct dataset *browse_sort_ds;  /* qsort has no context argument */
+static int browse_sort_key;
+
+static int browse_cmp_str(const char *a, const char *b)
+{
+	return strcmp(a ? a : "", b ? b : "");
+}
+
+static int browse_cmp_runs(const void *pa, const void *pb)
+{
+	size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+	const struct run_meta *x = &browse_sort_ds->runs[a].meta, *y = &browse_sort_ds->runs[b].meta;
+	int c = 0;
+	if (browse_sort_key == SORT_PEAK) {
+		/* best first; unknown last */
+		c = (x->peak_fraction < y->peak_fraction) - (x->peak_fraction > y->peak_fraction);
+	} else if (browse_sort_key == SORT_MODEL) {
+		c = browse_cmp_str(x->label ? x->label : x->model, y->label ? y->label : y->model);
+		if (!c)
+			c = browse_cmp_str(x->problem, y->problem);
+	} else {
+		c = browse_cmp_str(x->problem, y->problem);
+		if (!c)
+			c = browse_cmp_str(x->label ? x->label : x->model, y->label ? y->label : y->model);
+	}
+	if (!c)
+		c = browse_cmp_str(x->run_id, y->run_id);
+	return c ? c : (a > b) - (a < b);
+}
+
+/* ASCII case-insensitive substring test. */
+static int browse_contains(const char *hay, const char *needle)
+{
+	if (!hay)
+		return 0;
+	size_t n = strlen(needle);
+	for (; *hay; hay++) {
+		size_t i = 0;
+		while (i < n && hay[i]) {
+			char a = hay[i], b = needle[i];
+			if (a >= 'A' && a <= 'Z')
+				a = (char)(a - 'A' + 'a');
+			if (b >= 'A' && b <= 'Z')
+				b = (char)(b - 'A' + 'a');
+			if (a != b)
+				break;
+			i++;
+		}
+		if (i == n)
+			return 1;
+	}
+	return n == 0;
+}
+
+static int browse_match(const struct browse *b, size_t i)
+{
+	const struct ds_run *r = &b->ds->runs[i];
+	const char *f = b->filter;
+	return !*f || browse_contains(r->meta.run_id, f) || browse_contains(r->meta.model, f) ||
+	       browse_contains(r->meta.label, f) || browse_contains(r->meta.harness, f) ||
+	       browse_contains(r->meta.problem, f) || browse_contains(r->verdict, f);
+}
+
+/* The run the selection stands for, -1 when none (an empty grid cell). */
+static long browse_selected(const struct browse *b)
+{
+	if (b->grid_on)
+		return grid_selected(&b->grid);
+	return b->n ? (long)b->order[b->sel] : -1;
+}
+
+/* Rebuilds the visible list from filter and sort, keeping the selected
+ * run selected when it is still shown. */
+static void browse_refresh(struct browse *b)
+{
+	long keep = browse_selected(b);
+	b->n = 0;
+	for (size_t i = 0; i < b->ds->nruns; i++)
+		if (browse_match(b, i))
+			b->order[b->n++] = i;
+	browse_sort_ds = b->ds;
+	browse_sort_key = b->sort;
+	qsort(b->order, b->n, sizeof *b->order, browse_cmp_runs);
+	b->sel = 0;
+	for (size_t k = 0; k < b->n; k++)
+		if ((long)b->order[k] == keep)
+			b->sel = k;
+	b->top = 0;
+	if (b->list_h > 0 && b->sel >= (size_t)b->list_h)
+		b->top = b->sel - (size_t)b->list_h / 2;
+	grid_build(&b->grid, b->ds, b->order, b->n);
+	if (keep >= 0)
+		grid_select_run(&b->grid, (size_t)keep);
+	b->dirty = D_ALL;
+}
+
+static void browse_widths(struct browse *b)
+{
+	for (size_t c = 0; c < BROWSE_NCOLS; c++) {
+		int w = (int)strlen(browse_cols[c].title);
+		for (size_t i = 0; i < b->ds->nruns && browse_cols[c].max; i++) {
+			int role;
+			char *s = browse_cols[c].cell(b->ds, i, &role);
+			int sw = (int)draw_width(s);
+			free(s);
+			if (sw > w)
+				w = sw;
+		}
+		if (w < browse_cols[c].min)
+			w = browse_cols[c].min;
+		if (browse_cols[c].max && w > browse_cols[c].max)
+			w = browse_cols[c].max;
+		b->width[c] = w;
+	}
+}
+
+static const struct ds_problem *browse_problem(const struct dataset *ds, const char *name)
+{
+	for (size_t i = 0; name && i < ds->nproblems; i++)
+		if (ds->problems[i].name && !strcmp(ds->problems[i].name, name))
+			return &ds->problems[i];
+	return NULL;
+}
+
+static void browse_ms(char *buf, size_t n, const char *what, double ms)
+{
+	if (ms < 0)
+		snprintf(buf, n, "%s -", what);
+	else
+		snprintf(buf, n, "%s %.4g ms", what, ms);
+}
+
+/* Row 1: the selected problem's baselines, what its times compare with. */
+static void browse_draw_reference(struct browse *b)
+{
+	const struct dataset *ds = b->ds;
+	long sel = browse_selected(b);
+	const char *pname = b->grid_on ? grid_problem(&b->grid) : sel >= 0 ? ds->runs[sel].meta.problem : NULL;
+	const struct ds_problem *p = browse_problem(ds, pname);
+	draw_fill(1, 0, COLS, RL_REF);
+	if (p) {
+		char e[48], c[48], s[48];
+		browse_ms(e, sizeof e, "eager", p->eager.ms);
+		browse_ms(c, sizeof c, "compiled", p->compiled.ms);
+		browse_ms(s, sizeof s, "SOTA", p->sota.ms);
+		char *name = draw_safe(p->name), *hw = ds->hardware ? draw_safe(ds->hardware) : NULL;
+		char *line = xasprintf(" %s: %s  %s  %s%s%s", name, e, c, s, hw ? "  on " : "", hw ? hw : "");
+		draw_put(1, 0, COLS, line, RL_REF);
+		free(line);
+		free(name);
+		free(hw);
+	} else if (pname) {
+		char *name = draw_safe(pname);
+		char *line = xasprintf(" %s: no baselines", name);
+		draw_put(1, 0, COLS, line, RL_DIM);
+		free(line);
+		free(name);
+	}
+}
+
+static void browse_draw_header(struct browse *b)
+{
+	const struct dataset *ds = b->ds;
+	size_t ok = 0, held = 0;
+	for (size_t i = 0; i < ds->nruns; i++) {
+		ok += ds->runs[i].meta.has_result && ds->runs[i].meta.correct;
+		held += ds->runs[i].held_out && !ds->runs[i].transcript;
+	}
+	char *root = draw_safe(ds->root);
+	struct sbuf l, r;
+	sbuf_init(&l);
+	sbuf_init(&r);
+	sbuf_addf(&l, " kbtui  %s  %zu runs  %zu correct", root, ds->nruns, ok);
+	if (held)
+		sbuf_addf(&l, "  %zu held out", held);
+	if (ds->nerrors)
+		sbuf_addf(&l, "  %d index problems", ds->nerrors);
+	if (b->n != ds->nruns)
+		sbuf_addf(&r, "showing %zu of %zu  ", b->n, ds->nruns);
+	if (b->filter[0]) {
+		char *f = draw_safe(b->filter);
+		sbuf_addf(&r, "filter: %s  ", f);
+		free(f);
+	}
+	if (b->grid_on)
+		sbuf_adds(&r, "grid ");
+	else
+		sbuf_addf(&r, "sort: %s ", browse_sort_names[b->sort]);
+	draw_bar(0, RL_HEADER, l.s, r.s);
+	sbuf_free(&l);
+	sbuf_free(&r);
+	free(root);
+	browse_draw_reference(b);
+	if (b->grid_on)
+		return;
+	/* column titles */
+	draw_fill(2, 0, COLS, RL_TITLE);
+	int x = 1;
+	for (size_t c = 0; c < BROWSE_NCOLS && x < COLS; c++) {
+		int w = browse_cols[c].max ? b->width[c] : COLS - x;
+		draw_put(2, x, w < COLS - x ? w : COLS - x, browse_cols[c].title, RL_TITLE);
+		x += w + 2;
+	}
+}
+
+static void browse_draw_list(struct browse *b)
+{
+	for (int r = 0; r < b->list_h; r++) {
+		size_t k = b->top + (size_t)r;
+		int y = b->list_y + r;
+		draw_fill(y, 0, COLS, k == b->sel && k < b->n ? RL_SELECT : RL_NORMAL);
+		if (k >= b->n) {
+			if (b->n == 0 && r == 0)
+				draw_put(y, 1, COLS - 1, b->ds->nruns ? "no run matches the filter" : "no runs in this dataset",
+				         RL_DIM);
+			continue;
+		}
+		int x = 1;
+		for (size_t c = 0; c < BROWSE_NCOLS && x < COLS; c++) {
+			int role, w = browse_cols[c].max ? b->width[c] : COLS - x;
+			char *s = browse_cols[c].cell(b->ds, b->order[k], &role);
+			draw_fit(y, x, w < COLS - x ? w : COLS - x, s, k == b->sel ? RL_SELECT : role);
+			free(s);
+			x += w + 2;
+		}
+	}
+}
+
+static void browse_draw_status(struct browse *b)
+{
+	int y = LINES - 1;
+	if (b->editing) {
+		char *f = draw_safe(b->filter);
+		char *line = xasprintf("/%s", f);
+		draw_bar(y, RL_STATUS, line, "Enter keep  Esc cancel ");
+		move(y, (int)draw_width(line) < COLS ? (int)draw_width(line) : COLS - 1);
+		free(line);
+		free(f);
+	} else if (b->msg) {
+		draw_bar(y, RL_MSG, b->msg, NULL);
+	} else if (b->grid_on) {
+		char *d = grid_describe(&b->grid, b->ds);
+		draw_bar(y, RL_STATUS, d, "Enter replay  v list  h help  q quit ");
+		free(d);
+	} else {
+		char pos[64];
+		snprintf(pos, sizeof pos, " run %zu/%zu", b->n ? b->sel + 1 : 0, b->n);
+		draw_bar(y, RL_STATUS, pos, "Enter replay  / filter  s sort  v grid  h help  q quit ");
+	}
+}
+
+static void browse_draw_help(struct browse *b)
+{
+	struct tlines L = { 0 };
+	keys_help(&L, V_BROWSE, COLS - 2);
+	if ((size_t)b->help > L.n)  /* scrolled past the end: show the last row */
+		b->help = L.n > 0 ? (int)L.n : 1;
+	erase();
+	browse_draw_header(b);
+	tlines_draw(&L, (size_t)b->help - 1, 1, 1, COLS - 2, LINES - 2, NULL);
+	browse_draw_status(b);
+	tlines_free(&L);
+}
+
+static void browse_draw(struct browse *b)
+{
+	b->list_y = 3;
+	b->list_h = LINES - 4;
+	if (LINES < 8 || COLS < 30) {
+		erase();
+		mvaddstr(0, 0, "terminal too small");
+	} else if (b->help) {
+		browse_draw_help(b);
+	} else {
+		if (b->dirty & D_HEADER)
+			browse_draw_header(b);
+		if ((b->dirty & D_LIST) && b->grid_on)
+			grid_draw(&b->grid, b->ds, 2, LINES - 3);
+		else if (b->dirty & D_LIST)
+			browse_draw_list(b);
+		if (b->dirty & D_STATUS)
+			browse_draw_status(b);
+	}
+	curs_set(b->editing ? 1 : 0);
+	b->dirty = 0;
+	refresh();
+}
+
+static void browse_goto(struct browse *b, long k)
+{
+	if (!b->n)
+		return;
+	if (k < 0)
+		k = 0;
+	if ((size_t)k >= b->n)
+		k = (long)b->n - 1;
+	b->sel = (size_t)k;
+	size_t h = b->list_h > 0 ? (size_t)b->list_h : 1;
+	if (b->sel < b->top)
+		b->top = b->sel;
+	else if (b->sel >= b->top + h)
+		b->top = b->sel - h + 1;
+	/* the reference line follows the selection */
+	b->dirty |= D_HEADER | D_LIST | D_STATUS;
+}
+
+static void browse_open(struct browse *b)
+{
+	long sel = browse_selected(b);
+	if (sel < 0)
+		return;
+	size_t i = (size_t)sel;
+	struct run *run = dataset_load(b->ds, i);
+	if (!run) {
+		char *e = draw_safe(b->ds->runs[i].load_error ? b->ds->runs[i].load_error : "cannot load this run");
+		free(b->msg);
+		b->msg = xasprintf(" %s", e);
+		free(e);
+		b->dirty |= D_STATUS;
+		return;
+	}
+	replay_run(run, b->ds->runs[i].meta.run_id ? b->ds->runs[i].meta.run_id : b->ds->runs[i].transcript);
+	erase();
+	b->dirty = D_ALL;
+}
+
+/* A key while the / prompt is open: edits the filter, applied as typed. */
+static void browse_edit(struct browse *b, const struct key *k)
+{
+	size_t len = strlen(b->filter);
+	if (!k->fn && (k->ch == '\n' || k->ch == '\r')) {
+		b->editing = 0;
+	} else if (!k->fn && k->ch == 27) {
+		b->editing = 0;
+		memcpy(b->filter, b->saved, sizeof b->filter);
+	} else if ((k->fn && k->ch == KEY_BACKSPACE) || (!k->fn && (k->ch == 127 || k->ch == 8))) {
+		while (len > 0 && ((unsigned char)b->filter[len - 1] & 0xC0) == 0x80)
+			len--;
+		if (len > 0)
+			len--;
+		b->filter[len] = 0;
+	} else if (!k->fn && k->ch >= 0x20 && k->ch != 0x7F) {
+		char mb[MB_LEN_MAX];
+		mbstate_t st;
+		memset(&st, 0, sizeof st);
+		size_t m = wcrtomb(mb, (wchar_t)k->ch, &st);
+		if (m != (size_t)-1 && len + m < sizeof b->filter) {
+			memcpy(b->filter + len, mb, m);
+			b->filter[len + m] = 0;
+		}
+	} else {
+		return;
+	}
+	browse_refresh(b);
+}
+
+/* List and grid show the same selection when one switches to the other. */
+static void browse_toggle_grid(struct browse *b)
+{
+	long sel = browse_selected(b);
+	b->grid_on = !b->grid_on;
+	if (b->grid_on && sel >= 0) {
+		grid_select_run(&b->grid, (size_t)sel);
+	} else if (!b->grid_on && sel >= 0) {
+		for (size_t k = 0; k < b->n; k++)
+			if ((long)b->order[k] == sel)
+				browse_goto(b, (long)k);
+	}
+	erase();
+	b->dirty = D_ALL;
+}
+
+static void browse_grid_do(struct browse *b, enum action a)
+{
+	long page = LINES > 10 ? LINES - 10 : 1;
+	switch (a) {
+	case ACT_DOWN: grid_move(&b->grid, 1, 0); break;
+	case ACT_UP: grid_move(&b->grid, -1, 0); break;
+	case ACT_PAGE_DOWN: grid_move(&b->grid, page, 0); break;
+	case ACT_PAGE_UP: grid_move(&b->grid, -page, 0); break;
+	case ACT_RIGHT: grid_move(&b->grid, 0, 1); break;
+	case ACT_LEFT: grid_move(&b->grid, 0, -1); break;
+	case ACT_FIRST: grid_move(&b->grid, -(long)b->grid.nrows, 0); break;
+	case ACT_LAST: grid_move(&b->grid, (long)b->grid.nrows, 0); break;
+	default: return;
+	}
+	b->dirty |= D_HEADER | D_LIST | D_STATUS;
+}
+
+static void browse_do(struct browse *b, enum action a)
+{
+	long page = b->list_h > 1 ? b->list_h - 1 : 1;
+	if (b->grid_on && a != ACT_OPEN && a != ACT_GRID && a != ACT_FILTER && a != ACT_REDRAW && a != ACT_HELP &&
+	    a != ACT_SORT) {
+		browse_grid_do(b, a);
+		return;
+	}
+	switch (a) {
+	case ACT_DOWN: browse_goto(b, (long)b->sel + 1); break;
+	case ACT_UP: browse_goto(b, (long)b->sel - 1); break;
+	case ACT_PAGE_DOWN: browse_goto(b, (long)b->sel + page); break;
+	case ACT_PAGE_UP: browse_goto(b, (long)b->sel - page); break;
+	case ACT_FIRST: browse_goto(b, 0); break;
+	case ACT_LAST: browse_goto(b, (long)b->n - 1); break;
+	case ACT_OPEN: browse_open(b); break;
+	case ACT_GRID: browse_toggle_grid(b); break;
+	case ACT_SORT:
+		b->sort = (b->sort + 1) % SORT__COUNT;
+		browse_refresh(b);
+		break;
+	case ACT_FILTER:
+		memcpy(b->saved, b->filter, sizeof b->saved);
+		b->editing = 1;
+		b->dirty |= D_STATUS;
+		break;
+	case ACT_REDRAW:
+		clearok(curscr, TRUE);
+		b->dirty = D_ALL;
+		break;
+	case ACT_HELP:
+		b->help = 1;
+		b->dirty = D_ALL;
+		break;
+	default:
+		break;
+	}
+}
+
+/* A key while the help screen is up: scroll it, or close it. */
+static void browse_help_key(struct browse *b, enum action a)
+{
+	if (a == ACT_DOWN || a == ACT_PAGE_DOWN) {
+		b->help += a == ACT_DOWN ? 1 : LINES / 2;
+	} else if (a == ACT_UP || a == ACT_PAGE_UP) {
+		b->help -= a == ACT_UP ? 1 : LINES / 2;
+		if (b->help < 1)
+			b->help = 1;
+	} else {
+		b->help = 0;
+		erase();
+	}
+	b->dirty = D_ALL;
+}
+
+void browse_run(struct dataset *ds)
+{
+	struct browse b;
+	struct key k;
+	memset(&b, 0, sizeof b);
+	b.ds = ds;
+	b.order = xcalloc(ds->nruns + 1, sizeof *b.order);
+	browse_widths(&b);
+	b.list_h = LINES - 4;
+	browse_refresh(&b);
+	while (!tui_stopped()) {
+		if (b.dirty)
+			browse_draw(&b);
+		if (keys_read(&k) == ERR)
+			continue;
+		if (b.msg) {
+			free(b.msg);
+			b.msg = NULL;
+			b.dirty |= D_STATUS;
+		}
+		if (k.code == KEY_RESIZE) {
+			erase();
+			b.dirty = D_ALL;
+			continue;
+		}
+		if (b.editing) {
+			browse_edit(&b, &k);
+			b.dirty |= D_STATUS;
+			continue;
+		}
+		enum action a = keys_action(k.code, V_BROWSE);
+		if (b.help) {
+			browse_help_key(&b, a);
+			continue;
+		}
+		if (a == ACT_QUIT)
+			break;
+		browse_do(&b, a);
+	}
+	grid_free(&b.grid);
+	free(b.order);
+	free(b.msg);
+}

@@ -1,0 +1,11 @@
+/* browse.h: the run browser: a sortable, filterable list of the runs of a
+ * dataset, or the leaderboard grid; Enter replays a run. */
+#ifndef KB_BROWSE_H
+#define KB_BROWSE_H
+
+struct dataset;
+
+/* The browser's loop; returns when the user quits or a signal came. */
+void browse_run(struct dataset *ds);
+
+#endif

@@ -1,0 +1,330 @@
+/* grid.c: the leaderboard grid, models x problems. */
+#include "config.h"
+
+#include <curses.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dataset.h"
+#include "draw.h"
+#include "grid.h"
+#include "theme.h"
+#include "util.h"
+
+#define GRID_CELL_W 9   /* "+ 0.423 C" */
+#define GRID_REF_ROWS 3 /* eager, compiled, SOTA */
+
+char *grid_model(const struct run_meta *m)
+{
+	if (m->label)
+		return draw_safe(m->label);
+	char *s;
+	if (m->harness && m->model)
+		s = m->effort ? xasprintf("%s/%s [%s]", m->harness, m->model, m->effort)
+		              : xasprintf("%s/%s", m->harness, m->model);
+	else
+		s = xstrdup(m->model ? m->model : m->harness ? m->harness : "?");
+	char *t = draw_safe(s);
+	free(s);
+	return t;
+}
+
+static int grid_cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int grid_cmp_cstr(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static size_t grid_index(char **v, size_t n, const char *s)
+{
+	char **hit = bsearch(&s, v, n, sizeof *v, grid_cmp_str);
+	return hit ? (size_t)(hit - v) : (size_t)-1;
+}
+
+static size_t grid_col(const struct grid *g, const char *p)
+{
+	const char **hit = p ? bsearch(&p, g->problems, g->ncols, sizeof *g->problems, grid_cmp_cstr) : NULL;
+	return hit ? (size_t)(hit - g->problems) : (size_t)-1;
+}
+
+/* Which of two runs of one cell to show: a known outcome, then the later. */
+static int grid_better(const struct dataset *ds, long cur, size_t cand)
+{
+	if (cur < 0)
+		return 1;
+	const struct ds_run *a = &ds->runs[cur], *b = &ds->runs[cand];
+	if (a->meta.has_result != b->meta.has_result)
+		return b->meta.has_result;
+	const char *x = a->meta.run_id ? a->meta.run_id : "", *y = b->meta.run_id ? b->meta.run_id : "";
+	return strcmp(y, x) > 0;
+}
+
+void grid_build(struct grid *g, const struct dataset *ds, const size_t *order, size_t n)
+{
+	grid_free(g);
+	/* columns: every problem of the dataset, sorted (names start with a number) */
+	g->problems = xcalloc(ds->nruns + ds->nproblems + 1, sizeof *g->problems);
+	for (size_t i = 0; i < ds->nruns + ds->nproblems; i++) {
+		const char *p = i < ds->nruns ? ds->runs[i].meta.problem : ds->problems[i - ds->nruns].name;
+		if (p)
+			g->problems[g->ncols++] = p;
+	}
+	qsort(g->problems, g->ncols, sizeof *g->problems, grid_cmp_cstr);
+	size_t k = 0;
+	for (size_t i = 0; i < g->ncols; i++)
+		if (!k || strcmp(g->problems[k - 1], g->problems[i]))
+			g->problems[k++] = g->problems[i];
+	g->ncols = k;
+	/* rows: the models of the runs shown */
+	g->models = xcalloc(n + 1, sizeof *g->models);
+	for (size_t i = 0; i < n; i++)
+		g->models[g->nrows++] = grid_model(&ds->runs[order[i]].meta);
+	qsort(g->models, g->nrows, sizeof *g->models, grid_cmp_str);
+	k = 0;
+	for (size_t i = 0; i < g->nrows; i++) {
+		if (k && !strcmp(g->models[k - 1], g->models[i]))
+			free(g->models[i]);
+		else
+			g->models[k++] = g->models[i];
+	}
+	g->nrows = k;
+	g->cell = xmalloc((g->nrows * g->ncols + 1) * sizeof *g->cell);
+	for (size_t i = 0; i < g->nrows * g->ncols; i++)
+		g->cell[i] = -1;
+	g->label_w = 12;
+	for (size_t i = 0; i < n; i++) {
+		char *m = grid_model(&ds->runs[order[i]].meta);
+		size_t r = grid_index(g->models, g->nrows, m), c = grid_col(g, ds->runs[order[i]].meta.problem);
+		free(m);
+		if (r == (size_t)-1 || c == (size_t)-1)
+			continue;
+		long *cell = &g->cell[r * g->ncols + c];
+		if (grid_better(ds, *cell, order[i]))
+			*cell = (long)order[i];
+	}
+	for (size_t r = 0; r < g->nrows; r++) {
+		int w = (int)draw_width(g->models[r]);
+		if (w > g->label_w)
+			g->label_w = w;
+	}
+	if (g->label_w > 32)
+		g->label_w = 32;
+	g->r = g->c = 0;
+	g->top = g->left = 0;
+}
+
+void grid_free(struct grid *g)
+{
+	for (size_t i = 0; i < g->nrows; i++)
+		free(g->models[i]);
+	free(g->models);
+	free(g->problems);
+	free(g->cell);
+	memset(g, 0, sizeof *g);
+}
+
+long grid_selected(const struct grid *g)
+{
+	if (g->r >= g->nrows || g->c >= g->ncols)
+		return -1;
+	return g->cell[g->r * g->ncols + g->c];
+}
+
+const char *grid_problem(const struct grid *g)
+{
+	return g->c < g->ncols ? g->problems[g->c] : NULL;
+}
+
+void grid_select_run(struct grid *g, size_t i)
+{
+	for (size_t k = 0; k < g->nrows * g->ncols; k++) {
+		if (g->cell[k] == (long)i) {
+			g->r = k / g->ncols;
+			g->c = k % g->ncols;
+			return;
+		}
+	}
+}
+
+void grid_move(struct grid *g, long dr, long dc)
+{
+	long r = (long)g->r + dr, c = (long)g->c + dc;
+	if (r >= (long)g->nrows)
+		r = (long)g->nrows - 1;
+	if (c >= (long)g->ncols)
+		c = (long)g->ncols - 1;
+	g->r = r < 0 ? 0 : (size_t)r;
+	g->c = c < 0 ? 0 : (size_t)c;
+}
+
+/* A cell's mark after the number: the verdict's initial (upper case),
+ * else held out, else an incomplete session. */
+static const char *grid_mark(const struct ds_run *r, char *buf, size_t n)
+{
+	const struct theme_glyphs *g = theme_glyph();
+	if (r->verdict && r->verdict[0] >= 'a' && r->verdict[0] <= 'z') {
+		snprintf(buf, n, "%c", r->verdict[0] - 'a' + 'A');
+		return buf;
+	}
+	if (r->verdict && *r->verdict)
+		return "V";
+	if (r->held_out && !r->transcript)
+		return g->held;
+	if (r->meta.has_result && !r->meta.session_complete)
+		return g->incomplete;
+	return " ";
+}
+
+/* The glyph and role of a run's outcome. */
+static const char *grid_outcome(const struct ds_run *r, int *role)
+{
+	const struct theme_glyphs *g = theme_glyph();
+	if (!r->meta.has_result) {
+		*role = RL_DIM;
+		return g->unknown;
+	}
+	if (r->meta.correct) {
+		*role = r->meta.peak_fraction >= 0 ? theme_heat(r->meta.peak_fraction) : RL_OK;
+		return g->ok;
+	}
+	*role = r->meta.has_solution ? RL_FAIL : RL_DIM;
+	return r->meta.has_solution ? g->fail : g->none;
+}
+
+static void grid_cell(const struct grid *g, const struct dataset *ds, size_t r, size_t c, int y, int x)
+{
+	long i = g->cell[r * g->ncols + c];
+	int sel = r == g->r && c == g->c;
+	if (i < 0) {
+		draw_fill(y, x, GRID_CELL_W, sel ? RL_SELECT : RL_NORMAL);
+		draw_put(y, x + 4, 1, sel ? "_" : " ", sel ? RL_SELECT : RL_DIM);
+		return;
+	}
+	const struct ds_run *run = &ds->runs[i];
+	int role;
+	char num[16], mark[8];
+	const char *glyph = grid_outcome(run, &role);
+	if (run->meta.peak_fraction >= 0)
+		snprintf(num, sizeof num, "%5.3f", run->meta.peak_fraction);
+	else
+		snprintf(num, sizeof num, "  -  ");
+	const char *mk = grid_mark(run, mark, sizeof mark);
+	char *text = xasprintf("%s %s %s", glyph, num, mk);
+	if (sel)
+		role = RL_SELECT;
+	draw_fill(y, x, GRID_CELL_W, role);
+	draw_put(y, x, GRID_CELL_W, text, role);
+	free(text);
+}
+
+/* How many problem columns fit beside the labels. */
+static size_t grid_fit(const struct grid *g)
+{
+	int avail = COLS - 1 - g->label_w - 1;
+	size_t n = avail > 0 ? (size_t)(avail / (GRID_CELL_W + 1)) : 0;
+	return n ? n : 1;
+}
+
+/* Column title: the problem's name cut to a cell. */
+static void grid_titles(const struct grid *g, int y, size_t ncol)
+{
+	draw_fill(y, 0, COLS, RL_TITLE);
+	draw_put(y, 1, g->label_w, "MODEL", RL_TITLE);
+	for (size_t k = 0; k < ncol && g->left + k < g->ncols; k++) {
+		char *t = draw_safe(g->problems[g->left + k]);
+		draw_fit(y, 1 + g->label_w + 1 + (int)k * (GRID_CELL_W + 1), GRID_CELL_W, t, RL_TITLE);
+		free(t);
+	}
+}
+
+static void grid_refs(const struct grid *g, const struct dataset *ds, int y, size_t ncol)
+{
+	static const char *const names[GRID_REF_ROWS] = { "eager ms", "compiled ms", "SOTA ms" };
+	for (int k = 0; k < GRID_REF_ROWS; k++) {
+		draw_fill(y + k, 0, COLS, RL_REF);
+		draw_put(y + k, 1, g->label_w, names[k], RL_REF);
+		for (size_t c = 0; c < ncol && g->left + c < g->ncols; c++) {
+			const char *pn = g->problems[g->left + c];
+			const struct ds_problem *p = NULL;
+			for (size_t i = 0; i < ds->nproblems && !p; i++)
+				if (ds->problems[i].name && !strcmp(ds->problems[i].name, pn))
+					p = &ds->problems[i];
+			double ms = !p ? -1 : k == 0 ? p->eager.ms : k == 1 ? p->compiled.ms : p->sota.ms;
+			char buf[32];
+			if (ms >= 0)
+				snprintf(buf, sizeof buf, "%9.4g", ms);
+			else
+				snprintf(buf, sizeof buf, "%9s", "-");
+			draw_put(y + k, 1 + g->label_w + 1 + (int)c * (GRID_CELL_W + 1), GRID_CELL_W, buf, RL_REF);
+		}
+	}
+}
+
+void grid_draw(struct grid *g, const struct dataset *ds, int y, int h)
+{
+	size_t ncol = grid_fit(g);
+	if (g->c < g->left)
+		g->left = g->c;
+	else if (g->c >= g->left + ncol)
+		g->left = g->c - ncol + 1;
+	grid_titles(g, y, ncol);
+	grid_refs(g, ds, y + 1, ncol);
+	int body_y = y + 1 + GRID_REF_ROWS, body_h = h - 2 - GRID_REF_ROWS;
+	if (body_h < 1)
+		body_h = 1;
+	if (g->r < g->top)
+		g->top = g->r;
+	else if (g->r >= g->top + (size_t)body_h)
+		g->top = g->r - (size_t)body_h + 1;
+	for (int k = 0; k < body_h; k++) {
+		size_t r = g->top + (size_t)k;
+		draw_fill(body_y + k, 0, COLS, RL_NORMAL);
+		if (r >= g->nrows) {
+			if (!g->nrows && k == 0)
+				draw_put(body_y, 1, COLS - 1, "no run matches the filter", RL_DIM);
+			continue;
+		}
+		draw_fit(body_y + k, 1, g->label_w, g->models[r], r == g->r ? RL_PANE : RL_NORMAL);
+		for (size_t c = 0; c < ncol && g->left + c < g->ncols; c++)
+			grid_cell(g, ds, r, g->left + c, body_y + k, 1 + g->label_w + 1 + (int)c * (GRID_CELL_W + 1));
+	}
+	const struct theme_glyphs *gl = theme_glyph();
+	char *legend = xasprintf(" %s correct  %s failed  %s no solution  %s no result  %s held out  %s incomplete  "
+	                         "C clean  R rubric_leak (verdicts: first letter)  colour: peak_fraction",
+	                         gl->ok, gl->fail, gl->none, gl->unknown, gl->held, gl->incomplete);
+	draw_fill(y + h - 1, 0, COLS, RL_DIM);
+	draw_put(y + h - 1, 0, COLS, legend, RL_DIM);
+	free(legend);
+}
+
+char *grid_describe(const struct grid *g, const struct dataset *ds)
+{
+	long i = grid_selected(g);
+	if (g->r >= g->nrows)
+		return xstrdup(" no runs");
+	char *prob = draw_safe(grid_problem(g));
+	if (i < 0) {
+		char *s = xasprintf(" %s x %s: no run", g->models[g->r], prob);
+		free(prob);
+		return s;
+	}
+	const struct ds_run *r = &ds->runs[i];
+	const char *what = !r->meta.has_result ? "no result" : r->meta.correct ? "correct" :
+	                   r->meta.has_solution ? "failed" : "no solution";
+	char peak[32] = "";
+	if (r->meta.peak_fraction >= 0)
+		snprintf(peak, sizeof peak, "  peak %.4f", r->meta.peak_fraction);
+	char *verdict = draw_safe(r->verdict ? r->verdict : "none");
+	char *id = draw_safe(r->meta.run_id);
+	char *s = xasprintf(" %s x %s: %s%s  verdict %s%s  %s", g->models[g->r], prob, what, peak, verdict,
+	                    r->held_out && !r->transcript ? "  held out" : "", id);
+	free(id);
+	free(verdict);
+	free(prob);
+	return s;
+}

@@ -1,0 +1,44 @@
+/* grid.h: the leaderboard grid of the browser: one row per model (harness,
+ * model, effort), one column per problem, each cell one run: a glyph for
+ * correct / failed / no solution, its peak_fraction as a colour and a
+ * number, a mark for the annotation verdict, held-out or incomplete runs;
+ * the problem baselines (eager, compiled, SOTA) as reference rows. */
+#ifndef KB_GRID_H
+#define KB_GRID_H
+
+#include <stddef.h>
+
+struct dataset;
+struct run_meta;
+
+struct grid {
+	char **models;            /* row labels, safe (owned) */
+	size_t nrows;
+	const char **problems;    /* column names, raw (borrowed from the dataset) */
+	size_t ncols;
+	long *cell;               /* nrows x ncols run indices, -1: no run */
+	size_t r, c;              /* selected cell */
+	size_t top, left;         /* first row and column shown */
+	int label_w;
+};
+
+/* A run's row label: the leaderboard label, else harness/model [effort];
+ * safe, owned. The run list uses it too, so both views name models alike. */
+char *grid_model(const struct run_meta *m);
+/* Lays out the runs order[0..n) of ds (the browser's filtered list) in a
+ * grid; columns are every problem of the dataset. */
+void grid_build(struct grid *g, const struct dataset *ds, const size_t *order, size_t n);
+void grid_free(struct grid *g);
+/* Draws rows y..y+h-1 (column titles and reference rows included). */
+void grid_draw(struct grid *g, const struct dataset *ds, int y, int h);
+/* The one-line description of the selected cell (safe, owned). */
+char *grid_describe(const struct grid *g, const struct dataset *ds);
+/* The run of the selected cell, -1 when it is empty. */
+long grid_selected(const struct grid *g);
+/* The problem of the selected column (raw), NULL when there is none. */
+const char *grid_problem(const struct grid *g);
+/* Selects the cell of run i, when it is in the grid. */
+void grid_select_run(struct grid *g, size_t i);
+void grid_move(struct grid *g, long dr, long dc);
+
+#endif

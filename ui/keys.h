@@ -1,0 +1,86 @@
+/* keys.h: every action of the browser and the replay, declared once with its
+ * keys and help text; the key map, the help screen and `kbtui keys` (which
+ * the man page is checked against) all read the one table. */
+#ifndef KB_KEYS_H
+#define KB_KEYS_H
+
+#include <curses.h>
+#include <stdio.h>
+#include <wchar.h>
+
+struct tlines;
+
+enum { V_BROWSE = 1, V_REPLAY = 2, V_ALL = 3 };
+
+/* A key value that stands for any digit (counts typed before an action). */
+#define KEYS_DIGIT (-2)
+
+/* name, key, second key (0: none), key label (at most 14 columns), views,
+ * help (one sentence, no final period). */
+#define TUI_ACTIONS(X) \
+	X(DOWN,         'j',        KEY_DOWN,  "j, Down",     V_ALL,    "Next run or event; in a focused pane, scroll down") \
+	X(UP,           'k',        KEY_UP,    "k, Up",       V_ALL,    "Previous run or event; in a focused pane, scroll up") \
+	X(PAGE_DOWN,    KEY_NPAGE,  ' ',       "PgDn, Space", V_ALL,    "One screen down") \
+	X(PAGE_UP,      KEY_PPAGE,  'b',       "PgUp, b",     V_ALL,    "One screen up") \
+	X(FIRST,        'g',        KEY_HOME,  "g, Home",     V_ALL,    "First run or event; in a focused pane, its top") \
+	X(LAST,         'G',        KEY_END,   "G, End",      V_ALL,    "Last run or event (with a count N, event N); in a focused pane, its end") \
+	X(LEFT,         KEY_LEFT,   0,         "Left",        V_BROWSE, "In the grid, the problem to the left") \
+	X(RIGHT,        KEY_RIGHT,  0,         "Right",       V_BROWSE, "In the grid, the problem to the right") \
+	X(OPEN,         '\n',       KEY_ENTER, "Enter",       V_BROWSE, "Browser: replay the selected run") \
+	X(GRID,         'v',        0,         "v",           V_BROWSE, "Browser: switch between the run list and the leaderboard grid (models x problems)") \
+	X(SORT,         's',        0,         "s",           V_BROWSE, "Sort by problem, model or peak_fraction, in turn") \
+	X(FILTER,       '/',        0,         "/",           V_BROWSE, "Browser: show only runs whose run id, model, problem or verdict contain a text (empty: all)") \
+	X(COUNT,        KEYS_DIGIT, 0,         "0-9",         V_REPLAY, "A count for the next key: 42G goes to event 42, 50% to the middle of the run") \
+	X(PERCENT,      '%',        'p',       "%, p",        V_REPLAY, "Go to N% of the run (N typed before); alone, ask for N") \
+	X(SEARCH,       '/',        0,         "/",           V_REPLAY, "Replay: search forward for a PCRE2 regular expression in event text, tool names, arguments, paths and diffs, matches highlighted (all lower case: case ignored; empty: the last search)") \
+	X(SEARCH_BACK,  '?',        0,         "?",           V_REPLAY, "Search backward") \
+	X(NEXT_MATCH,   'n',        0,         "n",           V_REPLAY, "Next match, in the direction of the search") \
+	X(PREV_MATCH,   'N',        0,         "N",           V_REPLAY, "Previous match") \
+	X(NEXT_TOOL,    't',        0,         "t",           V_REPLAY, "Next tool call") \
+	X(PREV_TOOL,    'T',        0,         "T",           V_REPLAY, "Previous tool call") \
+	X(NEXT_ERROR,   'e',        0,         "e",           V_REPLAY, "Next error: a failed tool result or an error event") \
+	X(PREV_ERROR,   'E',        0,         "E",           V_REPLAY, "Previous error") \
+	X(NEXT_COMPILE, 'c',        0,         "c",           V_REPLAY, "Next tool result with a compiler or Python error") \
+	X(PREV_COMPILE, 'C',        0,         "C",           V_REPLAY, "Previous tool result with a compiler or Python error") \
+	X(NEXT_BENCH,   'm',        0,         "m",           V_REPLAY, "Next benchmark measurement (a peak_fraction or timing line)") \
+	X(PREV_BENCH,   'M',        0,         "M",           V_REPLAY, "Previous benchmark measurement") \
+	X(PLAY,         'P',        0,         "P",           V_REPLAY, "Play or pause: step through the events at their recorded pace, or at a fixed rate without timestamps") \
+	X(FASTER,       ']',        '+',       "], +",        V_REPLAY, "Play faster") \
+	X(SLOWER,       '[',        '-',       "[, -",        V_REPLAY, "Play slower") \
+	X(GOTO_ROW,     '\n',       KEY_ENTER, "Enter",       V_REPLAY, "Replay, in the compiler or timing pane: go to the event of the top row") \
+	X(FOCUS,        '\t',       0,         "Tab",         V_REPLAY, "Switch focus between the event list and the pane beside it") \
+	X(PANE,         'v',        0,         "v",           V_REPLAY, "Replay: the next pane beside the event list: event detail, compiler output, GPU timing") \
+	X(PANE_BACK,    'V',        0,         "V",           V_REPLAY, "Previous pane beside the list") \
+	X(ZOOM,         'z',        0,         "z",           V_REPLAY, "Zoom the focused pane to the whole screen, or back") \
+	X(WIDER,        '>',        0,         ">",           V_REPLAY, "Widen the event list") \
+	X(NARROWER,     '<',        0,         "<",           V_REPLAY, "Narrow the event list") \
+	X(REDRAW,       'L' & 0x1f, 0,         "Ctrl-L",      V_ALL,    "Redraw the screen") \
+	X(HELP,         'h',        KEY_F(1),  "h, F1",       V_ALL,    "Show the keys of the view") \
+	X(QUIT,         'q',        0,         "q",           V_ALL,    "Back to the run browser, or quit")
+
+enum action {
+	ACT_NONE,
+#define KEYS_ENUM(name, key, key2, label, views, help) ACT_##name,
+	TUI_ACTIONS(KEYS_ENUM)
+#undef KEYS_ENUM
+	ACT__COUNT
+};
+
+/* One key press. */
+struct key {
+	int code;     /* ASCII or KEY_*; -1 for other characters */
+	wint_t ch;    /* the character, for text entry */
+	int fn;       /* a function key */
+};
+
+/* Waits for a key (or the timeout set with curses' timeout()); ERR when
+ * none came. */
+int keys_read(struct key *k);
+/* The action a key code has in a view; ACT_NONE when none. */
+enum action keys_action(int code, unsigned view);
+/* The key table for `kbtui keys` (roff 0) or as man page items (roff 1). */
+void keys_print(FILE *out, int roff);
+/* The help screen of a view, from the same table. */
+void keys_help(struct tlines *L, unsigned view, int width);
+
+#endif

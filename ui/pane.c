@@ -1,0 +1,144 @@
+/* pane.c: what every pane shares: its header row, building and scrolling
+ * its lines. */
+#include "config.h"
+
+#include <curses.h>
+#include <string.h>
+
+#include "draw.h"
+#include "pane.h"
+#include "replay.h"
+#include "theme.h"
+
+void pane_init(struct pane *p, const struct pane_ops *ops, struct replay *rp)
+{
+	memset(p, 0, sizeof *p);
+	p->ops = ops;
+	p->built_w = -1;
+	p->built_ev = TLINE_NO_EVENT;
+	tlines_clear(&p->lines);
+	if (ops->init)
+		ops->init(p, rp);
+}
+
+void pane_free(struct pane *p)
+{
+	if (p->ops && p->ops->free)
+		p->ops->free(p);
+	tlines_free(&p->lines);
+}
+
+void pane_invalidate(struct pane *p)
+{
+	p->built_w = -1;
+}
+
+void pane_scroll(struct pane *p, long delta)
+{
+	long max = (long)p->lines.n - (p->h > 0 ? p->h : 1);
+	long t = (long)p->top + delta;
+	if (t > max)
+		t = max;
+	if (t < 0)
+		t = 0;
+	p->top = (size_t)t;
+}
+
+int pane_scroll_act(struct pane *p, struct replay *rp, enum action a)
+{
+	(void)rp;
+	long page = p->h > 1 ? p->h - 1 : 1;
+	long all = (long)p->lines.n + 1;
+	switch (a) {
+	case ACT_DOWN: pane_scroll(p, 1); return 1;
+	case ACT_UP: pane_scroll(p, -1); return 1;
+	case ACT_PAGE_DOWN: pane_scroll(p, page); return 1;
+	case ACT_PAGE_UP: pane_scroll(p, -page); return 1;
+	case ACT_FIRST: pane_scroll(p, -all); return 1;
+	case ACT_LAST: pane_scroll(p, all); return 1;
+	default: return 0;
+	}
+}
+
+size_t pane_top_event(const struct pane *p)
+{
+	for (size_t i = p->top; i < p->lines.n; i++)
+		if (p->lines.v[i].ev != TLINE_NO_EVENT)
+			return p->lines.v[i].ev;
+	return TLINE_NO_EVENT;
+}
+
+void pane_follow_event(struct pane *p, size_t ev)
+{
+	size_t h = p->h > 0 ? (size_t)p->h : 1;
+	size_t i = tlines_find_event(&p->lines, ev);
+	if (i >= p->top && i < p->top + h && i < p->lines.n)
+		return;
+	if (i >= p->lines.n) {
+		p->top = p->lines.n > h ? p->lines.n - h : 0;
+		return;
+	}
+	i = i > 0 ? i - 1 : 0;  /* the blank row above the group's heading */
+	p->top = i > h / 3 ? i - h / 3 : 0;
+	pane_scroll(p, 0);
+}
+
+/* "12-40/300" of a text pane. */
+static void pane_position(const struct pane *p, char *buf, size_t n)
+{
+	size_t last = p->top + (size_t)(p->h > 0 ? p->h : 0);
+	if (last > p->lines.n)
+		last = p->lines.n;
+	snprintf(buf, n, "%zu-%zu/%zu", p->lines.n ? p->top + 1 : 0, last, p->lines.n);
+}
+
+void pane_draw(struct pane *p, struct replay *rp, int y, int x, int w, int h, int focused)
+{
+	const struct pane_ops *ops = p->ops;
+	int role = focused ? RL_FOCUS : RL_PANE;
+	int body_h = h - 1 > 0 ? h - 1 : 0;
+	if (w <= 0 || h <= 0)
+		return;
+	p->h = body_h;
+	if (ops->build && (p->built_w != w - 1 || (ops->per_event && p->built_ev != rp->sel))) {
+		int fresh = ops->per_event && p->built_ev != rp->sel;
+		tlines_clear(&p->lines);
+		ops->build(p, rp, w - 1);
+		p->built_w = w - 1;
+		p->built_ev = rp->sel;
+		if (fresh)
+			p->top = 0;
+		if (ops->follow)
+			ops->follow(p, rp);
+		pane_scroll(p, 0);
+	}
+	char right[160] = "";
+	if (ops->status)
+		ops->status(p, rp, right, sizeof right);
+	else if (ops->build)
+		pane_position(p, right, sizeof right);
+	draw_fill(y, x, w, role);
+	char head[160];
+	if (ops->title)
+		ops->title(p, rp, head, sizeof head);
+	else
+		snprintf(head, sizeof head, " %s", ops->name);
+	int used = draw_put(y, x, w, head, role);
+	int rw = (int)draw_width(right) + 1;
+	if (rw < w - used - 1)
+		draw_put(y, x + w - rw, rw, right, role);
+	if (ops->draw) {
+		ops->draw(p, rp, y + 1, x, w, body_h);
+		return;
+	}
+	tlines_draw(&p->lines, p->top, y + 1, x + 1, w - 1, body_h, replay_highlight(rp));
+	/* a whole-run pane marks the rows of the selected event in its gutter */
+	for (int r = 0; r < body_h; r++) {
+		size_t i = p->top + (size_t)r;
+		int here = !ops->per_event && i < p->lines.n && p->lines.v[i].ev == rp->sel;
+		if (here)
+			draw_put(y + 1 + r, x, 1, theme_glyph()->play, RL_KEY);
+		else
+			draw_fill(y + 1 + r, x, 1, RL_NORMAL);
+	}
+}

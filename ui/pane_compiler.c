@@ -1,0 +1,185 @@
+/* pane_compiler.c: compiler output over the whole run: every nvcc, ptxas,
+ * Triton, cpp_extension, C++ and Python diagnostic line found in the tool
+ * results, grouped by event, errors and warnings coloured and counted. The
+ * rules are data/compiler_patterns.txt (src/compilerlog.c reads them). */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compilerlog.h"
+#include "draw.h"
+#include "evstyle.h"
+#include "replay.h"
+#include "run.h"
+#include "theme.h"
+#include "util.h"
+
+struct pane_compiler {
+	struct compilerlog *rules;
+	struct compilerlog_report rep;
+	char *error;              /* why there are no rules (owned, untrusted path inside) */
+	unsigned char *has_error; /* per event: an error-level line */
+	size_t nev;
+};
+
+static void pane_compiler_init(struct pane *p, struct replay *rp)
+{
+	struct pane_compiler *c = xcalloc(1, sizeof *c);
+	char *path = compilerlog_default_path();
+	p->state = c;
+	c->nev = rp->run->nev;
+	c->has_error = xcalloc(c->nev + 1, 1);
+	if (!path) {
+		c->error = xstrdup("data/compiler_patterns.txt not found "
+		                   "(installed with kbtui; KB_SRCDIR for a source tree)");
+		return;
+	}
+	c->rules = compilerlog_new();
+	if (compilerlog_load(c->rules, path, &c->error) < 0) {
+		compilerlog_free(c->rules);
+		c->rules = NULL;
+	} else {
+		compilerlog_scan_run(c->rules, rp->run, &c->rep);
+		for (size_t i = 0; i < c->rep.n; i++)
+			if (c->rep.hits[i].level == CL_ERROR && c->rep.hits[i].ev < c->nev)
+				c->has_error[c->rep.hits[i].ev] = 1;
+	}
+	free(path);
+}
+
+static void pane_compiler_free(struct pane *p)
+{
+	struct pane_compiler *c = p->state;
+	if (!c)
+		return;
+	compilerlog_report_free(&c->rep);
+	compilerlog_free(c->rules);
+	free(c->has_error);
+	free(c->error);
+	free(c);
+	p->state = NULL;
+}
+
+static int pane_compiler_role(enum compilerlog_level l)
+{
+	return l == CL_ERROR ? RL_CC_ERROR : l == CL_WARNING ? RL_CC_WARNING : RL_CC_NOTE;
+}
+
+/* "errors by tool: nvcc 3, python 2" over the run. */
+static void pane_compiler_by_tool(struct tlines *L, const struct pane_compiler *c, int width)
+{
+	struct sbuf b;
+	sbuf_init(&b);
+	sbuf_adds(&b, "errors by tool:");
+	int any = 0;
+	for (size_t i = 0; i < c->rep.n; i++) {
+		const char *tool = c->rep.hits[i].tool;
+		if (c->rep.hits[i].level != CL_ERROR)
+			continue;
+		int seen = 0, count = 0;
+		for (size_t k = 0; k < c->rep.n; k++) {
+			if (c->rep.hits[k].level != CL_ERROR || strcmp(c->rep.hits[k].tool, tool))
+				continue;
+			seen |= k < i;
+			count++;
+		}
+		if (seen)
+			continue;
+		char *t = draw_safe(tool);
+		sbuf_addf(&b, "%s %s %d", any ? "," : "", t, count);
+		free(t);
+		any = 1;
+	}
+	if (any)
+		tlines_wrap(L, b.s, b.len, RL_NORMAL, width);
+	sbuf_free(&b);
+}
+
+/* The heading of an event's group: which call produced the output. */
+static void pane_compiler_group(struct tlines *L, const struct run *run, size_t ev, int width)
+{
+	const struct event *e = &run->ev[ev];
+	const struct event *call = e->link >= 0 && (size_t)e->link < run->nev ? &run->ev[e->link] : NULL;
+	char *name = draw_safe(call ? call->name : ev_kind_name(e->kind));
+	/* one row: the command cut, not wrapped */
+	char *what = call ? evstyle_call_summary(run, call, width > 40 ? (size_t)width - 30 : 10) : xstrdup("");
+	L->ev = TLINE_NO_EVENT;
+	tlines_push(L, "", 0, RL_NORMAL);
+	L->ev = ev;
+	tlines_head(L, RL_TOOL, width, "event %zu  %s %s", ev + 1, name, what);
+	free(name);
+	free(what);
+}
+
+static void pane_compiler_build(struct pane *p, struct replay *rp, int width)
+{
+	struct pane_compiler *c = p->state;
+	struct tlines *L = &p->lines;
+	L->ev = TLINE_NO_EVENT;
+	if (!c->rules) {
+		char *e = draw_safe(c->error);
+		tlines_head(L, RL_ERROR, width, "no compiler patterns: %s", e);
+		free(e);
+		return;
+	}
+	tlines_head(L, RL_PANE, width, "over the run: errors %zu, warnings %zu, notes %zu (%zu rules)",
+	            c->rep.count[CL_ERROR], c->rep.count[CL_WARNING], c->rep.count[CL_NOTE],
+	            compilerlog_nrules(c->rules));
+	pane_compiler_by_tool(L, c, width);
+	if (!c->rep.n) {
+		tlines_push(L, "", 0, RL_NORMAL);
+		tlines_head(L, RL_DIM, width, "(no compiler or traceback output in this run's tool results)");
+		return;
+	}
+	size_t last = TLINE_NO_EVENT;
+	for (size_t i = 0; i < c->rep.n; i++) {
+		const struct compilerlog_hit *h = &c->rep.hits[i];
+		if (h->ev != last)
+			pane_compiler_group(L, rp->run, h->ev, width);
+		last = h->ev;
+		char *tool = draw_safe(h->tool), *text = draw_safe(h->text);
+		char *row = xasprintf("  %-8s %-7s %s", tool, compilerlog_level_name(h->level), text);
+		tlines_wrap(L, row, strlen(row), pane_compiler_role(h->level), width);
+		free(row);
+		free(text);
+		free(tool);
+	}
+}
+
+/* The rows of the selected event (or of the next one that has rows). */
+static void pane_compiler_follow(struct pane *p, struct replay *rp)
+{
+	pane_follow_event(p, rp->sel);
+}
+
+/* "so far 2/5 errors 0/1 warnings": the selected event against the run. */
+static void pane_compiler_status(struct pane *p, struct replay *rp, char *buf, size_t n)
+{
+	struct pane_compiler *c = p->state;
+	size_t err = 0, warn = 0;
+	for (size_t i = 0; i < c->rep.n && c->rep.hits[i].ev <= rp->sel; i++) {
+		err += c->rep.hits[i].level == CL_ERROR;
+		warn += c->rep.hits[i].level == CL_WARNING;
+	}
+	snprintf(buf, n, "so far %zu/%zu errors %zu/%zu warnings", err, c->rep.count[CL_ERROR], warn,
+	         c->rep.count[CL_WARNING]);
+}
+
+static int pane_compiler_has(struct pane *p, size_t ev)
+{
+	struct pane_compiler *c = p->state;
+	return ev < c->nev && c->has_error[ev];
+}
+
+const struct pane_ops pane_compiler_ops = {
+	.name = "compiler output",
+	.init = pane_compiler_init,
+	.free = pane_compiler_free,
+	.build = pane_compiler_build,
+	.status = pane_compiler_status,
+	.follow = pane_compiler_follow,
+	.has = pane_compiler_has,
+	.act = pane_scroll_act,
+};

@@ -1,0 +1,214 @@
+/* pane_detail.c: the selected event in full: text, or a tool call with its
+ * arguments, its linked result and the diff of the file it wrote. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "draw.h"
+#include "evstyle.h"
+#include "replay.h"
+#include "run.h"
+#include "search.h"
+#include "theme.h"
+#include "util.h"
+
+/* cJSON_Print with two-space indents: its tabs are all layout (JSON strings
+ * escape theirs), and tab stops of 8 waste a narrow pane. Owned. */
+static char *pane_detail_json(const cJSON *c)
+{
+	char *js = cJSON_Print(c);
+	struct sbuf b;
+	int bol = 1;
+	sbuf_init(&b);
+	for (const char *p = js ? js : ""; *p; p++) {
+		if (*p == '\t')
+			sbuf_adds(&b, bol ? "  " : " ");
+		else
+			sbuf_addc(&b, *p);
+		bol = *p == '\n' || (bol && *p == '\t');
+	}
+	free(js);
+	return sbuf_detach(&b);
+}
+
+/* A "key: value" row of safe text from untrusted key and value. */
+static void pane_detail_kv(struct tlines *L, const char *key, const char *raw, int width)
+{
+	char *sv = draw_safe(raw);
+	char *row = xasprintf("  %s: %s", key, sv);
+	tlines_wrap(L, row, strlen(row), RL_NORMAL, width);
+	free(row);
+	free(sv);
+}
+
+/* One member of the arguments object. */
+static void pane_detail_arg(struct tlines *L, const struct event *e, const cJSON *c, int width)
+{
+	char *key = draw_safe(c->string);
+	if (cJSON_IsString(c) && c->valuestring) {
+		const char *v = c->valuestring;
+		int lines = 1;
+		for (const char *q = v; *q; q++)
+			lines += *q == '\n';
+		/* a file body the diff below already shows */
+		if (e->diff && lines > 1 && (!strcmp(c->string, "content") || !strcmp(c->string, "old_string") ||
+		                              !strcmp(c->string, "new_string") || !strcmp(c->string, "patch"))) {
+			tlines_head(L, RL_DIM, width, "  %s: (%d lines; see the diff)", key, lines);
+		} else if (lines > 1) {
+			tlines_head(L, RL_KEY, width, "  %s:", key);
+			tlines_text(L, v, RL_NORMAL, width, 4, 0);
+		} else {
+			pane_detail_kv(L, key, v, width);
+		}
+	} else if (cJSON_IsArray(c) || cJSON_IsObject(c)) {
+		char *js = pane_detail_json(c);
+		tlines_head(L, RL_KEY, width, "  %s:", key);
+		tlines_text(L, js, RL_NORMAL, width, 4, 0);
+		free(js);
+	} else {
+		char *js = cJSON_PrintUnformatted(c);
+		pane_detail_kv(L, key, js, width);
+		free(js);
+	}
+	free(key);
+}
+
+/* Tool arguments: "key: value" per member of a JSON object, multi-line
+ * strings indented below their key; anything else as JSON. */
+static void pane_detail_args(struct tlines *L, const struct event *e, int width)
+{
+	cJSON *o = e->args ? cJSON_Parse(e->args) : NULL;
+	if (!o || !cJSON_IsObject(o)) {
+		char *s = o ? cJSON_Print(o) : NULL;
+		tlines_text(L, s ? s : e->args, RL_NORMAL, width, 2, 0);
+		free(s);
+		cJSON_Delete(o);
+		return;
+	}
+	for (const cJSON *c = o->child; c; c = c->next)
+		pane_detail_arg(L, e, c, width);
+	cJSON_Delete(o);
+}
+
+static void pane_detail_call(struct tlines *L, const struct run *run, const struct event *e, int width)
+{
+	char *name = draw_safe(e->name), *id = draw_safe(e->call_id);
+	tlines_head(L, RL_TOOL, width, "%s", name);
+	if (e->call_id)
+		tlines_head(L, RL_DIM, width, "call id %s", id);
+	free(name);
+	free(id);
+	if (e->path) {
+		char *p = draw_safe(e->path);
+		tlines_head(L, RL_NORMAL, width, "path: %s", p);
+		free(p);
+	}
+	if (e->args) {
+		tlines_head(L, RL_PANE, width, "arguments");
+		pane_detail_args(L, e, width);
+	}
+	tlines_push(L, "", 0, RL_NORMAL);
+	if (e->link >= 0 && (size_t)e->link < run->nev) {
+		const struct event *r = &run->ev[e->link];
+		tlines_head(L, r->is_error ? RL_ERROR : RL_PANE, width, "result (event %d)%s", e->link + 1,
+		            r->is_error ? ": error" : "");
+		tlines_text(L, r->text, r->is_error ? RL_ERROR : RL_NORMAL, width, 2, 0);
+	} else {
+		tlines_head(L, RL_DIM, width, "no result");
+	}
+	if (e->diff) {
+		tlines_push(L, "", 0, RL_NORMAL);
+		tlines_head(L, RL_PANE, width, "diff");
+		tlines_text(L, e->diff, RL_NORMAL, width, 0, TL_DIFF);
+	}
+}
+
+static void pane_detail_result(struct tlines *L, const struct run *run, const struct event *e, int width)
+{
+	if (e->link >= 0 && (size_t)e->link < run->nev) {
+		const struct event *c = &run->ev[e->link];
+		char *n = draw_safe(c->name), *a = evstyle_call_summary(run, c, 200);
+		tlines_head(L, RL_TOOL, width, "result of event %d: %s %s", e->link + 1, n, a);
+		free(n);
+		free(a);
+		tlines_push(L, "", 0, RL_NORMAL);
+	}
+	tlines_text(L, e->text, e->is_error ? RL_ERROR : RL_NORMAL, width, 0, 0);
+}
+
+static void pane_detail_build(struct pane *p, struct replay *rp, int width)
+{
+	struct tlines *L = &p->lines;
+	if (rp->run->nev == 0) {
+		tlines_head(L, RL_DIM, width, "(no events in this transcript)");
+		return;
+	}
+	const struct event *e = &rp->run->ev[rp->sel];
+	L->ev = rp->sel;
+	tlines_head(L, evstyle_role(e->kind), width, "%s  line %d%s%s%s", ev_kind_name(e->kind), e->line,
+	            e->sidechain ? "  subagent" : "", e->redacted ? "  redacted" : "",
+	            evstyle_is_error(e) ? "  error" : "");
+	tlines_push(L, "", 0, RL_NORMAL);
+	switch (e->kind) {
+	case EV_TOOL_CALL:
+		pane_detail_call(L, rp->run, e, width);
+		break;
+	case EV_TOOL_RESULT:
+		pane_detail_result(L, rp->run, e, width);
+		break;
+	case EV_USAGE:
+		tlines_head(L, RL_NORMAL, width, "input        %lld", e->tok_in);
+		tlines_head(L, RL_NORMAL, width, "output       %lld", e->tok_out);
+		tlines_head(L, RL_NORMAL, width, "cache read   %lld", e->tok_cache_read);
+		tlines_head(L, RL_NORMAL, width, "cache write  %lld", e->tok_cache_write);
+		tlines_head(L, RL_NORMAL, width, "reasoning    %lld", e->tok_reasoning);
+		break;
+	default:
+		if (e->name) {
+			char *n = draw_safe(e->name);
+			tlines_head(L, RL_DIM, width, "%s", n);
+			free(n);
+		}
+		if (e->redacted && (!e->text || !*e->text))
+			tlines_head(L, RL_DIM, width, "(the harness hid this reasoning: redacted, encrypted or summary only)");
+		tlines_text(L, e->text, evstyle_role(e->kind) == RL_ERROR ? RL_ERROR : RL_NORMAL, width, 0, 0);
+	}
+}
+
+static void pane_detail_title(struct pane *p, struct replay *rp, char *buf, size_t n)
+{
+	(void)p;
+	if (rp->run->nev)
+		snprintf(buf, n, " event %zu  %s", rp->sel + 1, ev_kind_name(rp->run->ev[rp->sel].kind));
+	else
+		snprintf(buf, n, " event");
+}
+
+/* With a search on, a new event opens at its first match. */
+static void pane_detail_follow(struct pane *p, struct replay *rp)
+{
+	struct search *hl = replay_highlight(rp);
+	size_t so, eo;
+	if (!hl)
+		return;
+	for (size_t i = 0; i < p->lines.n; i++) {
+		const char *s = p->lines.v[i].s;
+		if (search_next(hl, s, strlen(s), 0, &so, &eo) && eo > so) {
+			p->top = i > 2 ? i - 2 : 0;
+			return;
+		}
+	}
+}
+
+const struct pane_ops pane_detail_ops = {
+	.name = "detail",
+	.per_event = 1,
+	.build = pane_detail_build,
+	.title = pane_detail_title,
+	.follow = pane_detail_follow,
+	.act = pane_scroll_act,
+};

@@ -1,0 +1,98 @@
+/* pane_events.c: the event list: one row per event (index, kind, tool name,
+ * first line), the selected event as a bar. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "draw.h"
+#include "evstyle.h"
+#include "replay.h"
+#include "run.h"
+#include "theme.h"
+
+/* One event as a row: index, kind, tool name, first line of text. */
+static void pane_events_row(struct replay *rp, size_t i, int y, int x, int w)
+{
+	const struct event *e = &rp->run->ev[i];
+	int sel = i == rp->sel;
+	int rowrole = sel ? (rp->focus == 0 ? RL_SELECT : RL_SELECT_DIM) : RL_NORMAL;
+	int used = 0;
+	char buf[64];
+	/* selection paints the whole row in one role, so it reads as a bar */
+#define ROLE(r) (sel ? rowrole : (r))
+	draw_fill(y, x, w, rowrole);
+	int digits = snprintf(buf, sizeof buf, "%zu", rp->run->nev);
+	snprintf(buf, sizeof buf, "%*zu ", digits, i + 1);
+	used += draw_put(y, x + used, w - used, buf, ROLE(RL_DIM));
+	used += draw_put(y, x + used, w - used, e->sidechain ? theme_glyph()->sub : " ", ROLE(RL_DIM));
+	snprintf(buf, sizeof buf, "%-7s ", evstyle_label(e->kind));
+	used += draw_put(y, x + used, w - used, buf, ROLE(evstyle_is_error(e) ? RL_ERROR : evstyle_role(e->kind)));
+	const char *name = NULL;
+	if (e->kind == EV_TOOL_CALL)
+		name = e->name;
+	else if (e->kind == EV_TOOL_RESULT && e->link >= 0 && (size_t)e->link < rp->run->nev)
+		name = rp->run->ev[e->link].name;
+	if (name) {
+		used += draw_untrusted(y, x + used, w - used, name, ROLE(RL_TOOL));
+		used += draw_put(y, x + used, w - used, " ", ROLE(RL_NORMAL));
+	}
+	if (e->kind == EV_USAGE) {
+		char a[24], b[24];
+		draw_count(a, sizeof a, e->tok_in);
+		draw_count(b, sizeof b, e->tok_out);
+		snprintf(buf, sizeof buf, "in %s out %s", a, b);
+		draw_put(y, x + used, w - used, buf, ROLE(RL_USAGE));
+	} else {
+		size_t cap = 4 * (size_t)(w > 0 ? w : 1) + 16;
+		char *t = e->kind == EV_TOOL_CALL ? evstyle_call_summary(rp->run, e, cap) : draw_first_line(e->text, cap);
+		if (*t || e->kind == EV_TOOL_CALL || e->kind == EV_TOOL_RESULT)
+			draw_put_hl(y, x + used, w - used, t, ROLE(evstyle_is_error(e) ? RL_ERROR : RL_NORMAL),
+			            replay_highlight(rp));
+		else  /* say so, rather than show a blank row */
+			draw_put(y, x + used, w - used, e->redacted ? "(redacted)" : "(empty)", ROLE(RL_DIM));
+		free(t);
+	}
+#undef ROLE
+}
+
+static void pane_events_draw(struct pane *p, struct replay *rp, int y, int x, int w, int h)
+{
+	for (int r = 0; r < h; r++) {
+		size_t i = p->top + (size_t)r;
+		if (i < rp->run->nev)
+			pane_events_row(rp, i, y + r, x, w);
+		else
+			draw_fill(y + r, x, w, RL_NORMAL);
+	}
+}
+
+/* A step scrolls by one row; a jump shows what follows the target. */
+static void pane_events_follow(struct pane *p, struct replay *rp)
+{
+	size_t n = rp->run->nev, i = rp->sel;
+	size_t h = p->h > 0 ? (size_t)p->h : (size_t)(rp->body_h > 1 ? rp->body_h - 1 : 1);
+	if (i + 1 == p->top || i == p->top + h)
+		p->top = i < p->top ? i : i - h + 1;
+	else if (i < p->top || i >= p->top + h)
+		p->top = i > h / 3 ? i - h / 3 : 0;
+	if (p->top + h > n && n > h)
+		p->top = n - h;
+}
+
+static void pane_events_status(struct pane *p, struct replay *rp, char *buf, size_t n)
+{
+	(void)p;
+	if (rp->search && rp->nmatches)
+		snprintf(buf, n, "%zu matching", rp->nmatches);
+	else
+		buf[0] = '\0';
+}
+
+const struct pane_ops pane_events_ops = {
+	.name = "events",
+	.draw = pane_events_draw,
+	.status = pane_events_status,
+	.follow = pane_events_follow,
+};

@@ -1,0 +1,732 @@
+/* replay.c: one run replayed: the event list beside a pane (detail,
+ * compiler output, GPU timing), the timeline in the status bar, search,
+ * jumps, playback. One loop: keys and the playback timer change state and
+ * set dirty flags; the screen is redrawn once per pass from them. */
+#include "config.h"
+
+#include <curses.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <wchar.h>
+
+#include "draw.h"
+#include "keys.h"
+#include "replay.h"
+#include "run.h"
+#include "search.h"
+#include "theme.h"
+#include "tlines.h"
+#include "tui.h"
+#include "util.h"
+
+static const struct pane_ops *const replay_pane_ops[PANE__COUNT] = {
+	[PANE_EVENTS] = &pane_events_ops,
+	[PANE_DETAIL] = &pane_detail_ops,
+	[PANE_COMPILER] = &pane_compiler_ops,
+	[PANE_TIMING] = &pane_timing_ops,
+};
+
+/* Playback speeds; 1x is real time where the transcript has timestamps,
+ * else REPLAY_RATE events a second. */
+static const double replay_speeds[] = { 0.25, 0.5, 1, 2, 4, 8, 16, 32, 64, 128 };
+#define REPLAY_NSPEEDS (sizeof replay_speeds / sizeof replay_speeds[0])
+#define REPLAY_SPEED_1X 2
+#define REPLAY_RATE 2.0
+/* A long gap (a compile, a benchmark, the model thinking) plays in at most
+ * this many seconds, so playback never looks stuck. */
+#define REPLAY_MAX_GAP 3.0
+
+static double replay_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+struct search *replay_highlight(struct replay *rp)
+{
+	return rp->search;
+}
+
+static void replay_init(struct replay *rp, struct run *run, const char *title)
+{
+	size_t n = run->nev;
+	memset(rp, 0, sizeof *rp);
+	rp->run = run;
+	rp->title = title;
+	rp->count = -1;
+	rp->search_dir = 1;
+	rp->speed = REPLAY_SPEED_1X;
+	sbuf_init(&rp->input);
+	rp->cum_in = xcalloc(n + 1, sizeof *rp->cum_in);
+	rp->cum_out = xcalloc(n + 1, sizeof *rp->cum_out);
+	rp->cum_cache = xcalloc(n + 1, sizeof *rp->cum_cache);
+	rp->cum_tools = xcalloc(n + 1, sizeof *rp->cum_tools);
+	long long in = 0, out = 0, cache = 0;
+	size_t tools = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct event *e = &run->ev[i];
+		if (e->kind == EV_USAGE) {
+			in += e->tok_in;
+			out += e->tok_out;
+			cache += e->tok_cache_read + e->tok_cache_write;
+		}
+		tools += e->kind == EV_TOOL_CALL;
+		rp->cum_in[i] = in;
+		rp->cum_out[i] = out;
+		rp->cum_cache[i] = cache;
+		rp->cum_tools[i] = tools;
+		if (e->ts > 0 && (rp->t0 == 0 || e->ts < rp->t0))
+			rp->t0 = e->ts;
+	}
+	rp->right = PANE_DETAIL;
+	for (int p = 0; p < PANE__COUNT; p++)
+		pane_init(&rp->panes[p], replay_pane_ops[p], rp);
+	rp->dirty = D_ALL;
+}
+
+static void replay_free(struct replay *rp)
+{
+	for (int p = 0; p < PANE__COUNT; p++)
+		pane_free(&rp->panes[p]);
+	free(rp->cum_in);
+	free(rp->cum_out);
+	free(rp->cum_cache);
+	free(rp->cum_tools);
+	free(rp->msg);
+	free(rp->matches);
+	search_free(rp->search);
+	sbuf_free(&rp->input);
+}
+
+static void replay_msg(struct replay *rp, const char *msg)
+{
+	free(rp->msg);
+	rp->msg = xstrdup(msg);
+	rp->dirty |= D_STATUS;
+}
+
+/* ---- layout and drawing ----------------------------------------------------- */
+
+static void replay_layout(struct replay *rp)
+{
+	rp->body_y = rp->run->incomplete ? 2 : 1;
+	rp->body_h = LINES - rp->body_y - 1;
+	if (rp->body_h < 2)
+		rp->body_h = 2;
+	int lw = COLS * 2 / 5;
+	if (lw > 72)
+		lw = 72;
+	if (lw < 24)
+		lw = COLS < 48 ? COLS / 2 : 24;
+	lw += rp->list_adjust;
+	if (lw > COLS - 20)
+		lw = COLS - 20;
+	if (lw < 12)
+		lw = 12;
+	rp->list_w = lw;
+	rp->side_x = lw + 1;
+	rp->side_w = COLS - lw - 1;
+	if (rp->zoom && rp->focus == 0) {
+		rp->list_w = COLS;
+		rp->side_w = 0;
+	} else if (rp->zoom) {
+		rp->list_w = 0;
+		rp->side_x = 0;
+		rp->side_w = COLS;
+	}
+}
+
+static void replay_draw_header(struct replay *rp)
+{
+	const struct run_meta *m = &rp->run->meta;
+	char *t = draw_safe(rp->title);
+	char *model = draw_safe(m->label ? m->label : m->model), *prob = draw_safe(m->problem);
+	char *fmt = draw_safe(m->format);
+	char *right = xasprintf("%s  %s  %s ", model, prob, fmt);
+	char *left = xasprintf(" kbtui replay  %s", t);
+	draw_bar(0, RL_HEADER, left, right);
+	free(left);
+	free(right);
+	free(model);
+	free(prob);
+	free(fmt);
+	free(t);
+	if (rp->run->incomplete)
+		draw_bar(1, RL_BANNER,
+		         " INCOMPLETE RUN: the transcript ends without the harness's completion marker "
+		         "(cut off, crashed, or still being written)",
+		         NULL);
+}
+
+/* Seconds since the first timestamp at event i, -1 when unknown. */
+static double replay_elapsed(const struct replay *rp, size_t i)
+{
+	if (!rp->t0)
+		return -1;
+	for (size_t k = i + 1; k-- > 0;)  /* the last timestamp at or before i */
+		if (rp->run->ev[k].ts > 0)
+			return rp->run->ev[k].ts - rp->t0;
+	return 0;
+}
+
+static double replay_total_time(const struct replay *rp)
+{
+	return rp->run->nev ? replay_elapsed(rp, rp->run->nev - 1) : -1;
+}
+
+/* The index of sel among the matches (1-based), 0 when sel is not one. */
+static size_t replay_match_index(const struct replay *rp)
+{
+	size_t lo = 0, hi = rp->nmatches;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (rp->matches[mid] < rp->sel)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < rp->nmatches && rp->matches[lo] == rp->sel ? lo + 1 : 0;
+}
+
+static void replay_draw_prompt(struct replay *rp)
+{
+	char *in = draw_safe(rp->input.s ? rp->input.s : "");
+	char *line = rp->prompt == '%' ? xasprintf("Go to percent: %s", in) : xasprintf("%c%s", rp->prompt, in);
+	draw_bar(LINES - 1, RL_STATUS, line, "Enter go  Esc cancel ");
+	int cx = (int)draw_width(line);
+	move(LINES - 1, cx < COLS ? cx : COLS - 1);
+	free(line);
+	free(in);
+}
+
+static void replay_draw_status(struct replay *rp)
+{
+	const struct run *run = rp->run;
+	size_t n = run->nev, i = n ? rp->sel : 0;
+	char in[24], out[24], cache[24];
+	struct sbuf b;
+	if (rp->prompt) {
+		replay_draw_prompt(rp);
+		return;
+	}
+	draw_count(in, sizeof in, n ? rp->cum_in[i] : 0);
+	draw_count(out, sizeof out, n ? rp->cum_out[i] : 0);
+	draw_count(cache, sizeof cache, n ? rp->cum_cache[i] : 0);
+	sbuf_init(&b);
+	sbuf_addf(&b, " event %zu/%zu %3d%%", n ? i + 1 : 0, n, n > 1 ? (int)(100 * i / (n - 1)) : 100);
+	double el = n ? replay_elapsed(rp, i) : -1;
+	if (el >= 0) {
+		char a[32], t[32];
+		draw_duration(a, sizeof a, el);
+		draw_duration(t, sizeof t, replay_total_time(rp));
+		sbuf_addf(&b, "  time +%s/%s", a, t);
+	}
+	sbuf_addf(&b, "  tokens in %s out %s", in, out);
+	if (n && rp->cum_cache[i])
+		sbuf_addf(&b, " cache %s", cache);
+	sbuf_addf(&b, "  tool calls %zu", n ? rp->cum_tools[i] : 0);
+	if (run->incomplete)
+		sbuf_adds(&b, "  INCOMPLETE");
+	if (run->malformed)
+		sbuf_addf(&b, "  %d malformed", run->malformed);
+	if (rp->search) {
+		size_t k = replay_match_index(rp);
+		if (k)
+			sbuf_addf(&b, "  match %zu/%zu", k, rp->nmatches);
+		else
+			sbuf_addf(&b, "  %zu matches", rp->nmatches);
+	}
+	if (rp->playing)
+		sbuf_addf(&b, "  %s %gx", theme_glyph()->play, replay_speeds[rp->speed]);
+	else if (rp->speed != REPLAY_SPEED_1X)
+		sbuf_addf(&b, "  %s %gx", theme_glyph()->pause, replay_speeds[rp->speed]);
+	if (rp->count >= 0)
+		sbuf_addf(&b, "  %ld", rp->count);
+	if (rp->msg) {
+		sbuf_adds(&b, "  ");
+		draw_bar(LINES - 1, RL_STATUS, b.s, NULL);
+		draw_put(LINES - 1, (int)draw_width(b.s), COLS - (int)draw_width(b.s), rp->msg, RL_MSG);
+	} else {
+		draw_bar(LINES - 1, RL_STATUS, b.s, "Tab focus  v pane  / search  P play  h help  q back ");
+	}
+	sbuf_free(&b);
+}
+
+static void replay_draw_help(struct replay *rp)
+{
+	struct tlines L = { 0 };
+	keys_help(&L, V_REPLAY, COLS - 2);
+	erase();
+	replay_draw_header(rp);
+	if ((size_t)rp->help > L.n)  /* scrolled past the end: show the last row */
+		rp->help = L.n > 0 ? (int)L.n : 1;
+	tlines_draw(&L, (size_t)rp->help - 1, rp->body_y, 1, COLS - 2, LINES - rp->body_y - 1, NULL);
+	replay_draw_status(rp);
+	tlines_free(&L);
+}
+
+static void replay_draw(struct replay *rp)
+{
+	if (rp->dirty & D_ALL)
+		replay_layout(rp);
+	if (LINES < 6 || COLS < 30) {
+		erase();
+		mvaddstr(0, 0, "terminal too small");
+		rp->dirty = 0;
+		refresh();
+		return;
+	}
+	if (rp->help) {
+		replay_draw_help(rp);
+	} else {
+		if (rp->dirty & D_HEADER)
+			replay_draw_header(rp);
+		if ((rp->dirty & D_LIST) && rp->list_w > 0)
+			pane_draw(&rp->panes[PANE_EVENTS], rp, rp->body_y, 0, rp->list_w, rp->body_h, rp->focus == 0);
+		if ((rp->dirty & (D_LIST | D_DETAIL)) && rp->side_w > 0) {
+			if (rp->list_w > 0)
+				for (int y = rp->body_y; y < rp->body_y + rp->body_h; y++)
+					draw_put(y, rp->list_w, 1, theme_glyph()->sep, RL_DIM);
+			pane_draw(&rp->panes[rp->right], rp, rp->body_y, rp->side_x, rp->side_w, rp->body_h, rp->focus == 1);
+		}
+		if (rp->dirty & D_STATUS)
+			replay_draw_status(rp);
+	}
+	curs_set(rp->prompt ? 1 : 0);
+	rp->dirty = 0;
+	refresh();
+}
+
+/* ---- moving ------------------------------------------------------------------ */
+
+void replay_goto(struct replay *rp, size_t i)
+{
+	size_t n = rp->run->nev;
+	if (!n)
+		return;
+	if (i >= n)
+		i = n - 1;
+	rp->sel = i;
+	for (int p = 0; p < PANE__COUNT; p++)
+		if (rp->panes[p].ops->follow && !rp->panes[p].ops->per_event)
+			rp->panes[p].ops->follow(&rp->panes[p], rp);
+	rp->dirty |= D_LIST | D_DETAIL | D_STATUS;
+}
+
+/* Moves to the next (dir 1) or previous (dir -1) event that matches. */
+static void replay_seek(struct replay *rp, int dir, int (*match)(struct replay *, size_t), const char *none)
+{
+	size_t n = rp->run->nev;
+	for (size_t i = rp->sel; n && (dir > 0 ? i + 1 < n : i > 0);) {
+		i = dir > 0 ? i + 1 : i - 1;
+		if (match(rp, i)) {
+			replay_goto(rp, i);
+			return;
+		}
+	}
+	replay_msg(rp, none);
+}
+
+static int replay_is_call(struct replay *rp, size_t i)
+{
+	return rp->run->ev[i].kind == EV_TOOL_CALL;
+}
+
+static int replay_is_error(struct replay *rp, size_t i)
+{
+	const struct event *e = &rp->run->ev[i];
+	return e->kind == EV_ERROR || (e->kind == EV_TOOL_RESULT && e->is_error);
+}
+
+static int replay_is_compile(struct replay *rp, size_t i)
+{
+	struct pane *p = &rp->panes[PANE_COMPILER];
+	return p->ops->has && p->ops->has(p, i);
+}
+
+static int replay_is_bench(struct replay *rp, size_t i)
+{
+	struct pane *p = &rp->panes[PANE_TIMING];
+	return p->ops->has && p->ops->has(p, i);
+}
+
+/* Moves the selection by delta events. */
+static void replay_move(struct replay *rp, long delta)
+{
+	long i = (long)rp->sel + delta;
+	replay_goto(rp, i < 0 ? 0 : (size_t)i);
+}
+
+static void replay_percent(struct replay *rp, long pct)
+{
+	size_t n = rp->run->nev;
+	if (!n)
+		return;
+	if (pct > 100)
+		pct = 100;
+	if (pct < 0)
+		pct = 0;
+	replay_goto(rp, (size_t)(((double)(n - 1) * (double)pct) / 100.0 + 0.5));
+}
+
+/* ---- search ------------------------------------------------------------------ */
+
+/* The next match from sel in direction dir, wrapping once, like vi. */
+static void replay_search_step(struct replay *rp, int dir)
+{
+	char buf[160];
+	if (!rp->search) {
+		replay_msg(rp, "no search yet: / searches forward, ? backward");
+		return;
+	}
+	if (!rp->nmatches) {
+		char *pat = draw_safe(search_pattern(rp->search));
+		snprintf(buf, sizeof buf, "pattern not found: %s", pat);
+		free(pat);
+		replay_msg(rp, buf);
+		return;
+	}
+	size_t lo = 0, hi = rp->nmatches;  /* first match > sel */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (rp->matches[mid] <= rp->sel)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	size_t k;
+	if (dir > 0) {
+		k = lo < rp->nmatches ? lo : 0;
+		if (lo == rp->nmatches)
+			replay_msg(rp, "search hit the end, continuing at the start");
+	} else {
+		size_t before = lo > 0 && rp->matches[lo - 1] == rp->sel ? lo - 1 : lo;  /* first match >= sel */
+		k = before > 0 ? before - 1 : rp->nmatches - 1;
+		if (before == 0)
+			replay_msg(rp, "search hit the start, continuing at the end");
+	}
+	replay_goto(rp, rp->matches[k]);
+	pane_invalidate(&rp->panes[PANE_DETAIL]);
+}
+
+static void replay_search_set(struct replay *rp, const char *pattern, int dir)
+{
+	char *err = NULL;
+	rp->search_dir = dir;
+	if (*pattern || !rp->search) {
+		struct search *s = search_new(pattern, &err);
+		if (!s) {
+			char *e = draw_safe(err);
+			char *m = xasprintf("bad regular expression: %s", e);
+			replay_msg(rp, m);
+			free(m);
+			free(e);
+			free(err);
+			return;
+		}
+		search_free(rp->search);
+		free(rp->matches);
+		rp->search = s;
+		rp->nmatches = search_events(s, rp->run, &rp->matches);
+	}
+	for (int p = 0; p < PANE__COUNT; p++)
+		pane_invalidate(&rp->panes[p]);
+	rp->dirty |= D_LIST | D_DETAIL | D_STATUS;
+	replay_search_step(rp, dir);
+}
+
+/* ---- the prompt ---------------------------------------------------------------- */
+
+static void replay_prompt_open(struct replay *rp, int kind)
+{
+	rp->prompt = kind;
+	sbuf_reset(&rp->input);
+	rp->dirty |= D_STATUS;
+}
+
+static void replay_prompt_done(struct replay *rp)
+{
+	int kind = rp->prompt;
+	char *text = xstrdup(rp->input.s ? rp->input.s : "");
+	rp->prompt = 0;
+	rp->dirty |= D_STATUS;
+	if (kind == '%') {
+		char *end;
+		long v = strtol(text, &end, 10);
+		if (end == text || *end)
+			replay_msg(rp, "a percentage is a number from 0 to 100");
+		else
+			replay_percent(rp, v);
+	} else {
+		replay_search_set(rp, text, kind == '/' ? 1 : -1);
+	}
+	free(text);
+}
+
+/* A key while the prompt is open. */
+static void replay_prompt_key(struct replay *rp, const struct key *k)
+{
+	rp->dirty |= D_STATUS;
+	if (!k->fn && (k->ch == '\n' || k->ch == '\r')) {
+		replay_prompt_done(rp);
+	} else if (!k->fn && k->ch == 27) {
+		rp->prompt = 0;
+	} else if ((k->fn && k->ch == KEY_BACKSPACE) || (!k->fn && (k->ch == 127 || k->ch == 8))) {
+		size_t len = rp->input.len;
+		if (!len) {
+			rp->prompt = 0;
+			return;
+		}
+		while (len > 0 && ((unsigned char)rp->input.s[len - 1] & 0xC0) == 0x80)
+			len--;
+		if (len > 0)
+			len--;
+		rp->input.len = len;
+		rp->input.s[len] = '\0';
+	} else if (!k->fn && k->ch >= 0x20 && k->ch != 0x7F && rp->input.len < 1024) {
+		char mb[MB_LEN_MAX];
+		mbstate_t st;
+		memset(&st, 0, sizeof st);
+		size_t m = wcrtomb(mb, (wchar_t)k->ch, &st);
+		if (m != (size_t)-1)
+			sbuf_add(&rp->input, mb, m);
+	}
+}
+
+/* ---- playback ------------------------------------------------------------------ */
+
+/* Seconds to wait before the event after sel, at the current speed. */
+static double replay_gap(const struct replay *rp)
+{
+	double speed = replay_speeds[rp->speed];
+	size_t i = rp->sel;
+	if (rp->t0 && i + 1 < rp->run->nev) {
+		double a = rp->run->ev[i].ts, b = rp->run->ev[i + 1].ts;
+		if (a > 0 && b >= a) {
+			/* events of one message share a timestamp: still a visible step */
+			double g = (b - a) / speed, floor = 0.1 / speed;
+			return g > REPLAY_MAX_GAP ? REPLAY_MAX_GAP : g < floor ? floor : g;
+		}
+	}
+	return 1.0 / (REPLAY_RATE * speed);
+}
+
+static void replay_play(struct replay *rp, int on)
+{
+	rp->playing = on && rp->run->nev > 0;
+	if (rp->playing && rp->sel + 1 >= rp->run->nev)
+		replay_goto(rp, 0);  /* at the end, play from the start */
+	rp->due = replay_now() + (rp->playing ? replay_gap(rp) : 0);
+	rp->dirty |= D_STATUS;
+}
+
+/* Called when the timer is due: one event on. */
+static void replay_tick(struct replay *rp)
+{
+	if (rp->sel + 1 >= rp->run->nev) {
+		rp->playing = 0;
+		replay_msg(rp, "end of the run");
+		return;
+	}
+	replay_goto(rp, rp->sel + 1);
+	rp->due = replay_now() + replay_gap(rp);
+}
+
+static void replay_speed(struct replay *rp, int delta)
+{
+	int s = rp->speed + delta;
+	if (s < 0 || s >= (int)REPLAY_NSPEEDS)
+		return;
+	rp->speed = s;
+	if (rp->playing)
+		rp->due = replay_now() + replay_gap(rp);
+	char buf[64];
+	snprintf(buf, sizeof buf, "speed %gx%s", replay_speeds[s], rp->t0 ? "" : " (no timestamps: 2 events/s at 1x)");
+	replay_msg(rp, buf);
+}
+
+/* ---- keys ---------------------------------------------------------------------- */
+
+static void replay_side(struct replay *rp, int delta)
+{
+	int n = PANE__COUNT - 1;  /* every pane but the list */
+	rp->right = (rp->right - 1 + delta + n) % n + 1;
+	rp->dirty = D_ALL;
+	erase();
+}
+
+/* Enter in a whole-run pane: the event of its top row. */
+static void replay_goto_row(struct replay *rp)
+{
+	struct pane *p = &rp->panes[rp->right];
+	size_t ev = rp->focus == 1 && !p->ops->per_event ? pane_top_event(p) : TLINE_NO_EVENT;
+	if (ev == TLINE_NO_EVENT)
+		return;
+	replay_goto(rp, ev);
+}
+
+static void replay_do(struct replay *rp, enum action a, long count)
+{
+	long page = rp->body_h > 2 ? rp->body_h - 2 : 1;
+	long n = count > 0 ? count : 1;
+	struct pane *side = &rp->panes[rp->right];
+	if (rp->focus == 1 && side->ops->act && side->ops->act(side, rp, a)) {
+		rp->dirty |= D_DETAIL;
+		return;
+	}
+	switch (a) {
+	case ACT_DOWN: replay_move(rp, n); break;
+	case ACT_UP: replay_move(rp, -n); break;
+	case ACT_PAGE_DOWN: replay_move(rp, page * n); break;
+	case ACT_PAGE_UP: replay_move(rp, -page * n); break;
+	case ACT_FIRST: replay_goto(rp, count > 0 ? (size_t)count - 1 : 0); break;
+	case ACT_LAST: replay_goto(rp, count > 0 ? (size_t)count - 1 : rp->run->nev); break;
+	case ACT_PERCENT:
+		if (count >= 0)
+			replay_percent(rp, count);
+		else
+			replay_prompt_open(rp, '%');
+		break;
+	case ACT_SEARCH: replay_prompt_open(rp, '/'); break;
+	case ACT_SEARCH_BACK: replay_prompt_open(rp, '?'); break;
+	case ACT_NEXT_MATCH: replay_search_step(rp, rp->search_dir); break;
+	case ACT_PREV_MATCH: replay_search_step(rp, -rp->search_dir); break;
+	case ACT_NEXT_TOOL: replay_seek(rp, 1, replay_is_call, "no tool call after this one"); break;
+	case ACT_PREV_TOOL: replay_seek(rp, -1, replay_is_call, "no tool call before this one"); break;
+	case ACT_NEXT_ERROR: replay_seek(rp, 1, replay_is_error, "no error after this one"); break;
+	case ACT_PREV_ERROR: replay_seek(rp, -1, replay_is_error, "no error before this one"); break;
+	case ACT_NEXT_COMPILE: replay_seek(rp, 1, replay_is_compile, "no compiler error after this one"); break;
+	case ACT_PREV_COMPILE: replay_seek(rp, -1, replay_is_compile, "no compiler error before this one"); break;
+	case ACT_NEXT_BENCH: replay_seek(rp, 1, replay_is_bench, "no benchmark output after this one"); break;
+	case ACT_PREV_BENCH: replay_seek(rp, -1, replay_is_bench, "no benchmark output before this one"); break;
+	case ACT_PLAY: replay_play(rp, !rp->playing); break;
+	case ACT_FASTER: replay_speed(rp, 1); break;
+	case ACT_SLOWER: replay_speed(rp, -1); break;
+	case ACT_GOTO_ROW: replay_goto_row(rp); break;
+	case ACT_FOCUS:
+		rp->focus = !rp->focus;
+		rp->dirty |= rp->zoom ? D_ALL : D_LIST | D_DETAIL;
+		break;
+	case ACT_PANE: replay_side(rp, 1); break;
+	case ACT_PANE_BACK: replay_side(rp, -1); break;
+	case ACT_ZOOM:
+		rp->zoom = !rp->zoom;
+		rp->dirty = D_ALL;
+		erase();
+		break;
+	case ACT_WIDER:
+	case ACT_NARROWER:
+		rp->list_adjust += a == ACT_WIDER ? 4 : -4;
+		if (rp->list_adjust > COLS)
+			rp->list_adjust = COLS;
+		if (rp->list_adjust < -COLS)
+			rp->list_adjust = -COLS;
+		rp->dirty = D_ALL;
+		erase();
+		break;
+	case ACT_REDRAW:
+		clearok(curscr, TRUE);
+		rp->dirty = D_ALL;
+		break;
+	case ACT_HELP:
+		rp->help = 1;
+		rp->dirty = D_ALL;
+		break;
+	default:
+		break;
+	}
+}
+
+/* A key while the help screen is up: scroll it, or close it. */
+static void replay_help_key(struct replay *rp, enum action a)
+{
+	if (a == ACT_DOWN || a == ACT_PAGE_DOWN) {
+		rp->help += a == ACT_DOWN ? 1 : LINES / 2;
+	} else if (a == ACT_UP || a == ACT_PAGE_UP) {
+		rp->help -= a == ACT_UP ? 1 : LINES / 2;
+		if (rp->help < 1)
+			rp->help = 1;
+	} else {
+		rp->help = 0;
+		erase();
+	}
+	rp->dirty = D_ALL;
+}
+
+/* Waits for a key, or for the playback timer; ERR when the timer fired. */
+static int replay_wait(struct replay *rp, struct key *k)
+{
+	if (!rp->playing) {
+		timeout(-1);
+		return keys_read(k);
+	}
+	double left = rp->due - replay_now();
+	if (left <= 0) {
+		replay_tick(rp);
+		return ERR;
+	}
+	timeout((int)(left * 1000) + 1);
+	int rc = keys_read(k);
+	timeout(-1);
+	return rc;
+}
+
+static void replay_key(struct replay *rp, const struct key *k)
+{
+	if (rp->msg) {
+		free(rp->msg);
+		rp->msg = NULL;
+		rp->dirty |= D_STATUS;
+	}
+	if (k->code == KEY_RESIZE) {
+		erase();
+		for (int p = 0; p < PANE__COUNT; p++)
+			pane_invalidate(&rp->panes[p]);
+		rp->dirty = D_ALL;
+		return;
+	}
+	if (rp->prompt) {
+		replay_prompt_key(rp, k);
+		return;
+	}
+	enum action a = keys_action(k->code, V_REPLAY);
+	if (rp->help) {
+		replay_help_key(rp, a);
+		return;
+	}
+	if (a == ACT_COUNT) {
+		if (rp->count < 100000000)
+			rp->count = (rp->count < 0 ? 0 : rp->count * 10) + (k->code - '0');
+		rp->dirty |= D_STATUS;
+		return;
+	}
+	long count = rp->count;
+	if (count >= 0) {
+		rp->count = -1;
+		rp->dirty |= D_STATUS;
+	}
+	replay_do(rp, a, count);
+}
+
+void replay_run(struct run *run, const char *title)
+{
+	struct replay rp;
+	struct key k;
+	replay_init(&rp, run, title);
+	erase();
+	while (!tui_stopped()) {
+		if (rp.dirty)
+			replay_draw(&rp);
+		if (replay_wait(&rp, &k) == ERR)
+			continue;
+		if (!rp.prompt && !rp.help && keys_action(k.code, V_REPLAY) == ACT_QUIT)
+			break;
+		replay_key(&rp, &k);
+	}
+	timeout(-1);
+	replay_free(&rp);
+}
