@@ -1,1 +1,158 @@
+/* cmd_eval.c: `kbtui eval`, the headless front of the eval loop: options,
+ * the loop's lines streamed to out, a one-line verdict at the end. */
 #include "eval.h"
+#include "cmd.h"
+#include "hardware.h"
+#include "problem.h"
+#include "util.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char cmd_eval_usage[] =
+	"Usage: kbtui eval --problem NAME [OPTIONS] SOLUTION.cu\n"
+	"       kbtui eval --kbh DIR --problem NAME [OPTIONS] solution.py\n"
+	"       kbtui eval --list-hardware\n"
+	"Compile SOLUTION with the problem's harness, check it on every shape and\n"
+	"seed, benchmark it and write result.json, check.log and benchmark.log.\n"
+	"Options: --problems DIR, --hardware KEY, --arch SM, --workdir DIR,\n"
+	"--timeout SECONDS, --seeds N, --trials N. See kbtui(1).\n";
+
+enum {
+	OPT_PROBLEM = 256, OPT_PROBLEMS, OPT_HARDWARE, OPT_ARCH, OPT_LIST_HW, OPT_KBH, OPT_WORKDIR,
+	OPT_TIMEOUT, OPT_SEEDS, OPT_TRIALS, OPT_HELP,
+};
+
+static const struct option cmd_eval_opts[] = {
+	{"problem", required_argument, NULL, OPT_PROBLEM},
+	{"problems", required_argument, NULL, OPT_PROBLEMS},
+	{"hardware", required_argument, NULL, OPT_HARDWARE},
+	{"arch", required_argument, NULL, OPT_ARCH},
+	{"list-hardware", no_argument, NULL, OPT_LIST_HW},
+	{"kbh", required_argument, NULL, OPT_KBH},
+	{"workdir", required_argument, NULL, OPT_WORKDIR},
+	{"timeout", required_argument, NULL, OPT_TIMEOUT},
+	{"seeds", required_argument, NULL, OPT_SEEDS},
+	{"trials", required_argument, NULL, OPT_TRIALS},
+	{"help", no_argument, NULL, OPT_HELP},
+	{NULL, 0, NULL, 0},
+};
+
+struct cmd_eval_out {
+	FILE *out;
+};
+
+static void cmd_eval_line(void *ud, const char *stage, const char *line, size_t len)
+{
+	FILE *out = ((struct cmd_eval_out *)ud)->out;
+	if (!strcmp(stage, "eval"))
+		fputs("kbtui eval: ", out);
+	fwrite(line, 1, len, out);
+	fputc('\n', out);
+	fflush(out);
+}
+
+static int cmd_eval_usage_error(FILE *err, const char *fmt, const char *arg)
+{
+	fputs("kbtui eval: ", err);
+	fprintf(err, fmt, arg);
+	fputs("\nTry 'kbtui eval --help'.\n", err);
+	return CMD_USAGE;
+}
+
+/* A positive number; -1 when s is not one. */
+static double cmd_eval_number(const char *s, int integer)
+{
+	char *end;
+	double v = strtod(s, &end);
+	if (end == s || *end || !(v > 0) || v > 1e7 || (integer && v != (int)v))
+		return -1;
+	return v;
+}
+
+static int cmd_eval_list_hardware(const char *problems, FILE *out, FILE *err)
+{
+	char *dir = problems ? xstrdup(problems) : problem_default_dir();
+	char *path = util_path_join(dir, "hardware.json"), *msg = NULL;
+	struct hardware_list *l = hardware_load(path, &msg);
+	free(dir);
+	free(path);
+	if (!l) {
+		fprintf(err, "kbtui eval: %s\n", msg);
+		free(msg);
+		return CMD_BADINPUT;
+	}
+	hardware_print(l, out);
+	hardware_free(l);
+	return CMD_OK;
+}
+
+static void cmd_eval_summary(const struct eval_result *r, FILE *out)
+{
+	fprintf(out, "kbtui eval: %s", r->problem ? r->problem : "?");
+	if (r->hardware || r->arch)
+		fprintf(out, " on %s (%s)", r->hardware ? r->hardware : r->device ? r->device : "unknown GPU",
+		        r->arch ? r->arch : "-");
+	if (r->correct && r->peak_fraction >= 0)
+		fprintf(out, ": PASS, peak_fraction %.4f (%s)", r->peak_fraction, r->verdict ? r->verdict : "-");
+	else if (r->correct)
+		fprintf(out, ": PASS, not benchmarked%s%s", r->failure ? ": " : "", r->failure ? r->failure : "");
+	else
+		fprintf(out, ": FAIL at %s: %s", eval_stage_name(r->stage), r->failure ? r->failure : "?");
+	fputc('\n', out);
+	if (r->workdir)
+		fprintf(out, "kbtui eval: results in %s/result.json\n", r->workdir);
+}
+
+int cmd_eval(int argc, char **argv, FILE *out, FILE *err)
+{
+	struct eval_opts o = {0};
+	struct eval_result r;
+	struct cmd_eval_out ud = {out};
+	int ch, list = 0;
+	double v;
+
+	optind = 0;  /* main() may have run getopt already */
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, ":", cmd_eval_opts, NULL)) != -1) {
+		switch (ch) {
+		case OPT_PROBLEM: o.problem = optarg; break;
+		case OPT_PROBLEMS: o.problems_dir = optarg; break;
+		case OPT_HARDWARE: o.hardware = optarg; break;
+		case OPT_ARCH: o.arch = optarg; break;
+		case OPT_LIST_HW: list = 1; break;
+		case OPT_KBH: o.kbh = optarg; break;
+		case OPT_WORKDIR: o.workdir = optarg; break;
+		case OPT_TIMEOUT:
+			if ((o.timeout_s = cmd_eval_number(optarg, 0)) < 0)
+				return cmd_eval_usage_error(err, "--timeout wants a number of seconds, not '%s'", optarg);
+			break;
+		case OPT_SEEDS: case OPT_TRIALS:
+			if ((v = cmd_eval_number(optarg, 1)) < 0)
+				return cmd_eval_usage_error(err, "--seeds and --trials want a positive integer, not '%s'",
+				                            optarg);
+			*(ch == OPT_SEEDS ? &o.seeds : &o.trials) = (int)v;
+			break;
+		case OPT_HELP: fputs(cmd_eval_usage, out); return CMD_OK;
+		case ':': return cmd_eval_usage_error(err, "option '%s' needs an argument", argv[optind - 1]);
+		default: return cmd_eval_usage_error(err, "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (list)
+		return cmd_eval_list_hardware(o.problems_dir, out, err);
+	if (optind != argc - 1)
+		return cmd_eval_usage_error(err, "%s", optind >= argc ? "which SOLUTION file?" : "one SOLUTION file only");
+	if (!o.problem)
+		return cmd_eval_usage_error(err, "%s", "--problem NAME is required");
+	o.solution = argv[optind];
+	o.on_line = cmd_eval_line;
+	o.ud = &ud;
+	int rc = eval_run(&o, &r);
+	if (rc < 0)
+		fprintf(err, "kbtui eval: %s\n", r.failure ? r.failure : "cannot start");
+	else
+		cmd_eval_summary(&r, out);
+	eval_result_free(&r);
+	return rc == 0 ? CMD_OK : CMD_BADINPUT;
+}

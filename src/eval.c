@@ -1,1 +1,1129 @@
+/* eval.c: the compile / check / benchmark loop and its result.json. */
+#include "config.h"
+
 #include "eval.h"
+#include "benchlog.h"
+#include "forbid.h"
+#include "hardware.h"
+#include "jsonx.h"
+#include "problem.h"
+#include "proc.h"
+#include "util.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define EVAL_DEFAULT_TIMEOUT 300.0
+#define EVAL_OUTPUT_CAP (8u << 20)
+/* KernelBench-Hard's timing.py flushes 128 MB (its L2 is 96 MB). */
+#define EVAL_L2_FLUSH_MIN (128.0 * 1024 * 1024)
+/* Exit statuses of problems/harness/harness.cu. */
+enum { H_PASS = 0, H_FAIL = 1, H_USAGE = 2, H_CUDA = 3, H_NODEV = 4, H_SETUP = 5 };
+
+struct eval_ctx {
+	const struct eval_opts *o;
+	struct eval_result *r;
+	struct problem *pb;
+	struct hardware_list *hw;
+	const struct hardware_profile *prof;
+	char *pdir;                 /* the problems directory */
+	char *exe;                  /* the built harness */
+	char *tmpdir;               /* workdir/tmp, the children's TMPDIR */
+	double timeout, t0;
+	int device_cc;              /* from nvidia-smi or `info`, 0 unknown */
+};
+
+/* One child step: where its lines go. */
+struct eval_step {
+	struct eval_ctx *x;
+	const char *stage;
+	FILE *log;
+	struct benchlog *bl;
+	char *first_error;          /* compile: the first error line */
+	void (*after)(struct eval_step *st, const char *line, size_t len);
+};
+
+static double eval_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+const char *eval_stage_name(enum eval_stage s)
+{
+	static const char *const n[] = {"setup", "forbidden", "compile", "check", "bench", "done"};
+	return s <= EVAL_DONE ? n[s] : "?";
+}
+
+static void eval_emit(struct eval_ctx *x, const char *stage, const char *line, size_t len)
+{
+	if (x->o->on_line)
+		x->o->on_line(x->o->ud, stage, line, len);
+}
+
+static void eval_say(struct eval_ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void eval_say(struct eval_ctx *x, const char *fmt, ...)
+{
+	va_list ap;
+	char buf[2048];
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	eval_emit(x, "eval", buf, strlen(buf));
+}
+
+/* Records why the loop stopped (the first reason wins) and says it. */
+static int eval_fail(struct eval_ctx *x, enum eval_stage st, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int eval_fail(struct eval_ctx *x, enum eval_stage st, int rc, const char *fmt, ...)
+{
+	va_list ap;
+	char buf[2048];
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	x->r->stage = st;
+	if (!x->r->failure)
+		x->r->failure = xstrdup(buf);
+	if (rc >= 0)   /* bad input (-1) is the caller's to report */
+		eval_emit(x, "eval", buf, strlen(buf));
+	return rc;
+}
+
+/* ---- files --------------------------------------------------------------- */
+
+static int eval_mkdirs(const char *path)
+{
+	char *p = xstrdup(path);
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, 0777) < 0 && errno != EEXIST) {
+			free(p);
+			return -1;
+		}
+		*s = '/';
+	}
+	int rc = mkdir(p, 0777) < 0 && errno != EEXIST ? -1 : 0;
+	free(p);
+	return rc;
+}
+
+static int eval_copy_file(const char *from, const char *to)
+{
+	size_t len;
+	char *data = util_read_file(from, &len);
+	FILE *f;
+	if (!data)
+		return -1;
+	f = fopen(to, "wb");
+	int ok = f && fwrite(data, 1, len, f) == len;
+	if (f && fclose(f) != 0)
+		ok = 0;
+	free(data);
+	return ok ? 0 : -1;
+}
+
+/* Regular files and folders only: a link could lead out of the copy. */
+static int eval_copy_tree(const char *from, const char *to, int depth)
+{
+	DIR *d;
+	struct dirent *e;
+	int rc = 0;
+	if (depth > 16 || eval_mkdirs(to) < 0 || !(d = opendir(from)))
+		return -1;
+	while (rc == 0 && (e = readdir(d))) {
+		struct stat st;
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || !strcmp(e->d_name, "__pycache__"))
+			continue;
+		char *a = util_path_join(from, e->d_name), *b = util_path_join(to, e->d_name);
+		if (lstat(a, &st) == 0 && S_ISDIR(st.st_mode))
+			rc = eval_copy_tree(a, b, depth + 1);
+		else if (lstat(a, &st) == 0 && S_ISREG(st.st_mode))
+			rc = eval_copy_file(a, b);
+		free(a);
+		free(b);
+	}
+	closedir(d);
+	return rc;
+}
+
+static FILE *eval_open_log(struct eval_ctx *x, const char *name)
+{
+	char *p = util_path_join(x->r->workdir, name);
+	FILE *f = fopen(p, "w");
+	free(p);
+	return f;
+}
+
+static char *eval_abs(const char *path)
+{
+	char *r = realpath(path, NULL);
+	return r ? r : xstrdup(path);
+}
+
+static char *eval_which(const char *name)
+{
+	const char *path = getenv("PATH");
+	char *copy, *save = NULL, *tok;
+	if (strchr(name, '/'))
+		return access(name, X_OK) == 0 ? xstrdup(name) : NULL;
+	copy = xstrdup(path ? path : "/usr/local/bin:/usr/bin:/bin");
+	for (tok = strtok_r(copy, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
+		char *p = util_path_join(*tok ? tok : ".", name);
+		if (access(p, X_OK) == 0 && util_is_file(p)) {
+			free(copy);
+			return p;
+		}
+		free(p);
+	}
+	free(copy);
+	return NULL;
+}
+
+char *eval_find_nvcc(void)
+{
+	const char *home = getenv("CUDA_HOME"), *env = getenv("KBTUI_NVCC");
+	if (env && *env)
+		return xstrdup(env);
+#ifdef KB_NVCC
+	if (access(KB_NVCC, X_OK) == 0)
+		return xstrdup(KB_NVCC);
+#endif
+	if (home && *home) {
+		char *p = xasprintf("%s/bin/nvcc", home);
+		if (access(p, X_OK) == 0)
+			return p;
+		free(p);
+	}
+	return eval_which("nvcc");
+}
+
+/* ---- running a step ------------------------------------------------------ */
+
+/* nvcc says "file(12): error: ..."; editors and people read "file:12: ...". */
+static char *eval_nvcc_line(const char *s, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		size_t j = i + 1;
+		if (s[i] != '(')
+			continue;
+		while (j < n && isdigit((unsigned char)s[j]))
+			j++;
+		if (j > i + 1 && j + 2 < n && s[j] == ')' && s[j + 1] == ':' && s[j + 2] == ' ')
+			return xasprintf("%.*s:%.*s%.*s", (int)i, s, (int)(j - i - 1), s + i + 1, (int)(n - j - 1),
+			                 s + j + 1);
+	}
+	return xstrndup(s, n);
+}
+
+static int eval_is_error_line(const char *s)
+{
+	return strstr(s, ": error") || strstr(s, " error:") || util_starts_with(s, "error") ||
+	       strstr(s, "fatal error");
+}
+
+static void eval_step_text(struct eval_step *st, const char *s, size_t n)
+{
+	if (st->log) {
+		fwrite(s, 1, n, st->log);
+		fputc('\n', st->log);
+		fflush(st->log);
+	}
+	if (st->bl)
+		benchlog_line(st->bl, s, n);
+	eval_emit(st->x, st->stage, s, n);
+}
+
+static void eval_step_line(void *ud, int stream, const char *line, size_t len)
+{
+	struct eval_step *st = ud;
+	(void)stream;
+	if (!strcmp(st->stage, "compile")) {
+		char *l = eval_nvcc_line(line, len);
+		if (!st->first_error && eval_is_error_line(l))
+			st->first_error = xstrdup(l);
+		eval_step_text(st, l, strlen(l));
+		free(l);
+		return;
+	}
+	eval_step_text(st, line, len);
+	if (st->after)
+		st->after(st, line, len);
+}
+
+static void eval_step_printf(struct eval_step *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void eval_step_printf(struct eval_step *st, const char *fmt, ...)
+{
+	va_list ap;
+	char buf[2048];
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	eval_step_text(st, buf, strlen(buf));
+}
+
+static void eval_step_run(struct eval_step *st, char *const *argv, const char *cwd, char *const *env,
+                          double timeout, struct proc_result *res)
+{
+	struct proc_spec spec = {
+		.argv = argv, .cwd = cwd, .env = env, .timeout_s = timeout,
+		.output_cap = EVAL_OUTPUT_CAP, .on_line = eval_step_line, .ud = st,
+	};
+	proc_run(&spec, res);
+	if (res->truncated)
+		eval_step_printf(st, "kbtui eval: output cut at %u bytes", EVAL_OUTPUT_CAP);
+}
+
+/* ---- setup --------------------------------------------------------------- */
+
+static void eval_shapes_init(struct eval_ctx *x)
+{
+	struct eval_result *r = x->r;
+	r->nshapes = x->pb->nshapes;
+	r->shapes = xcalloc((size_t)r->nshapes, sizeof *r->shapes);
+	for (int i = 0; i < r->nshapes; i++) {
+		struct eval_shape *s = &r->shapes[i];
+		s->shape = i;
+		s->desc = problem_shape_desc(x->pb, i);
+		problem_work(x->pb, i, &s->flops, &s->bytes, NULL);
+		s->ms = s->min_ms = s->max_ms = s->tflops = s->gbps = s->peak_fraction = -1;
+	}
+}
+
+static int eval_load_problem(struct eval_ctx *x)
+{
+	const struct eval_opts *o = x->o;
+	char *err = NULL, *dir, *hwpath;
+
+	x->pdir = o->problems_dir ? xstrdup(o->problems_dir) : problem_default_dir();
+	if (!util_is_dir(x->pdir))
+		return eval_fail(x, EVAL_SETUP, -1, "%s: no problems directory there (see --problems)", x->pdir);
+	if (!(dir = problem_find(x->pdir, o->problem)))
+		return eval_fail(x, EVAL_SETUP, -1, "%s: no problem '%s' there (or more than one matches)", x->pdir,
+		                 o->problem);
+	x->pb = problem_load(dir, &err);
+	free(dir);
+	if (!x->pb) {
+		eval_fail(x, EVAL_SETUP, -1, "%s", err);
+		free(err);
+		return -1;
+	}
+	x->r->problem = xstrdup(x->pb->name);
+	hwpath = util_path_join(x->pdir, "hardware.json");
+	x->hw = hardware_load(hwpath, &err);
+	free(hwpath);
+	if (!x->hw) {
+		eval_fail(x, EVAL_SETUP, -1, "%s", err);
+		free(err);
+		return -1;
+	}
+	if (o->hardware && !(x->prof = hardware_find(x->hw, o->hardware)))
+		return eval_fail(x, EVAL_SETUP, -1, "unknown hardware '%s' (kbtui eval --list-hardware)", o->hardware);
+	eval_shapes_init(x);
+	return 0;
+}
+
+static int eval_workdir(struct eval_ctx *x, const char *ext)
+{
+	struct eval_result *r = x->r;
+	char *wd = x->o->workdir ? xstrdup(x->o->workdir) : xasprintf("kbtui-eval-%s", x->pb->name);
+	if (eval_mkdirs(wd) < 0) {
+		eval_fail(x, EVAL_SETUP, -1, "%s: cannot create the work directory: %s", wd, strerror(errno));
+		free(wd);
+		return -1;
+	}
+	r->workdir = eval_abs(wd);
+	free(wd);
+	x->tmpdir = util_path_join(r->workdir, "tmp");
+	eval_mkdirs(x->tmpdir);
+	char *copy = xasprintf("%s/solution.%s", r->workdir, ext);
+	int rc = eval_copy_file(r->solution, copy);
+	free(copy);
+	if (rc < 0)
+		return eval_fail(x, EVAL_SETUP, -1, "%s: cannot copy the solution into %s", r->solution, r->workdir);
+	return 0;
+}
+
+static int eval_forbidden(struct eval_ctx *x)
+{
+	size_t len;
+	char *src = util_read_file(x->r->solution, &len), *err = NULL;
+	struct forbid_hit hit;
+	struct forbid *f = forbid_new((const char *const *)x->pb->forbidden, x->pb->nforbidden, &err);
+	FILE *log;
+	int rc = 0;
+
+	if (!f) {
+		eval_fail(x, EVAL_SETUP, -1, "%s/problem.json: %s", x->pb->dir, err);
+		free(err);
+		free(src);
+		return -1;
+	}
+	if (src && forbid_scan(f, src, len, &hit)) {
+		/* check.log says it as KernelBench-Hard's check.py does */
+		if ((log = eval_open_log(x, "check.log"))) {
+			fprintf(log, "FAIL: forbidden op used: %s\n", x->pb->forbidden[hit.pattern]);
+			fclose(log);
+		}
+		rc = eval_fail(x, EVAL_FORBID, 1, "%s:%d:%d: forbidden pattern \"%s\" matches: %s", x->r->solution,
+		               hit.line, hit.col, x->pb->forbidden[hit.pattern], hit.text);
+		forbid_hit_free(&hit);
+	}
+	forbid_free(f);
+	free(src);
+	return rc;
+}
+
+/* ---- which GPU ----------------------------------------------------------- */
+
+static void eval_capture_line(void *ud, int stream, const char *line, size_t len)
+{
+	struct sbuf *b = ud;
+	if (stream == 1 && !b->len)
+		sbuf_add(b, line, len);
+}
+
+/* "NVIDIA H200, 9.0" from nvidia-smi, when it is there. */
+static void eval_query_gpu(struct eval_ctx *x)
+{
+	char *smi = eval_which("nvidia-smi");
+	char *argv[] = {smi, "--query-gpu=name,compute_cap", "--format=csv,noheader", NULL};
+	struct sbuf b;
+	struct proc_result res;
+	if (!smi)
+		return;
+	sbuf_init(&b);
+	struct proc_spec spec = {.argv = argv, .timeout_s = 30, .output_cap = 65536,
+	                         .on_line = eval_capture_line, .ud = &b};
+	proc_run(&spec, &res);
+	char *comma = strrchr(b.s, ',');
+	if (res.end == PROC_EXITED && res.code == 0 && comma) {
+		double cc = atof(comma + 1);
+		*comma = '\0';
+		x->r->device = xstrdup(b.s);
+		x->device_cc = (int)lround(cc * 10);
+	}
+	sbuf_free(&b);
+	free(smi);
+}
+
+/* "sm_90a", "90a", "90" -> "90a"/"90"; NULL when not an arch. */
+static char *eval_arch_digits(const char *arch)
+{
+	const char *s = util_starts_with(arch, "sm_") ? arch + 3 : util_starts_with(arch, "compute_") ? arch + 8 : arch;
+	size_t n = 0;
+	while (isdigit((unsigned char)s[n]))
+		n++;
+	if (n < 2 || n > 3 || (s[n] && (!islower((unsigned char)s[n]) || s[n + 1])))
+		return NULL;
+	return xstrdup(s);
+}
+
+static int eval_target(struct eval_ctx *x)
+{
+	const struct eval_opts *o = x->o;
+	if (!x->prof)
+		eval_query_gpu(x);
+	if (!x->prof && x->r->device)
+		x->prof = hardware_detect(x->hw, x->r->device);
+	if (o->arch)
+		x->r->arch = xstrdup(o->arch);
+	else if (x->prof && x->prof->arch)
+		x->r->arch = xstrdup(x->prof->arch);
+	else if (x->device_cc)
+		x->r->arch = hardware_arch_for_cc(x->device_cc);
+	else
+		return eval_fail(x, EVAL_SETUP, -1, "cannot tell which GPU to compile for (no nvidia-smi or no GPU): "
+		                 "pass --arch SM or --hardware KEY");
+	char *d = eval_arch_digits(x->r->arch);
+	if (!d)
+		return eval_fail(x, EVAL_SETUP, -1, "--arch '%s': expected an nvcc target such as sm_90a or sm_120a",
+		                 x->r->arch);
+	free(x->r->arch);
+	x->r->arch = xasprintf("sm_%s", d);
+	free(d);
+	if (x->prof)
+		x->r->hardware = xstrdup(x->prof->key);
+	return 0;
+}
+
+/* ---- compile ------------------------------------------------------------- */
+
+/* Everything an nvcc call needs besides its files. */
+struct eval_nvcc {
+	struct eval_ctx *x;
+	struct eval_step st;
+	const char *nvcc;
+	char *gencode, *inc1, *inc2, *envtmp;
+	double deadline;            /* the time limit covers all the calls */
+	struct proc_result res;
+};
+
+static double eval_mtime(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 ? (double)st.st_mtim.tv_sec + st.st_mtim.tv_nsec / 1e9 : -1;
+}
+
+/* One nvcc call: args after the common flags, NULL-ended. 0 or -1. */
+static int eval_nvcc_run(struct eval_nvcc *n, char *const *args)
+{
+	char *argv[32];
+	char *env[] = {n->envtmp, NULL};
+	struct sbuf cmd;
+	int k = 0;
+	const char *common[] = {n->nvcc, "-std=c++17", "-O3", "-lineinfo", n->gencode, n->inc1, n->inc2};
+	for (size_t i = 0; i < sizeof common / sizeof *common; i++)
+		argv[k++] = (char *)common[i];
+	for (int i = 0; args[i] && k < 31; i++)
+		argv[k++] = args[i];
+	argv[k] = NULL;
+	sbuf_init(&cmd);
+	for (int i = 0; argv[i]; i++)
+		sbuf_addf(&cmd, "%s%s", i ? " " : "", argv[i]);
+	eval_step_text(&n->st, cmd.s, cmd.len);
+	sbuf_free(&cmd);
+	double left = n->deadline - eval_now();
+	eval_step_run(&n->st, argv, n->x->r->workdir, env, left > 1 ? left : 1, &n->res);
+	return n->res.end == PROC_EXITED && n->res.code == 0 ? 0 : -1;
+}
+
+/* The harness, driver and reference objects are kept per arch in the work
+ * directory and rebuilt only when a source or header is newer: an agent's
+ * next try compiles its solution alone. */
+static int eval_nvcc_object(struct eval_nvcc *n, const char *src, const char *obj, const char *const *deps)
+{
+	double t = eval_mtime(obj);
+	int stale = t < 0 || eval_mtime(src) > t;
+	for (int i = 0; deps && deps[i]; i++)
+		stale |= eval_mtime(deps[i]) > t;
+	if (!stale)
+		return 0;
+	char *tmp = xasprintf("%s.tmp", obj);
+	char *args[] = {"-c", (char *)src, "-o", tmp, NULL};
+	int rc = eval_nvcc_run(n, args);
+	if (rc == 0 && rename(tmp, obj) < 0)
+		rc = -1;
+	if (rc < 0)
+		unlink(tmp);
+	free(tmp);
+	return rc;
+}
+
+static int eval_compile_all(struct eval_nvcc *n)
+{
+	struct eval_ctx *x = n->x;
+	char *objdir = xasprintf("%s/obj-%s", x->r->workdir, x->r->arch);
+	char *kbh = xasprintf("%s/include/kb_problem.h", x->pdir), *iface = util_path_join(x->pb->dir, "interface.h");
+	char *src[4] = {xasprintf("%s/harness/harness.cu", x->pdir), util_path_join(x->pb->dir, "driver.cu"),
+	                util_path_join(x->pb->dir, "reference.cu"), xstrdup(x->r->solution)};
+	static const char *const names[4] = {"harness.o", "driver.o", "reference.o", "solution.o"};
+	const char *deps[] = {kbh, iface, NULL};
+	char *obj[4];
+	int rc = eval_mkdirs(objdir);
+	for (int i = 0; i < 4; i++)
+		obj[i] = util_path_join(objdir, names[i]);
+	unlink(obj[3]);   /* the solution always: its file may change within a second */
+	for (int i = 0; i < 4 && rc == 0; i++)
+		rc = eval_nvcc_object(n, src[i], obj[i], deps);
+	if (rc == 0) {
+		char *args[] = {"-o", x->exe, obj[0], obj[1], obj[2], obj[3], NULL};
+		rc = eval_nvcc_run(n, args);
+	}
+	for (int i = 0; i < 4; i++) {
+		free(src[i]);
+		free(obj[i]);
+	}
+	free(kbh);
+	free(iface);
+	free(objdir);
+	return rc;
+}
+
+static int eval_compile(struct eval_ctx *x, const char *nvcc)
+{
+	struct eval_result *r = x->r;
+	const char *d = r->arch + 3;
+	struct eval_nvcc n = {.x = x, .nvcc = nvcc, .st = {.x = x, .stage = "compile"}};
+	int rc = 0;
+
+	n.gencode = xasprintf("-gencode=arch=compute_%s,code=sm_%s", d, d);
+	n.inc1 = xasprintf("-I%s/include", x->pdir);
+	n.inc2 = xasprintf("-I%s", x->pb->dir);
+	n.envtmp = xasprintf("TMPDIR=%s", x->tmpdir);
+	n.deadline = eval_now() + x->timeout;
+	n.st.log = eval_open_log(x, "compile.log");
+	unlink(x->exe);   /* a stale binary must not pass for this solution */
+	if (eval_compile_all(&n) < 0 || !util_is_file(x->exe)) {
+		char why[256];
+		const char *fe = n.st.first_error;
+		proc_describe(&n.res, why, sizeof why);
+		FILE *log = eval_open_log(x, "check.log");
+		if (log) {
+			fprintf(log, "FAIL: compilation failed (%s): %s\n", why, fe ? fe : "see compile.log");
+			fclose(log);
+		}
+		r->timed_out = n.res.end == PROC_TIMEOUT;
+		rc = eval_fail(x, EVAL_COMPILE, 1, "compilation failed (nvcc %s)%s%s", why, fe ? ": " : "", fe ? fe : "");
+	}
+	if (n.st.log)
+		fclose(n.st.log);
+	free(n.st.first_error);
+	free(n.gencode);
+	free(n.inc1);
+	free(n.inc2);
+	free(n.envtmp);
+	return rc;
+}
+
+/* ---- check --------------------------------------------------------------- */
+
+/* What a harness step's end means; 0 when it exited 0. */
+static int eval_harness_end(struct eval_ctx *x, struct eval_step *st, const struct proc_result *res,
+                            enum eval_stage stage)
+{
+	char why[256];
+	const char *msg = st->bl && st->bl->fail ? st->bl->fail : NULL;
+	proc_describe(res, why, sizeof why);
+	if (res->end == PROC_EXITED && res->code == H_PASS)
+		return 0;
+	if (res->end == PROC_TIMEOUT) {
+		x->r->timed_out = 1;
+		eval_step_printf(st, "FAIL: %s %s", stage == EVAL_CHECK ? "check" : "benchmark", why);
+		return eval_fail(x, stage, 1, "%s %s", eval_stage_name(stage), why);
+	}
+	if (res->end == PROC_SIGNALED) {
+		x->r->crashed = 1;
+		eval_step_printf(st, "FAIL: the %s crashed: %s", stage == EVAL_CHECK ? "check" : "benchmark", why);
+		return eval_fail(x, stage, 1, "%s crashed: %s", eval_stage_name(stage), why);
+	}
+	if (res->end == PROC_START_FAILED)
+		return eval_fail(x, stage, 1, "%s: %s", x->exe, why);
+	switch (res->code) {
+	case H_NODEV:
+		x->r->no_device = 1;
+		return eval_fail(x, stage, 1, "no CUDA device here: the %s step needs a GPU", eval_stage_name(stage));
+	case H_CUDA:
+		x->r->crashed = 1;
+		return eval_fail(x, stage, 1, "%s crashed: %s", eval_stage_name(stage), msg ? msg : "CUDA error");
+	case H_SETUP:
+		return eval_fail(x, stage, 1, "%s could not run the problem's driver or reference (%s)",
+		                 eval_stage_name(stage), why);
+	default:
+		return eval_fail(x, stage, 1, "%s failed: %s", eval_stage_name(stage), msg ? msg : why);
+	}
+}
+
+static void eval_info_line(void *ud, int stream, const char *line, size_t len)
+{
+	struct eval_ctx *x = ud;
+	char *l = xstrndup(line, len), *cc;
+	if (stream == 1 && util_starts_with(l, "device=") && (cc = strstr(l, " cc="))) {
+		*cc = '\0';
+		free(x->r->device);
+		x->r->device = xstrdup(l + 7);
+		x->device_cc = atoi(cc + 4);
+		*cc = ' ';
+	}
+	eval_emit(x, "check", line, len);
+	free(l);
+}
+
+/* "shape 3: batch=4 vocab=262144": the driver's own words for a shape. */
+static void eval_shape_line(void *ud, int stream, const char *line, size_t len)
+{
+	struct eval_result *r = ud;
+	char *l = xstrndup(line, len), *colon;
+	int i;
+	if (stream == 1 && sscanf(l, "shape %d:", &i) == 1 && i >= 0 && i < r->nshapes && (colon = strchr(l, ':'))) {
+		free(r->shapes[i].desc);
+		r->shapes[i].desc = xstrdup(colon[1] == ' ' ? colon + 2 : colon + 1);
+	}
+	free(l);
+}
+
+/* `harness shapes` (no GPU needed) then `harness info`: which device will
+ * run it; says so when there is none. */
+static int eval_info(struct eval_ctx *x)
+{
+	char *argv[] = {x->exe, "info", NULL}, *sargv[] = {x->exe, "shapes", NULL};
+	char *cache = xasprintf("CUDA_CACHE_PATH=%s/nvcache", x->tmpdir);
+	char *env[] = {cache, NULL};
+	struct proc_result res;
+	struct proc_spec shapes = {.argv = sargv, .cwd = x->r->workdir, .env = env, .timeout_s = 30,
+	                           .output_cap = 65536, .on_line = eval_shape_line, .ud = x->r};
+	proc_run(&shapes, &res);
+	struct proc_spec spec = {.argv = argv, .cwd = x->r->workdir, .env = env, .timeout_s = 60,
+	                         .output_cap = 65536, .on_line = eval_info_line, .ud = x};
+	proc_run(&spec, &res);
+	free(cache);
+	if (res.end == PROC_EXITED && res.code == H_NODEV) {
+		x->r->no_device = 1;
+		return eval_fail(x, EVAL_CHECK, 1, "no CUDA device here: compiled, but check and benchmark need a GPU");
+	}
+	if (!x->prof && x->r->device && (x->prof = hardware_detect(x->hw, x->r->device))) {
+		free(x->r->hardware);
+		x->r->hardware = xstrdup(x->prof->key);
+	}
+	if (x->device_cc && atoi(x->r->arch + 3) != x->device_cc)
+		eval_say(x, "warning: built for %s but %s is compute capability %d", x->r->arch,
+		         x->r->device ? x->r->device : "the device", x->device_cc);
+	return 0;
+}
+
+static int eval_check(struct eval_ctx *x)
+{
+	struct eval_step st = {.x = x, .stage = "check"};
+	struct proc_result res;
+	char seeds[32], atol[64], rtol[64];
+	int n = x->o->seeds > 0 ? x->o->seeds : x->pb->seeds;
+	snprintf(seeds, sizeof seeds, "%d", n);
+	snprintf(atol, sizeof atol, "%.17g", x->pb->atol);
+	snprintf(rtol, sizeof rtol, "%.17g", x->pb->rtol);
+	char *argv[] = {x->exe, "check", "--seeds", seeds, "--atol", atol, "--rtol", rtol, NULL};
+	char *cache = xasprintf("CUDA_CACHE_PATH=%s/nvcache", x->tmpdir);
+	char *env[] = {cache, NULL};
+
+	st.log = eval_open_log(x, "check.log");
+	st.bl = benchlog_new();
+	eval_step_run(&st, argv, x->r->workdir, env, x->timeout, &res);
+	int rc = eval_harness_end(x, &st, &res, EVAL_CHECK);
+	if (rc == 0 && st.bl->status != 1)
+		rc = eval_fail(x, EVAL_CHECK, 1, "check ended without PASS");
+	x->r->correct = rc == 0;
+	benchlog_free(st.bl);
+	if (st.log)
+		fclose(st.log);
+	free(cache);
+	return rc;
+}
+
+/* ---- bench --------------------------------------------------------------- */
+
+static double eval_peak_of(struct eval_ctx *x, double tflops, double gbps)
+{
+	double peak;
+	if (!x->prof)
+		return -1;
+	if (!strcmp(x->pb->regime, "memory"))
+		return (peak = hardware_gbps(x->prof, x->pb->peak_bandwidth_key)) > 0 ? fmax(0, gbps / peak) : -1;
+	return (peak = hardware_tflops(x->prof, x->pb->peak_tflops_key)) > 0 ? fmax(0, tflops / peak) : -1;
+}
+
+/* After each `time shape=` line: benchmark.py's lines for that shape. */
+static void eval_bench_after(struct eval_step *st, const char *line, size_t len)
+{
+	struct benchlog_line l;
+	struct eval_ctx *x = st->x;
+	if (benchlog_classify(line, len, &l) != BL_HTIME || l.shape < 0 || l.shape >= x->r->nshapes)
+		return;
+	struct eval_shape *s = &x->r->shapes[l.shape];
+	s->ms = l.ms;
+	s->min_ms = l.min;
+	s->max_ms = l.max;
+	/* src/eval/roofline.py, in its order of operations */
+	s->tflops = l.ms > 0 ? s->flops / (l.ms * 1e-3) / 1e12 : 0;
+	s->gbps = l.ms > 0 ? s->bytes / (l.ms * 1e-3) / 1e9 : 0;
+	s->peak_fraction = eval_peak_of(x, s->tflops, s->gbps);
+	eval_step_printf(st, "shape=%d variant=solution tflops=%.3f gbps=%.3f ms=%.3f", l.shape, s->tflops, s->gbps,
+	                 s->ms);
+	if (s->peak_fraction >= 0)
+		eval_step_printf(st, "shape=%d solution_peak_fraction=%.4f", l.shape, s->peak_fraction);
+}
+
+/* benchmark.py: the geomean of the shapes' fractions, each at least 1e-9. */
+static void eval_geomean(struct eval_ctx *x, struct eval_step *st)
+{
+	double sum = 0;
+	for (int i = 0; i < x->r->nshapes; i++) {
+		if (x->r->shapes[i].peak_fraction < 0)
+			return;
+		sum += log(fmax(x->r->shapes[i].peak_fraction, 1e-9));
+	}
+	x->r->peak_fraction = exp(sum / x->r->nshapes);
+	x->r->verdict = xstrdup(x->r->peak_fraction >= 0.1 ? "OK" : "LOW");
+	eval_step_printf(st, "peak_fraction: %.4f", x->r->peak_fraction);
+	eval_step_printf(st, "RESULT: %s", x->r->verdict);
+}
+
+static int eval_bench(struct eval_ctx *x)
+{
+	struct eval_step st = {.x = x, .stage = "bench", .after = eval_bench_after};
+	struct proc_result res;
+	char trials[32], flush[32];
+	double l2 = x->prof ? 2 * x->prof->l2_bytes : 0;
+	snprintf(trials, sizeof trials, "%d", x->o->trials > 0 ? x->o->trials : x->pb->trials);
+	snprintf(flush, sizeof flush, "%.0f", fmax(l2, EVAL_L2_FLUSH_MIN));
+	char *argv[] = {x->exe, "bench", "--trials", trials, "--warmup", "10", "--l2-flush", flush, NULL};
+	char *cache = xasprintf("CUDA_CACHE_PATH=%s/nvcache", x->tmpdir);
+	char *env[] = {cache, NULL};
+
+	st.log = eval_open_log(x, "benchmark.log");
+	if (!x->prof)
+		eval_say(x, "no hardware profile for %s: TFLOPS and GB/s only, no peak_fraction (see --hardware)",
+		         x->r->device ? x->r->device : "this device");
+	eval_step_run(&st, argv, x->r->workdir, env, x->timeout, &res);
+	int rc = eval_harness_end(x, &st, &res, EVAL_BENCH);
+	if (rc == 0)
+		eval_geomean(x, &st);
+	if (st.log)
+		fclose(st.log);
+	free(cache);
+	return rc;
+}
+
+/* ---- the native loop ----------------------------------------------------- */
+
+static int eval_native(struct eval_ctx *x)
+{
+	char *nvcc;
+	int rc;
+	if ((rc = eval_workdir(x, "cu")) || (rc = eval_forbidden(x)))
+		return rc;
+	nvcc = x->o->nvcc ? xstrdup(x->o->nvcc) : eval_find_nvcc();
+	if (!nvcc || access(nvcc, X_OK) < 0) {
+		free(nvcc);
+		return eval_fail(x, EVAL_SETUP, -1, "the GPU backend needs the CUDA Toolkit: nvcc not found "
+		                 "(looked at configure's path, $CUDA_HOME/bin and PATH)");
+	}
+	if ((rc = eval_target(x)) == 0) {
+		x->exe = util_path_join(x->r->workdir, "kbeval");
+		eval_say(x, "compiling %s for %s", x->r->solution, x->r->arch);
+		rc = eval_compile(x, nvcc);
+	}
+	free(nvcc);
+	if (rc || (rc = eval_info(x)) || (rc = eval_check(x)))
+		return rc;
+	eval_bench(x);   /* correct even when the benchmark fails, as run_hard.sh scores it */
+	return 0;
+}
+
+/* ---- the original python loop (--kbh) ------------------------------------ */
+
+static int eval_kbh_copy(struct eval_ctx *x, const char *name, char **pcopy)
+{
+	const char *kbh = x->o->kbh;
+	char *from = xasprintf("%s/problems/%s", kbh, name), *src = util_path_join(kbh, "src");
+	char *to = xasprintf("%s/kbh/problems/%s", x->r->workdir, name);
+	char *src_to = xasprintf("%s/kbh/src", x->r->workdir);
+	/* check.py imports src.eval from two folders up: the copy keeps that */
+	int rc = eval_copy_tree(from, to, 0);
+	if (rc == 0 && util_is_dir(src))
+		rc = eval_copy_tree(src, src_to, 0);
+	if (rc < 0)
+		eval_fail(x, EVAL_SETUP, -1, "cannot copy %s into %s/kbh", from, x->r->workdir);
+	char *sol = util_path_join(to, "solution.py");
+	if (rc == 0 && eval_copy_file(x->r->solution, sol) < 0)
+		rc = eval_fail(x, EVAL_SETUP, -1, "cannot copy %s into %s", x->r->solution, to);
+	free(sol);
+	free(from);
+	free(src);
+	free(src_to);
+	*pcopy = to;
+	return rc;
+}
+
+static void eval_kbh_env(struct eval_ctx *x, char **env)
+{
+	const char *wd = x->r->workdir;
+	/* every cache the python loop would write under $HOME stays in here */
+	env[0] = xstrdup("PYTHONDONTWRITEBYTECODE=1");
+	env[1] = xstrdup("PYTHONUNBUFFERED=1");
+	env[2] = xasprintf("TMPDIR=%s", x->tmpdir);
+	env[3] = xasprintf("XDG_CACHE_HOME=%s/cache", wd);
+	env[4] = xasprintf("TORCH_EXTENSIONS_DIR=%s/cache/torch_extensions", wd);
+	env[5] = xasprintf("TRITON_CACHE_DIR=%s/cache/triton", wd);
+	env[6] = xasprintf("CUDA_CACHE_PATH=%s/cache/nv", wd);
+	env[7] = NULL;
+}
+
+/* Shape rows for what benchmark.py printed, when our metadata had fewer. */
+static void eval_kbh_grow(struct eval_result *r, const struct benchlog *bl)
+{
+	int n = bl->nshape_peak > r->nshapes ? bl->nshape_peak : r->nshapes;
+	for (int i = 0; i < bl->ne; i++)
+		if (bl->e[i].kind == BL_VARIANT && bl->e[i].shape >= n && bl->e[i].shape < 1024)
+			n = bl->e[i].shape + 1;
+	if (n == r->nshapes)
+		return;
+	r->shapes = xrealloc(r->shapes, (size_t)n * sizeof *r->shapes);
+	for (int i = r->nshapes; i < n; i++) {
+		struct eval_shape *s = &r->shapes[i];
+		memset(s, 0, sizeof *s);
+		s->shape = i;
+		s->flops = s->bytes = s->ms = s->min_ms = s->max_ms = s->tflops = s->gbps = s->peak_fraction = -1;
+	}
+	r->nshapes = n;
+}
+
+static void eval_kbh_results(struct eval_ctx *x, const struct benchlog *bl)
+{
+	eval_kbh_grow(x->r, bl);
+	for (int i = 0; i < x->r->nshapes; i++) {
+		struct eval_shape *s = &x->r->shapes[i];
+		const struct benchlog_entry *e = benchlog_find(bl, BL_VARIANT, i, "solution");
+		if (e) {
+			s->ms = e->ms;
+			s->tflops = e->tflops;
+			s->gbps = e->gbps;
+		}
+		if (i < bl->nshape_peak)
+			s->peak_fraction = bl->shape_peak[i];
+	}
+	x->r->peak_fraction = bl->peak_fraction;
+	x->r->verdict = xstrdup(bl->result);
+}
+
+static int eval_kbh_step(struct eval_ctx *x, const char *script, const char *logname, const char *cwd,
+                         char **env, double timeout, struct benchlog *bl)
+{
+	struct eval_step st = {.x = x, .stage = strcmp(script, "check.py") ? "bench" : "check", .bl = bl};
+	struct proc_result res;
+	char *argv[] = {(char *)x->o->python, (char *)script, NULL};
+	char why[256];
+	st.log = eval_open_log(x, logname);
+	eval_step_run(&st, argv, cwd, env, timeout, &res);
+	proc_describe(&res, why, sizeof why);
+	if (res.end == PROC_TIMEOUT)
+		x->r->timed_out = 1;
+	if (res.end == PROC_SIGNALED)
+		x->r->crashed = 1;
+	if (res.end != PROC_EXITED)
+		eval_step_printf(&st, "kbtui eval: python %s %s", script, why);
+	if (st.log)
+		fclose(st.log);
+	return res.end == PROC_START_FAILED ? -1 : 0;
+}
+
+static int eval_kbh(struct eval_ctx *x)
+{
+	char *copy = NULL, *env[8] = {0};
+	struct benchlog *bl = benchlog_new();
+	int rc;
+	double t_check = x->o->timeout_s > 0 ? x->o->timeout_s : 180;   /* run_hard.sh's budgets */
+	double t_bench = x->o->timeout_s > 0 ? x->o->timeout_s : 1800;
+
+	if ((rc = eval_workdir(x, "py")) || (rc = eval_kbh_copy(x, x->r->problem, &copy)))
+		goto out;
+	eval_kbh_env(x, env);
+	eval_say(x, "python check.py in %s", copy);
+	if (eval_kbh_step(x, "check.py", "check.log", copy, env, t_check, bl) < 0) {
+		rc = eval_fail(x, EVAL_SETUP, -1, "cannot run %s", x->o->python);
+		goto out;
+	}
+	/* run_hard.sh: correct when a line starts with PASS */
+	if (!bl->npass) {
+		rc = eval_fail(x, EVAL_CHECK, 1, "check.py: %s", bl->fail ? bl->fail : "no PASS line");
+		goto out;
+	}
+	x->r->correct = 1;
+	benchlog_free(bl);
+	bl = benchlog_new();
+	eval_say(x, "python benchmark.py in %s", copy);
+	eval_kbh_step(x, "benchmark.py", "benchmark.log", copy, env, t_bench, bl);
+	eval_kbh_results(x, bl);
+	if (x->r->peak_fraction < 0)
+		eval_fail(x, EVAL_BENCH, 0, "benchmark.py printed no peak_fraction");
+	rc = 0;
+out:
+	for (int i = 0; env[i]; i++)
+		free(env[i]);
+	benchlog_free(bl);
+	free(copy);
+	return rc;
+}
+
+/* The problem's shapes for --kbh come from the checkout's shapes (our
+ * problems folder, when it has the problem, gives names and formulas). */
+static int eval_kbh_problem(struct eval_ctx *x)
+{
+	char *pdir = util_path_join(x->o->kbh, "problems");
+	char *dir = problem_find(pdir, x->o->problem);
+	if (!dir) {
+		eval_fail(x, EVAL_SETUP, -1, "%s: no problem '%s' there", pdir, x->o->problem);
+		free(pdir);
+		return -1;
+	}
+	const char *slash = strrchr(dir, '/');
+	x->r->problem = xstrdup(slash ? slash + 1 : dir);
+	free(dir);
+	free(pdir);
+	/* shape rows come from benchmark.py's lines; our metadata is optional */
+	char *ours = x->o->problems_dir ? xstrdup(x->o->problems_dir) : problem_default_dir();
+	char *odir = problem_find(ours, x->r->problem), *err = NULL;
+	if (odir && (x->pb = problem_load(odir, &err)))
+		eval_shapes_init(x);
+	free(err);
+	free(odir);
+	free(ours);
+	return 0;
+}
+
+/* ---- entry --------------------------------------------------------------- */
+
+int eval_run(const struct eval_opts *o, struct eval_result *r)
+{
+	struct eval_ctx x = {.o = o, .r = r, .t0 = eval_now()};
+	struct eval_opts oo = *o;
+	int rc;
+
+	memset(r, 0, sizeof *r);
+	r->peak_fraction = -1;
+	r->stage = EVAL_SETUP;
+	r->mode = xstrdup(o->kbh ? "kbh" : "native");
+	r->model = xstrdup(o->model);
+	x.timeout = o->timeout_s > 0 ? o->timeout_s : EVAL_DEFAULT_TIMEOUT;
+	if (!o->problem || !o->solution)
+		return eval_fail(&x, EVAL_SETUP, -1, "needs a problem and a solution");
+	r->solution = eval_abs(o->solution);
+	r->has_solution = util_is_file(r->solution);
+	if (!r->has_solution)
+		return eval_fail(&x, EVAL_SETUP, -1, "%s: no such solution file", o->solution);
+	if (o->kbh) {
+		char *py = o->python ? xstrdup(o->python) : eval_which("python");
+		if (!py)
+			py = eval_which("python3");
+		oo.python = py;
+		x.o = &oo;
+		rc = !py ? eval_fail(&x, EVAL_SETUP, -1, "--kbh needs python (neither python nor python3 in PATH)")
+		         : eval_kbh_problem(&x);
+		if (rc == 0)
+			rc = eval_kbh(&x);
+		free(py);
+		x.o = o;
+	} else {
+		rc = eval_load_problem(&x);
+		if (rc == 0)
+			rc = eval_native(&x);
+	}
+	if (rc == 0 && !r->failure)
+		r->stage = EVAL_DONE;
+	r->elapsed_seconds = eval_now() - x.t0;
+	if (r->workdir) {
+		char *path = util_path_join(r->workdir, "result.json"), *err = NULL;
+		if (eval_write_result(r, path, &err) < 0) {
+			eval_say(&x, "%s", err);
+			free(err);
+		}
+		free(path);
+		rmdir(x.tmpdir);   /* only when empty */
+	}
+	problem_free(x.pb);
+	hardware_free(x.hw);
+	free(x.pdir);
+	free(x.exe);
+	free(x.tmpdir);
+	return rc;
+}
+
+void eval_result_free(struct eval_result *r)
+{
+	for (int i = 0; i < r->nshapes; i++)
+		free(r->shapes[i].desc);
+	free(r->shapes);
+	free(r->problem);
+	free(r->hardware);
+	free(r->device);
+	free(r->arch);
+	free(r->solution);
+	free(r->workdir);
+	free(r->model);
+	free(r->mode);
+	free(r->verdict);
+	free(r->failure);
+	memset(r, 0, sizeof *r);
+}
+
+/* ---- result.json --------------------------------------------------------- */
+
+static void eval_json_num(cJSON *o, const char *key, double v, double scale)
+{
+	if (v < 0 || !isfinite(v))
+		cJSON_AddNullToObject(o, key);
+	else
+		cJSON_AddNumberToObject(o, key, scale > 0 ? round(v * scale) / scale : v);
+}
+
+static void eval_json_str(cJSON *o, const char *key, const char *v)
+{
+	if (v)
+		cJSON_AddStringToObject(o, key, v);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+cJSON *eval_result_json(const struct eval_result *r)
+{
+	cJSON *o = cJSON_CreateObject(), *a;
+	/* the keys of KernelBench-Hard's run_hard.sh first */
+	eval_json_str(o, "problem", r->problem);
+	cJSON_AddStringToObject(o, "harness", "kbtui-eval");
+	eval_json_str(o, "model", r->model);
+	cJSON_AddBoolToObject(o, "has_solution", r->has_solution);
+	cJSON_AddBoolToObject(o, "correct", r->correct);
+	eval_json_num(o, "peak_fraction", r->peak_fraction, 1e4);
+	eval_json_num(o, "elapsed_seconds", r->elapsed_seconds, 1e3);
+	eval_json_str(o, "mode", r->mode);
+	eval_json_str(o, "result", r->verdict);
+	eval_json_str(o, "stage", eval_stage_name(r->stage));
+	eval_json_str(o, "failure", r->failure);
+	cJSON_AddBoolToObject(o, "crashed", r->crashed);
+	cJSON_AddBoolToObject(o, "timed_out", r->timed_out);
+	cJSON_AddBoolToObject(o, "no_device", r->no_device);
+	eval_json_str(o, "hardware", r->hardware);
+	eval_json_str(o, "device", r->device);
+	eval_json_str(o, "arch", r->arch);
+	eval_json_str(o, "solution", r->solution);
+	a = cJSON_AddArrayToObject(o, "shapes");
+	for (int i = 0; i < r->nshapes; i++) {
+		const struct eval_shape *s = &r->shapes[i];
+		cJSON *j = cJSON_CreateObject();
+		cJSON_AddNumberToObject(j, "shape", s->shape);
+		eval_json_str(j, "desc", s->desc);
+		eval_json_num(j, "flops", s->flops, 0);
+		eval_json_num(j, "bytes", s->bytes, 0);
+		eval_json_num(j, "ms", s->ms, 1e6);
+		eval_json_num(j, "min_ms", s->min_ms, 1e6);
+		eval_json_num(j, "max_ms", s->max_ms, 1e6);
+		eval_json_num(j, "tflops", s->tflops, 1e3);
+		eval_json_num(j, "gbps", s->gbps, 1e3);
+		eval_json_num(j, "peak_fraction", s->peak_fraction, 1e4);
+		cJSON_AddItemToArray(a, j);
+	}
+	return o;
+}
+
+int eval_write_result(const struct eval_result *r, const char *path, char **err)
+{
+	cJSON *o = eval_result_json(r);
+	char *text = cJSON_Print(o), *tmp = xasprintf("%s.tmp.%d", path, (int)getpid());
+	FILE *f = fopen(tmp, "w");
+	int ok = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
+	if (f) {
+		ok = fflush(f) == 0 && fsync(fileno(f)) == 0 && ok;
+		ok = fclose(f) == 0 && ok;
+	}
+	if (ok && rename(tmp, path) < 0)
+		ok = 0;
+	if (!ok) {
+		*err = xasprintf("%s: cannot write: %s", path, strerror(errno));
+		unlink(tmp);
+	}
+	cJSON_Delete(o);
+	free(text);
+	free(tmp);
+	return ok ? 0 : -1;
+}

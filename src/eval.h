@@ -1,1 +1,85 @@
-/* eval.h: placeholder */
+/* eval.h: the loop that scores a solution on the GPU, as KernelBench-Hard
+ * does with check.py and benchmark.py:
+ *   forbidden patterns -> nvcc (harness + driver + reference + solution)
+ *   -> check (every shape x seeds, plus an adversarial input)
+ *   -> bench (CUDA events, L2 flush, median) -> TFLOPS, GB/s, peak_fraction
+ * Each step is a child process with a time limit. The work directory gets
+ * solution.cu, compile.log, check.log, benchmark.log and result.json (the
+ * dataset's run layout) and nothing is written elsewhere.
+ * With opts.kbh the original python check.py / benchmark.py of a
+ * KernelBench-Hard checkout run instead, on a copy of the problem folder. */
+#ifndef KB_EVAL_H
+#define KB_EVAL_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+enum eval_stage { EVAL_SETUP, EVAL_FORBID, EVAL_COMPILE, EVAL_CHECK, EVAL_BENCH, EVAL_DONE };
+
+/* Called for every line of every step as it arrives: stage is "compile",
+ * "check", "bench" or "eval" (the loop's own messages). */
+typedef void (*eval_line_fn)(void *ud, const char *stage, const char *line, size_t len);
+
+struct eval_opts {
+	const char *problem;        /* "04_kahan_softmax", "04" or "kahan_softmax" */
+	const char *problems_dir;   /* NULL: problem_default_dir() */
+	const char *hardware;       /* profile key; NULL: from the device name */
+	const char *arch;           /* nvcc target "sm_90a"; NULL: from the profile/device */
+	const char *workdir;        /* NULL: ./kbtui-eval-<problem> */
+	const char *solution;       /* solution.cu (solution.py with kbh) */
+	const char *kbh;            /* a KernelBench-Hard checkout, or NULL */
+	const char *nvcc;           /* NULL: eval_find_nvcc() */
+	const char *python;         /* kbh: NULL finds python, then python3 */
+	const char *model;          /* result.json "model"; may be NULL */
+	double timeout_s;           /* per step; <= 0: 300 */
+	int seeds, trials;          /* <= 0: the problem's */
+	eval_line_fn on_line;
+	void *ud;
+};
+
+struct eval_shape {
+	int shape;
+	char *desc;
+	double flops, bytes;
+	double ms, min_ms, max_ms;  /* -1 until timed */
+	double tflops, gbps;
+	double peak_fraction;       /* -1 without a hardware profile */
+};
+
+struct eval_result {
+	char *problem, *hardware, *device, *arch, *solution, *workdir, *model;
+	char *mode;                 /* "native" or "kbh" */
+	int has_solution, correct;
+	double peak_fraction;       /* geomean over shapes; -1: none */
+	char *verdict;              /* "OK" / "LOW" when benchmarked */
+	double elapsed_seconds;
+	enum eval_stage stage;      /* where it stopped: EVAL_DONE when it got through */
+	char *failure;              /* why it stopped or what went wrong, else NULL */
+	int crashed, timed_out, no_device;
+	struct eval_shape *shapes;
+	int nshapes;
+};
+
+/* 0: the solution is correct (benchmarked unless something failed there);
+ * 1: it is not, or a step failed (r->failure says why);
+ * -1: bad input before anything ran (no such problem, no nvcc ...): the
+ * message is in r->failure. r is always filled; free with eval_result_free. */
+int eval_run(const struct eval_opts *o, struct eval_result *r);
+void eval_result_free(struct eval_result *r);
+
+/* result.json of r, written atomically. 0, or -1 with *err (owned). */
+int eval_write_result(const struct eval_result *r, const char *path, char **err);
+/* The JSON object (owned by the caller, cJSON_Delete). */
+struct cJSON *eval_result_json(const struct eval_result *r);
+
+/* nvcc: $KBTUI_NVCC, else configure's KB_NVCC, else $CUDA_HOME/bin/nvcc,
+ * else nvcc in PATH;
+ * NULL when there is none. Owned. */
+char *eval_find_nvcc(void);
+const char *eval_stage_name(enum eval_stage s);
+
+/* `kbtui eval`: argv[0] is the command name; options as in kbtui(1).
+ * Returns 0 pass, 1 fail or bad input, 2 usage. */
+int cmd_eval(int argc, char **argv, FILE *out, FILE *err);
+
+#endif

@@ -1,2 +1,927 @@
+/* test_eval: the eval backend without a GPU: every problem's problem.json,
+ * hardware profiles and detection, the forbidden-pattern check, child
+ * processes (time limit on a process group, crash, output cap), the
+ * result.json writer, and the whole loop with a fake nvcc whose "harness"
+ * passes, fails, hangs, crashes or finds no device; then `kbtui eval`'s
+ * options and the --kbh python loop on a stand-in checkout. */
 #include "tap.h"
-int main(void) { return tap_done(); }
+#include "benchlog.h"
+#include "eval.h"
+#include "forbid.h"
+#include "hardware.h"
+#include "jsonx.h"
+#include "problem.h"
+#include "proc.h"
+#include "util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static char tmp[256];
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static char *tmp_path(const char *name)
+{
+	return util_path_join(tmp, name);
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+static char *slurp(const char *dir, const char *name)
+{
+	char *p = util_path_join(dir, name);
+	char *t = util_read_file(p, NULL);
+	free(p);
+	return t;
+}
+
+/* ---- problems ------------------------------------------------------------ */
+
+static void real_problems(void)
+{
+	int n;
+	const char *dir = tap_path("problems");
+	char **names = problem_names(dir, &n), *err = NULL;
+	char *hwp = util_path_join(dir, "hardware.json");
+	struct hardware_list *hw = hardware_load(hwp, &err);
+	free(hwp);
+	ok(hw != NULL, "problems/hardware.json loads%s%s", err ? ": " : "", err ? err : "");
+	free(err);
+	if (!n)
+		tap_skip("no problems/*/problem.json yet");
+	for (int i = 0; i < n; i++) {
+		char *pd = util_path_join(dir, names[i]);
+		struct problem *p = problem_load(pd, &err);
+		ok(p != NULL, "%s: problem.json loads%s%s", names[i], err ? ": " : "", err ? err : "");
+		free(err);
+		err = NULL;
+		if (!p) {
+			free(pd);
+			continue;
+		}
+		is_str(p->name, names[i], "%s: name is the folder's", names[i]);
+		ok(p->nshapes > 0 && p->seeds >= 1 && p->trials >= 1, "%s: %d shapes, %d seeds, %d trials", names[i],
+		   p->nshapes, p->seeds, p->trials);
+		ok(p->atol > 0 && p->rtol >= 0 && p->atol < 1, "%s: tolerance atol %g rtol %g", names[i], p->atol,
+		   p->rtol);
+		static const char *const files[] = {"driver.cu", "reference.cu", "baseline.cu", "interface.h",
+		                                    "PROMPT.txt"};
+		for (size_t k = 0; k < sizeof files / sizeof *files; k++) {
+			char *fp = util_path_join(pd, files[k]);
+			ok(util_is_file(fp), "%s: has %s", names[i], files[k]);
+			free(fp);
+		}
+		struct forbid *f = forbid_new((const char *const *)p->forbidden, p->nforbidden, &err);
+		ok(f != NULL, "%s: its %d forbidden patterns compile%s%s", names[i], p->nforbidden, err ? ": " : "",
+		   err ? err : "");
+		free(err);
+		err = NULL;
+		size_t len;
+		char *bl = slurp(pd, "baseline.cu");
+		struct forbid_hit hit;
+		if (f && bl) {
+			int h = forbid_scan(f, bl, strlen(bl), &hit);
+			ok(!h, "%s: the baseline trips no forbidden pattern%s%s", names[i], h ? ": " : "",
+			   h ? p->forbidden[hit.pattern] : "");
+			if (h)
+				forbid_hit_free(&hit);
+		}
+		free(bl);
+		(void)len;
+		forbid_free(f);
+		for (int k = 0; hw && k < p->nhardware; k++) {
+			const struct hardware_profile *hp = hardware_find(hw, p->hardware[k]);
+			ok(hp != NULL, "%s: hardware %s has a profile", names[i], p->hardware[k]);
+			if (hp && !strcmp(p->regime, "compute"))
+				ok(hardware_tflops(hp, p->peak_tflops_key) > 0, "%s: %s has a %s peak", names[i], hp->key,
+				   p->peak_tflops_key);
+			if (hp && !strcmp(p->regime, "memory"))
+				ok(hardware_gbps(hp, p->peak_bandwidth_key) > 0, "%s: %s has a %s bandwidth", names[i],
+				   hp->key, p->peak_bandwidth_key);
+		}
+		char num[8];
+		snprintf(num, sizeof num, "%.2s", names[i]);
+		char *found = problem_find(dir, num);
+		ok(found && !strcmp(found, pd), "%s: found by its number %s", names[i], num);
+		free(found);
+		found = problem_find(dir, strchr(names[i], '_') + 1);
+		ok(found && !strcmp(found, pd), "%s: found by its name without number", names[i]);
+		free(found);
+		problem_free(p);
+		free(pd);
+	}
+	problem_names_free(names, n);
+	hardware_free(hw);
+}
+
+static struct problem *load_json(const char *json, char **err)
+{
+	char *d = tmp_path("p"), *f = tmp_path("p/problem.json");
+	mkdir(d, 0777);
+	write_file(f, json);
+	struct problem *p = problem_load(d, err);
+	free(d);
+	free(f);
+	return p;
+}
+
+#define MINI "\"shapes\": [{\"M\": 4}], \"flops_formula\": \"2*M\", \"bytes_formula\": \"M*4\""
+
+static void problem_forms(void)
+{
+	char *err = NULL;
+	struct problem *p = problem_load(tap_path("tests/fixtures/eval/problems/01_toy"), &err);
+	ok(p && p->atol == 0.001 && p->rtol == 0.002, "tolerance map: the output dtype's entry (float32)");
+	ok(p && p->seeds == 3 && p->trials == 7 && p->nshapes == 2, "num_correct_seeds, num_perf_trials, 2 shapes");
+	ok(p && p->shapes[0].nvars == 1, "a string in a shape is a label, not a variable");
+	char *desc = p ? problem_shape_desc(p, 1) : NULL;
+	is_str(desc, "n=8388608", "shape description");
+	free(desc);
+	problem_free(p);
+	free(err);
+	err = NULL;
+
+	p = load_json("{" MINI ", \"precision\": \"int4_bf16\", \"tolerance\": {\"float32\": 1e-4, \"torch.bfloat16\": 0.1}}", &err);
+	ok(p && p->atol == 0.1, "int4_bf16: the bf16 entry (torch.bfloat16) applies");
+	problem_free(p);
+	p = load_json("{" MINI ", \"precision\": \"bf16\"}", &err);
+	ok(p && p->atol == 1e-2 && p->rtol == 1e-2, "no tolerance: KernelBench-Hard's bf16 default 1e-2");
+	problem_free(p);
+	p = load_json("{" MINI ", \"precision\": \"fp8_e4m3\", \"tolerance\": {\"fp8_e4m3fn\": 0.15}}", &err);
+	ok(p && p->atol == 0.15 && p->rtol == 0.15, "a single entry applies whatever its dtype key");
+	problem_free(p);
+	p = load_json("{" MINI ", \"tolerance\": \"5e-2\"}", &err);
+	ok(p && p->atol == 0.05, "a string number, as YAML leaves \"5e-2\"");
+	problem_free(p);
+	p = load_json("{" MINI ", \"precision\": \"fp32\"}", &err);
+	ok(p && p->atol == 1e-4 && p->seeds == 3 && p->trials == 30 && !strcmp(p->regime, "compute"),
+	   "defaults: fp32 1e-4, 3 seeds, 30 trials, compute");
+	is_str(p ? p->name : NULL, "p", "no name: the folder's");
+	problem_free(p);
+
+	p = load_json("{\"shapes\": [{\"M\": 4}, {\"N\": 2}], \"flops_formula\": \"2*M\", \"bytes_formula\": \"M\"}",
+	              &err);
+	ok(!p && err, "a formula naming a variable a shape lacks is refused at load time");
+	has_str(err, "problem.json: shape 1: flops_formula column 3: unknown variable 'M'", "with shape and column");
+	free(err);
+	err = NULL;
+	p = load_json("{\"flops_formula\": \"1\", \"bytes_formula\": \"1\"}", &err);
+	has_str(err, "\"shapes\" must be a non-empty array", "missing shapes");
+	free(err);
+	err = NULL;
+	p = load_json("{" MINI ", \"regime\": \"latency\"}", &err);
+	has_str(err, "not \"compute\" or \"memory\"", "unknown regime");
+	free(err);
+	err = NULL;
+	p = load_json("[1, 2", &err);
+	has_str(err, "not a JSON object", "not JSON");
+	free(err);
+	err = NULL;
+	p = problem_load("/nonexistent/problem", &err);
+	has_str(err, "/nonexistent/problem/problem.json: cannot read", "missing file named");
+	free(err);
+
+	char *dir = problem_default_dir();
+	is_str(dir, tap_path("problems"), "uninstalled: $KB_SRCDIR/problems");
+	free(dir);
+	ok(!problem_find(tap_path("tests/fixtures/eval/problems"), "02"), "no problem 02 in the fixture");
+	ok(!problem_find(tap_path("tests/fixtures/eval/problems"), ""), "an empty name finds nothing");
+}
+
+/* ---- hardware ------------------------------------------------------------ */
+
+static void hardware(void)
+{
+	char *err = NULL;
+	struct hardware_list *l = hardware_load(tap_path("problems/hardware.json"), &err);
+	ok(l && l->n >= 4, "hardware.json: %d profiles", l ? l->n : 0);
+	if (!l) {
+		free(err);
+		return;
+	}
+	const struct hardware_profile *p = hardware_find(l, "rtx_pro_6000");
+	ok(p != NULL, "RTX_PRO_6000 found by key, any case");
+	ok(p && hardware_gbps(p, "dram") == 1800 && hardware_tflops(p, "fp8") == 400 &&
+	   hardware_tflops(p, "bf16") == 200 && hardware_tflops(p, "fp16") == 200 && hardware_tflops(p, "fp32") == 12,
+	   "RTX PRO 6000: KernelBench-Hard's 1.8 TB/s, fp8 400, bf16 200, fp16 200, fp32 12");
+	ok(p && p->l2_bytes == 96.0 * 1024 * 1024 && !strcmp(p->arch, "sm_120a"), "96 MB L2, sm_120a");
+	ok(p && hardware_tflops(p, "fp64") < 0, "an absent dtype is -1");
+	const struct hardware_profile *h200 = hardware_find(l, "H200");
+	ok(h200 && hardware_gbps(h200, NULL) == 4800 && !strcmp(h200->arch, "sm_90a") && h200->l2_bytes == 50.0 * 1024 * 1024,
+	   "H200: 4.8 TB/s, sm_90a, 50 MB L2");
+	static const char *const names[][2] = {
+		{"NVIDIA H200", "H200"},
+		{"NVIDIA H100 80GB HBM3", "H100"},
+		{"NVIDIA H100 PCIe", "H100_PCIE"},
+		{"NVIDIA RTX PRO 6000 Blackwell Workstation Edition", "RTX_PRO_6000"},
+		{"NVIDIA RTX PRO 6000 Blackwell Server Edition", "RTX_PRO_6000"},
+		{"NVIDIA B200", "B200"},
+	};
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+		const struct hardware_profile *d = hardware_detect(l, names[i][0]);
+		is_str(d ? d->key : NULL, names[i][1], "detect '%s'", names[i][0]);
+	}
+	ok(!hardware_detect(l, "NVIDIA GeForce RTX 4090"), "an unknown GPU has no profile");
+	ok(!hardware_find(l, "nope"), "unknown key");
+	char *a = hardware_arch_for_cc(90), *b = hardware_arch_for_cc(86), *c = hardware_arch_for_cc(120);
+	ok(!strcmp(a, "sm_90a") && !strcmp(b, "sm_86") && !strcmp(c, "sm_120a"), "arch for cc 90, 86, 120: %s %s %s",
+	   a, b, c);
+	free(a);
+	free(b);
+	free(c);
+	hardware_free(l);
+
+	char *bad = tmp_path("hw.json");
+	write_file(bad, "{\"profiles\": [{\"key\": \"X\"}]}");
+	ok(!hardware_load(bad, &err), "a profile without bandwidth is refused");
+	has_str(err, "hw.json: profile X has no \"peak_bandwidth_gb_s\"", "naming file and profile");
+	free(err);
+	write_file(bad, "{\"profiles\": 3}");
+	ok(!hardware_load(bad, &err), "profiles not an array");
+	has_str(err, "no \"profiles\" array", "says so");
+	free(err);
+	free(bad);
+}
+
+/* ---- forbidden patterns -------------------------------------------------- */
+
+static void forbidden(void)
+{
+	const char *pats[] = {"(?i)\\bcublas", "\\bKB_DRIVER\\b", "^#include <cub/"};
+	char *err = NULL;
+	struct forbid *f = forbid_new(pats, 3, &err);
+	struct forbid_hit hit;
+	const char src[] = "// solution\n#include <cuda_runtime.h>\n\n  x = KB_DRIVER.nshapes; CublasLt();\n";
+	ok(f != NULL, "patterns compile");
+	is_int(forbid_scan(f, src, strlen(src), &hit), 1, "a hit");
+	ok(hit.line == 4 && hit.col == 7 && hit.pattern == 1, "the earliest: KB_DRIVER at 4:7 (got %d:%d, pattern %d)",
+	   hit.line, hit.col, hit.pattern);
+	is_str(hit.text, "  x = KB_DRIVER.nshapes; CublasLt();", "the source line");
+	forbid_hit_free(&hit);
+	const char src2[] = "cublasGemmEx(h);\n";
+	forbid_scan(f, src2, strlen(src2), &hit);
+	ok(hit.line == 1 && hit.col == 1 && hit.pattern == 0, "case-insensitive pattern, line 1 col 1");
+	forbid_hit_free(&hit);
+	const char src3[] = "int a;\n#include <cub/cub.cuh>\n";
+	forbid_scan(f, src3, strlen(src3), &hit);
+	ok(hit.line == 2 && hit.pattern == 2, "^ anchors at a line start (multiline)");
+	forbid_hit_free(&hit);
+	const char src4[] = "int not_cublas_here; // KB_DRIVERS\n\xff\xfe invalid utf-8 \xc3\n";
+	is_int(forbid_scan(f, src4, sizeof src4 - 1, &hit), 0, "no word-boundary match, invalid UTF-8: clean");
+	const char src5[] = "x\0cublas";
+	is_int(forbid_scan(f, src5, sizeof src5 - 1, &hit), 1, "a NUL byte does not hide what follows");
+	forbid_hit_free(&hit);
+	forbid_free(f);
+	const char *badp[] = {"ok", "(unclosed"};
+	ok(!forbid_new(badp, 2, &err), "a bad pattern is refused");
+	has_str(err, "forbidden pattern 2 \"(unclosed\": missing closing parenthesis at offset 9", "naming it and where");
+	free(err);
+}
+
+/* ---- child processes ----------------------------------------------------- */
+
+struct lines {
+	struct sbuf out, err;
+	int n;
+};
+
+static void on_line(void *ud, int stream, const char *line, size_t len)
+{
+	struct lines *l = ud;
+	struct sbuf *b = stream == 1 ? &l->out : &l->err;
+	sbuf_add(b, line, len);
+	sbuf_addc(b, '|');
+	l->n++;
+}
+
+static enum proc_end sh(const char *script, double timeout, size_t cap, struct lines *l, struct proc_result *r)
+{
+	char *argv[] = {"sh", "-c", (char *)script, NULL};
+	char *env[] = {"KB_TEST_VAR=hello", NULL};
+	struct proc_spec s = {.argv = argv, .timeout_s = timeout, .output_cap = cap, .on_line = on_line, .ud = l,
+	                      .env = env, .cwd = "/"};
+	sbuf_init(&l->out);
+	sbuf_init(&l->err);
+	l->n = 0;
+	return proc_run(&s, r);
+}
+
+static void lines_free(struct lines *l)
+{
+	sbuf_free(&l->out);
+	sbuf_free(&l->err);
+}
+
+/* Gone, or a zombie waiting for an init that does not reap. */
+static int dead(pid_t pid)
+{
+	char path[64], buf[512];
+	if (kill(pid, 0) < 0 && errno == ESRCH)
+		return 1;
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 1;
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	char *rp = strrchr(buf, ')');
+	return rp && rp[1] == ' ' && rp[2] == 'Z';
+}
+
+static void procs(void)
+{
+	struct lines l;
+	struct proc_result r;
+	char why[256];
+
+	sh("echo one; echo two >&2; printf 'three'; pwd; echo $KB_TEST_VAR; exit 3", 10, 0, &l, &r);
+	ok(r.end == PROC_EXITED && r.code == 3, "exit status 3 reported: %s", proc_describe(&r, why, sizeof why));
+	is_str(l.out.s, "one|three/|hello|", "stdout by lines, unterminated last line, cwd and env applied");
+	is_str(l.err.s, "two|", "stderr apart");
+	lines_free(&l);
+
+	char *pidf = tmp_path("bg.pid"), *script = xasprintf("sleep 100 & echo $! > %s; sleep 100", pidf);
+	double t0 = now();
+	sh(script, 1, 0, &l, &r);
+	double dt = now() - t0;
+	ok(r.end == PROC_TIMEOUT, "sleep 100 & sleep 100 with a 1 s limit: %s", proc_describe(&r, why, sizeof why));
+	ok(dt < 4, "killed within the limit and its grace (%.2f s)", dt);
+	has_str(why, "timed out after 1 s, process group killed", "described as a timeout");
+	char *pid = util_read_file(pidf, NULL);
+	ok(pid && atoi(pid) > 0 && dead(atoi(pid)), "the background sleep (pid %d) is dead too", pid ? atoi(pid) : 0);
+	free(pid);
+	free(script);
+	lines_free(&l);
+
+	t0 = now();
+	sh("(sleep 100 &); echo started", 10, 0, &l, &r);
+	ok(r.end == PROC_EXITED && r.code == 0 && now() - t0 < 3,
+	   "a grandchild holding the pipes does not keep a finished step alive (%.2f s)", now() - t0);
+	lines_free(&l);
+
+	sh("echo before; kill -SEGV $$", 10, 0, &l, &r);
+	ok(r.end == PROC_SIGNALED && r.sig == SIGSEGV, "a crash by signal is reported as such");
+	has_str(proc_describe(&r, why, sizeof why), "killed by signal 11 (SIGSEGV)", "described with the signal name");
+	is_str(l.out.s, "before|", "output before the crash kept");
+	lines_free(&l);
+
+	sh("sh -c 'kill -ABRT $$'; echo after; exit 0", 10, 0, &l, &r);
+	ok(r.end == PROC_EXITED && r.code == 0, "a crashing grandchild is its parent's business");
+	lines_free(&l);
+
+	sh("yes 0123456789 | head -c 1000000; echo; echo tail", 10, 10000, &l, &r);
+	ok(r.end == PROC_EXITED && r.code == 0, "capped output: the child still runs to its end");
+	ok(r.truncated && r.bytes <= 10000 && r.bytes > 9000, "output cut at the cap: %zu bytes handed over", r.bytes);
+	ok(!strstr(l.out.s, "tail"), "nothing past the cap");
+	lines_free(&l);
+
+	sh("head -c 200000 /dev/zero | tr '\\0' x", 10, 0, &l, &r);
+	ok(l.n == 4 && l.out.len == 200000 + 4, "a 200000-byte line comes in %d pieces of at most %d", l.n,
+	   PROC_MAX_LINE);
+	lines_free(&l);
+
+	char *argv[] = {"/nonexistent/kbtui-no-such-program", NULL};
+	struct proc_spec s = {.argv = argv};
+	proc_run(&s, &r);
+	ok(r.end == PROC_START_FAILED && r.err == ENOENT, "a missing program: start failed, ENOENT");
+	has_str(proc_describe(&r, why, sizeof why), "could not start: No such file or directory", "described");
+
+	/* the loop a UI drives: its own poll() over proc_pollfds */
+	char *argv2[] = {"sh", "-c", "echo a; sleep 0.2; echo b", NULL};
+	struct lines ll = {0};
+	sbuf_init(&ll.out);
+	sbuf_init(&ll.err);
+	struct proc_spec s2 = {.argv = argv2, .timeout_s = 5, .on_line = on_line, .ud = &ll};
+	struct proc *p = proc_start(&s2);
+	int rounds = 0;
+	for (;;) {
+		struct pollfd fds[4];
+		int n = proc_pollfds(p, fds, 4);
+		poll(fds, (nfds_t)n, proc_timeout_ms(p));
+		rounds++;
+		if (!proc_service(p))
+			break;
+	}
+	ok(proc_result(p)->end == PROC_EXITED && !strcmp(ll.out.s, "a|b|"), "driven from a caller's poll loop (%d rounds)",
+	   rounds);
+	proc_free(p);
+	lines_free(&ll);
+
+	char *argv3[] = {"sleep", "100", NULL};
+	struct proc_spec s3 = {.argv = argv3};
+	p = proc_start(&s3);
+	proc_wait(p, 50);
+	proc_kill(p);
+	t0 = now();
+	while (proc_wait(p, 100) && now() - t0 < 5)
+		;
+	ok(proc_result(p)->end == PROC_SIGNALED && proc_result(p)->sig == SIGKILL, "cancelled: killed by SIGKILL");
+	proc_free(p);
+	free(pidf);
+}
+
+/* ---- result.json --------------------------------------------------------- */
+
+static void result_json(void)
+{
+	struct eval_result r = {0};
+	struct eval_shape sh[2] = {
+		{0, "M=1", 2e9, 1e6, 0.1234567, 0.1, 0.2, 16.2037, 8.1, 0.081018},
+		{1, "M=2", 4e9, 2e6, -1, -1, -1, -1, -1, -1},
+	};
+	char *err = NULL, *path = tmp_path("result.json");
+	r.problem = "01_x";
+	r.model = NULL;
+	r.has_solution = r.correct = 1;
+	r.peak_fraction = 0.0123456;
+	r.elapsed_seconds = 12.3456789;
+	r.stage = EVAL_BENCH;
+	r.failure = "bench crashed";
+	r.hardware = "H200";
+	r.arch = "sm_90a";
+	r.mode = "native";
+	r.shapes = sh;
+	r.nshapes = 2;
+	ok(eval_write_result(&r, path, &err) == 0, "written");
+	char *t = util_read_file(path, NULL);
+	cJSON *o = t ? jx_parse(t, strlen(t)) : NULL;
+	is_str(jx_str(o, "problem"), "01_x", "problem");
+	is_str(jx_str(o, "harness"), "kbtui-eval", "harness kbtui-eval");
+	ok(cJSON_IsNull(jx_get(o, "model")), "model null when unknown");
+	ok(jx_bool(o, "has_solution", 0) == 1 && jx_bool(o, "correct", 0) == 1, "has_solution, correct");
+	has_str(t, "\"peak_fraction\":\t0.0123,", "peak_fraction to 4 decimals, as benchmark.py prints it");
+	ok(jx_num(o, "elapsed_seconds", 0) == 12.346, "elapsed_seconds");
+	is_str(jx_str(o, "stage"), "bench", "stage");
+	is_str(jx_str(o, "failure"), "bench crashed", "failure");
+	const cJSON *s0 = cJSON_GetArrayItem(jx_get(o, "shapes"), 0), *s1 = cJSON_GetArrayItem(jx_get(o, "shapes"), 1);
+	ok(jx_num(s0, "ms", 0) == 0.123457 && jx_num(s0, "tflops", 0) == 16.204 && jx_num(s0, "peak_fraction", 0) == 0.081,
+	   "shape 0: ms, tflops, peak_fraction rounded");
+	ok(cJSON_IsNull(jx_get(s1, "ms")) && cJSON_IsNull(jx_get(s1, "peak_fraction")) && jx_num(s1, "flops", 0) == 4e9,
+	   "shape 1 not timed: nulls, flops kept");
+	char *tmpf = xasprintf("%s.tmp.%d", path, (int)getpid());
+	ok(!util_is_file(tmpf), "no temporary left behind");
+	free(tmpf);
+	cJSON_Delete(o);
+	free(t);
+	r.peak_fraction = -1;
+	eval_write_result(&r, path, &err);
+	t = util_read_file(path, NULL);
+	has_str(t, "\"peak_fraction\":\tnull", "no peak: null, as run_hard.sh writes it");
+	free(t);
+	ok(eval_write_result(&r, "/nonexistent/dir/result.json", &err) < 0, "unwritable path");
+	has_str(err, "/nonexistent/dir/result.json: cannot write", "named");
+	free(err);
+	free(path);
+}
+
+/* ---- the loop with a fake nvcc ------------------------------------------- */
+
+static struct sbuf seen;
+
+static void eval_line(void *ud, const char *stage, const char *line, size_t len)
+{
+	sbuf_addf(&seen, "%s: %.*s\n", stage, (int)len, line);
+}
+
+static char *fake_nvcc;
+
+static int run_eval(const char *name, const char *source, struct eval_opts *o, struct eval_result *r)
+{
+	char *sol = xasprintf("%s/%s.cu", tmp, name), *wd = xasprintf("%s/wd-%s", tmp, name);
+	write_file(sol, source);
+	o->problem = o->problem ? o->problem : "01_toy";
+	o->problems_dir = tap_path("tests/fixtures/eval/problems");
+	o->solution = sol;
+	o->workdir = wd;
+	o->nvcc = o->nvcc ? o->nvcc : fake_nvcc;
+	if (!o->arch && !o->hardware)
+		o->arch = "sm_90a";
+	o->on_line = eval_line;
+	sbuf_reset(&seen);
+	int rc = eval_run(o, r);
+	free(sol);
+	free(wd);
+	return rc;
+}
+
+/* nvcc -c command lines eval logged (not the fake's echo of them). */
+static int count_compiles(const char *log)
+{
+	int n = 0;
+	for (const char *l = log; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		const char *e = strchr(l, '\n');
+		char *line = xstrndup(l, e ? (size_t)(e - l) : strlen(l));
+		n += strstr(line, "/fake-nvcc -std") && strstr(line, " -c ");
+		free(line);
+	}
+	return n;
+}
+
+static void loop_pass(void)
+{
+	struct eval_opts o = {0};
+	struct eval_result r;
+	int rc = run_eval("pass", "// FAKE nothing\n", &o, &r);
+	is_int(rc, 0, "a passing solution: 0");
+	ok(r.correct && r.stage == EVAL_DONE && !r.failure, "correct, done, no failure");
+	is_str(r.device, "NVIDIA H200", "device from `harness info`");
+	is_str(r.hardware, "H200", "profile detected from the device name");
+	is_str(r.arch, "sm_90a", "arch as given");
+	char *check = slurp(r.workdir, "check.log"), *bench = slurp(r.workdir, "benchmark.log");
+	char *comp = slurp(r.workdir, "compile.log");
+	has_str(check, "args: check --seeds 3 --atol 0.001 --rtol 0.002\n", "check gets the problem's seeds and tolerance");
+	has_str(check, "\nPASS\n", "check.log ends with PASS");
+	has_str(comp, "-gencode=arch=compute_90a,code=sm_90a", "nvcc gets the arch");
+	has_str(comp, "/harness/harness.cu", "and the harness");
+	has_str(bench, "args: bench --trials 7 --warmup 10 --l2-flush 134217728\n",
+	        "bench: the problem's trials, 10 warm-up calls, 128 MB flush (> 2 x 50 MB L2)");
+	has_str(bench,
+	        "time shape=0 ms=0.050000 min=0.049000 max=0.052000\n"
+	        "shape=0 variant=solution tflops=0.671 gbps=2684.355 ms=0.050\n"
+	        "shape=0 solution_peak_fraction=0.5592\n"
+	        "time shape=1 ms=0.040000 min=0.039000 max=0.041000\n"
+	        "shape=1 variant=solution tflops=0.419 gbps=1677.722 ms=0.040\n"
+	        "shape=1 solution_peak_fraction=0.3495\n"
+	        "peak_fraction: 0.4421\n"
+	        "RESULT: OK\n",
+	        "benchmark.log lines exactly as benchmark.py prints them (memory regime, 4.8 TB/s)");
+	struct benchlog *bl = benchlog_new();
+	if (bench)
+		benchlog_feed(bl, bench, strlen(bench));
+	ok(fabs(bl->peak_fraction - 0.4421) < 1e-9 && bl->nshape_peak == 2, "and the log reader reads them back");
+	benchlog_free(bl);
+	ok(fabs(r.peak_fraction - 0.44211846130516) < 1e-9, "geomean %.10f", r.peak_fraction);
+	is_str(r.nshapes == 2 ? r.shapes[1].desc : NULL, "n=8M", "shape descriptions from `harness shapes`");
+	ok(r.nshapes == 2 && r.shapes[1].ms == 0.04 && r.shapes[1].min_ms == 0.039 && fabs(r.shapes[1].gbps - 1677.7216) < 1e-6,
+	   "per-shape numbers in the result");
+	char *res = slurp(r.workdir, "result.json");
+	cJSON *o2 = res ? jx_parse(res, strlen(res)) : NULL;
+	ok(jx_bool(o2, "correct", 0) == 1 && jx_num(o2, "peak_fraction", 0) == 0.4421, "result.json: correct, 0.4421");
+	is_str(jx_str(o2, "result"), "OK", "result.json: RESULT word");
+	cJSON_Delete(o2);
+	has_str(seen.s, "check: PASS\n", "lines streamed to the caller by stage");
+	has_str(seen.s, "bench: peak_fraction: 0.4421\n", "bench lines streamed too");
+	char *sc = slurp(r.workdir, "solution.cu");
+	is_str(sc, "// FAKE nothing\n", "the solution copied into the work dir");
+	/* nothing but the run layout in the work dir; tmp/ removed when empty */
+	DIR *d = opendir(r.workdir);
+	struct dirent *e;
+	struct sbuf names;
+	sbuf_init(&names);
+	const char *want[] = {"benchmark.log", "check.log", "compile.log", "kbeval", "result.json", "solution.cu",
+	                      "obj-sm_90a"};
+	int extra = 0, have = 0;
+	while (d && (e = readdir(d))) {
+		int known = e->d_name[0] == '.';
+		for (size_t i = 0; i < 7; i++)
+			if (!strcmp(e->d_name, want[i]))
+				known = 1, have++;
+		if (!known) {
+			extra++;
+			sbuf_addf(&names, "%s ", e->d_name);
+		}
+	}
+	if (d)
+		closedir(d);
+	ok(have == 7 && !extra, "work dir holds the run layout (and objects) only%s%s", extra ? ", extra: " : "",
+	   names.s);
+	int nc = count_compiles(comp);
+	is_int(nc, 4, "first build: harness, driver, reference and solution compiled apart");
+	eval_result_free(&r);
+	memset(&o, 0, sizeof o);
+	is_int(run_eval("pass", "// FAKE nothing, second try\n", &o, &r), 0, "a second try in the same work dir");
+	free(comp);
+	comp = slurp(r.workdir, "compile.log");
+	nc = count_compiles(comp);
+	is_int(nc, 1, "only the solution is compiled again");
+	has_str(comp, "/pass.cu -o ", "and it is the solution");
+	sbuf_free(&names);
+	free(sc);
+	free(res);
+	free(check);
+	free(bench);
+	free(comp);
+	eval_result_free(&r);
+}
+
+static void loop_failures(void)
+{
+	struct eval_opts o = {0};
+	struct eval_result r;
+	char *check;
+
+	is_int(run_eval("forbid", "#include <x.h>\n\nint f() { return cuBLASLtMatmul(); }\n", &o, &r), 1,
+	       "forbidden pattern: 1");
+	ok(r.stage == EVAL_FORBID && !r.correct, "stopped at the forbidden check");
+	has_str(r.failure, "forbid.cu:3:18: forbidden pattern \"(?i)\\bcublas\" matches: int f()", "file:line:col, pattern, line");
+	check = slurp(r.workdir, "check.log");
+	is_str(check, "FAIL: forbidden op used: (?i)\\bcublas\n", "check.log as check.py says it");
+	free(check);
+	eval_result_free(&r);
+
+	memset(&o, 0, sizeof o);
+	is_int(run_eval("cerr", "int a;\nint b;\nFAKE_COMPILE_ERROR\n", &o, &r), 1, "compile error: 1");
+	ok(r.stage == EVAL_COMPILE, "stopped at compile");
+	has_str(r.failure, "cerr.cu:3: error: identifier \"FAKE_COMPILE_ERROR\" is undefined", "nvcc's file(line) as file:line");
+	has_str(seen.s, "compile: ", "compiler output streamed");
+	check = slurp(r.workdir, "check.log");
+	has_str(check, "FAIL: compilation failed (exit status 1): ", "check.log says FAIL");
+	char *exe = slurp(r.workdir, "kbeval");
+	ok(!exe, "no binary left");
+	free(exe);
+	free(check);
+	eval_result_free(&r);
+
+	memset(&o, 0, sizeof o);
+	is_int(run_eval("nodev", "FAKE_NODEV\n", &o, &r), 1, "no GPU: 1");
+	ok(r.no_device && r.stage == EVAL_CHECK && !r.correct, "compiled, then no device: reported at check");
+	has_str(r.failure, "no CUDA device here", "says so");
+	eval_result_free(&r);
+
+	memset(&o, 0, sizeof o);
+	o.seeds = 5;
+	is_int(run_eval("wrong", "FAKE_WRONG\n", &o, &r), 1, "wrong answer: 1");
+	ok(!r.correct && r.stage == EVAL_CHECK && !r.crashed, "not correct, not a crash");
+	has_str(r.failure, "check failed: shape=1 (n=8388608) seed=42: worst abs err 0.5 at index 7", "the FAIL line");
+	char *bl = slurp(r.workdir, "benchmark.log");
+	ok(!bl && r.peak_fraction < 0, "no benchmark");
+	free(bl);
+	eval_result_free(&r);
+
+	memset(&o, 0, sizeof o);
+	o.timeout_s = 1;
+	double t0 = now();
+	is_int(run_eval("hang", "FAKE_HANG\n", &o, &r), 1, "hang: 1");
+	ok(r.timed_out && r.stage == EVAL_CHECK && now() - t0 < 5, "killed by the time limit (%.1f s)", now() - t0);
+	has_str(r.failure, "check timed out after 1 s, process group killed", "reported");
+	check = slurp(r.workdir, "check.log");
+	has_str(check, "case shape=0 seed=42 hanging\nFAIL: check timed out after 1 s", "check.log ends with a FAIL line");
+	free(check);
+	eval_result_free(&r);
+
+	memset(&o, 0, sizeof o);
+	is_int(run_eval("segv", "FAKE_SEGV\n", &o, &r), 1, "crash: 1");
+	ok(r.crashed && !r.timed_out, "crashed");
+	has_str(r.failure, "check crashed: killed by signal 11 (SIGSEGV)", "with the signal");
+	eval_result_free(&r);
+
+	memset(&o, 0, sizeof o);
+	is_int(run_eval("illegal", "FAKE_ILLEGAL\n", &o, &r), 1, "illegal address: 1");
+	ok(r.crashed, "a lost CUDA context counts as a crash");
+	has_str(r.failure, "an illegal memory access was encountered (cudaErrorIllegalAddress)", "with CUDA's words");
+	eval_result_free(&r);
+
+	/* the next run works */
+	memset(&o, 0, sizeof o);
+	is_int(run_eval("again", "// fine\n", &o, &r), 0, "after all that, a good solution passes again");
+	eval_result_free(&r);
+}
+
+static void loop_bad_input(void)
+{
+	struct eval_opts o = {0};
+	struct eval_result r;
+	o.nvcc = "/nonexistent/nvcc";
+	is_int(run_eval("nonvcc", "x\n", &o, &r), -1, "no nvcc: bad input");
+	has_str(r.failure, "the GPU backend needs the CUDA Toolkit", "says what is missing");
+	eval_result_free(&r);
+	memset(&o, 0, sizeof o);
+	o.arch = "volta";
+	is_int(run_eval("badarch", "x\n", &o, &r), -1, "bad --arch");
+	has_str(r.failure, "--arch 'volta': expected an nvcc target", "named");
+	eval_result_free(&r);
+	memset(&o, 0, sizeof o);
+	o.problem = "99";
+	is_int(run_eval("noprob", "x\n", &o, &r), -1, "unknown problem");
+	has_str(r.failure, "no problem '99' there", "named");
+	ok(r.workdir == NULL, "no work dir made for bad input");
+	eval_result_free(&r);
+	memset(&o, 0, sizeof o);
+	o.hardware = "A100";
+	is_int(run_eval("nohw", "x\n", &o, &r), -1, "unknown hardware");
+	has_str(r.failure, "unknown hardware 'A100'", "named");
+	eval_result_free(&r);
+	memset(&o, 0, sizeof o);
+	o.hardware = "toy";
+	o.arch = NULL;
+	is_int(run_eval("toyhw", "// fine\n", &o, &r), 0, "--hardware alone gives the arch");
+	is_str(r.arch, "sm_86", "the profile's arch");
+	is_str(r.hardware, "TOY", "the profile given wins over the device name");
+	ok(fabs(r.shapes[0].peak_fraction - 2.684354560) < 1e-6, "memory regime against its 1000 GB/s: %g",
+	   r.shapes[0].peak_fraction);
+	has_str(seen.s, "eval: warning: built for sm_86 but NVIDIA H200 is compute capability 90", "arch mismatch warned");
+	char *b = slurp(r.workdir, "benchmark.log");
+	has_str(b, "--l2-flush 209715200\n", "L2 flush twice the profile's 100 MB L2");
+	free(b);
+	eval_result_free(&r);
+	memset(&o, 0, sizeof o);
+	struct eval_result r2;
+	o.problem = "01_toy";
+	o.problems_dir = tap_path("tests/fixtures/eval/problems");
+	o.solution = "/nonexistent/solution.cu";
+	is_int(eval_run(&o, &r2), -1, "missing solution file");
+	has_str(r2.failure, "/nonexistent/solution.cu: no such solution file", "named");
+	eval_result_free(&r2);
+}
+
+/* ---- kbtui eval ------------------------------------------------------------ */
+
+static int cmd(const char *args, char **out, char **err)
+{
+	char *argv[32], *copy = xstrdup(args), *save = NULL;
+	int argc = 0;
+	for (char *t = strtok_r(copy, " ", &save); t && argc < 31; t = strtok_r(NULL, " ", &save))
+		argv[argc++] = t;
+	argv[argc] = NULL;
+	size_t no, ne;
+	FILE *fo = open_memstream(out, &no), *fe = open_memstream(err, &ne);
+	int rc = cmd_eval(argc, argv, fo, fe);
+	fclose(fo);
+	fclose(fe);
+	free(copy);
+	return rc;
+}
+
+static void command(void)
+{
+	char *out, *err, *a;
+	const char *fx = tap_path("tests/fixtures/eval/problems");
+
+	a = xasprintf("eval --list-hardware --problems %s", tap_path("problems"));
+	is_int(cmd(a, &out, &err), 0, "--list-hardware: 0");
+	has_str(out, "RTX_PRO_6000   sm_120a       1800      96     400     200     200      12",
+	        "RTX PRO 6000 row: DRAM, L2, fp8 bf16 fp16 fp32");
+	has_str(out, "H200", "H200 listed");
+	has_str(out, "B200", "B200 listed");
+	free(a);
+	free(out);
+	free(err);
+	is_int(cmd("eval --list-hardware --problems /nonexistent", &out, &err), 1, "--list-hardware without data: 1");
+	has_str(err, "/nonexistent/hardware.json: cannot read", "names the file");
+	free(out);
+	free(err);
+
+	is_int(cmd("eval --problem 01_toy", &out, &err), 2, "no SOLUTION: usage, 2");
+	has_str(err, "which SOLUTION file?", "says what is missing");
+	free(out);
+	free(err);
+	is_int(cmd("eval x.cu", &out, &err), 2, "no --problem: 2");
+	free(out);
+	free(err);
+	is_int(cmd("eval --timeout soon --problem 01 x.cu", &out, &err), 2, "bad --timeout: 2");
+	has_str(err, "--timeout wants a number of seconds, not 'soon'", "names the value");
+	free(out);
+	free(err);
+	is_int(cmd("eval --seeds 1.5 --problem 01 x.cu", &out, &err), 2, "fractional --seeds: 2");
+	free(out);
+	free(err);
+	is_int(cmd("eval --frobnicate --problem 01 x.cu", &out, &err), 2, "unknown option: 2");
+	has_str(err, "unknown option '--frobnicate'", "named");
+	free(out);
+	free(err);
+	is_int(cmd("eval --problem 01 --workdir", &out, &err), 2, "option without its value: 2");
+	has_str(err, "needs an argument", "says so");
+	free(out);
+	free(err);
+	is_int(cmd("eval --help", &out, &err), 0, "--help: 0");
+	has_str(out, "Usage: kbtui eval --problem NAME", "usage text");
+	free(out);
+	free(err);
+
+	char *sol = tmp_path("cmd.cu");
+	write_file(sol, "// good\n");
+	a = xasprintf("eval --problem toy --problems %s --arch 90a --workdir %s/wd-cmd --trials 3 --seeds 2 %s", fx, tmp, sol);
+	setenv("KBTUI_NVCC", fake_nvcc, 1);
+	is_int(cmd(a, &out, &err), 0, "kbtui eval with the fake nvcc ($KBTUI_NVCC): 0");
+	has_str(out, "fake nvcc ", "$KBTUI_NVCC is the nvcc used");
+	has_str(out, "args: check --seeds 2 --atol 0.001 --rtol 0.002", "--seeds reaches the harness");
+	has_str(out, "args: bench --trials 3 ", "--trials reaches the harness");
+	has_str(out, "kbtui eval: 01_toy on H200 (sm_90a): PASS, peak_fraction 0.4421 (OK)", "one-line verdict");
+	ok(err && !*err, "nothing on stderr");
+	free(out);
+	free(err);
+	free(a);
+
+	a = xasprintf("eval --problem 01_toy --problems %s --arch sm_90a --workdir %s/wd-cmd2 --timeout 1 %s", fx, tmp, sol);
+	write_file(sol, "FAKE_HANG\n");
+	is_int(cmd(a, &out, &err), 1, "kbtui eval of a hanging solution: 1");
+	has_str(out, "kbtui eval: 01_toy on H200 (sm_90a): FAIL at check: check timed out after 1 s", "verdict says so");
+	free(out);
+	free(err);
+	free(a);
+	setenv("KBTUI_NVCC", "/nonexistent/nvcc", 1);
+	a = xasprintf("eval --problem 01_toy --problems %s --arch sm_90a --workdir %s/wd-cmd3 %s", fx, tmp, sol);
+	is_int(cmd(a, &out, &err), 1, "no nvcc: 1");
+	has_str(err, "kbtui eval: the GPU backend needs the CUDA Toolkit", "said on stderr");
+	free(out);
+	free(err);
+	free(a);
+	free(sol);
+	unsetenv("KBTUI_NVCC");
+}
+
+/* ---- the original python loop -------------------------------------------- */
+
+static void kbh(void)
+{
+	struct eval_opts o = {0};
+	struct eval_result r;
+	char *py = NULL;
+	if (system("python3 -c 'import sys' >/dev/null 2>&1") != 0) {
+		tap_skip("python3 not found: --kbh not tested");
+		return;
+	}
+	py = "python3";
+	const char *kbh_dir = tap_path("tests/fixtures/eval/kbh");
+	char *sol = tmp_path("solution.py"), *wd = tmp_path("wd-kbh");
+	write_file(sol, "# a good solution\n");
+	o.problem = "01";
+	o.problems_dir = tap_path("tests/fixtures/eval/problems");
+	o.kbh = kbh_dir;
+	o.python = py;
+	o.solution = sol;
+	o.workdir = wd;
+	o.on_line = eval_line;
+	sbuf_reset(&seen);
+	is_int(eval_run(&o, &r), 0, "--kbh: check.py PASS: 0");
+	ok(r.correct && fabs(r.peak_fraction - 0.4421) < 1e-12, "correct, peak_fraction from benchmark.py");
+	is_str(r.mode, "kbh", "mode kbh");
+	ok(r.nshapes == 2 && r.shapes[0].ms == 0.05 && r.shapes[1].peak_fraction == 0.3495,
+	   "solution rows, not eager, into shapes");
+	has_str(seen.s, "check: PASS\n", "check.py's output streamed");
+	char *fw = util_path_join(kbh_dir, "problems/01_toy/framework.txt");
+	ok(!util_is_file(fw), "check.py wrote into the copy, not the checkout");
+	free(fw);
+	fw = xasprintf("%s/kbh/problems/01_toy/framework.txt", wd);
+	ok(util_is_file(fw), "its framework.txt is in the work dir");
+	free(fw);
+	char *res = slurp(wd, "result.json");
+	has_str(res, "\"harness\":\t\"kbtui-eval\"", "result.json written");
+	free(res);
+	eval_result_free(&r);
+
+	write_file(sol, "# wrong\n");
+	is_int(eval_run(&o, &r), 1, "--kbh: FAIL: 1");
+	has_str(r.failure, "check.py: shape 0 {'n': 16777216} seed 42: tolerance exceeded", "check.py's FAIL message");
+	char *bench = slurp(wd, "benchmark.log");
+	ok(!r.correct && r.peak_fraction < 0, "not correct, no peak");
+	free(bench);
+	eval_result_free(&r);
+	o.problem = "07";
+	is_int(eval_run(&o, &r), -1, "--kbh: unknown problem");
+	eval_result_free(&r);
+	free(sol);
+	free(wd);
+}
+
+int main(void)
+{
+	snprintf(tmp, sizeof tmp, "/tmp/kbtui-test-eval-XXXXXX");
+	if (!mkdtemp(tmp))
+		return 1;
+	fake_nvcc = tmp_path("fake-nvcc");
+	char *src = util_read_file(tap_path("tests/fixtures/eval/fake-nvcc"), NULL);
+	write_file(fake_nvcc, src ? src : "");
+	chmod(fake_nvcc, 0755);
+	free(src);
+	sbuf_init(&seen);
+
+	real_problems();
+	problem_forms();
+	hardware();
+	forbidden();
+	procs();
+	result_json();
+	loop_pass();
+	loop_failures();
+	loop_bad_input();
+	command();
+	kbh();
+
+	sbuf_free(&seen);
+	char *rm = xasprintf("rm -rf '%s'", tmp);
+	if (system(rm) != 0)
+		printf("# could not remove %s\n", tmp);
+	free(rm);
+	free(fake_nvcc);
+	return tap_done();
+}

@@ -1,2 +1,102 @@
 #!/bin/sh
-echo 1..0
+# Every problem's harness + driver + reference + baseline builds with the
+# real nvcc for the H100/H200 (sm_90a, what `kbtui eval` uses there) and the
+# RTX PRO 6000 (sm_120a), as one binary holding both; the binary lists the
+# problem's shapes without a GPU and, run with `info`, names the device or
+# says clearly that there is none. Problems build in parallel.
+src="${KB_SRCDIR:-.}"; pdir="$src/problems"
+n=0; fail=0
+t() { n=$((n+1)); if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=1; fi; }
+
+nvcc="${KBTUI_NVCC:-}"
+if [ -z "$nvcc" ] && [ -n "$KB_BUILDDIR" ] && [ -f "$KB_BUILDDIR/config.h" ]; then
+	nvcc=$(sed -n 's/^#define KB_NVCC "\(.*\)"$/\1/p' "$KB_BUILDDIR/config.h")
+fi
+[ -z "$nvcc" ] && [ -n "$CUDA_HOME" ] && [ -x "$CUDA_HOME/bin/nvcc" ] && nvcc="$CUDA_HOME/bin/nvcc"
+[ -z "$nvcc" ] && nvcc=$(command -v nvcc 2>/dev/null)
+if [ -z "$nvcc" ] || [ ! -x "$nvcc" ]; then
+	echo "# SKIP nvcc not found"
+	echo "1..0 # SKIP nvcc not found"
+	exit 0
+fi
+
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+probs=""
+for d in "$pdir"/[0-9]*/; do
+	[ -f "$d/problem.json" ] && probs="$probs $(basename "$d")"
+done
+if [ -z "$probs" ]; then
+	echo "# SKIP no problems/*/problem.json"
+	echo "1..0 # SKIP no problems"
+	exit 0
+fi
+
+# the number of shapes problem.json lists, when a JSON reader is at hand
+nshapes() {
+	if command -v python3 > /dev/null 2>&1; then
+		python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["shapes"]))' "$1" 2>/dev/null
+	elif command -v jq > /dev/null 2>&1; then
+		jq '.shapes | length' "$1" 2>/dev/null
+	fi
+}
+
+archs="-gencode=arch=compute_90a,code=sm_90a -gencode=arch=compute_120a,code=sm_120a"
+# the harness once, shared by every problem's binary
+mkdir -p "$tmp/tmp"
+TMPDIR="$tmp/tmp" "$nvcc" -std=c++17 -O3 -lineinfo $archs -I"$pdir/include" -c "$pdir/harness/harness.cu" \
+	-o "$tmp/harness.o" > "$tmp/harness.log" 2>&1
+t "harness.cu builds for sm_90a and sm_120a" '[ -f "$tmp/harness.o" ]'
+t "harness.cu builds without warnings" '! grep -q warning "$tmp/harness.log"'
+sed 's/^/#   /' "$tmp/harness.log" | head -5
+
+build() {
+	p=$1
+	mkdir -p "$tmp/$p/tmp"
+	TMPDIR="$tmp/$p/tmp" "$nvcc" -std=c++17 -O3 -lineinfo $archs -I"$pdir/include" -I"$pdir/$p" \
+		-o "$tmp/$p/kbeval" "$tmp/harness.o" \
+		"$pdir/$p/driver.cu" "$pdir/$p/reference.cu" "$pdir/$p/baseline.cu" > "$tmp/$p/log" 2>&1
+	echo $? > "$tmp/$p/rc"
+}
+
+jobs=$(nproc 2>/dev/null || echo 2)
+running=0
+for p in $probs; do
+	build "$p" &
+	running=$((running + 1))
+	if [ "$running" -ge "$jobs" ]; then wait; running=0; fi
+done
+wait
+
+gpu=no
+command -v nvidia-smi > /dev/null 2>&1 && nvidia-smi -L > /dev/null 2>&1 && gpu=yes
+for p in $probs; do
+	exe="$tmp/$p/kbeval"
+	t "$p: builds for sm_90a and sm_120a" '[ "$(cat "$tmp/$p/rc")" = 0 ] && [ -x "$exe" ]'
+	if [ ! -x "$exe" ]; then
+		grep -m5 -E "error|warning" "$tmp/$p/log" | sed 's/^/#   /'
+		continue
+	fi
+	if command -v cuobjdump > /dev/null 2>&1 || [ -x "$(dirname "$nvcc")/cuobjdump" ]; then
+		cob=$(command -v cuobjdump || echo "$(dirname "$nvcc")/cuobjdump")
+		archs=$("$cob" --list-elf "$exe" 2>/dev/null)
+		t "$p: the binary holds sm_90a and sm_120a code" 'echo "$archs" | grep -q sm_90a && echo "$archs" | grep -q sm_120a'
+	fi
+	"$exe" shapes > "$tmp/$p/shapes" 2>&1; rc=$?
+	want=$(nshapes "$pdir/$p/problem.json")
+	got=$(grep -c '^shape [0-9]*: ' "$tmp/$p/shapes")
+	t "$p: 'shapes' runs without a GPU and lists $got shapes" '[ $rc -eq 0 ] && [ "$got" -gt 0 ]'
+	[ -n "$want" ] && t "$p: as many shapes as problem.json ($want)" '[ "$got" = "$want" ]'
+	"$exe" info > "$tmp/$p/info" 2>&1; rc=$?
+	if [ "$gpu" = yes ]; then
+		t "$p: info names the device" '[ $rc -eq 0 ] && grep -q "^device=.* cc=[0-9]* sms=[0-9]* l2=[0-9]* mem=[0-9]*$" "$tmp/$p/info"'
+	else
+		t "$p: info without a GPU: exit 4, 'no CUDA device: ...'" '[ $rc -eq 4 ] && grep -q "^no CUDA device: " "$tmp/$p/info"'
+		"$exe" check --atol 1 --rtol 1 > "$tmp/$p/check" 2>&1; rc=$?
+		t "$p: check without a GPU: exit 4 too" '[ $rc -eq 4 ]'
+	fi
+	"$exe" frobnicate > /dev/null 2>&1; rc=$?
+	t "$p: an unknown command is a usage error (2)" '[ $rc -eq 2 ]'
+done
+[ "$gpu" = no ] && echo "# SKIP no GPU here: check and bench run in tests/gpu/run.sh"
+echo "1..$n"
+exit $fail
