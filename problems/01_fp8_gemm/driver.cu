@@ -1,0 +1,242 @@
+/* 01_fp8_gemm driver: inputs, solution and reference calls, comparison.
+ *
+ * Inputs follow the original problem: x uniform in [-4, 4) and w uniform in
+ * [-0.035, 0.035) (the std 0.02 of the original's weight), both rounded to
+ * e4m3, so about half of w are e4m3 subnormals. The adversarial input adds
+ * whole rows of +448 / -448 (the e4m3 maximum) and of zeros to x and w, and
+ * scatters +-448 over the other rows of x: a max row times a max row is
+ * 448 * 448 * K, about 8e8, far past what an fp16 accumulator holds, yet
+ * exact in fp32 whatever the summation order, so only a wrong kernel fails.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kb_problem.h"
+#include "interface.h"
+
+extern "C" int kbref_01_fp8_gemm(const __nv_fp8_e4m3 *x, const __nv_fp8_e4m3 *w,
+                                 __nv_bfloat16 *y, int M, int N, int K, cudaStream_t stream);
+
+struct fp8_shape {
+	int M, N, K;
+	const char *desc;
+};
+
+static const fp8_shape SHAPES[] = {
+	{4096, 4096, 4096, "M=4096 N=4096 K=4096"},
+	{4096, 4096, 4127, "M=4096 N=4096 K=4127"},
+	{32, 8192, 8192, "M=32 N=8192 K=8192"},
+	{4096, 14336, 4096, "M=4096 N=14336 K=4096"},
+};
+#define NSHAPES ((int)(sizeof SHAPES / sizeof SHAPES[0]))
+
+#define E4M3_MAX 448.0f
+
+struct fp8_inst {
+	int M, N, K;
+	__nv_fp8_e4m3 *x, *w;
+	__nv_bfloat16 *y, *y_ref;
+};
+
+/* Reports a failed CUDA call on stderr; returns non-zero when it failed. */
+static int cuda_failed(cudaError_t e, const char *what)
+{
+	if (e == cudaSuccess)
+		return 0;
+	fprintf(stderr, "01_fp8_gemm: %s: %s\n", what, cudaGetErrorString(e));
+	return 1;
+}
+
+static unsigned gen_blocks(size_t n)
+{
+	size_t b = (n + 255) / 256;
+	return (unsigned)(b > 4096 ? 4096 : b);
+}
+
+/* Independent streams of numbers for x and w from one seed. */
+static unsigned long long sub_seed(unsigned long long seed, unsigned long long tag)
+{
+	return kb_mix(seed ^ (tag * 0xD1B54A32D192ED03ULL));
+}
+
+static __global__ void gen_uniform_e4m3(__nv_fp8_e4m3 *p, size_t n, unsigned long long seed,
+                                        float lo, float hi)
+{
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+	     i += (size_t)gridDim.x * blockDim.x)
+		p[i] = __nv_fp8_e4m3(kb_uniform(seed, i, lo, hi));
+}
+
+/* Adversarial rows of a rows x K matrix: row r with r % period equal to
+ * plus / minus / zero becomes all +max / all -max / all 0; in the other rows
+ * one element in `scatter` (0: none) becomes +-max. */
+static __global__ void gen_adversarial_rows(__nv_fp8_e4m3 *p, int rows, int K, int period,
+                                            int plus, int minus, int zero, int scatter,
+                                            unsigned long long seed)
+{
+	const size_t n = (size_t)rows * K;
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+	     i += (size_t)gridDim.x * blockDim.x) {
+		const int r = (int)(i / K) % period;
+		const unsigned long long h = kb_mix(seed ^ kb_mix(i));
+		if (r == plus)
+			p[i] = __nv_fp8_e4m3(E4M3_MAX);
+		else if (r == minus)
+			p[i] = __nv_fp8_e4m3(-E4M3_MAX);
+		else if (r == zero)
+			p[i] = __nv_fp8_e4m3(0.0f);
+		else if (scatter && h % scatter == 0)
+			p[i] = __nv_fp8_e4m3((h >> 32) & 1 ? E4M3_MAX : -E4M3_MAX);
+	}
+}
+
+static const char *fp8_shape_desc(int shape)
+{
+	return shape >= 0 && shape < NSHAPES ? SHAPES[shape].desc : "?";
+}
+
+static void fp8_destroy(void *p)
+{
+	fp8_inst *in = (fp8_inst *)p;
+	if (!in)
+		return;
+	cudaFree(in->x);
+	cudaFree(in->w);
+	cudaFree(in->y);
+	cudaFree(in->y_ref);
+	free(in);
+}
+
+static void *fp8_create(int shape, unsigned long long seed, int adversarial)
+{
+	if (shape < 0 || shape >= NSHAPES) {
+		fprintf(stderr, "01_fp8_gemm: no shape %d\n", shape);
+		return NULL;
+	}
+	fp8_inst *in = (fp8_inst *)calloc(1, sizeof *in);
+	if (!in)
+		return NULL;
+	in->M = SHAPES[shape].M;
+	in->N = SHAPES[shape].N;
+	in->K = SHAPES[shape].K;
+	const size_t nx = (size_t)in->M * in->K, nw = (size_t)in->N * in->K;
+	const size_t ny = (size_t)in->M * in->N;
+	const unsigned long long sx = sub_seed(seed, 1), sw = sub_seed(seed, 2);
+
+	if (cuda_failed(cudaMalloc(&in->x, nx), "cudaMalloc x") ||
+	    cuda_failed(cudaMalloc(&in->w, nw), "cudaMalloc w") ||
+	    cuda_failed(cudaMalloc(&in->y, ny * 2), "cudaMalloc y") ||
+	    cuda_failed(cudaMalloc(&in->y_ref, ny * 2), "cudaMalloc y_ref"))
+		goto fail;
+	/* all-ones bytes are bf16 NaN: an element left unwritten fails */
+	if (cuda_failed(cudaMemset(in->y, 0xFF, ny * 2), "cudaMemset y") ||
+	    cuda_failed(cudaMemset(in->y_ref, 0xFF, ny * 2), "cudaMemset y_ref"))
+		goto fail;
+	gen_uniform_e4m3<<<gen_blocks(nx), 256>>>(in->x, nx, sx, -4.0f, 4.0f);
+	gen_uniform_e4m3<<<gen_blocks(nw), 256>>>(in->w, nw, sw, -0.035f, 0.035f);
+	if (adversarial) {
+		gen_adversarial_rows<<<gen_blocks(nx), 256>>>(in->x, in->M, in->K, 61, 7, 23, 41, 64,
+		                                                sub_seed(seed, 3));
+		gen_adversarial_rows<<<gen_blocks(nw), 256>>>(in->w, in->N, in->K, 53, 3, 31, 17, 0,
+		                                                sub_seed(seed, 4));
+	}
+	if (cuda_failed(cudaGetLastError(), "input generation launch") ||
+	    cuda_failed(cudaDeviceSynchronize(), "input generation"))
+		goto fail;
+	return in;
+fail:
+	fp8_destroy(in);
+	return NULL;
+}
+
+static int fp8_run_solution(void *p, cudaStream_t s)
+{
+	fp8_inst *in = (fp8_inst *)p;
+	int rc = kb_01_fp8_gemm(in->x, in->w, in->y, in->M, in->N, in->K, s);
+	/* peek, not get: the harness reads the error too, to name it */
+	if (cuda_failed(cudaPeekAtLastError(), "solution launch"))
+		return rc ? rc : 1;
+	return rc;
+}
+
+static int fp8_run_reference(void *p, cudaStream_t s)
+{
+	fp8_inst *in = (fp8_inst *)p;
+	return kbref_01_fp8_gemm(in->x, in->w, in->y_ref, in->M, in->N, in->K, s);
+}
+
+/* Folds element i into the comparison; the worst element is the one using
+ * the largest share of its tolerance (a NaN: an infinite share). Equal
+ * values, infinite ones included, are within tolerance. */
+static void cmp_elem(kb_cmp *c, double *worst, size_t i, double got, double want)
+{
+	const double err = got == want ? 0.0 : fabs(got - want);
+	const double lim = kb_atol + kb_rtol * fabs(want);
+	const double share = isnan(err) ? INFINITY : lim > 0 ? err / lim : err > 0 ? INFINITY : 0.0;
+
+	if (!(err <= lim))
+		c->n_bad++;
+	if (share > *worst || c->n_total == 0) {
+		*worst = share;
+		c->worst_index = i;
+		c->worst_abs_err = err;
+		c->worst_rel_err = err / fmax(fabs(want), 1e-30);
+		c->got = got;
+		c->want = want;
+	}
+}
+
+/* Fills out and returns 0 once both outputs were read (pass or fail);
+ * returns non-zero when they could not be copied back. */
+static int fp8_compare(void *p, kb_cmp *out)
+{
+	fp8_inst *in = (fp8_inst *)p;
+	const size_t n = (size_t)in->M * in->N;
+	__nv_bfloat16 *got = (__nv_bfloat16 *)malloc(n * sizeof *got);
+	__nv_bfloat16 *want = (__nv_bfloat16 *)malloc(n * sizeof *want);
+	double worst = -INFINITY;
+	int rc = 1;
+
+	memset(out, 0, sizeof *out);
+	snprintf(out->what, sizeof out->what, "y (%d x %d bf16)", in->M, in->N);
+	if (!got || !want) {
+		fprintf(stderr, "01_fp8_gemm: out of host memory\n");
+		goto done;
+	}
+	if (cuda_failed(cudaMemcpy(got, in->y, n * sizeof *got, cudaMemcpyDeviceToHost), "copy y") ||
+	    cuda_failed(cudaMemcpy(want, in->y_ref, n * sizeof *want, cudaMemcpyDeviceToHost),
+	                "copy y_ref"))
+		goto done;
+	for (size_t i = 0; i < n; ++i) {
+		cmp_elem(out, &worst, i, __bfloat162float(got[i]), __bfloat162float(want[i]));
+		out->n_total++;
+	}
+	out->ok = out->n_bad == 0;
+	rc = 0;
+done:
+	free(got);
+	free(want);
+	return rc;
+}
+
+static size_t fp8_footprint(int shape)
+{
+	if (shape < 0 || shape >= NSHAPES)
+		return 0;
+	const size_t M = SHAPES[shape].M, N = SHAPES[shape].N, K = SHAPES[shape].K;
+	return M * K + N * K + 2 * (M * N * 2);
+}
+
+extern "C" const kb_driver KB_DRIVER = {
+	"01_fp8_gemm",
+	NSHAPES,
+	fp8_shape_desc,
+	fp8_create,
+	fp8_destroy,
+	fp8_run_solution,
+	fp8_run_reference,
+	fp8_compare,
+	fp8_footprint,
+};
