@@ -13,6 +13,8 @@
 #include "cmd.h"
 #include "dataset.h"
 #include "fetch.h"
+#include "eval.h"
+#include "agent.h"
 #include "parser.h"
 #include "tui.h"
 #include "util.h"
@@ -26,6 +28,11 @@ static const char usage_text[] =
 	"       kbtui annotations agree DIR_A DIR_B\n"
 	"       kbtui keys\n"
 	"       kbtui fetch [--repo OWNER/NAME] [--revision REV] [--dest DIR] [--jobs N] [--quiet]\n"
+	"       kbtui eval --problem NAME [--hardware KEY] [--arch SM] [OPTIONS] SOLUTION.cu\n"
+	"       kbtui eval --kbh DIR --problem NAME [OPTIONS] solution.py\n"
+	"       kbtui eval --list-hardware\n"
+	"       kbtui live --problem NAME --model MODEL [--provider openai|anthropic] [--base-url URL]\n"
+	"                  [--budget 45m] [--max-turns N] [--headless] [--out DIR]\n"
 	"\n"
 	"Replay and browse AI agent runs of KernelBench-Hard (GPU kernel writing).\n"
 	"PATH is a dataset directory (run browser), a run directory or a transcript\n"
@@ -46,6 +53,12 @@ static const char usage_text[] =
 	"  fetch               download the dataset from the Hugging Face Hub into\n"
 	"                      $XDG_DATA_HOME/kbtui/NAME (or --dest): verified,\n"
 	"                      resumable, up-to-date files skipped (HF_ENDPOINT, HF_TOKEN)\n"
+	"  eval SOLUTION       score a solution on the GPU: forbidden patterns, nvcc,\n"
+	"                      check on every shape and seed, benchmark, peak_fraction;\n"
+	"                      writes result.json, check.log, benchmark.log\n"
+	"  live                a model works on a problem through the OpenAI-compatible\n"
+	"                      or Anthropic API (OPENAI_API_KEY / ANTHROPIC_API_KEY,\n"
+	"                      *_BASE_URL), recorded as a replayable run (see kbtui live --help)\n"
 	"  help                this help\n"
 	"\n"
 	"Options:\n"
@@ -58,6 +71,28 @@ static const char usage_text[] =
 	"      --dest DIR      fetch: where the files go\n"
 	"      --jobs N        fetch: files downloaded at once, 1 to 64 (default 4)\n"
 	"      --quiet         fetch: no progress line, no summary\n"
+	"      --problem NAME  eval, live: the problem (04_kahan_softmax, 04 or kahan_softmax)\n"
+	"      --problems DIR  eval, live: where the problems are (default: the installed ones)\n"
+	"      --hardware KEY  eval: hardware profile for peak_fraction (default: the GPU's)\n"
+	"      --arch SM       eval: nvcc target, e.g. sm_90a or sm_120a (default: the GPU's)\n"
+	"      --list-hardware eval: list the hardware profiles and exit\n"
+	"      --kbh DIR       eval: run the check.py and benchmark.py of this\n"
+	"                      KernelBench-Hard checkout on solution.py instead\n"
+	"      --workdir DIR   eval: where the build and results go (./kbtui-eval-NAME)\n"
+	"      --timeout SECONDS  eval: time limit of each step (default 300)\n"
+	"      --seeds N       eval: correctness seeds per shape (default: the problem's)\n"
+	"      --trials N      eval: timed calls per shape (default: the problem's)\n"
+	"      --model MODEL   live: the model name the API knows\n"
+	"      --provider P    live: openai (Chat Completions, also OpenRouter, vLLM,\n"
+	"                      llama.cpp ...) or anthropic (Messages API)\n"
+	"      --base-url URL  live: the API's base URL (else *_BASE_URL, else the vendor's)\n"
+	"      --budget TIME   live: wall-clock budget, e.g. 45m, 90s, 2h\n"
+	"      --max-turns N   live: model turns at most\n"
+	"      --max-tokens N  live: input + output tokens at most over the run\n"
+	"      --thinking N    live: thinking token budget (anthropic)\n"
+	"      --out DIR       live: the run directory (transcript.jsonl, result.json ...)\n"
+	"      --no-eval       live: no eval tool, no final eval\n"
+	"      --headless      live: a compact log line per event instead of a screen\n"
 	"  -h, --help          show this help and exit\n"
 	"  -V, --version       show the version and exit\n"
 	"\n"
@@ -217,6 +252,10 @@ int main(int argc, char **argv)
 	/* subcommands with options of their own parse them themselves */
 	if (argc > 1 && !strcmp(argv[1], "fetch"))
 		return cmd_fetch(argc - 1, argv + 1, stdout, stderr);
+	if (argc > 1 && !strcmp(argv[1], "eval"))
+		return cmd_eval(argc - 1, argv + 1, stdout, stderr);
+	if (argc > 1 && !strcmp(argv[1], "live"))
+		return cmd_live(argc - 1, argv + 1, stdout, stderr);
 	if ((rc = cli_parse(&c, argc, argv)) >= 0)
 		return rc;
 	if (!c.cmd) {

@@ -1,0 +1,890 @@
+/* agent.c: the live agent loop, its tools and its transcript (see agent.h). */
+#include "agent.h"
+#include "eval.h"
+#include "jsonx.h"
+#include "proc.h"
+
+#include <cjson/cJSON.h>
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define AGENT_READ_MAX (256u << 10)
+
+static const char agent_system[] =
+	"You are working on a GPU kernel problem in a work directory. Use the tools to read "
+	"and write files, run shell commands and evaluate your solution. Paths are relative "
+	"to the work directory. When you are done, answer without calling a tool.";
+
+static const struct llm_tool agent_tools[] = {
+	{"bash", "Run a shell command in the work directory. Output is capped; the command is "
+	 "killed after timeout seconds.",
+	 "{\"type\":\"object\",\"properties\":{\"command\":{\"type\":\"string\"},"
+	 "\"timeout\":{\"type\":\"number\",\"description\":\"seconds\"}},\"required\":[\"command\"]}"},
+	{"read_file", "Read a file of the work directory.",
+	 "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"]}"},
+	{"write_file", "Create or overwrite a file of the work directory.",
+	 "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"},\"content\":{\"type\":\"string\"}},"
+	 "\"required\":[\"path\",\"content\"]}"},
+	{"edit_file", "Replace one exact, unique occurrence of old_string by new_string in a file.",
+	 "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"},\"old_string\":{\"type\":\"string\"},"
+	 "\"new_string\":{\"type\":\"string\"}},\"required\":[\"path\",\"old_string\",\"new_string\"]}"},
+	{"eval", "Compile, check and benchmark the current solution.cu with the benchmark's own harness.",
+	 "{\"type\":\"object\",\"properties\":{}}"},
+};
+#define AGENT_NTOOLS ((int)(sizeof agent_tools / sizeof *agent_tools))
+
+const char *agent_end_name(enum agent_end e)
+{
+	switch (e) {
+	case AGENT_DONE: return "done";
+	case AGENT_BUDGET_TIME: return "time budget spent";
+	case AGENT_BUDGET_TURNS: return "turn budget spent";
+	case AGENT_BUDGET_TOKENS: return "token budget spent";
+	case AGENT_ABORTED: return "aborted";
+	case AGENT_ERROR: return "error";
+	}
+	return "?";
+}
+
+void agent_result_free(struct agent_result *r)
+{
+	free(r->error);
+	r->error = NULL;
+}
+
+double agent_parse_duration(const char *s)
+{
+	double total = 0;
+	int any = 0;
+	if (!s || !*s)
+		return -1;
+	while (*s) {
+		char *end;
+		double v = strtod(s, &end);
+		if (end == s || v < 0 || v > 1e9)
+			return -1;
+		s = end;
+		switch (*s) {
+		case 'h': v *= 3600; s++; break;
+		case 'm': v *= 60; s++; break;
+		case 's': s++; break;
+		case 0: break;
+		default: return -1;
+		}
+		total += v;
+		any = 1;
+	}
+	return any ? total : -1;
+}
+
+static double agent_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Replaces bytes that are not UTF-8 by '?', so tool output can go into a
+ * JSON request that the server will accept. In place. */
+static void agent_utf8_fix(char *s)
+{
+	unsigned char *p = (unsigned char *)s;
+	while (*p) {
+		int n = *p < 0x80 ? 0 : (*p & 0xE0) == 0xC0 ? 1 : (*p & 0xF0) == 0xE0 ? 2 :
+		        (*p & 0xF8) == 0xF0 ? 3 : -1;
+		int okay = n >= 0 && !(n == 1 && *p < 0xC2);
+		for (int i = 1; okay && i <= n; i++)
+			okay = (p[i] & 0xC0) == 0x80;
+		if (!okay) {
+			*p++ = '?';
+			continue;
+		}
+		p += n + 1;
+	}
+}
+
+/* ---- paths ---------------------------------------------------------------- */
+
+static int agent_within(const char *root, const char *real)
+{
+	size_t n = strlen(root);
+	return !strncmp(real, root, n) && (real[n] == 0 || real[n] == '/' || (n == 1 && root[0] == '/'));
+}
+
+/* The absolute path of a tool's path argument inside the work directory,
+ * or NULL with *err: no "..", no absolute path elsewhere, no symlink out.
+ * With mkparents, missing parent directories are created. Owned. */
+static char *agent_path(const char *workdir, const char *path, int mkparents, char **err)
+{
+	char root[PATH_MAX], real[PATH_MAX];
+	char *full, *probe;
+	const char *rel = path;
+
+	*err = NULL;
+	if (!path || !*path) {
+		*err = xstrdup("no path given");
+		return NULL;
+	}
+	if (!realpath(workdir, root)) {
+		*err = xasprintf("work directory %s: %s", workdir, strerror(errno));
+		return NULL;
+	}
+	if (path[0] == '/') {
+		size_t n = strlen(root);
+		if (strncmp(path, root, n) || (path[n] != '/' && path[n] != 0)) {
+			*err = xasprintf("%s is outside the work directory", path);
+			return NULL;
+		}
+		rel = path + n;
+		while (*rel == '/')
+			rel++;
+	}
+	for (const char *c = rel; *c;) {
+		size_t k = strcspn(c, "/");
+		if (k == 2 && c[0] == '.' && c[1] == '.') {
+			*err = xasprintf("%s leaves the work directory (..)", path);
+			return NULL;
+		}
+		c += k;
+		while (*c == '/')
+			c++;
+	}
+	full = *rel ? util_path_join(root, rel) : xstrdup(root);
+	/* the deepest part that exists must resolve inside the root; the rest
+	 * has no ".." and no links, so it stays inside */
+	probe = xstrdup(full);
+	for (;;) {
+		struct stat sb;
+		char *slash;
+		if (lstat(probe, &sb) == 0) {
+			if (!realpath(probe, real) || !agent_within(root, real)) {
+				*err = xasprintf("%s resolves outside the work directory", path);
+				free(probe);
+				free(full);
+				return NULL;
+			}
+			break;
+		}
+		slash = strrchr(probe, '/');
+		if (!slash || slash == probe)
+			break;
+		*slash = 0;
+	}
+	if (mkparents && strlen(probe) < strlen(full)) {
+		/* create each missing directory below the existing part */
+		char *dir = xstrdup(full);
+		for (char *q = dir + strlen(probe) + 1; (q = strchr(q, '/')) != NULL; q++) {
+			*q = 0;
+			if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
+				*err = xasprintf("cannot create %s: %s", dir + strlen(root) + 1, strerror(errno));
+				free(dir);
+				free(probe);
+				free(full);
+				return NULL;
+			}
+			*q = '/';
+		}
+		free(dir);
+	}
+	free(probe);
+	return full;
+}
+
+/* ---- tools ----------------------------------------------------------------- */
+
+static size_t agent_cap(const struct agent_opts *o)
+{
+	return o->output_cap ? o->output_cap : 64u << 10;
+}
+
+struct agent_out {
+	struct sbuf b;
+	size_t cap;
+	int truncated;
+};
+
+static void agent_on_line(void *ud, int stream, const char *line, size_t len)
+{
+	struct agent_out *out = ud;
+	(void)stream;
+	if (out->b.len >= out->cap) {
+		out->truncated = 1;
+		return;
+	}
+	if (len > out->cap - out->b.len) {
+		len = out->cap - out->b.len;
+		out->truncated = 1;
+	}
+	sbuf_add(&out->b, line, len);
+	sbuf_addc(&out->b, '\n');
+}
+
+static char *agent_bash(const struct agent_opts *o, const cJSON *args, int *is_error, double max_s)
+{
+	const char *cmd = jx_str(args, "command");
+	double limit = jx_num(args, "timeout", 0);
+	struct agent_out out = {.cap = agent_cap(o)};
+	struct proc_result res;
+	char desc[128];
+
+	if (!cmd) {
+		*is_error = 1;
+		return xstrdup("bash: \"command\" (a string) is required");
+	}
+	if (!(limit > 0))
+		limit = o->bash_timeout_s > 0 ? o->bash_timeout_s : 300;
+	if (limit > 3600)
+		limit = 3600;
+	if (max_s > 0 && limit > max_s)
+		limit = max_s;
+	/* the tools' environment never holds the keys */
+	char *const argv[] = {"env", "-u", "OPENAI_API_KEY", "-u", "ANTHROPIC_API_KEY",
+	                      "bash", "-c", (char *)cmd, NULL};
+	struct proc_spec spec = {
+		.argv = argv, .cwd = o->workdir, .timeout_s = limit,
+		.output_cap = out.cap + 4096, .on_line = agent_on_line, .ud = &out,
+	};
+	sbuf_init(&out.b);
+	proc_run(&spec, &res);
+	if (out.truncated || res.truncated)
+		sbuf_addf(&out.b, "[output truncated at %zu bytes]\n", out.cap);
+	proc_describe(&res, desc, sizeof desc);
+	sbuf_addf(&out.b, "[%s]", desc);
+	*is_error = !(res.end == PROC_EXITED && res.code == 0);
+	return sbuf_detach(&out.b);
+}
+
+static char *agent_read(const struct agent_opts *o, const cJSON *args, int *is_error)
+{
+	char *err, *path = agent_path(o->workdir, jx_str(args, "path"), 0, &err), *data;
+	size_t len;
+	if (!path) {
+		*is_error = 1;
+		return err;
+	}
+	data = util_read_file(path, &len);
+	free(path);
+	if (!data) {
+		*is_error = 1;
+		return xasprintf("cannot read %s: %s", jx_str(args, "path"), strerror(errno));
+	}
+	*is_error = 0;
+	if (len > AGENT_READ_MAX) {
+		char *s = xasprintf("%.*s\n[file truncated: %zu of %zu bytes shown]", (int)AGENT_READ_MAX,
+		                    data, (size_t)AGENT_READ_MAX, len);
+		free(data);
+		return s;
+	}
+	return data;
+}
+
+static int agent_write_all(const char *path, const char *data, size_t len, char **err)
+{
+	FILE *f = fopen(path, "wb");
+	if (!f) {
+		*err = xasprintf("cannot write: %s", strerror(errno));
+		return -1;
+	}
+	if (fwrite(data, 1, len, f) != len || fclose(f) != 0) {
+		*err = xasprintf("write failed: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static char *agent_write(const struct agent_opts *o, const cJSON *args, int *is_error)
+{
+	const char *content = jx_str(args, "content");
+	char *err, *path;
+	if (!content) {
+		*is_error = 1;
+		return xstrdup("write_file: \"content\" (a string) is required");
+	}
+	path = agent_path(o->workdir, jx_str(args, "path"), 1, &err);
+	if (!path || agent_write_all(path, content, strlen(content), &err) < 0) {
+		free(path);
+		*is_error = 1;
+		return err;
+	}
+	free(path);
+	*is_error = 0;
+	return xasprintf("wrote %zu bytes to %s", strlen(content), jx_str(args, "path"));
+}
+
+static size_t agent_count(const char *hay, const char *needle)
+{
+	size_t n = 0, k = strlen(needle);
+	for (const char *p = hay; (p = strstr(p, needle)) != NULL; p += k)
+		n++;
+	return n;
+}
+
+static char *agent_edit(const struct agent_opts *o, const cJSON *args, int *is_error)
+{
+	const char *old = jx_str(args, "old_string"), *new = jx_str(args, "new_string");
+	char *err = NULL, *path, *data, *at;
+	size_t len, n;
+	struct sbuf b;
+
+	*is_error = 1;
+	if (!old || !new || !*old)
+		return xstrdup("edit_file: \"old_string\" (non-empty) and \"new_string\" are required");
+	if (!(path = agent_path(o->workdir, jx_str(args, "path"), 0, &err)))
+		return err;
+	if (!(data = util_read_file(path, &len))) {
+		err = xasprintf("cannot read %s: %s", jx_str(args, "path"), strerror(errno));
+		free(path);
+		return err;
+	}
+	n = agent_count(data, old);
+	if (n != 1) {
+		err = n ? xasprintf("old_string occurs %zu times in %s; give more context", n, jx_str(args, "path"))
+		        : xasprintf("old_string not found in %s", jx_str(args, "path"));
+		free(data);
+		free(path);
+		return err;
+	}
+	at = strstr(data, old);
+	sbuf_init(&b);
+	sbuf_add(&b, data, (size_t)(at - data));
+	sbuf_adds(&b, new);
+	sbuf_adds(&b, at + strlen(old));
+	if (agent_write_all(path, b.s, b.len, &err) == 0) {
+		*is_error = 0;
+		err = xasprintf("edited %s", jx_str(args, "path"));
+	}
+	sbuf_free(&b);
+	free(data);
+	free(path);
+	return err;
+}
+
+static char *agent_eval(const struct agent_opts *o, int *is_error)
+{
+	struct eval_opts eo = {0};
+	struct eval_result r;
+	char *sol, *dir, *s;
+	int rc;
+
+	*is_error = 1;
+	if (!o->problem)
+		return xstrdup("eval backend unavailable: this run has no problem");
+	sol = util_path_join(o->workdir, "solution.cu");
+	if (!util_is_file(sol)) {
+		free(sol);
+		return xstrdup("eval: there is no solution.cu in the work directory yet");
+	}
+	dir = util_path_join(o->rundir ? o->rundir : o->workdir, "eval");
+	mkdir(dir, 0777);
+	eo.problem = o->problem;
+	eo.problems_dir = o->problems_dir;
+	eo.workdir = dir;
+	eo.solution = sol;
+	eo.model = o->llm.model;
+	rc = eval_run(&eo, &r);
+	if (rc < 0)
+		s = xasprintf("eval backend unavailable: %s", r.failure ? r.failure : "unknown reason");
+	else {
+		struct sbuf b;
+		sbuf_init(&b);
+		sbuf_addf(&b, "correct: %s\n", r.correct ? "yes" : "no");
+		if (r.failure)
+			sbuf_addf(&b, "failure (%s): %s\n", eval_stage_name(r.stage), r.failure);
+		for (int i = 0; i < r.nshapes; i++)
+			sbuf_addf(&b, "shape %d %s: %.4f ms, %.2f TFLOPS, %.1f GB/s, peak %.3f\n", r.shapes[i].shape,
+			          r.shapes[i].desc ? r.shapes[i].desc : "", r.shapes[i].ms, r.shapes[i].tflops,
+			          r.shapes[i].gbps, r.shapes[i].peak_fraction);
+		if (r.peak_fraction >= 0)
+			sbuf_addf(&b, "peak_fraction: %.4f\n", r.peak_fraction);
+		s = sbuf_detach(&b);
+		*is_error = rc != 0;
+	}
+	eval_result_free(&r);
+	free(dir);
+	free(sol);
+	return s;
+}
+
+static char *agent_tool_within(const struct agent_opts *o, const char *name, const char *args_json,
+                               int *is_error, double max_s);
+
+char *agent_tool(const struct agent_opts *o, const char *name, const char *args_json, int *is_error)
+{
+	return agent_tool_within(o, name, args_json, is_error, 0);
+}
+
+/* max_s > 0: what is left of the time budget caps a command's time limit. */
+static char *agent_tool_within(const struct agent_opts *o, const char *name, const char *args_json,
+                               int *is_error, double max_s)
+{
+	cJSON *args = args_json && *args_json ? cJSON_Parse(args_json) : cJSON_CreateObject();
+	char *s;
+
+	*is_error = 1;
+	if (!cJSON_IsObject(args))
+		s = xasprintf("the arguments of %s are not a JSON object", name ? name : "the tool");
+	else if (!name)
+		s = xstrdup("a tool call without a name");
+	else if (!strcmp(name, "bash"))
+		s = agent_bash(o, args, is_error, max_s);
+	else if (!strcmp(name, "read_file"))
+		s = agent_read(o, args, is_error);
+	else if (!strcmp(name, "write_file"))
+		s = agent_write(o, args, is_error);
+	else if (!strcmp(name, "edit_file"))
+		s = agent_edit(o, args, is_error);
+	else if (!strcmp(name, "eval"))
+		s = agent_eval(o, is_error);
+	else
+		s = xasprintf("no tool named %s; the tools are bash, read_file, write_file, edit_file, eval", name);
+	cJSON_Delete(args);
+	agent_utf8_fix(s);
+	return llm_scrub(s, o->llm.api_key);
+}
+
+/* ---- the transcript -------------------------------------------------------- */
+
+struct agent {
+	const struct agent_opts *o;
+	struct llm_opts llm;
+	FILE *tr;
+	char session[40];
+	double t0;
+	int turn;
+	long long tok_in, tok_out, tok_cache_read, tok_cache_write;
+};
+
+/* The event to the caller's log or screen, with the key scrubbed as in the file. */
+static void agent_emit(struct agent *a, const char *kind, const char *name, const char *text, int is_error)
+{
+	char *s;
+	if (!a->o->on_event)
+		return;
+	s = llm_scrub(xstrdup(text ? text : ""), a->o->llm.api_key);
+	a->o->on_event(a->o->ud, kind, name, s, is_error);
+	free(s);
+}
+
+static cJSON *agent_line(struct agent *a, const char *type)
+{
+	cJSON *o = cJSON_CreateObject();
+	char ts[96];
+	double now = agent_now();
+	time_t t = (time_t)now;
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	snprintf(ts, sizeof ts, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
+	         tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)((now - (double)t) * 1000));
+	cJSON_AddStringToObject(o, "type", type);
+	cJSON_AddStringToObject(o, "session_id", a->session);
+	cJSON_AddStringToObject(o, "timestamp", ts);
+	return o;
+}
+
+/* Writes one line and flushes it, so a watcher sees it and a crash loses
+ * at most the event in flight. Takes o. */
+static void agent_write_line(struct agent *a, cJSON *o)
+{
+	char *s = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	s = llm_scrub(s, a->o->llm.api_key);
+	fputs(s, a->tr);
+	fputc('\n', a->tr);
+	fflush(a->tr);
+	free(s);
+}
+
+static void agent_tr_init(struct agent *a)
+{
+	cJSON *o = agent_line(a, "system"), *tools, *live;
+	cJSON_AddStringToObject(o, "subtype", "init");
+	cJSON_AddStringToObject(o, "model", a->o->llm.model ? a->o->llm.model : "");
+	cJSON_AddStringToObject(o, "cwd", a->o->workdir);
+	tools = cJSON_AddArrayToObject(o, "tools");
+	for (int i = 0; i < AGENT_NTOOLS; i++)
+		cJSON_AddItemToArray(tools, cJSON_CreateString(agent_tools[i].name));
+	cJSON_AddArrayToObject(o, "mcp_servers");
+	live = cJSON_AddObjectToObject(o, "kbtui_live");
+	cJSON_AddStringToObject(live, "provider", llm_provider_name(a->o->llm.provider));
+	if (a->o->problem)
+		cJSON_AddStringToObject(live, "problem", a->o->problem);
+	agent_write_line(a, o);
+	agent_emit(a, "init", NULL, a->o->llm.model, 0);
+}
+
+static cJSON *agent_message(cJSON *line, const char *role)
+{
+	cJSON *m = cJSON_AddObjectToObject(line, "message");
+	cJSON_AddStringToObject(m, "role", role);
+	cJSON_AddItemToObject(line, "parent_tool_use_id", cJSON_CreateNull());
+	return m;
+}
+
+static void agent_tr_user(struct agent *a, const char *text)
+{
+	cJSON *o = agent_line(a, "user"), *content, *b;
+	content = cJSON_AddArrayToObject(agent_message(o, "user"), "content");
+	b = cJSON_CreateObject();
+	cJSON_AddStringToObject(b, "type", "text");
+	cJSON_AddStringToObject(b, "text", text);
+	cJSON_AddItemToArray(content, b);
+	agent_write_line(a, o);
+	agent_emit(a, "user", NULL, text, 0);
+}
+
+static void agent_tr_system(struct agent *a, const char *subtype, const char *text)
+{
+	cJSON *o = agent_line(a, "system");
+	cJSON_AddStringToObject(o, "subtype", subtype);
+	cJSON_AddStringToObject(o, "content", text);
+	if (!strcmp(subtype, "api_error"))
+		cJSON_AddStringToObject(o, "level", "error");
+	agent_write_line(a, o);
+	agent_emit(a, strcmp(subtype, "api_error") ? subtype : "error", NULL, text, 1);
+}
+
+/* One assistant line holding one block; lines of a reply share id and usage. */
+static void agent_tr_block(struct agent *a, const struct llm_reply *r, const char *msg_id, cJSON *block)
+{
+	cJSON *o = agent_line(a, "assistant"), *m = agent_message(o, "assistant"), *u;
+	cJSON_AddStringToObject(m, "id", msg_id);
+	cJSON_AddStringToObject(m, "type", "message");
+	cJSON_AddStringToObject(m, "model", a->o->llm.model ? a->o->llm.model : "");
+	cJSON_AddItemToArray(cJSON_AddArrayToObject(m, "content"), block);
+	if (r->stop_reason)
+		cJSON_AddStringToObject(m, "stop_reason", r->stop_reason);
+	u = cJSON_AddObjectToObject(m, "usage");
+	cJSON_AddNumberToObject(u, "input_tokens", (double)r->tok_in);
+	cJSON_AddNumberToObject(u, "output_tokens", (double)r->tok_out);
+	cJSON_AddNumberToObject(u, "cache_read_input_tokens", (double)r->tok_cache_read);
+	cJSON_AddNumberToObject(u, "cache_creation_input_tokens", (double)r->tok_cache_write);
+	agent_write_line(a, o);
+}
+
+static void agent_tr_reply(struct agent *a, const struct llm_reply *r)
+{
+	char id[64];
+	cJSON *b;
+	snprintf(id, sizeof id, "msg_live_%d", a->turn);
+	if (r->reasoning.len) {
+		b = cJSON_CreateObject();
+		cJSON_AddStringToObject(b, "type", "thinking");
+		cJSON_AddStringToObject(b, "thinking", r->reasoning.s);
+		agent_tr_block(a, r, id, b);
+		agent_emit(a, "reasoning", NULL, r->reasoning.s, 0);
+	}
+	if (r->text.len || !r->ncalls) {
+		b = cJSON_CreateObject();
+		cJSON_AddStringToObject(b, "type", "text");
+		cJSON_AddStringToObject(b, "text", r->text.s ? r->text.s : "");
+		agent_tr_block(a, r, id, b);
+		agent_emit(a, "text", NULL, r->text.s, 0);
+	}
+	for (int i = 0; i < r->ncalls; i++) {
+		const struct llm_call *c = &r->calls[i];
+		cJSON *input = c->args.s ? cJSON_Parse(c->args.s) : cJSON_CreateObject();
+		b = cJSON_CreateObject();
+		cJSON_AddStringToObject(b, "type", "tool_use");
+		cJSON_AddStringToObject(b, "id", c->id);
+		cJSON_AddStringToObject(b, "name", c->name ? c->name : "");
+		if (!input) /* broken JSON from the model stays visible as a string */
+			input = cJSON_CreateString(c->args.s);
+		cJSON_AddItemToObject(b, "input", input);
+		agent_tr_block(a, r, id, b);
+		agent_emit(a, "tool_call", c->name, c->args.s, 0);
+	}
+	if (r->tok_in || r->tok_out) {
+		char *s = xasprintf("in %lld, out %lld, cache read %lld", r->tok_in, r->tok_out, r->tok_cache_read);
+		agent_emit(a, "usage", NULL, s, 0);
+		free(s);
+	}
+}
+
+static void agent_tr_result(struct agent *a, const char *call_id, const char *name,
+                            const char *text, int is_error)
+{
+	cJSON *o = agent_line(a, "user"), *content, *b;
+	content = cJSON_AddArrayToObject(agent_message(o, "user"), "content");
+	b = cJSON_CreateObject();
+	cJSON_AddStringToObject(b, "type", "tool_result");
+	cJSON_AddStringToObject(b, "tool_use_id", call_id);
+	cJSON_AddStringToObject(b, "content", text);
+	cJSON_AddBoolToObject(b, "is_error", is_error);
+	cJSON_AddItemToArray(content, b);
+	agent_write_line(a, o);
+	agent_emit(a, "tool_result", name, text, is_error);
+}
+
+static const char *agent_result_subtype(enum agent_end e)
+{
+	switch (e) {
+	case AGENT_DONE: return "success";
+	case AGENT_BUDGET_TURNS: return "error_max_turns";
+	case AGENT_BUDGET_TIME:
+	case AGENT_BUDGET_TOKENS: return "error_budget";
+	case AGENT_ABORTED: return "error_aborted";
+	case AGENT_ERROR: break;
+	}
+	return "error_during_execution";
+}
+
+static void agent_tr_final(struct agent *a, const struct agent_result *r, const char *text)
+{
+	cJSON *o = agent_line(a, "result"), *u;
+	cJSON_AddStringToObject(o, "subtype", agent_result_subtype(r->end));
+	cJSON_AddBoolToObject(o, "is_error", r->end != AGENT_DONE);
+	cJSON_AddStringToObject(o, "result", text ? text : agent_end_name(r->end));
+	cJSON_AddNumberToObject(o, "num_turns", r->turns);
+	cJSON_AddNumberToObject(o, "duration_ms", (double)(long long)(r->seconds * 1000));
+	cJSON_AddNumberToObject(o, "total_cost_usd", 0);
+	u = cJSON_AddObjectToObject(o, "usage");
+	cJSON_AddNumberToObject(u, "input_tokens", (double)a->tok_in);
+	cJSON_AddNumberToObject(u, "output_tokens", (double)a->tok_out);
+	cJSON_AddNumberToObject(u, "cache_read_input_tokens", (double)a->tok_cache_read);
+	cJSON_AddNumberToObject(u, "cache_creation_input_tokens", (double)a->tok_cache_write);
+	agent_write_line(a, o);
+	agent_emit(a, "result", agent_result_subtype(r->end), text ? text : agent_end_name(r->end),
+	           r->end != AGENT_DONE);
+}
+
+/* ---- result.json ------------------------------------------------------------ */
+
+/* The backend's own verdict when it can give one; otherwise a result.json
+ * that says the solution was not judged (never the agent's claim). */
+static void agent_result_json(struct agent *a, const struct agent_result *r)
+{
+	const struct agent_opts *o = a->o;
+	char *sol = util_path_join(o->workdir, "solution.cu");
+	char *path = util_path_join(o->rundir, "result.json"), *err = NULL, *s;
+	int have = util_is_file(sol);
+	cJSON *j;
+
+	if (have) {
+		/* the dataset layout: the solution beside the transcript */
+		size_t len;
+		char *data = util_read_file(sol, &len), *dst = util_path_join(o->rundir, "solution.cu");
+		if (data && agent_write_all(dst, data, len, &err) < 0) {
+			free(err);
+			err = NULL;
+		}
+		free(data);
+		free(dst);
+	}
+	if (have && o->problem && o->final_eval) {
+		struct eval_opts eo = {.problem = o->problem, .problems_dir = o->problems_dir,
+		                       .workdir = o->rundir, .solution = sol, .model = o->llm.model};
+		struct eval_result er;
+		int rc = eval_run(&eo, &er);
+		eval_result_free(&er);
+		if (rc >= 0) {
+			free(sol);
+			free(path);
+			return;
+		}
+	}
+	j = cJSON_CreateObject();
+	cJSON_AddStringToObject(j, "harness", "kbtui-live");
+	cJSON_AddStringToObject(j, "provider", llm_provider_name(o->llm.provider));
+	cJSON_AddStringToObject(j, "model", o->llm.model ? o->llm.model : "");
+	cJSON_AddStringToObject(j, "reasoning_effort", "");
+	if (o->problem)
+		cJSON_AddStringToObject(j, "problem", o->problem);
+	cJSON_AddBoolToObject(j, "has_solution", have);
+	cJSON_AddBoolToObject(j, "correct", 0);
+	cJSON_AddNullToObject(j, "peak_fraction");
+	cJSON_AddStringToObject(j, "judged", "no: the eval backend did not run");
+	cJSON_AddNumberToObject(j, "elapsed_seconds", r->seconds);
+	cJSON_AddBoolToObject(j, "session_complete", r->end == AGENT_DONE);
+	cJSON_AddStringToObject(j, "end", agent_end_name(r->end));
+	cJSON_AddNumberToObject(j, "turns", r->turns);
+	{
+		cJSON *u = cJSON_AddObjectToObject(j, "usage");
+		cJSON_AddNumberToObject(u, "input_tokens", (double)a->tok_in);
+		cJSON_AddNumberToObject(u, "output_tokens", (double)a->tok_out);
+		cJSON_AddNumberToObject(u, "cache_read_tokens", (double)a->tok_cache_read);
+		cJSON_AddNumberToObject(u, "cache_creation_tokens", (double)a->tok_cache_write);
+		cJSON_AddNullToObject(u, "total_cost_usd");
+	}
+	s = llm_scrub(cJSON_Print(j), o->llm.api_key);
+	s = xrealloc(s, strlen(s) + 2);
+	strcat(s, "\n");
+	if (agent_write_all(path, s, strlen(s), &err) < 0)
+		free(err);
+	free(s);
+	cJSON_Delete(j);
+	free(sol);
+	free(path);
+}
+
+/* ---- the loop ---------------------------------------------------------------- */
+
+static void agent_on_retry(void *ud, int attempt, double wait_s, const char *why)
+{
+	struct agent *a = ud;
+	char *s = xasprintf("retry %d in %.1f s: %s", attempt, wait_s, why ? why : "");
+	agent_tr_system(a, "retry", s);
+	free(s);
+}
+
+static void agent_on_delta(void *ud, enum llm_delta kind, int call, const char *s, size_t n)
+{
+	struct agent *a = ud;
+	if (a->o->llm.on_delta)
+		a->o->llm.on_delta(a->o->llm.ud, kind, call, s, n);
+}
+
+/* Why the loop must stop before the next turn, or -1 to go on. */
+static int agent_budget(struct agent *a)
+{
+	const struct agent_opts *o = a->o;
+	if (o->abort && *o->abort)
+		return AGENT_ABORTED;
+	if (o->budget_s > 0 && agent_now() - a->t0 >= o->budget_s)
+		return AGENT_BUDGET_TIME;
+	if (o->max_turns > 0 && a->turn >= o->max_turns)
+		return AGENT_BUDGET_TURNS;
+	if (o->max_tokens > 0 && a->tok_in + a->tok_out >= o->max_tokens)
+		return AGENT_BUDGET_TOKENS;
+	return -1;
+}
+
+/* One model turn with the retries of a dropped stream. */
+static enum llm_status agent_turn(struct agent *a, const cJSON *conv, struct llm_reply *rep)
+{
+	int retries = a->o->stream_retries < 0 ? 0 : a->o->stream_retries == 0 ? 2 : a->o->stream_retries;
+	for (int i = 0;; i++) {
+		enum llm_status st = llm_chat(&a->llm, conv, rep);
+		if (st != LLM_ERR_DROPPED && st != LLM_ERR_STREAM)
+			return st;
+		agent_tr_system(a, "api_error", rep->error);
+		if (i >= retries)
+			return st;
+		agent_tr_system(a, "retry", "retrying the turn");
+		llm_reply_free(rep);
+	}
+}
+
+static void agent_run_tools(struct agent *a, cJSON *conv, struct llm_reply *rep, struct agent_result *r)
+{
+	for (int i = 0; i < rep->ncalls; i++) {
+		struct llm_call *c = &rep->calls[i];
+		int is_error;
+		char *out;
+		if (a->o->abort && *a->o->abort) {
+			out = xstrdup("aborted by the user");
+			is_error = 1;
+		} else {
+			double left = a->o->budget_s > 0 ? a->o->budget_s - (agent_now() - a->t0) : 0;
+			out = agent_tool_within(a->o, c->name, c->args.s, &is_error,
+			                        a->o->budget_s > 0 ? (left > 1 ? left : 1) : 0);
+		}
+		r->tool_calls++;
+		agent_tr_result(a, c->id, c->name, out, is_error);
+		llm_conv_tool(conv, c->id, out, is_error);
+		free(out);
+	}
+}
+
+int agent_run(const struct agent_opts *o, struct agent_result *r)
+{
+	struct agent a = {.o = o};
+	char *path, *final = NULL;
+	cJSON *conv;
+	int stop;
+
+	memset(r, 0, sizeof *r);
+	a.t0 = agent_now();
+	a.llm = o->llm;
+	a.llm.system = agent_system;
+	a.llm.tools = agent_tools;
+	a.llm.ntools = AGENT_NTOOLS;
+	a.llm.abort = o->abort;
+	if (o->budget_s > 0)
+		a.llm.deadline = a.t0 + o->budget_s;
+	a.llm.on_retry = agent_on_retry;
+	a.llm.on_delta = agent_on_delta;
+	a.llm.ud = &a;
+	snprintf(a.session, sizeof a.session, "live-%lx-%d", (unsigned long)time(NULL), (int)getpid());
+
+	mkdir(o->rundir, 0777);
+	path = util_path_join(o->rundir, "transcript.jsonl");
+	a.tr = fopen(path, "w");
+	if (!a.tr) {
+		r->end = AGENT_ERROR;
+		r->error = xasprintf("cannot write %s: %s", path, strerror(errno));
+		free(path);
+		return -1;
+	}
+	free(path);
+	agent_tr_init(&a);
+	conv = llm_conv_new();
+	llm_conv_user(conv, o->prompt);
+	agent_tr_user(&a, o->prompt ? o->prompt : "");
+
+	while ((stop = agent_budget(&a)) < 0) {
+		struct llm_reply rep;
+		enum llm_status st;
+		char *msg = a.turn > 0 && o->inbox ? o->inbox(o->ud) : NULL;
+		if (msg) {
+			llm_conv_user(conv, msg);
+			agent_tr_user(&a, msg);
+			free(msg);
+		}
+		a.turn++;
+		st = agent_turn(&a, conv, &rep);
+		if (st != LLM_OK) {
+			stop = st != LLM_ERR_ABORTED ? AGENT_ERROR :
+			       o->abort && *o->abort ? AGENT_ABORTED : AGENT_BUDGET_TIME;
+			if (st != LLM_ERR_DROPPED && st != LLM_ERR_STREAM && st != LLM_ERR_ABORTED)
+				agent_tr_system(&a, "api_error", rep.error);
+			r->error = xstrdup(rep.error);
+			llm_reply_free(&rep);
+			break;
+		}
+		for (int i = 0; i < rep.ncalls; i++)
+			if (!rep.calls[i].id || !*rep.calls[i].id) {
+				free(rep.calls[i].id);
+				rep.calls[i].id = xasprintf("call_live_%d_%d", a.turn, i);
+			}
+		a.tok_in += rep.tok_in;
+		a.tok_out += rep.tok_out;
+		a.tok_cache_read += rep.tok_cache_read;
+		a.tok_cache_write += rep.tok_cache_write;
+		agent_tr_reply(&a, &rep);
+		llm_conv_assistant(conv, &rep);
+		if (!rep.ncalls) {
+			free(final);
+			final = xstrdup(rep.text.s ? rep.text.s : "");
+			llm_reply_free(&rep);
+			stop = AGENT_DONE;
+			break;
+		}
+		agent_run_tools(&a, conv, &rep, r);
+		llm_reply_free(&rep);
+	}
+	r->end = (enum agent_end)stop;
+	r->turns = a.turn;
+	r->tok_in = a.tok_in;
+	r->tok_out = a.tok_out;
+	r->seconds = agent_now() - a.t0;
+	agent_tr_final(&a, r, r->end == AGENT_ERROR ? r->error : final);
+	fclose(a.tr);
+	if (final) {
+		char *fp = util_path_join(o->rundir, "final.txt"), *err = NULL;
+		final = llm_scrub(final, o->llm.api_key);
+		if (agent_write_all(fp, final, strlen(final), &err) < 0)
+			free(err);
+		free(fp);
+	}
+	agent_result_json(&a, r);
+	cJSON_Delete(conv);
+	free(final);
+	return 0;
+}

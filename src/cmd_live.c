@@ -1,0 +1,291 @@
+/* cmd_live.c: `kbtui live`, a model working on a problem as it happens.
+ * For now headless: one compact log line per event on out. */
+#include "agent.h"
+#include "cmd.h"
+#include "problem.h"
+#include "util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+static const char cmd_live_usage[] =
+	"Usage: kbtui live --problem NAME --model MODEL [OPTIONS]\n"
+	"Let a model work on a problem through the OpenAI-compatible or the Anthropic\n"
+	"API, with tools bash, read_file, write_file, edit_file and eval, recording\n"
+	"the run (transcript.jsonl, result.json) as it goes.\n"
+	"Options: --provider openai|anthropic, --base-url URL, --budget 45m,\n"
+	"--max-turns N, --max-tokens N, --thinking TOKENS, --problems DIR, --out DIR,\n"
+	"--no-eval, --headless. Keys from OPENAI_API_KEY / ANTHROPIC_API_KEY.\n";
+
+enum {
+	OPT_PROBLEM = 256, OPT_MODEL, OPT_PROVIDER, OPT_BASE_URL, OPT_BUDGET, OPT_MAX_TURNS,
+	OPT_MAX_TOKENS, OPT_THINKING, OPT_PROBLEMS, OPT_OUT, OPT_NO_EVAL, OPT_HEADLESS, OPT_HELP,
+};
+
+static const struct option cmd_live_opts[] = {
+	{"problem", required_argument, NULL, OPT_PROBLEM},
+	{"model", required_argument, NULL, OPT_MODEL},
+	{"provider", required_argument, NULL, OPT_PROVIDER},
+	{"base-url", required_argument, NULL, OPT_BASE_URL},
+	{"budget", required_argument, NULL, OPT_BUDGET},
+	{"max-turns", required_argument, NULL, OPT_MAX_TURNS},
+	{"max-tokens", required_argument, NULL, OPT_MAX_TOKENS},
+	{"thinking", required_argument, NULL, OPT_THINKING},
+	{"problems", required_argument, NULL, OPT_PROBLEMS},
+	{"out", required_argument, NULL, OPT_OUT},
+	{"no-eval", no_argument, NULL, OPT_NO_EVAL},
+	{"headless", no_argument, NULL, OPT_HEADLESS},
+	{"help", no_argument, NULL, OPT_HELP},
+	{NULL, 0, NULL, 0},
+};
+
+static volatile sig_atomic_t cmd_live_abort;
+
+static void cmd_live_on_signal(int sig)
+{
+	(void)sig;
+	cmd_live_abort = 1;
+}
+
+static int cmd_live_usage_error(FILE *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int cmd_live_usage_error(FILE *err, const char *fmt, ...)
+{
+	va_list ap;
+	fputs("kbtui live: ", err);
+	va_start(ap, fmt);
+	vfprintf(err, fmt, ap);
+	va_end(ap);
+	fputs("\nTry 'kbtui live --help'.\n", err);
+	return CMD_USAGE;
+}
+
+static long long cmd_live_count(const char *s)
+{
+	char *end;
+	long long v = strtoll(s, &end, 10);
+	return end == s || *end || v <= 0 ? -1 : v;
+}
+
+struct cmd_live_log {
+	FILE *out;
+	double t0;
+};
+
+static double cmd_live_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* One line per event: elapsed time, kind, tool, the text's first 160
+ * characters with control characters shown as spaces. */
+static void cmd_live_event(void *ud, const char *kind, const char *name, const char *text, int is_error)
+{
+	struct cmd_live_log *l = ud;
+	size_t n = 0;
+	fprintf(l->out, "[%7.1fs] %-11s", cmd_live_now() - l->t0, kind);
+	if (name)
+		fprintf(l->out, " %s", name);
+	if (is_error && strcmp(kind, "error"))
+		fputs(" (error)", l->out);
+	fputc(' ', l->out);
+	for (const unsigned char *p = (const unsigned char *)text; *p && n < 160; p++, n++)
+		fputc(*p < 0x20 || *p == 0x7f ? ' ' : *p, l->out);
+	if (strlen(text) > 160)
+		fputs("...", l->out);
+	fputc('\n', l->out);
+	fflush(l->out);
+}
+
+/* Copies the problem's plain files into the fresh work directory. */
+static int cmd_live_copy(const char *from, const char *to, char **err)
+{
+	DIR *d = opendir(from);
+	struct dirent *de;
+	if (!d) {
+		*err = xasprintf("%s: %s", from, strerror(errno));
+		return -1;
+	}
+	while ((de = readdir(d)) != NULL) {
+		char *src = util_path_join(from, de->d_name), *dst, *data;
+		size_t len;
+		FILE *f;
+		if (de->d_name[0] == '.' || !util_is_file(src) || !(data = util_read_file(src, &len))) {
+			free(src);
+			continue;
+		}
+		dst = util_path_join(to, de->d_name);
+		f = fopen(dst, "wb");
+		if (!f || fwrite(data, 1, len, f) != len || fclose(f) != 0) {
+			*err = xasprintf("cannot write %s: %s", dst, strerror(errno));
+			free(src);
+			free(dst);
+			free(data);
+			closedir(d);
+			return -1;
+		}
+		free(src);
+		free(dst);
+		free(data);
+	}
+	closedir(d);
+	return 0;
+}
+
+static char *cmd_live_default_out(const char *problem)
+{
+	char stamp[32];
+	time_t t = time(NULL);
+	struct tm tm;
+	localtime_r(&t, &tm);
+	strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+	return xasprintf("kbtui-live-%s-%s", problem, stamp);
+}
+
+/* Finds the problem, makes the run and work directories, reads the prompt. */
+static int cmd_live_setup(struct agent_opts *o, const char *problems, const char *problem,
+                          const char *out_dir, char **owned, FILE *err)
+{
+	char *dir = problems ? xstrdup(problems) : problem_default_dir();
+	char *pdir = problem_find(dir, problem), *msg = NULL, *prompt_path;
+	if (!pdir) {
+		fprintf(err, "kbtui live: no problem '%s' in %s\n", problem, dir);
+		free(dir);
+		return -1;
+	}
+	owned[0] = dir;
+	owned[1] = pdir;
+	owned[2] = out_dir ? xstrdup(out_dir) : cmd_live_default_out(strrchr(pdir, '/') ? strrchr(pdir, '/') + 1 : pdir);
+	owned[3] = util_path_join(owned[2], "work");
+	if ((mkdir(owned[2], 0777) < 0 && errno != EEXIST) || (mkdir(owned[3], 0777) < 0 && errno != EEXIST)) {
+		fprintf(err, "kbtui live: cannot create %s: %s\n", owned[3], strerror(errno));
+		return -1;
+	}
+	if (cmd_live_copy(pdir, owned[3], &msg) < 0) {
+		fprintf(err, "kbtui live: %s\n", msg);
+		free(msg);
+		return -1;
+	}
+	prompt_path = util_path_join(pdir, "PROMPT.txt");
+	owned[4] = util_read_file(prompt_path, NULL);
+	if (!owned[4]) {
+		fprintf(err, "kbtui live: cannot read %s: %s\n", prompt_path, strerror(errno));
+		free(prompt_path);
+		return -1;
+	}
+	free(prompt_path);
+	o->problems_dir = dir;
+	o->problem = strrchr(pdir, '/') ? strrchr(pdir, '/') + 1 : pdir;
+	o->rundir = owned[2];
+	o->workdir = owned[3];
+	o->prompt = owned[4];
+	return 0;
+}
+
+static int cmd_live_go(struct agent_opts *o, FILE *out, FILE *err)
+{
+	struct cmd_live_log log = {out, cmd_live_now()};
+	struct agent_result r;
+	struct sigaction sa = {0}, old_int, old_term;
+	int rc;
+
+	o->on_event = cmd_live_event;
+	o->ud = &log;
+	o->abort = &cmd_live_abort;
+	cmd_live_abort = 0;
+	sa.sa_handler = cmd_live_on_signal;
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	rc = agent_run(o, &r);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	if (rc < 0) {
+		fprintf(err, "kbtui live: %s\n", r.error);
+		agent_result_free(&r);
+		return CMD_BADINPUT;
+	}
+	if (r.end == AGENT_ERROR)
+		fprintf(err, "kbtui live: %s\n", r.error ? r.error : "the model failed");
+	fprintf(out, "kbtui live: %s after %d turns, %d tool calls, %lld tokens in, %lld out, %.0f s; run in %s\n",
+	        agent_end_name(r.end), r.turns, r.tool_calls, r.tok_in, r.tok_out, r.seconds, o->rundir);
+	rc = r.end == AGENT_DONE ? CMD_OK : CMD_BADINPUT;
+	agent_result_free(&r);
+	return rc;
+}
+
+int cmd_live(int argc, char **argv, FILE *out, FILE *err)
+{
+	struct agent_opts o = {0};
+	const char *problem = NULL, *problems = NULL, *out_dir = NULL, *provider = "openai";
+	char *owned[5] = {0}, *key = NULL;
+	int ch, rc = CMD_BADINPUT;
+	long long v;
+
+	o.final_eval = 1;
+	optind = 0;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, ":", cmd_live_opts, NULL)) != -1) {
+		switch (ch) {
+		case OPT_PROBLEM: problem = optarg; break;
+		case OPT_MODEL: o.llm.model = optarg; break;
+		case OPT_PROVIDER: provider = optarg; break;
+		case OPT_BASE_URL: o.llm.base_url = optarg; break;
+		case OPT_BUDGET:
+			if ((o.budget_s = agent_parse_duration(optarg)) <= 0)
+				return cmd_live_usage_error(err, "--budget wants a duration like 45m, 90s or 2h, not '%s'", optarg);
+			break;
+		case OPT_MAX_TURNS: case OPT_MAX_TOKENS: case OPT_THINKING:
+			if ((v = cmd_live_count(optarg)) < 0 || (ch != OPT_MAX_TOKENS && v > 1000000))
+				return cmd_live_usage_error(err, "%s wants a positive integer, not '%s'",
+				                            argv[optind - 1], optarg);
+			if (ch == OPT_MAX_TURNS)
+				o.max_turns = (int)v;
+			else if (ch == OPT_MAX_TOKENS)
+				o.max_tokens = v;
+			else
+				o.llm.thinking_budget = (int)v;
+			break;
+		case OPT_PROBLEMS: problems = optarg; break;
+		case OPT_OUT: out_dir = optarg; break;
+		case OPT_NO_EVAL: o.final_eval = 0; break;
+		case OPT_HEADLESS: break;   /* the only mode so far */
+		case OPT_HELP: fputs(cmd_live_usage, out); return CMD_OK;
+		case ':': return cmd_live_usage_error(err, "option '%s' needs an argument", argv[optind - 1]);
+		default: return cmd_live_usage_error(err, "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind != argc)
+		return cmd_live_usage_error(err, "unexpected argument '%s'", argv[optind]);
+	if (!problem || !o.llm.model)
+		return cmd_live_usage_error(err, "%s", "--problem NAME and --model MODEL are required");
+	if (llm_provider_parse(provider, &o.llm.provider) < 0)
+		return cmd_live_usage_error(err, "--provider is openai or anthropic, not '%s'", provider);
+	if (!o.llm.base_url)
+		o.llm.base_url = llm_env_base_url(o.llm.provider);
+	if (!llm_env_key(o.llm.provider)) {
+		fprintf(err, "kbtui live: no API key: set %s\n",
+		        o.llm.provider == LLM_ANTHROPIC ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY");
+		return CMD_BADINPUT;
+	}
+	/* our copy of the key; the environment loses both so no child sees them */
+	key = xstrdup(llm_env_key(o.llm.provider));
+	o.llm.api_key = key;
+	unsetenv("OPENAI_API_KEY");
+	unsetenv("ANTHROPIC_API_KEY");
+	if (cmd_live_setup(&o, problems, problem, out_dir, owned, err) == 0)
+		rc = cmd_live_go(&o, out, err);
+	for (int i = 0; i < 5; i++)
+		free(owned[i]);
+	memset(key, 0, strlen(key));
+	free(key);
+	return rc;
+}
