@@ -287,7 +287,7 @@ keys g v
 # the status line is the last row curses writes: when it is there, all is
 t "v shows the grid" 'wait_for g "^ claude/eps-model \[max\] x 01_fp8_gemm" "grid *$" "^ MODEL +01_fp8_g~ 02_kda_c~"'
 t "reference rows: the baselines of each problem" 'has "^ eager ms +0\.4725 +61\.89" && has "^ compiled ms +0\.4381 +7\.425" && has "^ SOTA ms +0\.2 +- *$"'
-t "a model row: correct 0.420 with its verdict R, then failed" 'has "^ claude/eps-model \[max\] +\+ 0\.420 R x   -"'
+t "a model row: correct 0.420 with its verdict L (rubric_leak), then failed" 'has "^ claude/eps-model \[max\] +\+ 0\.420 L x   -"'
 t "the other model: no solution, then a held-out run (h) at 0.125" 'has "^ grok/eta-model +0   -     \+ 0\.125 h"'
 t "the legend names every glyph" 'has "\+ correct  x failed  0 no solution  \. no result  h held out  ~ incomplete"'
 t "the status line describes the selected cell" 'has "claude/eps-model \[max\] x 01_fp8_gemm: correct  peak 0\.4200  verdict rubric_leak  $eps_id"'

@@ -162,17 +162,27 @@ void grid_move(struct grid *g, long dr, long dc)
 	g->c = c < 0 ? 0 : (size_t)c;
 }
 
-/* A cell's mark after the number: the verdict's initial (upper case),
- * else held out, else an incomplete session. */
+/* One letter per schema verdict: rubric_leak and reward_hack share an
+ * initial, and telling them apart is the point of the grid. */
+static const struct {
+	const char *verdict, *mark;
+} grid_verdict_marks[] = {
+	{"clean", "C"}, {"rubric_leak", "L"}, {"reward_hack", "H"}, {"interesting", "I"}, {"bug", "B"},
+};
+
+/* A cell's mark after the number: the verdict's letter (a verdict beyond
+ * the schema's five: "?"), else held out, else an incomplete session. */
 static const char *grid_mark(const struct ds_run *r, char *buf, size_t n)
 {
 	const struct theme_glyphs *g = theme_glyph();
-	if (r->verdict && r->verdict[0] >= 'a' && r->verdict[0] <= 'z') {
-		snprintf(buf, n, "%c", r->verdict[0] - 'a' + 'A');
-		return buf;
+	(void)buf;
+	(void)n;
+	if (r->verdict && *r->verdict) {
+		for (size_t i = 0; i < sizeof grid_verdict_marks / sizeof *grid_verdict_marks; i++)
+			if (!strcmp(r->verdict, grid_verdict_marks[i].verdict))
+				return grid_verdict_marks[i].mark;
+		return "?";
 	}
-	if (r->verdict && *r->verdict)
-		return "V";
 	if (r->held_out && !r->transcript)
 		return g->held;
 	if (r->meta.has_result && !r->meta.session_complete)
@@ -295,7 +305,7 @@ void grid_draw(struct grid *g, const struct dataset *ds, int y, int h)
 	}
 	const struct theme_glyphs *gl = theme_glyph();
 	char *legend = xasprintf(" %s correct  %s failed  %s no solution  %s no result  %s held out  %s incomplete  "
-	                         "C clean  R rubric_leak (verdicts: first letter)  colour: peak_fraction",
+	                         "C clean  L rubric_leak  H reward_hack  I interesting  B bug  ? other verdict  colour: peak_fraction",
 	                         gl->ok, gl->fail, gl->none, gl->unknown, gl->held, gl->incomplete);
 	draw_fill(y + h - 1, 0, COLS, RL_DIM);
 	draw_put(y + h - 1, 0, COLS, legend, RL_DIM);
