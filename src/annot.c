@@ -484,24 +484,39 @@ static int emit_node(yaml_emitter_t *em, const struct ynode *n)
 	return yaml_emitter_emit(em, &ev);
 }
 
+/* 1 when a line (without its newline) ends with a block scalar header that
+ * keeps trailing newlines ("|+", ">+", "|2+", "|+2"): a blank line after
+ * that scalar would become part of its value. */
+static int annot_keep_header(const char *line, size_t n)
+{
+	size_t i = n;
+	int plus = 0;
+	while (i && (line[i - 1] == '+' || (line[i - 1] >= '1' && line[i - 1] <= '9')))
+		plus |= line[--i] == '+';
+	return plus && i && (line[i - 1] == '|' || line[i - 1] == '>');
+}
+
 /* A blank line before each top-level key that follows a multi-line entry
- * or starts the verdict, as the dataset's files are laid out. */
+ * or starts the verdict, as the dataset's files are laid out; never after
+ * an entry with a keep-chomping block scalar, which would absorb it. */
 static char *annot_space(const char *s)
 {
 	struct sbuf b;
 	const char *p = s;
-	int prev_lines = 0, first = 1;
+	int prev_lines = 0, first = 1, keep = 0;
 	sbuf_init(&b);
 	while (*p) {
 		const char *nl = strchr(p, '\n');
 		size_t n = nl ? (size_t)(nl - p) + 1 : strlen(p);
 		int top = *p != ' ' && *p != '-' && *p != '#' && *p != '\n' && !util_starts_with(p, "...");
 		if (top) {
-			if (!first && (prev_lines > 1 || util_starts_with(p, "verdict:")))
+			if (!first && !keep && (prev_lines > 1 || util_starts_with(p, "verdict:")))
 				sbuf_addc(&b, '\n');
 			first = 0;
 			prev_lines = 0;
+			keep = 0;
 		}
+		keep |= annot_keep_header(p, nl ? n - 1 : n);
 		prev_lines++;
 		sbuf_add(&b, p, n);
 		p += n;

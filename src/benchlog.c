@@ -128,7 +128,7 @@ static int bl_leading_shape(const char *s, const char *e)
 	const char *stop;
 	if (!bl_starts(s, e, "shape") || e - s < 7 || (s[5] != '=' && s[5] != ' '))
 		return -1;
-	if (bl_num(s + 6, e, &v, &stop) < 0 || v < 0 || v != (int)v)
+	if (bl_num(s + 6, e, &v, &stop) < 0 || v < 0 || v >= 1e6 || v != (int)v)
 		return -1;
 	return (int)v;
 }

@@ -47,6 +47,24 @@ static void cmd_cell(FILE *out, const char *s, int width)
 	free(safe);
 }
 
+/* Writes cJSON's output with DEL and the C1 controls (U+0080..U+009F, which
+ * cJSON passes through raw) escaped as \u00XX too, so that a terminal
+ * showing `dump --jsonl` or `runs --json` acts on none of a transcript's bytes (an 8-bit CSI
+ * is as live as ESC [). They only occur inside strings, so this stays JSON. */
+static void cmd_put_json(FILE *out, const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	for (; *u; u++) {
+		if (*u == 0x7f)
+			fputs("\\u007f", out);
+		else if (*u == 0xc2 && u[1] >= 0x80 && u[1] <= 0x9f)
+			fprintf(out, "\\u%04x", *++u);
+		else
+			fputc(*u, out);
+	}
+	fputc('\n', out);
+}
+
 static void cmd_runs_json(FILE *out, const struct ds_run *d, const struct run *r)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -80,7 +98,7 @@ static void cmd_runs_json(FILE *out, const struct ds_run *d, const struct run *r
 		cJSON_AddNullToObject(o, "tool_calls");
 	}
 	s = cJSON_PrintUnformatted(o);
-	fprintf(out, "%s\n", s);
+	cmd_put_json(out, s);
 	cJSON_free(s);
 	cJSON_Delete(o);
 }
@@ -189,7 +207,7 @@ static void cmd_dump_json(FILE *out, const struct run *r, size_t i)
 		cJSON_AddNumberToObject(t, "reasoning", (double)e->tok_reasoning);
 	}
 	s = cJSON_PrintUnformatted(o);
-	fprintf(out, "%s\n", s);
+	cmd_put_json(out, s);
 	cJSON_free(s);
 	cJSON_Delete(o);
 }

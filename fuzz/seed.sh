@@ -1,0 +1,55 @@
+#!/bin/sh
+# seed.sh OUTDIR: builds one seed directory per fuzz target from our
+# fixtures and, when present, ../shared/kbh (first lines of transcripts,
+# annotations, logs). Seeds are generated here at run time; none is
+# committed, and nothing of shared/ enters the repository.
+set -eu
+src=${KB_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+out=${1:?usage: seed.sh OUTDIR}
+kbh=${KB_SHARED:-$src/../shared}/kbh
+mkdir -p "$out"
+n=0
+seed() { # seed TARGET FILE [LINES]: the first LINES lines (default 40)
+	d=$out/$1
+	mkdir -p "$d"
+	n=$((n + 1))
+	head -n "${3:-40}" "$2" | head -c 65536 > "$d/s$n" || true
+}
+for f in "$src"/tests/fixtures/*/*.jsonl "$src"/tests/fixtures/codex-exec/*.txt; do
+	[ -f "$f" ] || continue
+	fmt=$(basename "$(dirname "$f")" | tr - _)
+	seed fuzz_transcript "$f"
+	case $fmt in cli) ;; *) seed "fuzz_fmt_$fmt" "$f";; esac
+done
+# claude-session shares claude's fixtures
+for f in "$src"/tests/fixtures/claude/*.jsonl; do seed fuzz_fmt_claude_session "$f"; done
+if [ -d "$kbh/runs" ] && [ -f "$kbh/runs.jsonl" ]; then
+	# each run's first lines go to the sniffing target and to its format's
+	while IFS= read -r line; do
+		id=$(printf '%s' "$line" | sed -n 's/.*"run_id": *"\([^"]*\)".*/\1/p')
+		fmt=$(printf '%s' "$line" | sed -n 's/.*"format": *"\([^"]*\)".*/\1/p' | tr - _)
+		t=$kbh/runs/$id/transcript.jsonl
+		[ -n "$id" ] && [ -f "$t" ] || continue
+		seed fuzz_transcript "$t" 12
+		[ -n "$fmt" ] && seed "fuzz_fmt_$fmt" "$t" 12
+		for l in "$kbh/runs/$id"/*.log; do
+			[ -f "$l" ] && seed fuzz_benchlog "$l" 60
+		done
+	done < "$kbh/runs.jsonl"
+	for a in "$kbh"/annotations/*.yaml; do
+		[ -f "$a" ] && seed fuzz_annot "$a" 400
+	done
+	seed fuzz_textsafe "$kbh/README.md" 30
+fi
+# hand-written seeds for the small languages
+mkdir -p "$out/fuzz_benchlog" "$out/fuzz_formula" "$out/fuzz_hub" "$out/fuzz_textsafe" "$out/fuzz_annot"
+printf 'shape=0 variant=solution tflops=12.5 gbps=800 ms=0.25\nshape=0 solution_peak_fraction=0.4\npeak_fraction: 0.31\nRESULT: OK\nPASS\nFAIL: mismatch\ntime shape=1 ms=1.5 min=1.2 max=2\nbenchmark_event event=variant_end shape=2 variant=eager ms=3\nkernel 1.234 ms\n' > "$out/fuzz_benchlog/hand"
+printf '2 * M * N * K' > "$out/fuzz_formula/f1"
+printf 'M*K*2 + (K/2)*N' > "$out/fuzz_formula/f2"
+printf -- '-(-(batch)) / 3.5e2' > "$out/fuzz_formula/f3"
+printf '\000[{"type":"file","path":"a/b.txt","size":3,"oid":"0123456789abcdef0123456789abcdef01234567"},{"type":"directory","path":"a"},{"type":"file","path":"c.bin","size":9,"lfs":{"oid":"%064d","size":9}}]' 0 > "$out/fuzz_hub/tree"
+printf '\001<https://huggingface.co/api/datasets/x/y/tree/main?cursor=abc>; rel="next"' > "$out/fuzz_hub/link"
+printf '\002{"sha":"0123456789abcdef0123456789abcdef01234567","id":"x/y"}' > "$out/fuzz_hub/sha"
+printf 'plain \033]0;title\007 \033[2J \033]52;c;aGk=\007 \302\233 \377\376 tab\there\nnl\r\n' > "$out/fuzz_textsafe/esc"
+printf 'run_id: r1\nverdict: pass\nscore: 0.5\nquotes:\n  - file: transcript.jsonl\n    lines: [1, 2]\n    label: x\n    text: "a\\tb"\nnotes: |\n  multi\n  line\nunknown_key: !custom {a: 1}\n' > "$out/fuzz_annot/hand"
+echo "seed.sh: $(find "$out" -type f | wc -l) seeds in $out"

@@ -1,0 +1,54 @@
+#!/bin/sh
+# Hostile transcripts through the real program: what reaches the terminal
+# from `kbtui dump` has no byte a terminal acts on. Inputs are generated
+# here, at test time.
+kb="$KB_BUILDDIR/kbtui"
+n=0; fail=0
+t() { n=$((n+1)); if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=1; fi; }
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+export LC_ALL=C
+
+# title change, clear, cursor moves, OSC 52 clipboard, 8-bit CSI, raw ESC
+{
+	printf '{"type":"thought","data":"title \\u001b]0;pwned\\u0007 bell \\u0007"}\n'
+	printf '{"type":"text","data":"clear \\u001b[2J home \\u001b[H up \\u001b[5A clip \\u001b]52;c;aGk=\\u0007"}\n'
+	printf '{"type":"error","data":"csi8 \\u009b31m raw \033[1m del \\u007f cr \\r"}\n'
+	printf '{"type":"end","sessionId":"s\\u001b]0;x\\u0007"}\n'
+} > "$tmp/esc.jsonl"
+ctl=$(printf '[\001-\010\013-\037\177]')
+c1=$(printf '\302[\200-\237]')
+
+"$kb" dump "$tmp/esc.jsonl" > "$tmp/out" 2> "$tmp/err"; rc=$?
+t "dump of an escape-laden transcript exits 0" '[ $rc -eq 0 ]'
+t "dump prints its three events" '[ $(wc -l < "$tmp/out") -eq 3 ]'
+t "dump output has no C0 control, ESC, BEL or DEL" '! grep -q "$ctl" "$tmp/out"'
+t "dump output has no C1 control" '! grep -q "$c1" "$tmp/out"'
+t "the title change is shown as text" 'grep -qF "^[]0;pwned^G" "$tmp/out"'
+t "the OSC 52 clipboard write is shown as text" 'grep -qF "^[]52;c;aGk=^G" "$tmp/out"'
+t "the 8-bit CSI is shown as text" 'grep -qF "<U+009B>31m" "$tmp/out"'
+t "stderr has no control byte either" '! grep -q "$ctl" "$tmp/err" && ! grep -q "$c1" "$tmp/err"'
+
+"$kb" dump --jsonl "$tmp/esc.jsonl" > "$tmp/out" 2> "$tmp/err"; rc=$?
+t "dump --jsonl exits 0" '[ $rc -eq 0 ]'
+t "dump --jsonl has no raw C0 control, ESC, BEL or DEL" '! grep -q "$ctl" "$tmp/out"'
+t "dump --jsonl has no raw C1 control" '! grep -q "$c1" "$tmp/out"'
+t "dump --jsonl escapes ESC and BEL as JSON" 'grep -qF "\\u001b]0;pwned\\u0007" "$tmp/out"'
+t "dump --jsonl escapes the 8-bit CSI and DEL as JSON" 'grep -qF "\\u009b31m" "$tmp/out" && grep -qF "del \\u007f" "$tmp/out"'
+if command -v jq > /dev/null; then
+	t "dump --jsonl is still JSON, the text intact" '[ "$(jq -r "select(.kind==\"error\") | .text" < "$tmp/out" | od -An -c | tr -s " " | head -1)" = "$(printf "csi8 \302\23331m raw \033[1m del \177 cr \r\n" | od -An -c | tr -s " " | head -1)" ]'
+fi
+
+# 10,000-deep nesting through the program: refused by line, no crash
+{
+	printf '{"type":"thought","data":"before"}\n{"type":"text","data":'
+	head -c 10000 /dev/zero | tr '\0' '['
+	head -c 10000 /dev/zero | tr '\0' ']'
+	printf '}\n{"type":"text","data":"after"}\n{"type":"end","sessionId":"s"}\n'
+} > "$tmp/deep.jsonl"
+"$kb" dump --jsonl "$tmp/deep.jsonl" > "$tmp/out" 2> "$tmp/err"; rc=$?
+t "10,000-deep line: exit 1 (a malformed line), not a crash" '[ $rc -eq 1 ]'
+t "10,000-deep line: message names line 2" 'grep -q "deep.jsonl:2: " "$tmp/err"'
+t "10,000-deep line: the lines around it are dumped" 'grep -q "\"text\":\"before\"" "$tmp/out" && grep -q "\"text\":\"after\"" "$tmp/out"'
+
+echo "1..$n"
+exit $fail
