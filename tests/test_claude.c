@@ -8,6 +8,7 @@
 #include "jsonx.h"
 
 #include <math.h>
+#include "parsetest.h"
 
 #define FULL "tests/fixtures/claude/stream_full.jsonl"
 #define CUT "tests/fixtures/claude/stream_truncated.jsonl"
@@ -42,16 +43,6 @@ static struct run *feed_str(const char *s, const char *format)
 	return feed_chunks(s, strlen(s), strlen(s) + 1, format ? parser_find(format) : NULL);
 }
 
-/* The kinds of a run's events, space separated, for order checks. */
-static char *kinds(const struct run *r)
-{
-	struct sbuf b;
-	sbuf_init(&b);
-	for (size_t i = 0; i < r->nev; i++)
-		sbuf_addf(&b, "%s%s", i ? " " : "", ev_kind_name(r->ev[i].kind));
-	return sbuf_detach(&b);
-}
-
 static void is_kinds(const struct run *r, const char *want, const char *what)
 {
 	char *got = kinds(r);
@@ -59,40 +50,8 @@ static void is_kinds(const struct run *r, const char *want, const char *what)
 	free(got);
 }
 
-/* The nth (0-based) event of kind k, NULL when fewer. */
-static const struct event *nth(const struct run *r, enum ev_kind k, int n)
-{
-	for (size_t i = 0; i < r->nev; i++)
-		if (r->ev[i].kind == k && n-- == 0)
-			return &r->ev[i];
-	return NULL;
-}
-
-static const struct event *by_id(const struct run *r, enum ev_kind k, const char *id)
-{
-	for (size_t i = 0; i < r->nev; i++)
-		if (r->ev[i].kind == k && r->ev[i].call_id && !strcmp(r->ev[i].call_id, id))
-			return &r->ev[i];
-	return NULL;
-}
-
 static const struct event none; /* stands in for a missing event */
 #define EV(x) ((x) ? (x) : &none)
-
-static int results_linked(const struct run *r)
-{
-	for (size_t i = 0; i < r->nev; i++) {
-		const struct event *e = &r->ev[i];
-		if (e->kind != EV_TOOL_RESULT)
-			continue;
-		if (e->link < 0 || (size_t)e->link >= r->nev)
-			return 0;
-		const struct event *c = &r->ev[e->link];
-		if (c->kind != EV_TOOL_CALL || (e->call_id && (!c->call_id || strcmp(c->call_id, e->call_id))))
-			return 0;
-	}
-	return 1;
-}
 
 /* Split into 1-, 3- and 7-byte pieces and a growing file (half, finish,
  * rest, finish) must parse exactly like the whole file. */

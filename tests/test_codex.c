@@ -7,6 +7,7 @@
 #include "evsig.h"
 #include "parser.h"
 #include "jsonx.h"
+#include "parsetest.h"
 
 #define FULL "tests/fixtures/codex/rollout_full.jsonl"
 #define CUT "tests/fixtures/codex/rollout_cut.jsonl"
@@ -45,15 +46,6 @@ static struct run *feed_str(const char *s)
 	return feed_chunks(s, strlen(s), strlen(s) + 1, NULL);
 }
 
-static char *kinds(const struct run *r)
-{
-	struct sbuf b;
-	sbuf_init(&b);
-	for (size_t i = 0; i < r->nev; i++)
-		sbuf_addf(&b, "%s%s", i ? " " : "", ev_kind_name(r->ev[i].kind));
-	return sbuf_detach(&b);
-}
-
 static void is_kinds(const struct run *r, const char *want, const char *what)
 {
 	char *got = kinds(r);
@@ -61,40 +53,8 @@ static void is_kinds(const struct run *r, const char *want, const char *what)
 	free(got);
 }
 
-/* The nth (0-based) event of kind k, NULL when fewer. */
-static const struct event *nth(const struct run *r, enum ev_kind k, int n)
-{
-	for (size_t i = 0; i < r->nev; i++)
-		if (r->ev[i].kind == k && n-- == 0)
-			return &r->ev[i];
-	return NULL;
-}
-
-static const struct event *by_id(const struct run *r, enum ev_kind k, const char *id)
-{
-	for (size_t i = 0; i < r->nev; i++)
-		if (r->ev[i].kind == k && r->ev[i].call_id && !strcmp(r->ev[i].call_id, id))
-			return &r->ev[i];
-	return NULL;
-}
-
 static const struct event none; /* stands in for a missing event */
 #define EV(x) ((x) ? (x) : &none)
-
-static int results_linked(const struct run *r)
-{
-	for (size_t i = 0; i < r->nev; i++) {
-		const struct event *e = &r->ev[i];
-		if (e->kind != EV_TOOL_RESULT)
-			continue;
-		if (e->link < 0 || (size_t)e->link >= r->nev)
-			return 0;
-		const struct event *c = &r->ev[e->link];
-		if (c->kind != EV_TOOL_CALL || (e->call_id && (!c->call_id || strcmp(c->call_id, e->call_id))))
-			return 0;
-	}
-	return 1;
-}
 
 /* Split into 1-, 3- and 7-byte pieces and a growing file (half, finish,
  * rest, finish) must parse exactly like the whole file, wherever the cut
@@ -463,14 +423,6 @@ static void test_exec_cut_and_bad(void)
 
 /* ---- sniffing -------------------------------------------------------------- */
 
-static int score(const char *fmt, const char *line)
-{
-	cJSON *o = jx_parse(line, strlen(line));
-	int s = parser_find(fmt)->sniff(line, strlen(line), o);
-	cJSON_Delete(o);
-	return s;
-}
-
 static void test_sniff(void)
 {
 	const char *rollout = "{\"type\":\"response_item\",\"payload\":{\"type\":\"message\",\"role\":\"user\",\"content\":[]}}";
@@ -494,28 +446,6 @@ static void test_sniff(void)
 }
 
 /* ---- the real sample ------------------------------------------------------- */
-
-/* Lines of a transcript that a sniffer wrongly claims. */
-static int claimed(const char *path, const char *fmt, int *lines)
-{
-	size_t m = 0;
-	char *buf = util_read_file(path, &m);
-	const char *q = buf, *end = buf + m;
-	int bad = 0;
-	while (buf && q < end) {
-		const char *e = memchr(q, '\n', (size_t)(end - q));
-		size_t len = e ? (size_t)(e - q) : (size_t)(end - q);
-		cJSON *x = jx_parse(q, len);
-		if (len) {
-			bad += parser_find(fmt)->sniff(q, len, x) != 0;
-			(*lines)++;
-		}
-		cJSON_Delete(x);
-		q = e ? e + 1 : end;
-	}
-	free(buf);
-	return bad;
-}
 
 static size_t with_diff(const struct run *r)
 {

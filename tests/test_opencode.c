@@ -6,6 +6,7 @@
 #include "evsig.h"
 #include "parser.h"
 #include "jsonx.h"
+#include "parsetest.h"
 
 #define FULL "tests/fixtures/opencode/run_full.jsonl"
 #define CUT "tests/fixtures/opencode/run_cut.jsonl"
@@ -39,15 +40,6 @@ static struct run *feed_str(const char *s)
 	return feed_chunks(s, strlen(s), strlen(s) + 1, NULL);
 }
 
-static char *kinds(const struct run *r)
-{
-	struct sbuf b;
-	sbuf_init(&b);
-	for (size_t i = 0; i < r->nev; i++)
-		sbuf_addf(&b, "%s%s", i ? " " : "", ev_kind_name(r->ev[i].kind));
-	return sbuf_detach(&b);
-}
-
 static void is_kinds(const struct run *r, const char *want, const char *what)
 {
 	char *got = kinds(r);
@@ -55,39 +47,8 @@ static void is_kinds(const struct run *r, const char *want, const char *what)
 	free(got);
 }
 
-static const struct event *nth(const struct run *r, enum ev_kind k, int n)
-{
-	for (size_t i = 0; i < r->nev; i++)
-		if (r->ev[i].kind == k && n-- == 0)
-			return &r->ev[i];
-	return NULL;
-}
-
-static const struct event *by_id(const struct run *r, enum ev_kind k, const char *id)
-{
-	for (size_t i = 0; i < r->nev; i++)
-		if (r->ev[i].kind == k && r->ev[i].call_id && !strcmp(r->ev[i].call_id, id))
-			return &r->ev[i];
-	return NULL;
-}
-
 static const struct event none; /* stands in for a missing event */
 #define EV(x) ((x) ? (x) : &none)
-
-static int results_linked(const struct run *r)
-{
-	for (size_t i = 0; i < r->nev; i++) {
-		const struct event *e = &r->ev[i];
-		if (e->kind != EV_TOOL_RESULT)
-			continue;
-		if (e->link < 0 || (size_t)e->link >= r->nev)
-			return 0;
-		const struct event *c = &r->ev[e->link];
-		if (c->kind != EV_TOOL_CALL || (e->call_id && (!c->call_id || strcmp(c->call_id, e->call_id))))
-			return 0;
-	}
-	return 1;
-}
 
 /* Split into 1-, 3- and 7-byte pieces and a growing file (half, finish,
  * rest, finish) must parse exactly like the whole file. */
@@ -248,14 +209,6 @@ static void test_malformed(void)
 	run_free(r);
 }
 
-static int score(const char *fmt, const char *line)
-{
-	cJSON *o = jx_parse(line, strlen(line));
-	int s = parser_find(fmt)->sniff(line, strlen(line), o);
-	cJSON_Delete(o);
-	return s;
-}
-
 static void test_sniff(void)
 {
 	const char *lines[] = {OC_SS, OC_TX, OC_TU, OC_SF, OC_ER};
@@ -273,27 +226,6 @@ static void test_sniff(void)
 }
 
 /* ---- the real sample ------------------------------------------------------- */
-
-static int claimed(const char *path, const char *fmt, int *lines)
-{
-	size_t m = 0;
-	char *buf = util_read_file(path, &m);
-	const char *q = buf, *end = buf + m;
-	int bad = 0;
-	while (buf && q < end) {
-		const char *e = memchr(q, '\n', (size_t)(end - q));
-		size_t len = e ? (size_t)(e - q) : (size_t)(end - q);
-		cJSON *x = jx_parse(q, len);
-		if (len) {
-			bad += parser_find(fmt)->sniff(q, len, x) != 0;
-			(*lines)++;
-		}
-		cJSON_Delete(x);
-		q = e ? e + 1 : end;
-	}
-	free(buf);
-	return bad;
-}
 
 struct tally {
 	int runs, incomplete, not_complete, missed, extra, foreign_bad, lines;
