@@ -11,8 +11,9 @@
 
 #define REF_TILE 32
 
-static __global__ void ref_fp8_gemm_kernel(const __nv_fp8_e4m3 *x, const __nv_fp8_e4m3 *w,
-                                           __nv_bfloat16 *y, int M, int N, int K)
+static __global__ __launch_bounds__(REF_TILE * REF_TILE) void
+ref_fp8_gemm_kernel(const __nv_fp8_e4m3 *x, const __nv_fp8_e4m3 *w, __nv_bfloat16 *y, int M, int N,
+                    int K)
 {
 	/* +1 column: a warp reads ws[tx][kk], 33 floats apart, no bank conflict */
 	__shared__ float xs[REF_TILE][REF_TILE + 1]; /* [m][k] */

@@ -22,8 +22,9 @@ static __device__ __forceinline__ bool before(float av, int ai, float bv, int bi
 	return av > bv || (av == bv && ai < bi);
 }
 
-static __global__ void topk_rows(const float *__restrict__ x, float *__restrict__ values,
-                                 int64_t *__restrict__ indices, int n, int k, int net)
+static __global__ __launch_bounds__(1024) void
+topk_rows(const float *__restrict__ x, float *__restrict__ values, int64_t *__restrict__ indices,
+          int n, int k, int net)
 {
 	__shared__ float sv[NET];
 	__shared__ int si[NET];

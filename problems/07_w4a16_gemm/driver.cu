@@ -10,10 +10,15 @@
  *   3  every scale 0 (the column of W is 0, so y there is 0);
  *   5  every scale 2^14 with q and z anywhere in 0..15: (q - z) * s reaches
  *      245760, past the fp16 range, and y reaches 1e7 or so;
- *   other columns: per group, 1 in 5 a zero scale and 1 in 5 the extreme
- *      zero-points (z = 0 with q = 15, or z = 15 with q = 0), the rest as
- *      usual; and in x every k with k % 61 == 7 is 64 times larger (outlier
- *      channels, as in real activations).
+ *   other columns: per group, 1 in 5 a zero scale and 1 in 5 an extreme
+ *      zero-point (0 or 15) with q anywhere in 0..15, the rest as usual;
+ *   and in x every k with k % 61 == 7 is 8 times larger (outlier channels,
+ *      as in real activations).
+ * The adversarial input stays fair to every sound way of dequantising:
+ * simulated at full size, fp32 (q - z) * s, the reference's bf16-rounded W,
+ * and bf16 fma(q, s, -bf16(z * s)) stay within 0.4 of the tolerance of each
+ * other. (With 64x outliers, or one q for a whole extreme group, the
+ * rounding errors of W line up and correct kernels fail, hence these.)
  * Normal deviates come from kb_uniform by Box-Muller in fp32.
  */
 #include <math.h>
@@ -90,7 +95,7 @@ static __global__ void gen_x(__nv_bfloat16 *x, int M, int K, unsigned long long 
 	     i += (size_t)gridDim.x * blockDim.x) {
 		float v = normal_at(seed, i);
 		if (adversarial && (i % K) % 61 == 7)
-			v *= 64.0f;
+			v *= 8.0f;
 		x[i] = __float2bfloat16(v);
 	}
 }
@@ -111,7 +116,7 @@ static __global__ void gen_weights(uint8_t *w_q, __nv_bfloat16 *scales, __nv_bfl
 		const int g = (int)(c / N), n = (int)(c % N);
 		const int k0 = g * GROUP;
 		const unsigned long long h = kb_mix(seed ^ kb_mix(c ^ 0x5A5A5A5A00000000ULL));
-		/* kind: 0 usual, 1 zero scale, 2 big scale, 3 z = 0 & q = 15, 4 z = 15 & q = 0 */
+		/* kind: 0 usual, 1 zero scale, 2 big scale, 3 z = 0, 4 z = 15 */
 		int kind = 0;
 		if (adversarial) {
 			if (n % 8 == 3)
@@ -148,11 +153,8 @@ static __global__ void gen_weights(uint8_t *w_q, __nv_bfloat16 *scales, __nv_bfl
 				if (kind == 0 || kind == 1) {
 					const float w = dense_w(seed, k, n, N);
 					q[j] = (int)fminf(fmaxf(rintf(w / s + zq), 0.0f), 15.0f);
-				} else if (kind == 2) {
-					q[j] = (int)(hk % 16);
 				} else {
-					/* mostly the far end from z, the rest anywhere */
-					q[j] = hk % 4 ? (kind == 3 ? 15 : 0) : (int)((hk >> 8) % 16);
+					q[j] = (int)((hk >> 8) % 16);
 				}
 			}
 			w_q[(size_t)(k0 + i) / 2 * N + n] = (uint8_t)(q[0] | q[1] << 4);

@@ -29,8 +29,9 @@ static __global__ void ref_dequant_kernel(const uint8_t *w_q, const __nv_bfloat1
 	}
 }
 
-static __global__ void ref_gemm_kernel(const __nv_bfloat16 *x, const __nv_bfloat16 *w,
-                                       __nv_bfloat16 *y, int M, int N, int K)
+static __global__ __launch_bounds__(REF_TILE * REF_TILE) void
+ref_gemm_kernel(const __nv_bfloat16 *x, const __nv_bfloat16 *w, __nv_bfloat16 *y, int M, int N,
+                int K)
 {
 	__shared__ float xs[REF_TILE][REF_TILE + 1]; /* [m][k] */
 	__shared__ float ws[REF_TILE][REF_TILE + 1]; /* [k][n] */
