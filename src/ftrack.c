@@ -67,11 +67,6 @@ static void ftrack_put(struct ftrack *t, const char *path, char *content)
 	f->content = content;
 }
 
-void ftrack_seen(struct ftrack *t, const char *path, const char *content)
-{
-	ftrack_put(t, path, xstrdup(content));
-}
-
 char *ftrack_write(struct ftrack *t, const char *path, const char *content)
 {
 	const char *old = ftrack_get(t, path);

@@ -11,8 +11,6 @@ void ftrack_free(struct ftrack *t);
 
 /* Current content of path, NULL when never seen. Borrowed. */
 const char *ftrack_get(const struct ftrack *t, const char *path);
-/* Record content seen by a read (does not produce a diff). */
-void ftrack_seen(struct ftrack *t, const char *path, const char *content);
 
 /* Each returns a newly allocated unified diff (caller frees), "" when no
  * change. When an edit's old text is not in the tracked content (file

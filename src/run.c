@@ -24,14 +24,6 @@ const char *ev_kind_name(enum ev_kind k)
 	return (unsigned)k < EV__COUNT ? ev_names[k] : "?";
 }
 
-int ev_kind_from_name(const char *name)
-{
-	for (int k = 0; k < EV__COUNT; k++)
-		if (name && strcmp(name, ev_names[k]) == 0)
-			return k;
-	return -1;
-}
-
 void run_meta_init(struct run_meta *m)
 {
 	memset(m, 0, sizeof *m);
@@ -96,14 +88,6 @@ struct event *run_add(struct run *r, enum ev_kind k, int line)
 	e->line = line;
 	e->link = -1;
 	return e;
-}
-
-struct event *run_last(struct run *r, enum ev_kind k)
-{
-	for (size_t i = r->nev; i-- > 0;)
-		if (r->ev[i].kind == k)
-			return &r->ev[i];
-	return NULL;
 }
 
 void run_error(struct run *r, int line, const char *fmt, ...)

@@ -20,7 +20,6 @@ enum ev_kind {
 };
 
 const char *ev_kind_name(enum ev_kind k);        /* "tool_call", ... */
-int ev_kind_from_name(const char *name);         /* -1 when unknown */
 
 struct event {
 	enum ev_kind kind;
@@ -76,7 +75,6 @@ void run_meta_init(struct run_meta *m);
 /* Appends a zeroed event of kind k (link = -1) and returns it. The pointer
  * is valid until the next run_add. */
 struct event *run_add(struct run *r, enum ev_kind k, int line);
-struct event *run_last(struct run *r, enum ev_kind k); /* NULL if none */
 void run_error(struct run *r, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Pairs tool_result events with their tool_call by call_id (the oldest
