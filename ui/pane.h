@@ -48,7 +48,8 @@ struct pane {
 	size_t built_ev;      /* event they were built for (per_event panes) */
 };
 
-extern const struct pane_ops pane_events_ops, pane_detail_ops, pane_compiler_ops, pane_timing_ops;
+extern const struct pane_ops pane_events_ops, pane_detail_ops, pane_compiler_ops, pane_timing_ops,
+	pane_artifact_ops, pane_lineage_ops, pane_gpu_ops;
 
 void pane_init(struct pane *p, const struct pane_ops *ops, struct replay *rp);
 void pane_free(struct pane *p);

@@ -27,6 +27,9 @@ static const struct pane_ops *const replay_pane_ops[PANE__COUNT] = {
 	[PANE_DETAIL] = &pane_detail_ops,
 	[PANE_COMPILER] = &pane_compiler_ops,
 	[PANE_TIMING] = &pane_timing_ops,
+	[PANE_ARTIFACT] = &pane_artifact_ops,
+	[PANE_LINEAGE] = &pane_lineage_ops,
+	[PANE_GPU] = &pane_gpu_ops,
 };
 
 /* Playback speeds; 1x is real time where the transcript has timestamps,

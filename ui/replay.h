@@ -12,7 +12,29 @@
 struct run;
 struct search;
 
-enum { PANE_EVENTS, PANE_DETAIL, PANE_COMPILER, PANE_TIMING, PANE__COUNT };
+/* The list, then the panes beside it in the order v shows them. */
+enum { PANE_EVENTS, PANE_DETAIL, PANE_COMPILER, PANE_TIMING, PANE_ARTIFACT, PANE_LINEAGE, PANE_GPU,
+       PANE__COUNT };
+
+struct key;
+struct replay;
+
+/* Something that grows the run while the replay shows it: a transcript file
+ * a harness is still writing (watch) or an agent working now (live). The
+ * replay polls it between keys, every interval_ms. */
+struct replay_feed {
+	/* Adds what arrived to the run (new events, or text appended to the
+	 * last one); 1: the run changed, 0: nothing new, -1: the feed has ended
+	 * (the run stays on screen). */
+	int (*poll)(struct replay_feed *f, struct run *run);
+	/* The live indicator's text ("LIVE", "paused", "ended" ...); NULL: none. */
+	const char *(*status)(struct replay_feed *f);
+	/* A key the replay did not take (live: pause, message, abort); 1: taken.
+	 * NULL: none. */
+	int (*act)(struct replay_feed *f, struct replay *rp, const struct key *k);
+	int interval_ms;            /* 0: 100 */
+	void *state;                /* the feed's own (owned by whoever made it) */
+};
 
 struct replay {
 	struct run *run;            /* borrowed */
@@ -41,10 +63,14 @@ struct replay {
 	int playing;
 	int speed;                  /* index into the speed table */
 	double due;                 /* monotonic time of the next step */
+	/* a growing run (watch, live); NULL for a finished transcript */
+	struct replay_feed *feed;   /* borrowed */
 };
 
 /* The replay's loop; returns when the user goes back (q) or a signal came. */
 void replay_run(struct run *run, const char *title);
+/* The same over a run that grows while it is shown (borrowed feed). */
+void replay_run_feed(struct run *run, const char *title, struct replay_feed *feed);
 /* Selects event i (clamped), scrolling the list and telling the panes. */
 void replay_goto(struct replay *rp, size_t i);
 /* The search to highlight with, NULL when none. */

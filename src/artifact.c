@@ -1,0 +1,3 @@
+/* artifact.c: PLACEHOLDER, being written this session. */
+#include "config.h"
+#include "artifact.h"

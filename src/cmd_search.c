@@ -1,0 +1,2 @@
+/* cmd_search.c: PLACEHOLDER, being written this session. */
+#include "config.h"

@@ -1,0 +1,3 @@
+/* export.c: PLACEHOLDER, being written this session. */
+#include "config.h"
+#include "export.h"

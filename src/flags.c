@@ -1,0 +1,3 @@
+/* flags.c: PLACEHOLDER, being written this session. */
+#include "config.h"
+#include "flags.h"

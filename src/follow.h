@@ -1,0 +1,4 @@
+/* follow.h: PLACEHOLDER, being written this session. */
+#ifndef KB_FOLLOW_H
+#define KB_FOLLOW_H
+#endif

@@ -1,0 +1,3 @@
+/* nvml.c: PLACEHOLDER, being written this session. */
+#include "config.h"
+#include "nvml.h"

@@ -1,0 +1,3 @@
+/* runstats.c: PLACEHOLDER, being written this session. */
+#include "config.h"
+#include "runstats.h"

@@ -1,0 +1,3 @@
+/* sandbox.c: PLACEHOLDER, being written this session. */
+#include "config.h"
+#include "sandbox.h"

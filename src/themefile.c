@@ -1,0 +1,3 @@
+/* themefile.c: PLACEHOLDER, being written this session. */
+#include "config.h"
+#include "themefile.h"

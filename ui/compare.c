@@ -1,0 +1,3 @@
+/* compare.c: PLACEHOLDER, being written this session. */
+#include "config.h"
+#include "compare.h"

@@ -1,0 +1,3 @@
+/* live.c: PLACEHOLDER, being written this session. */
+#include "config.h"
+#include "live.h"

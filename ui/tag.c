@@ -1,0 +1,3 @@
+/* tag.c: PLACEHOLDER, being written this session. */
+#include "config.h"
+#include "tag.h"

@@ -1,0 +1,3 @@
+/* watch.c: PLACEHOLDER, being written this session. */
+#include "config.h"
+#include "watch.h"

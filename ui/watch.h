@@ -1,0 +1,4 @@
+/* watch.h: PLACEHOLDER, being written this session. */
+#ifndef KB_WATCH_H
+#define KB_WATCH_H
+#endif

@@ -1,0 +1,4 @@
+/* xsearch.h: PLACEHOLDER, being written this session. */
+#ifndef KB_XSEARCH_H
+#define KB_XSEARCH_H
+#endif
