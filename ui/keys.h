@@ -51,6 +51,8 @@ enum { V_BROWSE = 1, V_REPLAY = 2, V_ALL = 3 };
 	X(FOCUS,        '\t',       0,         "Tab",         V_REPLAY, "Switch focus between the event list and the pane beside it") \
 	X(PANE,         'v',        0,         "v",           V_REPLAY, "Replay: the next pane beside the event list: event detail, compiler output, GPU timing") \
 	X(PANE_BACK,    'V',        0,         "V",           V_REPLAY, "Previous pane beside the list") \
+	X(ITEM_NEXT,    'o',        0,         "o",           V_REPLAY, "In the artifact or lineage pane: the next file") \
+	X(ITEM_PREV,    'O',        0,         "O",           V_REPLAY, "In the artifact or lineage pane: the previous file") \
 	X(ZOOM,         'z',        0,         "z",           V_REPLAY, "Zoom the focused pane to the whole screen, or back") \
 	X(WIDER,        '>',        0,         ">",           V_REPLAY, "Widen the event list") \
 	X(NARROWER,     '<',        0,         "<",           V_REPLAY, "Narrow the event list") \

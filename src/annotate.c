@@ -1,0 +1,3 @@
+/* annotate.c: PLACEHOLDER, being written this session. */
+#include "config.h"
+#include "annotate.h"
