@@ -41,6 +41,24 @@ if [ -d "$kbh/runs" ] && [ -f "$kbh/runs.jsonl" ]; then
 	done
 	seed fuzz_textsafe "$kbh/README.md" 30
 fi
+# live-mode streams: first byte 0 = OpenAI, 1 = Anthropic (then the SSE bytes)
+mkdir -p "$out/fuzz_sse"
+{ printf '\000'
+  printf 'data: {"id":"c1","choices":[{"index":0,"delta":{"role":"assistant","reasoning_content":"Plan"}}]}\n\n'
+  printf ': keep-alive\n\n'
+  printf 'data: {"id":"c1","choices":[{"index":0,"delta":{"content":"Writing it."}}]}\n\n'
+  printf 'data: {"id":"c1","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_w","type":"function","function":{"name":"write_file","arguments":"{\\"path\\": \\"a.cu\\"}"}}]}}]}\n\n'
+  printf 'data: {"id":"c1","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}\n\n'
+  printf 'data: {"id":"c1","choices":[],"usage":{"prompt_tokens":100,"completion_tokens":20}}\n\n'
+  printf 'data: [DONE]\n\n'; } > "$out/fuzz_sse/openai"
+{ printf '\001'
+  printf 'event: message_start\r\ndata: {"type":"message_start","message":{"id":"m1","usage":{"input_tokens":10,"output_tokens":1}}}\r\n\r\n'
+  printf 'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}}\n\n'
+  printf 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"hmm"}}\n\n'
+  printf 'event: content_block_start\ndata: {"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"t1","name":"bash","input":{}}}\n\n'
+  printf 'event: content_block_delta\ndata: {"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\\"command\\": \\"ls\\"}"}}\n\n'
+  printf 'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":5}}\n\n'
+  printf 'event: message_stop\ndata: {"type":"message_stop"}\n\n'; } > "$out/fuzz_sse/anthropic"
 # hand-written seeds for the small languages
 mkdir -p "$out/fuzz_benchlog" "$out/fuzz_formula" "$out/fuzz_hub" "$out/fuzz_textsafe" "$out/fuzz_annot"
 printf 'shape=0 variant=solution tflops=12.5 gbps=800 ms=0.25\nshape=0 solution_peak_fraction=0.4\npeak_fraction: 0.31\nRESULT: OK\nPASS\nFAIL: mismatch\ntime shape=1 ms=1.5 min=1.2 max=2\nbenchmark_event event=variant_end shape=2 variant=eager ms=3\nkernel 1.234 ms\n' > "$out/fuzz_benchlog/hand"
