@@ -1,7 +1,9 @@
-/* eval.c: the compile / check / benchmark loop and its result.json. */
+/* eval.c: the native compile / check / benchmark loop (the python loop of
+ * --kbh is in eval_kbh.c, result.json in eval_result.c). */
 #include "config.h"
 
 #include "eval.h"
+#include "eval_int.h"
 #include "benchlog.h"
 #include "forbid.h"
 #include "hardware.h"
@@ -23,36 +25,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define EVAL_DEFAULT_TIMEOUT 300.0
-#define EVAL_OUTPUT_CAP (8u << 20)
-/* KernelBench-Hard's timing.py flushes 128 MB (its L2 is 96 MB). */
-#define EVAL_L2_FLUSH_MIN (128.0 * 1024 * 1024)
-/* Exit statuses of problems/harness/harness.cu. */
-enum { H_PASS = 0, H_FAIL = 1, H_USAGE = 2, H_CUDA = 3, H_NODEV = 4, H_SETUP = 5 };
-
-struct eval_ctx {
-	const struct eval_opts *o;
-	struct eval_result *r;
-	struct problem *pb;
-	struct hardware_list *hw;
-	const struct hardware_profile *prof;
-	char *pdir;                 /* the problems directory */
-	char *exe;                  /* the built harness */
-	char *tmpdir;               /* workdir/tmp, the children's TMPDIR */
-	double timeout, t0;
-	int device_cc;              /* from nvidia-smi or `info`, 0 unknown */
-};
-
-/* One child step: where its lines go. */
-struct eval_step {
-	struct eval_ctx *x;
-	const char *stage;
-	FILE *log;
-	struct benchlog *bl;
-	char *first_error;          /* compile: the first error line */
-	void (*after)(struct eval_step *st, const char *line, size_t len);
-};
-
 static double eval_now(void)
 {
 	struct timespec ts;
@@ -72,8 +44,7 @@ static void eval_emit(struct eval_ctx *x, const char *stage, const char *line, s
 		x->o->on_line(x->o->ud, stage, line, len);
 }
 
-static void eval_say(struct eval_ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void eval_say(struct eval_ctx *x, const char *fmt, ...)
+void eval_say(struct eval_ctx *x, const char *fmt, ...)
 {
 	va_list ap;
 	char buf[2048];
@@ -84,9 +55,7 @@ static void eval_say(struct eval_ctx *x, const char *fmt, ...)
 }
 
 /* Records why the loop stopped (the first reason wins) and says it. */
-static int eval_fail(struct eval_ctx *x, enum eval_stage st, int rc, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int eval_fail(struct eval_ctx *x, enum eval_stage st, int rc, const char *fmt, ...)
+int eval_fail(struct eval_ctx *x, enum eval_stage st, int rc, const char *fmt, ...)
 {
 	va_list ap;
 	char buf[2048];
@@ -121,7 +90,7 @@ static int eval_mkdirs(const char *path)
 	return rc;
 }
 
-static int eval_copy_file(const char *from, const char *to)
+int eval_copy_file(const char *from, const char *to)
 {
 	size_t len;
 	char *data = util_read_file(from, &len);
@@ -137,7 +106,7 @@ static int eval_copy_file(const char *from, const char *to)
 }
 
 /* Regular files and folders only: a link could lead out of the copy. */
-static int eval_copy_tree(const char *from, const char *to, int depth)
+int eval_copy_tree(const char *from, const char *to, int depth)
 {
 	DIR *d;
 	struct dirent *e;
@@ -160,7 +129,7 @@ static int eval_copy_tree(const char *from, const char *to, int depth)
 	return rc;
 }
 
-static FILE *eval_open_log(struct eval_ctx *x, const char *name)
+FILE *eval_open_log(struct eval_ctx *x, const char *name)
 {
 	char *p = util_path_join(x->r->workdir, name);
 	FILE *f = fopen(p, "w");
@@ -264,8 +233,7 @@ static void eval_step_line(void *ud, int stream, const char *line, size_t len)
 		st->after(st, line, len);
 }
 
-static void eval_step_printf(struct eval_step *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void eval_step_printf(struct eval_step *st, const char *fmt, ...)
+void eval_step_printf(struct eval_step *st, const char *fmt, ...)
 {
 	va_list ap;
 	char buf[2048];
@@ -275,7 +243,7 @@ static void eval_step_printf(struct eval_step *st, const char *fmt, ...)
 	eval_step_text(st, buf, strlen(buf));
 }
 
-static void eval_step_run(struct eval_step *st, char *const *argv, const char *cwd, char *const *env,
+void eval_step_run(struct eval_step *st, char *const *argv, const char *cwd, char *const *env,
                           double timeout, struct proc_result *res)
 {
 	struct proc_spec spec = {
@@ -289,7 +257,7 @@ static void eval_step_run(struct eval_step *st, char *const *argv, const char *c
 
 /* ---- setup --------------------------------------------------------------- */
 
-static void eval_shapes_init(struct eval_ctx *x)
+void eval_shapes_init(struct eval_ctx *x)
 {
 	struct eval_result *r = x->r;
 	r->nshapes = x->pb->nshapes;
@@ -336,7 +304,7 @@ static int eval_load_problem(struct eval_ctx *x)
 	return 0;
 }
 
-static int eval_workdir(struct eval_ctx *x, const char *ext)
+int eval_workdir(struct eval_ctx *x, const char *ext)
 {
 	struct eval_result *r = x->r;
 	char *wd = x->o->workdir ? xstrdup(x->o->workdir) : xasprintf("kbtui-eval-%s", x->pb->name);
@@ -811,167 +779,6 @@ static int eval_native(struct eval_ctx *x)
 	return 0;
 }
 
-/* ---- the original python loop (--kbh) ------------------------------------ */
-
-static int eval_kbh_copy(struct eval_ctx *x, const char *name, char **pcopy)
-{
-	const char *kbh = x->o->kbh;
-	char *from = xasprintf("%s/problems/%s", kbh, name), *src = util_path_join(kbh, "src");
-	char *to = xasprintf("%s/kbh/problems/%s", x->r->workdir, name);
-	char *src_to = xasprintf("%s/kbh/src", x->r->workdir);
-	/* check.py imports src.eval from two folders up: the copy keeps that */
-	int rc = eval_copy_tree(from, to, 0);
-	if (rc == 0 && util_is_dir(src))
-		rc = eval_copy_tree(src, src_to, 0);
-	if (rc < 0)
-		eval_fail(x, EVAL_SETUP, -1, "cannot copy %s into %s/kbh", from, x->r->workdir);
-	char *sol = util_path_join(to, "solution.py");
-	if (rc == 0 && eval_copy_file(x->r->solution, sol) < 0)
-		rc = eval_fail(x, EVAL_SETUP, -1, "cannot copy %s into %s", x->r->solution, to);
-	free(sol);
-	free(from);
-	free(src);
-	free(src_to);
-	*pcopy = to;
-	return rc;
-}
-
-static void eval_kbh_env(struct eval_ctx *x, char **env)
-{
-	const char *wd = x->r->workdir;
-	/* every cache the python loop would write under $HOME stays in here */
-	env[0] = xstrdup("PYTHONDONTWRITEBYTECODE=1");
-	env[1] = xstrdup("PYTHONUNBUFFERED=1");
-	env[2] = xasprintf("TMPDIR=%s", x->tmpdir);
-	env[3] = xasprintf("XDG_CACHE_HOME=%s/cache", wd);
-	env[4] = xasprintf("TORCH_EXTENSIONS_DIR=%s/cache/torch_extensions", wd);
-	env[5] = xasprintf("TRITON_CACHE_DIR=%s/cache/triton", wd);
-	env[6] = xasprintf("CUDA_CACHE_PATH=%s/cache/nv", wd);
-	env[7] = NULL;
-}
-
-/* Shape rows for what benchmark.py printed, when our metadata had fewer. */
-static void eval_kbh_grow(struct eval_result *r, const struct benchlog *bl)
-{
-	int n = bl->nshape_peak > r->nshapes ? bl->nshape_peak : r->nshapes;
-	for (int i = 0; i < bl->ne; i++)
-		if (bl->e[i].kind == BL_VARIANT && bl->e[i].shape >= n && bl->e[i].shape < 1024)
-			n = bl->e[i].shape + 1;
-	if (n == r->nshapes)
-		return;
-	r->shapes = xrealloc(r->shapes, (size_t)n * sizeof *r->shapes);
-	for (int i = r->nshapes; i < n; i++) {
-		struct eval_shape *s = &r->shapes[i];
-		memset(s, 0, sizeof *s);
-		s->shape = i;
-		s->flops = s->bytes = s->ms = s->min_ms = s->max_ms = s->tflops = s->gbps = s->peak_fraction = -1;
-	}
-	r->nshapes = n;
-}
-
-static void eval_kbh_results(struct eval_ctx *x, const struct benchlog *bl)
-{
-	eval_kbh_grow(x->r, bl);
-	for (int i = 0; i < x->r->nshapes; i++) {
-		struct eval_shape *s = &x->r->shapes[i];
-		const struct benchlog_entry *e = benchlog_find(bl, BL_VARIANT, i, "solution");
-		if (e) {
-			s->ms = e->ms;
-			s->tflops = e->tflops;
-			s->gbps = e->gbps;
-		}
-		if (i < bl->nshape_peak)
-			s->peak_fraction = bl->shape_peak[i];
-	}
-	x->r->peak_fraction = bl->peak_fraction;
-	x->r->verdict = xstrdup(bl->result);
-}
-
-static int eval_kbh_step(struct eval_ctx *x, const char *script, const char *logname, const char *cwd,
-                         char **env, double timeout, struct benchlog *bl)
-{
-	struct eval_step st = {.x = x, .stage = strcmp(script, "check.py") ? "bench" : "check", .bl = bl};
-	struct proc_result res;
-	char *argv[] = {(char *)x->o->python, (char *)script, NULL};
-	char why[256];
-	st.log = eval_open_log(x, logname);
-	eval_step_run(&st, argv, cwd, env, timeout, &res);
-	proc_describe(&res, why, sizeof why);
-	if (res.end == PROC_TIMEOUT)
-		x->r->timed_out = 1;
-	if (res.end == PROC_SIGNALED)
-		x->r->crashed = 1;
-	if (res.end != PROC_EXITED)
-		eval_step_printf(&st, "kbtui eval: python %s %s", script, why);
-	if (st.log)
-		fclose(st.log);
-	return res.end == PROC_START_FAILED ? -1 : 0;
-}
-
-static int eval_kbh(struct eval_ctx *x)
-{
-	char *copy = NULL, *env[8] = {0};
-	struct benchlog *bl = benchlog_new();
-	int rc;
-	double t_check = x->o->timeout_s > 0 ? x->o->timeout_s : 180;   /* run_hard.sh's budgets */
-	double t_bench = x->o->timeout_s > 0 ? x->o->timeout_s : 1800;
-
-	if ((rc = eval_workdir(x, "py")) || (rc = eval_kbh_copy(x, x->r->problem, &copy)))
-		goto out;
-	eval_kbh_env(x, env);
-	eval_say(x, "python check.py in %s", copy);
-	if (eval_kbh_step(x, "check.py", "check.log", copy, env, t_check, bl) < 0) {
-		rc = eval_fail(x, EVAL_SETUP, -1, "cannot run %s", x->o->python);
-		goto out;
-	}
-	/* run_hard.sh: correct when a line starts with PASS */
-	if (!bl->npass) {
-		rc = eval_fail(x, EVAL_CHECK, 1, "check.py: %s", bl->fail ? bl->fail : "no PASS line");
-		goto out;
-	}
-	x->r->correct = 1;
-	benchlog_free(bl);
-	bl = benchlog_new();
-	eval_say(x, "python benchmark.py in %s", copy);
-	eval_kbh_step(x, "benchmark.py", "benchmark.log", copy, env, t_bench, bl);
-	eval_kbh_results(x, bl);
-	if (x->r->peak_fraction < 0)
-		eval_fail(x, EVAL_BENCH, 0, "benchmark.py printed no peak_fraction");
-	rc = 0;
-out:
-	for (int i = 0; env[i]; i++)
-		free(env[i]);
-	benchlog_free(bl);
-	free(copy);
-	return rc;
-}
-
-/* The problem's shapes for --kbh come from the checkout's shapes (our
- * problems folder, when it has the problem, gives names and formulas). */
-static int eval_kbh_problem(struct eval_ctx *x)
-{
-	char *pdir = util_path_join(x->o->kbh, "problems");
-	char *dir = problem_find(pdir, x->o->problem);
-	if (!dir) {
-		eval_fail(x, EVAL_SETUP, -1, "%s: no problem '%s' there", pdir, x->o->problem);
-		free(pdir);
-		return -1;
-	}
-	const char *slash = strrchr(dir, '/');
-	x->r->problem = xstrdup(slash ? slash + 1 : dir);
-	free(dir);
-	free(pdir);
-	/* shape rows come from benchmark.py's lines; our metadata is optional */
-	char *ours = x->o->problems_dir ? xstrdup(x->o->problems_dir) : problem_default_dir();
-	char *odir = problem_find(ours, x->r->problem), *err = NULL;
-	if (odir && (x->pb = problem_load(odir, &err)))
-		eval_shapes_init(x);
-	free(err);
-	free(odir);
-	free(ours);
-	return 0;
-}
-
 /* ---- entry --------------------------------------------------------------- */
 
 int eval_run(const struct eval_opts *o, struct eval_result *r)
@@ -1027,103 +834,4 @@ int eval_run(const struct eval_opts *o, struct eval_result *r)
 	free(x.exe);
 	free(x.tmpdir);
 	return rc;
-}
-
-void eval_result_free(struct eval_result *r)
-{
-	for (int i = 0; i < r->nshapes; i++)
-		free(r->shapes[i].desc);
-	free(r->shapes);
-	free(r->problem);
-	free(r->hardware);
-	free(r->device);
-	free(r->arch);
-	free(r->solution);
-	free(r->workdir);
-	free(r->model);
-	free(r->mode);
-	free(r->verdict);
-	free(r->failure);
-	memset(r, 0, sizeof *r);
-}
-
-/* ---- result.json --------------------------------------------------------- */
-
-static void eval_json_num(cJSON *o, const char *key, double v, double scale)
-{
-	if (v < 0 || !isfinite(v))
-		cJSON_AddNullToObject(o, key);
-	else
-		cJSON_AddNumberToObject(o, key, scale > 0 ? round(v * scale) / scale : v);
-}
-
-static void eval_json_str(cJSON *o, const char *key, const char *v)
-{
-	if (v)
-		cJSON_AddStringToObject(o, key, v);
-	else
-		cJSON_AddNullToObject(o, key);
-}
-
-cJSON *eval_result_json(const struct eval_result *r)
-{
-	cJSON *o = cJSON_CreateObject(), *a;
-	/* the keys of KernelBench-Hard's run_hard.sh first */
-	eval_json_str(o, "problem", r->problem);
-	cJSON_AddStringToObject(o, "harness", "kbtui-eval");
-	eval_json_str(o, "model", r->model);
-	cJSON_AddBoolToObject(o, "has_solution", r->has_solution);
-	cJSON_AddBoolToObject(o, "correct", r->correct);
-	eval_json_num(o, "peak_fraction", r->peak_fraction, 1e4);
-	eval_json_num(o, "elapsed_seconds", r->elapsed_seconds, 1e3);
-	eval_json_str(o, "mode", r->mode);
-	eval_json_str(o, "result", r->verdict);
-	eval_json_str(o, "stage", eval_stage_name(r->stage));
-	eval_json_str(o, "failure", r->failure);
-	cJSON_AddBoolToObject(o, "crashed", r->crashed);
-	cJSON_AddBoolToObject(o, "timed_out", r->timed_out);
-	cJSON_AddBoolToObject(o, "no_device", r->no_device);
-	eval_json_str(o, "hardware", r->hardware);
-	eval_json_str(o, "device", r->device);
-	eval_json_str(o, "arch", r->arch);
-	eval_json_str(o, "solution", r->solution);
-	a = cJSON_AddArrayToObject(o, "shapes");
-	for (int i = 0; i < r->nshapes; i++) {
-		const struct eval_shape *s = &r->shapes[i];
-		cJSON *j = cJSON_CreateObject();
-		cJSON_AddNumberToObject(j, "shape", s->shape);
-		eval_json_str(j, "desc", s->desc);
-		eval_json_num(j, "flops", s->flops, 0);
-		eval_json_num(j, "bytes", s->bytes, 0);
-		eval_json_num(j, "ms", s->ms, 1e6);
-		eval_json_num(j, "min_ms", s->min_ms, 1e6);
-		eval_json_num(j, "max_ms", s->max_ms, 1e6);
-		eval_json_num(j, "tflops", s->tflops, 1e3);
-		eval_json_num(j, "gbps", s->gbps, 1e3);
-		eval_json_num(j, "peak_fraction", s->peak_fraction, 1e4);
-		cJSON_AddItemToArray(a, j);
-	}
-	return o;
-}
-
-int eval_write_result(const struct eval_result *r, const char *path, char **err)
-{
-	cJSON *o = eval_result_json(r);
-	char *text = cJSON_Print(o), *tmp = xasprintf("%s.tmp.%d", path, (int)getpid());
-	FILE *f = fopen(tmp, "w");
-	int ok = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
-	if (f) {
-		ok = fflush(f) == 0 && fsync(fileno(f)) == 0 && ok;
-		ok = fclose(f) == 0 && ok;
-	}
-	if (ok && rename(tmp, path) < 0)
-		ok = 0;
-	if (!ok) {
-		*err = xasprintf("%s: cannot write: %s", path, strerror(errno));
-		unlink(tmp);
-	}
-	cJSON_Delete(o);
-	free(text);
-	free(tmp);
-	return ok ? 0 : -1;
 }

@@ -1,0 +1,71 @@
+/* eval_int.h: what the parts of the eval loop share (eval.c: setup,
+ * compile, check, bench and the entry; eval_kbh.c: the original python
+ * loop; eval_result.c: result.json). Not for use outside them. */
+#ifndef KB_EVAL_INT_H
+#define KB_EVAL_INT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "eval.h"
+
+struct benchlog;
+struct hardware_list;
+struct hardware_profile;
+struct problem;
+struct proc_result;
+
+#define EVAL_DEFAULT_TIMEOUT 300.0
+#define EVAL_OUTPUT_CAP (8u << 20)
+/* KernelBench-Hard's timing.py flushes 128 MB (its L2 is 96 MB). */
+#define EVAL_L2_FLUSH_MIN (128.0 * 1024 * 1024)
+/* Exit statuses of problems/harness/harness.cu. */
+enum { H_PASS = 0, H_FAIL = 1, H_USAGE = 2, H_CUDA = 3, H_NODEV = 4, H_SETUP = 5 };
+
+struct eval_ctx {
+	const struct eval_opts *o;
+	struct eval_result *r;
+	struct problem *pb;
+	struct hardware_list *hw;
+	const struct hardware_profile *prof;
+	char *pdir;                 /* the problems directory */
+	char *exe;                  /* the built harness */
+	char *tmpdir;               /* workdir/tmp, the children's TMPDIR */
+	double timeout, t0;
+	int device_cc;              /* from nvidia-smi or `info`, 0 unknown */
+};
+
+/* One child step: where its lines go. */
+struct eval_step {
+	struct eval_ctx *x;
+	const char *stage;
+	FILE *log;
+	struct benchlog *bl;
+	char *first_error;          /* compile: the first error line */
+	void (*after)(struct eval_step *st, const char *line, size_t len);
+};
+
+/* The loop's own message (stage "eval"), printf-style. */
+void eval_say(struct eval_ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Records the first failure (stage reached, why) and returns rc. */
+int eval_fail(struct eval_ctx *x, enum eval_stage st, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+int eval_copy_file(const char *from, const char *to);
+int eval_copy_tree(const char *from, const char *to, int depth);
+/* A log file in the work directory (NULL, said, when it cannot be made). */
+FILE *eval_open_log(struct eval_ctx *x, const char *name);
+/* Runs one child step with a time limit; its lines go to the step's log,
+ * benchmark reader and the caller's on_line. */
+void eval_step_run(struct eval_step *st, char *const *argv, const char *cwd, char *const *env,
+                   double timeout, struct proc_result *res);
+void eval_step_printf(struct eval_step *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The work directory (made, the solution copied in with extension ext). */
+int eval_workdir(struct eval_ctx *x, const char *ext);
+/* Shape rows of the result from the problem's metadata. */
+void eval_shapes_init(struct eval_ctx *x);
+
+/* eval_kbh.c */
+int eval_kbh_problem(struct eval_ctx *x);
+int eval_kbh(struct eval_ctx *x);
+
+#endif

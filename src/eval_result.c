@@ -1,0 +1,111 @@
+/* eval_result.c: the eval loop's result: freeing it and result.json
+ * (KernelBench-Hard's keys first, then ours), written atomically. */
+#include "config.h"
+
+#include "eval.h"
+#include "jsonx.h"
+#include "util.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void eval_result_free(struct eval_result *r)
+{
+	for (int i = 0; i < r->nshapes; i++)
+		free(r->shapes[i].desc);
+	free(r->shapes);
+	free(r->problem);
+	free(r->hardware);
+	free(r->device);
+	free(r->arch);
+	free(r->solution);
+	free(r->workdir);
+	free(r->model);
+	free(r->mode);
+	free(r->verdict);
+	free(r->failure);
+	memset(r, 0, sizeof *r);
+}
+
+static void eval_json_num(cJSON *o, const char *key, double v, double scale)
+{
+	if (v < 0 || !isfinite(v))
+		cJSON_AddNullToObject(o, key);
+	else
+		cJSON_AddNumberToObject(o, key, scale > 0 ? round(v * scale) / scale : v);
+}
+
+static void eval_json_str(cJSON *o, const char *key, const char *v)
+{
+	if (v)
+		cJSON_AddStringToObject(o, key, v);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+cJSON *eval_result_json(const struct eval_result *r)
+{
+	cJSON *o = cJSON_CreateObject(), *a;
+	/* the keys of KernelBench-Hard's run_hard.sh first */
+	eval_json_str(o, "problem", r->problem);
+	cJSON_AddStringToObject(o, "harness", "kbtui-eval");
+	eval_json_str(o, "model", r->model);
+	cJSON_AddBoolToObject(o, "has_solution", r->has_solution);
+	cJSON_AddBoolToObject(o, "correct", r->correct);
+	eval_json_num(o, "peak_fraction", r->peak_fraction, 1e4);
+	eval_json_num(o, "elapsed_seconds", r->elapsed_seconds, 1e3);
+	eval_json_str(o, "mode", r->mode);
+	eval_json_str(o, "result", r->verdict);
+	eval_json_str(o, "stage", eval_stage_name(r->stage));
+	eval_json_str(o, "failure", r->failure);
+	cJSON_AddBoolToObject(o, "crashed", r->crashed);
+	cJSON_AddBoolToObject(o, "timed_out", r->timed_out);
+	cJSON_AddBoolToObject(o, "no_device", r->no_device);
+	eval_json_str(o, "hardware", r->hardware);
+	eval_json_str(o, "device", r->device);
+	eval_json_str(o, "arch", r->arch);
+	eval_json_str(o, "solution", r->solution);
+	a = cJSON_AddArrayToObject(o, "shapes");
+	for (int i = 0; i < r->nshapes; i++) {
+		const struct eval_shape *s = &r->shapes[i];
+		cJSON *j = cJSON_CreateObject();
+		cJSON_AddNumberToObject(j, "shape", s->shape);
+		eval_json_str(j, "desc", s->desc);
+		eval_json_num(j, "flops", s->flops, 0);
+		eval_json_num(j, "bytes", s->bytes, 0);
+		eval_json_num(j, "ms", s->ms, 1e6);
+		eval_json_num(j, "min_ms", s->min_ms, 1e6);
+		eval_json_num(j, "max_ms", s->max_ms, 1e6);
+		eval_json_num(j, "tflops", s->tflops, 1e3);
+		eval_json_num(j, "gbps", s->gbps, 1e3);
+		eval_json_num(j, "peak_fraction", s->peak_fraction, 1e4);
+		cJSON_AddItemToArray(a, j);
+	}
+	return o;
+}
+
+int eval_write_result(const struct eval_result *r, const char *path, char **err)
+{
+	cJSON *o = eval_result_json(r);
+	char *text = cJSON_Print(o), *tmp = xasprintf("%s.tmp.%d", path, (int)getpid());
+	FILE *f = fopen(tmp, "w");
+	int ok = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
+	if (f) {
+		ok = fflush(f) == 0 && fsync(fileno(f)) == 0 && ok;
+		ok = fclose(f) == 0 && ok;
+	}
+	if (ok && rename(tmp, path) < 0)
+		ok = 0;
+	if (!ok) {
+		*err = xasprintf("%s: cannot write: %s", path, strerror(errno));
+		unlink(tmp);
+	}
+	cJSON_Delete(o);
+	free(text);
+	free(tmp);
+	return ok ? 0 : -1;
+}
