@@ -166,27 +166,6 @@ static int fp8_run_reference(void *p, cudaStream_t s)
 	return kbref_01_fp8_gemm(in->x, in->w, in->y_ref, in->M, in->N, in->K, s);
 }
 
-/* Folds element i into the comparison; the worst element is the one using
- * the largest share of its tolerance (a NaN: an infinite share). Equal
- * values, infinite ones included, are within tolerance. */
-static void cmp_elem(kb_cmp *c, double *worst, size_t i, double got, double want)
-{
-	const double err = got == want ? 0.0 : fabs(got - want);
-	const double lim = kb_atol + kb_rtol * fabs(want);
-	const double share = isnan(err) ? INFINITY : lim > 0 ? err / lim : err > 0 ? INFINITY : 0.0;
-
-	if (!(err <= lim))
-		c->n_bad++;
-	if (share > *worst || c->n_total == 0) {
-		*worst = share;
-		c->worst_index = i;
-		c->worst_abs_err = err;
-		c->worst_rel_err = err / fmax(fabs(want), 1e-30);
-		c->got = got;
-		c->want = want;
-	}
-}
-
 /* Fills out and returns 0 once both outputs were read (pass or fail);
  * returns non-zero when they could not be copied back. */
 static int fp8_compare(void *p, kb_cmp *out)
@@ -209,8 +188,7 @@ static int fp8_compare(void *p, kb_cmp *out)
 	                "copy y_ref"))
 		goto done;
 	for (size_t i = 0; i < n; ++i) {
-		cmp_elem(out, &worst, i, __bfloat162float(got[i]), __bfloat162float(want[i]));
-		out->n_total++;
+		kb_cmp_fold(out, &worst, i, __bfloat162float(got[i]), __bfloat162float(want[i]));
 	}
 	out->ok = out->n_bad == 0;
 	rc = 0;

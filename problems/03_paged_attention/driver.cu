@@ -278,7 +278,7 @@ static int pa_run_solution(void *p, cudaStream_t st)
 	int rc = kb_03_paged_attention(in->query, in->kv, in->block_table, in->seq_lens, in->out,
 	                               s.batch, s.num_heads, s.num_kv_heads, s.head_dim,
 	                               s.page_size, in->max_blocks, in->num_blocks, in->scale, st);
-	if (cuda_failed(cudaGetLastError(), "solution launch"))
+	if (cuda_failed(cudaPeekAtLastError(), "solution launch"))
 		return rc ? rc : 1;
 	return rc;
 }
@@ -291,30 +291,6 @@ static int pa_run_reference(void *p, cudaStream_t st)
 	                                in->ref_out, in->ref_scratch, s.batch, s.num_heads,
 	                                s.num_kv_heads, s.head_dim, s.page_size, in->max_blocks,
 	                                in->scale, st);
-}
-
-/* Folds element i into the comparison. The worst element is the one with
- * the largest error relative to its own tolerance, so a passing run still
- * names the element closest to failing; a NaN or an infinity is worst. */
-static void cmp_elem(kb_cmp *c, double *worst, size_t i, double got, double want)
-{
-	const double err = fabs(got - want);
-	const double lim = kb_atol + kb_rtol * fabs(want);
-	double ratio = lim > 0.0 ? err / lim : (err > 0.0 ? INFINITY : 0.0);
-
-	if (!isfinite(err))
-		ratio = INFINITY;
-	if (!(err <= lim))
-		c->n_bad++;
-	if (ratio > *worst || c->n_total == 0) {
-		*worst = ratio;
-		c->worst_index = i;
-		c->worst_abs_err = err;
-		c->worst_rel_err = err / fmax(fabs(want), 1e-30);
-		c->got = got;
-		c->want = want;
-	}
-	c->n_total++;
 }
 
 /* Fills out and returns 0 once both outputs were read (pass or fail);
@@ -342,7 +318,7 @@ static int pa_compare(void *p, kb_cmp *out)
 	                "copy ref_out"))
 		goto done;
 	for (size_t i = 0; i < n; ++i)
-		cmp_elem(out, &worst, i, __bfloat162float(got[i]), want[i]);
+		kb_cmp_fold(out, &worst, i, __bfloat162float(got[i]), want[i]);
 	out->ok = out->n_bad == 0;
 	rc = 0;
 done:

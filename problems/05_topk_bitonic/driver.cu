@@ -202,27 +202,6 @@ static int tk_run_reference(void *p, cudaStream_t s)
 	                             in->k, s);
 }
 
-/* Folds element i into the comparison; the worst element is the one using
- * the largest share of its tolerance (a NaN: an infinite share). Equal
- * values, infinite ones included, are within tolerance. */
-static void cmp_elem(kb_cmp *c, double *worst, size_t i, double got, double want)
-{
-	const double err = got == want ? 0.0 : fabs(got - want);
-	const double lim = kb_atol + kb_rtol * fabs(want);
-	const double share = isnan(err) ? INFINITY : lim > 0 ? err / lim : err > 0 ? INFINITY : 0.0;
-
-	if (!(err <= lim))
-		c->n_bad++;
-	if (share > *worst || c->n_total == 0) {
-		*worst = share;
-		c->worst_index = i;
-		c->worst_abs_err = err;
-		c->worst_rel_err = err / fmax(fabs(want), 1e-30);
-		c->got = got;
-		c->want = want;
-	}
-}
-
 /* Records an index that is out of range or repeated: got is the index. */
 static void cmp_bad_index(kb_cmp *c, size_t i, int64_t index, const char *what)
 {
@@ -288,8 +267,7 @@ static int tk_compare(void *p, kb_cmp *out)
 	rc = 0;
 
 	for (size_t e = 0; e < no; ++e) {
-		cmp_elem(out, &worst, e, got[e], want[e]);
-		out->n_total++;
+		kb_cmp_fold(out, &worst, e, got[e], want[e]);
 	}
 	if (out->n_bad)
 		goto done;
@@ -305,8 +283,7 @@ static int tk_compare(void *p, kb_cmp *out)
 	worst = -INFINITY;
 	for (size_t e = 0; e < no; ++e) {
 		const size_t r = e / in->k;
-		cmp_elem(out, &worst, e, x[r * in->n + idx[e]], want[e]);
-		out->n_total++;
+		kb_cmp_fold(out, &worst, e, x[r * in->n + idx[e]], want[e]);
 	}
 done:
 	out->ok = rc == 0 && out->n_bad == 0;

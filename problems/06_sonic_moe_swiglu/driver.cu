@@ -235,7 +235,7 @@ static int moe_run_solution(void *p, cudaStream_t st)
 	moe_inst *in = (moe_inst *)p;
 	int rc = kb_06_sonic_moe_swiglu(in->x, in->offsets, in->wg, in->wu, in->out, in->T_perm,
 	                                in->s.H, in->s.I, in->s.E, st);
-	if (cuda_failed(cudaGetLastError(), "solution launch"))
+	if (cuda_failed(cudaPeekAtLastError(), "solution launch"))
 		return rc ? rc : 1;
 	return rc;
 }
@@ -245,30 +245,6 @@ static int moe_run_reference(void *p, cudaStream_t st)
 	moe_inst *in = (moe_inst *)p;
 	return kbref_06_sonic_moe_swiglu(in->x, in->offsets, in->wg, in->wu, in->ref_out,
 	                                 in->T_perm, in->s.H, in->s.I, in->s.E, st);
-}
-
-/* Folds element i into the comparison. The worst element is the one with
- * the largest error relative to its own tolerance, so a passing run still
- * names the element closest to failing; a NaN or an infinity is worst. */
-static void cmp_elem(kb_cmp *c, double *worst, size_t i, double got, double want)
-{
-	const double err = fabs(got - want);
-	const double lim = kb_atol + kb_rtol * fabs(want);
-	double ratio = lim > 0.0 ? err / lim : (err > 0.0 ? INFINITY : 0.0);
-
-	if (!isfinite(err))
-		ratio = INFINITY;
-	if (!(err <= lim))
-		c->n_bad++;
-	if (ratio > *worst || c->n_total == 0) {
-		*worst = ratio;
-		c->worst_index = i;
-		c->worst_abs_err = err;
-		c->worst_rel_err = err / fmax(fabs(want), 1e-30);
-		c->got = got;
-		c->want = want;
-	}
-	c->n_total++;
 }
 
 /* Fills out and returns 0 once both outputs were read (pass or fail);
@@ -298,7 +274,7 @@ static int moe_compare(void *p, kb_cmp *out)
 		                           cudaMemcpyDeviceToHost), "copy ref_out"))
 			goto done;
 		for (size_t i = 0; i < m; ++i)
-			cmp_elem(out, &worst, i0 + i, __bfloat162float(got[i]), want[i]);
+			kb_cmp_fold(out, &worst, i0 + i, __bfloat162float(got[i]), want[i]);
 	}
 	out->ok = out->n_bad == 0;
 	rc = 0;

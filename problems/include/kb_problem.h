@@ -21,6 +21,7 @@
 #define KB_PROBLEM_H
 
 #include <cuda_runtime.h>
+#include <math.h>
 #include <stddef.h>
 
 #ifdef __cplusplus
@@ -66,6 +67,32 @@ extern const kb_driver KB_DRIVER;
  * command line (taken from problem.json by kbtui): an element is within
  * tolerance when |got - want| <= kb_atol + kb_rtol * |want|. */
 extern double kb_atol, kb_rtol;
+
+/* Folds element i of an output into c: counts it, counts it as bad when
+ * outside the tolerance, and keeps the worst element: the one using the
+ * largest share of its own tolerance, so a passing run still names the
+ * element closest to failing. Equal values (infinities included) are within
+ * tolerance, as torch.allclose has it; a NaN, or an infinity where a finite
+ * value was wanted, has an infinite share. *worst starts at -INFINITY. One
+ * rule for every problem. */
+static inline void kb_cmp_fold(kb_cmp *c, double *worst, size_t i, double got, double want)
+{
+	const double err = got == want ? 0.0 : fabs(got - want);
+	const double lim = kb_atol + kb_rtol * fabs(want);
+	const double share = isnan(err) ? INFINITY : lim > 0 ? err / lim : err > 0 ? INFINITY : 0.0;
+
+	if (!(err <= lim))
+		c->n_bad++;
+	if (share > *worst || c->n_total == 0) {
+		*worst = share;
+		c->worst_index = i;
+		c->worst_abs_err = err;
+		c->worst_rel_err = err / fmax(fabs(want), 1e-30);
+		c->got = got;
+		c->want = want;
+	}
+	c->n_total++;
+}
 
 /* Deterministic inputs, identical on every machine: a counter-based hash
  * (splitmix64) of (seed, index), mapped to [lo, hi). Usable in kernels. */
