@@ -196,8 +196,9 @@ static void cmd_dump_json(FILE *out, const struct run *r, size_t i)
 		cJSON_AddStringToObject(o, "path", e->path);
 	if (e->args)
 		cJSON_AddStringToObject(o, "args", e->args);
-	if (e->diff && *e->diff)
-		cJSON_AddStringToObject(o, "diff", e->diff);
+	const char *diff = run_event_diff(r, i);
+	if (diff && *diff)
+		cJSON_AddStringToObject(o, "diff", diff);
 	if (e->kind == EV_USAGE) {
 		cJSON *t = cJSON_AddObjectToObject(o, "tokens");
 		cJSON_AddNumberToObject(t, "input", (double)e->tok_in);

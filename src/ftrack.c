@@ -1,27 +1,107 @@
-/* ftrack.c: per-run file contents as seen so far, and the diffs of each
- * write, edit and apply_patch against them. */
+/* ftrack.c: per-run file versions as seen so far, and the diffs of each
+ * write, edit and apply_patch against them, kept as references to shared
+ * versions and rendered only when someone looks. */
 #include "ftrack.h"
 #include "diff.h"
 #include "util.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define FTRACK_CONTEXT 3
+#define FTRACK_NO_EV SIZE_MAX
+
+/* Immutable text shared by versions and diff parts. */
+struct ftext {
+	size_t refs;
+	char *s;
+};
+
+struct fver {               /* file content after event ev (t NULL: deleted) */
+	size_t ev;
+	struct ftext *t;
+};
 
 struct ftrack_file {
 	char *path;
-	char *content;
+	struct ftext *cur;
+	struct fver *hist;
+	size_t nh, caph;
+	int written;            /* had content once: listed by ftrack_nfiles */
+};
+
+struct fpart {              /* one diff_unified(path, a, b) */
+	char *path;
+	struct ftext *a, *b;
+};
+
+struct fev {                /* the recorded diff of one event */
+	size_t ev;
+	struct fpart *p;
+	size_t n, cap;
 };
 
 struct ftrack {
 	struct ftrack_file *v;
 	size_t n, cap;
+	struct fev *evs;        /* ascending ev */
+	size_t nevs, capevs;
+	size_t ev;              /* event being recorded, FTRACK_NO_EV outside */
+	int mute;               /* inside a known-base group: parts not recorded */
+	size_t *order;          /* listing order of written files (solution first) */
+	size_t norder;
 };
+
+/* ---- shared texts ------------------------------------------------------ */
+
+static struct ftext *ftext_take(char *s)
+{
+	struct ftext *x = xmalloc(sizeof *x);
+	x->refs = 1;
+	x->s = s;
+	return x;
+}
+
+static struct ftext *ftext_ref(struct ftext *x)
+{
+	if (x)
+		x->refs++;
+	return x;
+}
+
+static void ftext_unref(struct ftext *x)
+{
+	if (x && --x->refs == 0) {
+		free(x->s);
+		free(x);
+	}
+}
+
+static const char *ftext_str(const struct ftext *x)
+{
+	return x ? x->s : NULL;
+}
+
+/* ---- the tracker ------------------------------------------------------- */
 
 struct ftrack *ftrack_new(void)
 {
-	return xcalloc(1, sizeof(struct ftrack));
+	struct ftrack *t = xcalloc(1, sizeof(struct ftrack));
+	t->ev = FTRACK_NO_EV;
+	return t;
+}
+
+static void fev_clear(struct fev *d)
+{
+	for (size_t i = 0; i < d->n; i++) {
+		free(d->p[i].path);
+		ftext_unref(d->p[i].a);
+		ftext_unref(d->p[i].b);
+	}
+	free(d->p);
+	d->p = NULL;
+	d->n = d->cap = 0;
 }
 
 void ftrack_free(struct ftrack *t)
@@ -29,10 +109,18 @@ void ftrack_free(struct ftrack *t)
 	if (!t)
 		return;
 	for (size_t i = 0; i < t->n; i++) {
-		free(t->v[i].path);
-		free(t->v[i].content);
+		struct ftrack_file *f = &t->v[i];
+		free(f->path);
+		ftext_unref(f->cur);
+		for (size_t k = 0; k < f->nh; k++)
+			ftext_unref(f->hist[k].t);
+		free(f->hist);
 	}
+	for (size_t i = 0; i < t->nevs; i++)
+		fev_clear(&t->evs[i]);
+	free(t->evs);
 	free(t->v);
+	free(t->order);
 	free(t);
 }
 
@@ -47,11 +135,36 @@ static struct ftrack_file *ftrack_find(const struct ftrack *t, const char *path)
 const char *ftrack_get(const struct ftrack *t, const char *path)
 {
 	struct ftrack_file *f = ftrack_find(t, path);
-	return f ? f->content : NULL;
+	return f ? ftext_str(f->cur) : NULL;
 }
 
-/* Takes ownership of content (may be NULL: file deleted). */
-static void ftrack_put(struct ftrack *t, const char *path, char *content)
+static struct ftext *ftrack_cur(const struct ftrack *t, const char *path)
+{
+	struct ftrack_file *f = ftrack_find(t, path);
+	return f ? f->cur : NULL;
+}
+
+static void ftrack_history(struct ftrack *t, struct ftrack_file *f)
+{
+	if (f->nh && f->hist[f->nh - 1].ev == t->ev) {
+		/* several changes in one event: the event's version is the last */
+		ftext_unref(f->hist[f->nh - 1].t);
+		f->hist[f->nh - 1].t = ftext_ref(f->cur);
+		return;
+	}
+	if (f->nh == f->caph) {
+		f->caph = f->caph ? f->caph * 2 : 4;
+		f->hist = xrealloc(f->hist, f->caph * sizeof *f->hist);
+	}
+	f->hist[f->nh].ev = t->ev;
+	f->hist[f->nh].t = ftext_ref(f->cur);
+	f->nh++;
+}
+
+/* Makes content (reference taken over, may be NULL: file deleted) the
+ * current version of path; returns the version now current (borrowed).
+ * Content equal to the current version keeps that one: not a change. */
+static struct ftext *ftrack_put(struct ftrack *t, const char *path, struct ftext *content)
 {
 	struct ftrack_file *f = ftrack_find(t, path);
 	if (!f) {
@@ -60,18 +173,143 @@ static void ftrack_put(struct ftrack *t, const char *path, char *content)
 			t->v = xrealloc(t->v, t->cap * sizeof *t->v);
 		}
 		f = &t->v[t->n++];
+		memset(f, 0, sizeof *f);
 		f->path = xstrdup(path);
-		f->content = NULL;
 	}
-	free(f->content);
-	f->content = content;
+	if (f->cur == content || (f->cur && content && strcmp(f->cur->s, content->s) == 0)) {
+		ftext_unref(content);
+		return f->cur;
+	}
+	if (!f->cur && !content && !f->written)
+		return NULL;
+	ftext_unref(f->cur);
+	f->cur = content;
+	if (content && !f->written) {
+		f->written = 1;
+		free(t->order); /* listing changes */
+		t->order = NULL;
+	}
+	if (f->written)
+		ftrack_history(t, f);
+	return f->cur;
 }
+
+static struct fev *ftrack_fev(const struct ftrack *t, size_t ev)
+{
+	size_t lo = 0, hi = t->nevs;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->evs[mid].ev < ev)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < t->nevs && t->evs[lo].ev == ev ? &t->evs[lo] : NULL;
+}
+
+void ftrack_begin(struct ftrack *t, size_t ev)
+{
+	t->ev = ev;
+	t->mute = 0;
+}
+
+void ftrack_end(struct ftrack *t)
+{
+	t->ev = FTRACK_NO_EV;
+	t->mute = 0;
+}
+
+static struct fev *ftrack_open_fev(struct ftrack *t)
+{
+	struct fev *d;
+	if (t->nevs && t->evs[t->nevs - 1].ev == t->ev)
+		return &t->evs[t->nevs - 1];
+	if (t->nevs && t->evs[t->nevs - 1].ev > t->ev)
+		return NULL; /* events are recorded in order; never seen in practice */
+	if (t->nevs == t->capevs) {
+		t->capevs = t->capevs ? t->capevs * 2 : 16;
+		t->evs = xrealloc(t->evs, t->capevs * sizeof *t->evs);
+	}
+	d = &t->evs[t->nevs++];
+	memset(d, 0, sizeof *d);
+	d->ev = t->ev;
+	return d;
+}
+
+void ftrack_mark(struct ftrack *t)
+{
+	if (t->ev != FTRACK_NO_EV)
+		ftrack_open_fev(t);
+}
+
+/* Records diff_unified(path, a, b) for the current event (refs taken), or
+ * renders it at once outside an event. */
+static char *ftrack_part(struct ftrack *t, const char *path, struct ftext *a, struct ftext *b)
+{
+	struct fev *d;
+	if (t->ev == FTRACK_NO_EV)
+		return diff_unified(path, ftext_str(a), ftext_str(b), FTRACK_CONTEXT);
+	if (t->mute || !(d = ftrack_open_fev(t)))
+		return NULL;
+	if (d->n == d->cap) {
+		d->cap = d->cap ? d->cap * 2 : 2;
+		d->p = xrealloc(d->p, d->cap * sizeof *d->p);
+	}
+	d->p[d->n].path = xstrdup(path);
+	d->p[d->n].a = ftext_ref(a);
+	d->p[d->n].b = ftext_ref(b);
+	d->n++;
+	return NULL;
+}
+
+/* The same for two plain texts (fragments of a failed edit or patch). */
+static char *ftrack_part_text(struct ftrack *t, const char *path, const char *a, const char *b)
+{
+	struct ftext *x, *y;
+	char *d;
+	if (t->ev == FTRACK_NO_EV)
+		return diff_unified(path, a, b, FTRACK_CONTEXT);
+	if (t->mute)
+		return NULL;
+	x = a ? ftext_take(xstrdup(a)) : NULL;
+	y = b ? ftext_take(xstrdup(b)) : NULL;
+	d = ftrack_part(t, path, x, y);
+	ftext_unref(x);
+	ftext_unref(y);
+	return d;
+}
+
+int ftrack_has_diff(const struct ftrack *t, size_t ev)
+{
+	return t && ftrack_fev(t, ev) != NULL;
+}
+
+char *ftrack_diff(const struct ftrack *t, size_t ev)
+{
+	const struct fev *d = t ? ftrack_fev(t, ev) : NULL;
+	struct sbuf out;
+	if (!d)
+		return NULL;
+	if (d->n == 1)
+		return diff_unified(d->p[0].path, ftext_str(d->p[0].a), ftext_str(d->p[0].b), FTRACK_CONTEXT);
+	sbuf_init(&out);
+	for (size_t i = 0; i < d->n; i++) {
+		char *x = diff_unified(d->p[i].path, ftext_str(d->p[i].a), ftext_str(d->p[i].b),
+		                       FTRACK_CONTEXT);
+		sbuf_adds(&out, x);
+		free(x);
+	}
+	return sbuf_detach(&out);
+}
+
+/* ---- changes ----------------------------------------------------------- */
 
 char *ftrack_write(struct ftrack *t, const char *path, const char *content)
 {
-	const char *old = ftrack_get(t, path);
-	char *d = diff_unified(path, old, content ? content : "", FTRACK_CONTEXT);
-	ftrack_put(t, path, xstrdup(content ? content : ""));
+	struct ftext *old = ftext_ref(ftrack_cur(t, path));
+	struct ftext *now = ftrack_put(t, path, ftext_take(xstrdup(content ? content : "")));
+	char *d = ftrack_part(t, path, old, now);
+	ftext_unref(old);
 	return d;
 }
 
@@ -97,21 +335,40 @@ static char *ftrack_replace(const char *s, const char *old_s, const char *new_s,
 char *ftrack_edit(struct ftrack *t, const char *path, const char *old_s,
                   const char *new_s, int replace_all)
 {
-	const char *cur = ftrack_get(t, path);
+	struct ftext *cur = ftrack_cur(t, path);
 	char *next;
 
 	old_s = old_s ? old_s : "";
 	new_s = new_s ? new_s : "";
-	if (cur && (next = ftrack_replace(cur, old_s, new_s, replace_all))) {
-		char *d = diff_unified(path, cur, next, FTRACK_CONTEXT);
-		ftrack_put(t, path, next);
+	if (cur && (next = ftrack_replace(cur->s, old_s, new_s, replace_all))) {
+		char *d;
+		ftext_ref(cur);
+		d = ftrack_part(t, path, cur, ftrack_put(t, path, ftext_take(next)));
+		ftext_unref(cur);
 		return d;
 	}
 	if (!cur && !*old_s) {
 		/* creating a file through an edit with empty old text */
 		return ftrack_write(t, path, new_s);
 	}
-	return diff_unified(path, old_s, new_s, FTRACK_CONTEXT);
+	return ftrack_part_text(t, path, old_s, new_s);
+}
+
+struct ftext *ftrack_group_open(struct ftrack *t, const char *path)
+{
+	struct ftext *before = ftext_ref(ftrack_cur(t, path));
+	if (before)
+		t->mute = 1;
+	return before;
+}
+
+void ftrack_group_close(struct ftrack *t, const char *path, struct ftext *before)
+{
+	if (!before)
+		return;
+	t->mute = 0;
+	free(ftrack_part(t, path, before, ftrack_cur(t, path)));
+	ftext_unref(before);
 }
 
 /* ---- apply_patch ---------------------------------------------------- */
@@ -147,8 +404,8 @@ static int ftrack_apply_chunk(char **cur, struct patch_chunk *c)
 static char *ftrack_patch_update(struct ftrack *t, const char *path, const char *move_to,
                                  char **lines, size_t from, size_t to)
 {
-	const char *known = ftrack_get(t, path);
-	char *cur = xstrdup(known ? known : "");
+	struct ftext *known = ftext_ref(ftrack_cur(t, path));
+	char *cur = xstrdup(known ? known->s : "");
 	struct patch_chunk c;
 	struct sbuf frag_old, frag_new;
 	int ok = known != NULL;
@@ -186,15 +443,21 @@ static char *ftrack_patch_update(struct ftrack *t, const char *path, const char 
 	}
 	const char *dest = move_to ? move_to : path;
 	if (ok) {
-		d = diff_unified(dest, known, cur, FTRACK_CONTEXT);
+		struct ftext *now;
 		if (move_to)
 			ftrack_put(t, path, NULL);
-		ftrack_put(t, dest, cur);
+		now = ftrack_put(t, dest, ftext_take(cur));
+		d = ftrack_part(t, dest, known, now);
 	} else {
 		/* unknown base: show the patch's own lines as the change */
-		d = diff_unified(dest, frag_old.s, frag_new.s, FTRACK_CONTEXT);
+		struct ftext *a = ftext_take(sbuf_detach(&frag_old));
+		struct ftext *b = ftext_take(sbuf_detach(&frag_new));
+		d = ftrack_part(t, dest, a, b);
+		ftext_unref(a);
+		ftext_unref(b);
 		free(cur);
 	}
+	ftext_unref(known);
 	sbuf_free(&c.old_b);
 	sbuf_free(&c.new_b);
 	sbuf_free(&frag_old);
@@ -206,7 +469,6 @@ static char *ftrack_patch_add(struct ftrack *t, const char *path, char **lines,
                               size_t from, size_t to)
 {
 	struct sbuf b;
-	char *d;
 	sbuf_init(&b);
 	for (size_t i = from; i < to; i++) {
 		if (lines[i][0] != '+')
@@ -215,9 +477,16 @@ static char *ftrack_patch_add(struct ftrack *t, const char *path, char **lines,
 		sbuf_addc(&b, '\n');
 	}
 	/* Add File creates: a reader wants the full new content as additions */
-	d = diff_unified(path, NULL, b.s, FTRACK_CONTEXT);
-	ftrack_put(t, path, sbuf_detach(&b));
-	sbuf_free(&b);
+	return ftrack_part(t, path, NULL, ftrack_put(t, path, ftext_take(sbuf_detach(&b))));
+}
+
+static char *ftrack_patch_delete(struct ftrack *t, const char *path)
+{
+	struct ftext *old = ftext_ref(ftrack_cur(t, path));
+	char *d;
+	ftrack_put(t, path, NULL);
+	d = ftrack_part(t, path, old, NULL);
+	ftext_unref(old);
 	return d;
 }
 
@@ -258,6 +527,7 @@ char *ftrack_patch(struct ftrack *t, const char *patch, char **first_path)
 	struct sbuf out;
 
 	sbuf_init(&out);
+	ftrack_mark(t);
 	if (first_path)
 		*first_path = NULL;
 	while (i < n) {
@@ -288,15 +558,80 @@ char *ftrack_patch(struct ftrack *t, const char *patch, char **first_path)
 			d = ftrack_patch_add(t, path, lines, from, i);
 		else if (kind == 'U')
 			d = ftrack_patch_update(t, path, move_to, lines, from, i);
-		else {
-			d = diff_unified(path, ftrack_get(t, path), NULL, FTRACK_CONTEXT);
-			ftrack_put(t, path, NULL);
-		}
+		else
+			d = ftrack_patch_delete(t, path);
 		sbuf_adds(&out, d);
 		free(d);
 	}
 	for (i = 0; i < n; i++)
 		free(lines[i]);
 	free(lines);
+	if (t->ev != FTRACK_NO_EV) {
+		sbuf_free(&out);
+		return NULL;
+	}
 	return sbuf_detach(&out);
+}
+
+/* ---- versions ---------------------------------------------------------- */
+
+static int ftrack_is_solution(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	return util_starts_with(base ? base + 1 : path, "solution.");
+}
+
+static void ftrack_make_order(const struct ftrack *t)
+{
+	struct ftrack *w = (struct ftrack *)t; /* a cache: logically const */
+	size_t k = 0;
+	if (t->order)
+		return;
+	w->order = xmalloc((t->n ? t->n : 1) * sizeof *t->order);
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < t->n; i++)
+			if (t->v[i].written && ftrack_is_solution(t->v[i].path) == !pass)
+				w->order[k++] = i;
+	w->norder = k;
+}
+
+size_t ftrack_nfiles(const struct ftrack *t)
+{
+	if (!t)
+		return 0;
+	ftrack_make_order(t);
+	return t->norder;
+}
+
+const char *ftrack_file_path(const struct ftrack *t, size_t f)
+{
+	if (f >= ftrack_nfiles(t))
+		return NULL;
+	return t->v[t->order[f]].path;
+}
+
+const char *ftrack_file_at(const struct ftrack *t, size_t f, size_t ev, long *changed_at)
+{
+	const struct ftrack_file *x;
+	size_t lo = 0, hi;
+
+	if (changed_at)
+		*changed_at = -1;
+	if (f >= ftrack_nfiles(t))
+		return NULL;
+	x = &t->v[t->order[f]];
+	/* the last version made at or before ev */
+	hi = x->nh;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (x->hist[mid].ev <= ev)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	if (changed_at)
+		*changed_at = x->hist[lo - 1].ev == FTRACK_NO_EV ? -1 : (long)x->hist[lo - 1].ev;
+	return ftext_str(x->hist[lo - 1].t);
 }

@@ -36,7 +36,17 @@ double jx_time(const cJSON *v);
 void jx_arena_begin(void);
 void jx_arena_end(void);
 
+/* A copy of s (owned by the caller), NULL for NULL. When s is a large
+ * string of the current arena's cJSON tree, the string itself is handed
+ * over instead of copied: a huge line's text exists once, not twice. The
+ * tree's node still points at it, so the caller must be done reading s
+ * through the tree (nor may the tree be cJSON_Delete'd: arena trees are
+ * released by jx_arena_end, which then leaves s alone). */
+char *jx_strdup(const char *s);
+
 /* Parse with a nesting limit; NULL on error. len need not be NUL-terminated. */
 cJSON *jx_parse(const char *s, size_t len);
+/* cJSON_ParseWithLength itself, which jx_parse matches (for tests). */
+cJSON *jx_parse_cjson(const char *s, size_t len);
 
 #endif

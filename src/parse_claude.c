@@ -327,13 +327,11 @@ static void claude_block_tool_use(struct parse_ctx *ctx, struct claude_state *st
 {
 	const char *id = jx_str(b, "id"), *name = jx_str(b, "name");
 	const cJSON *input = jx_get(b, "input");
-	char *args = input ? jx_print(input) : NULL;
 
 	if ((!id || !name) && !lc->err)
 		lc->err = "tool_use block without \"id\" or \"name\"";
-	parser_tool_call(ctx, name, id, args);
+	parser_tool_call_obj(ctx, name, id, input, 1);
 	claude_pending_add(&st->pending[lc->sidechain], id);
-	free(args);
 }
 
 static void claude_block_tool_result(struct parse_ctx *ctx, struct claude_state *st,

@@ -273,7 +273,11 @@ static int codex_function_call(struct parse_ctx *ctx, const cJSON *p, const char
 		return -1;
 	}
 	/* arguments are JSON text; custom tools (apply_patch) take raw text */
-	text = cJSON_IsString(args) ? xstrdup(args->valuestring) : args ? jx_print(args) : NULL;
+	if (!cJSON_IsString(args)) {
+		parser_tool_call_obj(ctx, name, codex_call_id(p), args, 1);
+		return 0;
+	}
+	text = xstrdup(args->valuestring);
 	parser_tool_call(ctx, name, codex_call_id(p), text);
 	free(text);
 	return 0;
@@ -290,9 +294,14 @@ static void codex_output(struct parse_ctx *ctx, const cJSON *p)
 /* Built-in calls that carry their arguments as an "action" object. */
 static void codex_action_call(struct parse_ctx *ctx, const cJSON *p, const char *name)
 {
-	char *args = jx_print(jx_get(p, "action"));
-	parser_tool_call(ctx, name, codex_call_id(p), args);
-	free(args);
+	const cJSON *action = jx_get(p, "action");
+	if (action) {
+		parser_tool_call_obj(ctx, name, codex_call_id(p), action, 1);
+	} else { /* "null" as text, as the arguments always were */
+		cJSON *null = cJSON_CreateNull();
+		parser_tool_call_obj(ctx, name, codex_call_id(p), null, 1);
+		cJSON_Delete(null);
+	}
 }
 
 static int codex_response_item(struct parse_ctx *ctx, struct codex_state *st, const cJSON *p)

@@ -26,6 +26,7 @@
 
 struct cursor_state {
 	int merging;      /* nev when the last event took deltas, else 0 */
+	struct sbuf text; /* that event's text, grown in place (owned by the event) */
 	int partial;      /* text deltas seen: whole-message repeats follow */
 	char **started;   /* call ids whose started line was seen */
 	size_t nstarted, cap;
@@ -114,14 +115,12 @@ static void cursor_delta(struct parse_ctx *ctx, struct cursor_state *st, enum ev
 {
 	struct run *r = ctx->run;
 	if (st->merging && (size_t)st->merging == r->nev && r->ev[r->nev - 1].kind == k) {
-		struct event *e = &r->ev[r->nev - 1];
-		char *j = xasprintf("%s%s", e->text, text);
-		free(e->text);
-		e->text = j;
+		parser_append(&r->ev[r->nev - 1], &st->text, text);
 		return;
 	}
 	parser_text(ctx, k, text)->ts = ts;
 	st->merging = (int)r->nev;
+	st->text.s = NULL;
 }
 
 static void cursor_init(struct parse_ctx *ctx, const cJSON *obj)

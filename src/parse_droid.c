@@ -151,8 +151,13 @@ static int droid_tool_call(struct parse_ctx *ctx, struct droid_state *st, const 
 		run_error(ctx->run, ctx->lineno, "droid tool_call without \"toolName\"");
 		return -1;
 	}
-	args = params ? jx_text(params) : NULL;
-	e = parser_tool_call(ctx, name, id, args);
+	if (params && !cJSON_IsString(params)) {
+		e = parser_tool_call_obj(ctx, name, id, params, 1);
+		args = NULL;
+	} else {
+		args = params ? jx_text(params) : NULL;
+		e = parser_tool_call(ctx, name, id, args);
+	}
 	e->ts = jx_time(jx_get(obj, "timestamp"));
 	free(args);
 	if (id)

@@ -15,6 +15,7 @@
 
 struct grok_state {
 	int merging;  /* index+1 of the event deltas are being merged into */
+	struct sbuf text; /* that event's text, grown in place (owned by the event) */
 };
 
 static int grok_sniff(const char *line, size_t len, const cJSON *obj)
@@ -38,14 +39,12 @@ static void grok_delta(struct parse_ctx *ctx, struct grok_state *st, enum ev_kin
 {
 	struct run *r = ctx->run;
 	if (st->merging && (size_t)st->merging == r->nev && r->ev[r->nev - 1].kind == k) {
-		struct event *e = &r->ev[r->nev - 1];
-		char *j = xasprintf("%s%s", e->text, data);
-		free(e->text);
-		e->text = j;
+		parser_append(&r->ev[r->nev - 1], &st->text, data);
 		return;
 	}
 	parser_text(ctx, k, data);
 	st->merging = (int)r->nev;
+	st->text.s = NULL;
 }
 
 static int grok_line(struct parse_ctx *ctx, const char *line, size_t len, const cJSON *obj)

@@ -133,10 +133,12 @@ static int kimi_tool_call(struct parse_ctx *ctx, const cJSON *tc)
 
 	if (!name)
 		return -1;
+	if (args && !cJSON_IsString(args) && !cJSON_IsNull(args)) {
+		parser_tool_call_obj(ctx, name, jx_str(tc, "id"), args, 1);
+		return 0;
+	}
 	if (cJSON_IsString(args))
 		a = xstrdup(args->valuestring);
-	else if (args && !cJSON_IsNull(args))
-		a = jx_print(args);
 	parser_tool_call(ctx, name, jx_str(tc, "id"), a);
 	free(a);
 	return 0;

@@ -87,7 +87,6 @@ static int oc_tool(struct parse_ctx *ctx, struct oc_state *st, const cJSON *part
 	const cJSON *state = jx_get(part, "state"), *time = jx_get(state, "time");
 	const char *status = jx_str(state, "status");
 	struct event *e;
-	char *args;
 
 	if (!tool || !cJSON_IsObject(state)) {
 		run_error(ctx->run, ctx->lineno, "opencode tool_use without part.tool or part.state");
@@ -95,11 +94,9 @@ static int oc_tool(struct parse_ctx *ctx, struct oc_state *st, const cJSON *part
 	}
 	if (!id)
 		id = jx_str(part, "id");
-	args = jx_get(state, "input") ? jx_print(jx_get(state, "input")) : NULL;
 	/* the status comes with the call: a failed write or edit changed no file */
-	e = parser_tool_call_ex(ctx, tool, id, args, !(status && !strcmp(status, "error")));
+	e = parser_tool_call_obj(ctx, tool, id, jx_get(state, "input"), !(status && !strcmp(status, "error")));
 	e->ts = oc_time(time, "start");
-	free(args);
 	st->step_tools++;
 	if (oc_is(status, "completed") || oc_is(status, "error")) {
 		const cJSON *out = jx_get(state, oc_is(status, "error") ? "error" : "output");

@@ -113,7 +113,7 @@ struct reader *reader_new(struct run *run, const struct parser_ops *forced)
 {
 	struct reader *rd = xcalloc(1, sizeof *rd);
 	rd->ctx.run = run;
-	rd->ctx.files = ftrack_new();
+	rd->ctx.files = run_files(run);
 	sbuf_init(&rd->pending);
 	if (forced) {
 		rd->ops = forced;
@@ -130,7 +130,6 @@ void reader_free(struct reader *rd)
 		rd->ops->state_free(rd->ctx.state);
 	for (int i = 0; i < rd->nheld; i++)
 		free(rd->held[i].s);
-	ftrack_free(rd->ctx.files);
 	sbuf_free(&rd->pending);
 	free(rd);
 }
@@ -150,6 +149,7 @@ static void reader_dispatch(struct reader *rd, const char *line, size_t len, int
 	jx_arena_begin(); /* the line's cJSON tree goes when the line is done */
 	cJSON *obj = jx_parse(line, len);
 	rd->ctx.lineno = lineno;
+	rd->ctx.files = run_files(rd->ctx.run); /* the run owns it; run_clear drops it */
 	if (!obj && !rd->ops->plain_text)
 		run_error(rd->ctx.run, lineno, "not valid JSON");
 	else
@@ -170,7 +170,10 @@ static void reader_choose(struct reader *rd, const struct parser_ops *ops)
 	rd->nheld = 0;
 }
 
-static void reader_line(struct reader *rd, const char *line, size_t len, int lineno)
+/* One whole line. own, when not NULL, is the buffer that holds it: a line
+ * held for sniffing takes that buffer rather than a copy (a huge first
+ * line then exists once). */
+static void reader_line(struct reader *rd, const char *line, size_t len, int lineno, struct sbuf *own)
 {
 	if (len && line[len - 1] == '\r')
 		len--;
@@ -181,7 +184,12 @@ static void reader_line(struct reader *rd, const char *line, size_t len, int lin
 		return;
 	}
 	sniff_line(&rd->sn, line, len);
-	rd->held[rd->nheld].s = xstrndup(line, len);
+	if (own && own->s == line) {
+		own->s[len] = '\0';
+		rd->held[rd->nheld].s = sbuf_detach(own);
+	} else {
+		rd->held[rd->nheld].s = xstrndup(line, len);
+	}
 	rd->held[rd->nheld].n = len;
 	rd->held[rd->nheld].lineno = lineno;
 	rd->nheld++;
@@ -206,6 +214,18 @@ static void reader_line(struct reader *rd, const char *line, size_t len, int lin
 	}
 }
 
+/* The pending line was used: empty it, and give back the memory of a huge
+ * one (a reader following a file lives long). */
+static void reader_pending_done(struct reader *rd)
+{
+	if (rd->pending.cap > (1u << 20)) {
+		sbuf_free(&rd->pending);
+		sbuf_init(&rd->pending);
+	} else {
+		sbuf_reset(&rd->pending);
+	}
+}
+
 void reader_feed(struct reader *rd, const char *buf, size_t len)
 {
 	const char *p = buf, *end = buf + len;
@@ -226,11 +246,11 @@ void reader_feed(struct reader *rd, const char *buf, size_t len)
 		rd->ctx.lineno++;
 		if (rd->pending.len) {
 			sbuf_add(&rd->pending, p, (size_t)(nl - p));
-			reader_line(rd, rd->pending.s, rd->pending.len, rd->ctx.lineno);
 			rd->offset += rd->pending.len + 1;
-			sbuf_reset(&rd->pending);
+			reader_line(rd, rd->pending.s, rd->pending.len, rd->ctx.lineno, &rd->pending);
+			reader_pending_done(rd);
 		} else {
-			reader_line(rd, p, (size_t)(nl - p), rd->ctx.lineno);
+			reader_line(rd, p, (size_t)(nl - p), rd->ctx.lineno, NULL);
 			rd->offset += (size_t)(nl - p) + 1;
 		}
 		p = nl + 1;
@@ -250,8 +270,8 @@ void reader_finish(struct reader *rd)
 		if (whole) {
 			int lineno = ++rd->ctx.lineno;
 			rd->offset += rd->pending.len;
-			reader_line(rd, rd->pending.s, rd->pending.len, lineno);
-			sbuf_reset(&rd->pending);
+			reader_line(rd, rd->pending.s, rd->pending.len, lineno, &rd->pending);
+			reader_pending_done(rd);
 			rd->tail_taken = 1;
 		} else {
 			tail_waits = 1;
@@ -378,16 +398,19 @@ static const char *find_patch(const cJSON *args)
 	return NULL;
 }
 
+/* Records the file changes of call e in the run's file versions; the diff
+ * itself is rendered later, on first use (run_event_diff). */
 static void parser_file_effects(struct parse_ctx *ctx, struct event *e, const cJSON *args)
 {
 	const char *name = e->name ? e->name : "";
 	const char *path = arg_str(args, path_keys);
 	const char *patch = find_patch(args);
+	struct ftrack *ft = ctx->files;
 	char *np = NULL;
 
 	if (patch) {
 		char *first = NULL;
-		e->diff = ftrack_patch(ctx->files, patch, &first);
+		free(ftrack_patch(ft, patch, &first));
 		if (first && !e->path)
 			e->path = first;
 		else
@@ -402,61 +425,37 @@ static void parser_file_effects(struct parse_ctx *ctx, struct event *e, const cJ
 		/* no content (a cut or odd call): nothing known was written */
 		const char *content = arg_str(args, content_keys);
 		if (content)
-			e->diff = ftrack_write(ctx->files, np, content);
+			free(ftrack_write(ft, np, content));
 	} else if (name_is(name, edit_tools) && !arg_str(args, old_keys) && !arg_str(args, new_keys) &&
 	           !jx_get(args, "edit")) {
 		/* an edit carrying the whole new file (Cursor's streamContent) */
 		const char *content = arg_str(args, content_keys);
 		if (content)
-			e->diff = ftrack_write(ctx->files, np, content);
+			free(ftrack_write(ft, np, content));
 	} else if (name_is(name, edit_tools)) {
 		const cJSON *edit = jx_get(args, "edit");
 		if (edit) { /* kimi StrReplaceFile: {path, edit: {old,new} | [...]} */
-			struct sbuf d;
 			const cJSON *it;
-			sbuf_init(&d);
+			ftrack_mark(ft);
 			if (cJSON_IsObject(edit)) {
-				char *x = ftrack_edit(ctx->files, np, arg_str(edit, old_keys),
-				                      arg_str(edit, new_keys), jx_bool(edit, "replace_all", 0));
-				sbuf_adds(&d, x);
-				free(x);
+				free(ftrack_edit(ft, np, arg_str(edit, old_keys), arg_str(edit, new_keys),
+				                 jx_bool(edit, "replace_all", 0)));
 			} else {
-				cJSON_ArrayForEach(it, edit) {
-					char *x = ftrack_edit(ctx->files, np, arg_str(it, old_keys),
-					                      arg_str(it, new_keys), jx_bool(it, "replace_all", 0));
-					sbuf_adds(&d, x);
-					free(x);
-				}
+				cJSON_ArrayForEach(it, edit)
+					free(ftrack_edit(ft, np, arg_str(it, old_keys), arg_str(it, new_keys),
+					                 jx_bool(it, "replace_all", 0)));
 			}
-			e->diff = sbuf_detach(&d);
-			sbuf_free(&d);
 		} else {
-			e->diff = ftrack_edit(ctx->files, np, arg_str(args, old_keys), arg_str(args, new_keys),
-			                      json_bool_any(args, "replace_all", "replaceAll"));
+			free(ftrack_edit(ft, np, arg_str(args, old_keys), arg_str(args, new_keys),
+			                 json_bool_any(args, "replace_all", "replaceAll")));
 		}
 	} else if (name_is(name, multiedit_tools)) {
-		const char *cur = ftrack_get(ctx->files, np);
-		char *before = xstrdup(cur);
+		struct ftext *before = ftrack_group_open(ft, np);
 		const cJSON *it;
-		cJSON_ArrayForEach(it, jx_get(args, "edits")) {
-			char *x = ftrack_edit(ctx->files, np, arg_str(it, old_keys), arg_str(it, new_keys),
-			                      json_bool_any(it, "replace_all", "replaceAll"));
-			if (!before) { /* unknown base: show each fragment */
-				if (!e->diff)
-					e->diff = x;
-				else {
-					char *j = xasprintf("%s%s", e->diff, x);
-					free(e->diff);
-					free(x);
-					e->diff = j;
-				}
-			} else {
-				free(x);
-			}
-		}
-		if (before)
-			e->diff = diff_unified(np, before, ftrack_get(ctx->files, np), 3);
-		free(before);
+		cJSON_ArrayForEach(it, jx_get(args, "edits"))
+			free(ftrack_edit(ft, np, arg_str(it, old_keys), arg_str(it, new_keys),
+			                 json_bool_any(it, "replace_all", "replaceAll")));
+		ftrack_group_close(ft, np, before);
 	}
 	free(np);
 }
@@ -486,9 +485,28 @@ struct event *parser_tool_call_ex(struct parse_ctx *ctx, const char *name, const
 			args = s;
 		}
 	}
-	if (effects)
+	if (effects) {
+		ftrack_begin(ctx->files, (size_t)(e - ctx->run->ev));
 		parser_file_effects(ctx, e, args);
+		ftrack_end(ctx->files);
+	}
 	cJSON_Delete(args);
+	return e;
+}
+
+struct event *parser_tool_call_obj(struct parse_ctx *ctx, const char *name, const char *call_id,
+                                   const cJSON *args, int effects)
+{
+	struct event *e = run_add(ctx->run, EV_TOOL_CALL, ctx->lineno);
+	e->name = xstrdup(name ? name : "");
+	e->call_id = xstrdup(call_id);
+	if (args)
+		e->args = jx_print(args);
+	if (effects) {
+		ftrack_begin(ctx->files, (size_t)(e - ctx->run->ev));
+		parser_file_effects(ctx, e, args);
+		ftrack_end(ctx->files);
+	}
 	return e;
 }
 
@@ -497,9 +515,23 @@ struct event *parser_tool_result(struct parse_ctx *ctx, const char *call_id,
 {
 	struct event *e = run_add(ctx->run, EV_TOOL_RESULT, ctx->lineno);
 	e->call_id = xstrdup(call_id);
-	e->text = xstrdup(content ? content : "");
+	e->text = content ? jx_strdup(content) : xstrdup("");
 	e->is_error = is_error ? 1 : 0;
 	return e;
+}
+
+void parser_append(struct event *e, struct sbuf *view, const char *text)
+{
+	if (!view->s || view->s != e->text) {
+		/* first append to this event: take the measure of its text */
+		if (!e->text)
+			e->text = xstrdup("");
+		view->s = e->text;
+		view->len = strlen(e->text);
+		view->cap = view->len + 1;
+	}
+	sbuf_adds(view, text);
+	e->text = view->s;
 }
 
 struct event *parser_text(struct parse_ctx *ctx, enum ev_kind k, const char *text)
@@ -508,6 +540,6 @@ struct event *parser_text(struct parse_ctx *ctx, enum ev_kind k, const char *tex
 	if (!text)
 		return NULL;
 	e = run_add(ctx->run, k, ctx->lineno);
-	e->text = xstrdup(text);
+	e->text = jx_strdup(text);
 	return e;
 }

@@ -14,7 +14,7 @@
 
 struct parse_ctx {
 	struct run *run;          /* borrowed: where events go */
-	struct ftrack *files;     /* owned by the reader: file contents so far */
+	struct ftrack *files;     /* borrowed: the run's file versions (run_files) */
 	void *state;              /* owned via ops->state_new/state_free */
 	int lineno;               /* 1-based line being fed */
 };
@@ -64,7 +64,8 @@ size_t reader_offset(const struct reader *rd);
 struct run *parser_load_file(const char *path, const struct parser_ops *forced, char **err);
 
 /* Helpers for parsers. */
-/* Adds a tool_call; fills path and diff for known file-writing tools by
+/* Adds a tool_call; fills path and records the file change (its diff is
+ * rendered on first use, run_event_diff) for known file-writing tools by
  * looking at the arguments (claude Write/Edit/MultiEdit, opencode
  * write/edit, codex apply_patch, kimi WriteFile/StrReplaceFile ...).
  * args_json is the arguments as JSON text (owned by caller). */
@@ -74,8 +75,19 @@ struct event *parser_tool_call(struct parse_ctx *ctx, const char *name,
  * effects = 0 records the call without touching the file tracker. */
 struct event *parser_tool_call_ex(struct parse_ctx *ctx, const char *name, const char *call_id,
                                   const char *args_json, int effects);
+/* The same with the arguments as a parsed tree (borrowed): no printing
+ * and parsing again of what the line already held; e->args is the tree's
+ * compact JSON text, as parser_tool_call would have stored it. */
+struct event *parser_tool_call_obj(struct parse_ctx *ctx, const char *name, const char *call_id,
+                                   const cJSON *args, int effects);
 struct event *parser_tool_result(struct parse_ctx *ctx, const char *call_id,
                                  const char *content, int is_error);
+/* Appends text to e->text, amortised linear in the bytes appended (a
+ * stream of thousands of deltas merged into one event must not copy the
+ * event's text each time). view, kept in the parser's state, remembers
+ * e->text's length and capacity between calls; it owns nothing (e does).
+ * Reset view->s to NULL when a new event starts. */
+void parser_append(struct event *e, struct sbuf *view, const char *text);
 /* Adds a text-like event (system/user/reasoning/text/compaction/error) when
  * text is non-NULL; returns it (NULL when text is NULL). */
 struct event *parser_text(struct parse_ctx *ctx, enum ev_kind k, const char *text);

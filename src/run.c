@@ -1,5 +1,6 @@
 /* run.c: the transcript model: events appended by parsers, linked, counted. */
 #include "run.h"
+#include "ftrack.h"
 #include "util.h"
 
 #include <stdarg.h>
@@ -71,8 +72,20 @@ void run_free(struct run *r)
 		event_free(&r->ev[i]);
 	free(r->ev);
 	free(r->source);
+	ftrack_free(r->files);
 	run_meta_free(&r->meta);
 	free(r);
+}
+
+void run_clear(struct run *r)
+{
+	for (size_t i = 0; i < r->nev; i++)
+		event_free(&r->ev[i]);
+	r->nev = 0;
+	ftrack_free(r->files);
+	r->files = NULL;
+	run_meta_free(&r->meta);
+	r->incomplete = r->complete_seen = r->malformed = r->nerrors = 0;
 }
 
 struct event *run_add(struct run *r, enum ev_kind k, int line)
@@ -173,4 +186,22 @@ void run_tokens(const struct run *r, long long *in, long long *out,
 	if (cache_read) *cache_read = c;
 	if (cache_write) *cache_write = d;
 	if (reasoning) *reasoning = e;
+}
+
+const char *run_event_diff(const struct run *r, size_t i)
+{
+	struct event *e;
+	if (i >= r->nev)
+		return NULL;
+	e = (struct event *)&r->ev[i]; /* the diff is a cache, filled once */
+	if (!e->diff)
+		e->diff = ftrack_diff(r->files, i);
+	return e->diff;
+}
+
+struct ftrack *run_files(struct run *r)
+{
+	if (!r->files)
+		r->files = ftrack_new();
+	return r->files;
 }

@@ -6,6 +6,8 @@
 
 #include <stddef.h>
 
+struct ftrack;
+
 enum ev_kind {
 	EV_SYSTEM,
 	EV_USER,
@@ -34,7 +36,8 @@ struct event {
 	char *call_id;            /* owned: tool_call/tool_result pairing key */
 	char *args;               /* owned: tool arguments as JSON text */
 	char *path;               /* owned: file the call reads/writes, when known */
-	char *diff;               /* owned: unified diff of a write/edit/patch */
+	char *diff;               /* owned: unified diff of a write/edit/patch, filled on
+	                           * first use: read it through run_event_diff */
 	char *parent;             /* owned: parent tool call id of a subagent event */
 	long long tok_in, tok_out, tok_cache_read, tok_cache_write, tok_reasoning;
 };
@@ -65,11 +68,15 @@ struct run {
 	struct run_error errors[RUN_MAX_ERRORS]; /* first few, with line numbers */
 	int nerrors;
 	char *source;             /* owned: transcript path, for messages */
+	struct ftrack *files;     /* owned: file versions written (run_files), or NULL */
 };
 
 struct run *run_new(void);
 void run_free(struct run *r);
 void run_meta_free(struct run_meta *m);
+/* Empties a run for reading it again from the start (a followed file was
+ * truncated or replaced): events, metadata and errors go; source stays. */
+void run_clear(struct run *r);
 void run_meta_init(struct run_meta *m);
 
 /* Appends a zeroed event of kind k (link = -1) and returns it. The pointer
@@ -80,6 +87,14 @@ void run_error(struct run *r, int line, const char *fmt, ...) __attribute__((for
 /* Pairs tool_result events with their tool_call by call_id (the oldest
  * unanswered call with that id); results without id pair in order. */
 void run_link(struct run *r);
+
+/* The unified diff of event i's file change (write, edit, patch), NULL
+ * when it changed no file. Rendered from the run's file versions on first
+ * use and kept in e->diff (a cache: the run is logically unchanged). */
+const char *run_event_diff(const struct run *r, size_t i);
+/* The run's file versions, created on first use (see ftrack.h for what a
+ * caller can ask of them: files written, content at a step). */
+struct ftrack *run_files(struct run *r);
 
 /* Counts for summaries. */
 size_t run_count(const struct run *r, enum ev_kind k);

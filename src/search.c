@@ -131,6 +131,13 @@ int search_event(struct search *s, const struct event *e)
 	return hit;
 }
 
+/* search_event reads e->diff: render the diff first (it is made on use) */
+static int search_event_at(struct search *s, const struct run *r, size_t i)
+{
+	run_event_diff(r, i);
+	return search_event(s, &r->ev[i]);
+}
+
 long search_run(struct search *s, const struct run *r, size_t from, int dir, int *wrapped)
 {
 	size_t n = r->nev;
@@ -148,7 +155,7 @@ long search_run(struct search *s, const struct run *r, size_t from, int dir, int
 			*wrapped |= i == 0;
 			i = i > 0 ? i - 1 : n - 1;
 		}
-		if (search_event(s, &r->ev[i]))
+		if (search_event_at(s, r, i))
 			return (long)i;
 	}
 	*wrapped = 0;
@@ -160,7 +167,7 @@ size_t search_events(struct search *s, const struct run *r, size_t **out)
 	size_t n = 0, cap = 0;
 	*out = NULL;
 	for (size_t i = 0; i < r->nev; i++) {
-		if (!search_event(s, &r->ev[i]))
+		if (!search_event_at(s, r, i))
 			continue;
 		if (n == cap) {
 			cap = cap ? cap * 2 : 16;

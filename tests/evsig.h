@@ -17,7 +17,7 @@ static char *evsig(const struct run *r)
 		          e->line, e->ts);
 		sbuf_addf(&b, " text=%s\n name=%s\n id=%s\n args=%s\n path=%s\n diff=%s\n parent=%s\n",
 		          e->text ? e->text : "-", e->name ? e->name : "-", e->call_id ? e->call_id : "-",
-		          e->args ? e->args : "-", e->path ? e->path : "-", e->diff ? e->diff : "-",
+		          e->args ? e->args : "-", e->path ? e->path : "-", run_event_diff(r, i) ? run_event_diff(r, i) : "-",
 		          e->parent ? e->parent : "-");
 		sbuf_addf(&b, " tok=%lld/%lld/%lld/%lld/%lld\n", e->tok_in, e->tok_out,
 		          e->tok_cache_read, e->tok_cache_write, e->tok_reasoning);

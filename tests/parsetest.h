@@ -33,6 +33,14 @@ static __attribute__((unused)) const struct event *by_id(const struct run *r, en
 	return NULL;
 }
 
+/* The diff of e, an event of r (rendered on first use, run_event_diff). */
+static __attribute__((unused)) const char *ev_diff(const struct run *r, const struct event *e)
+{
+	if (e >= r->ev && e < r->ev + r->nev)
+		return run_event_diff(r, (size_t)(e - r->ev));
+	return e->diff;
+}
+
 static __attribute__((unused)) int results_linked(const struct run *r)
 {
 	for (size_t i = 0; i < r->nev; i++) {

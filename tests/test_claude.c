@@ -142,19 +142,19 @@ static void test_full(void)
 	e = EV(by_id(r, EV_TOOL_CALL, "toolu_1"));
 	is_str(e->name, "Write", "Write call");
 	is_str(e->path, "/work/proj/sol.py", "Write path");
-	has_str(e->diff, "+b = 2", "Write diff adds the content");
+	has_str(ev_diff(r, e), "+b = 2", "Write diff adds the content");
 	has_str(e->args, "\"file_path\":\"/work/proj/sol.py\"", "Write args as JSON text");
 	e = EV(by_id(r, EV_TOOL_CALL, "toolu_2"));
 	is_str(e->path, "sol.py", "Edit path as given (relative)");
-	has_str(e->diff, "-b = 2", "Edit diff removes the old line");
-	has_str(e->diff, "+b = 20", "Edit diff adds the new line");
-	has_str(e->diff, " a = 1", "Edit diff has context from the written file (cwd-relative path joined)");
+	has_str(ev_diff(r, e), "-b = 2", "Edit diff removes the old line");
+	has_str(ev_diff(r, e), "+b = 20", "Edit diff adds the new line");
+	has_str(ev_diff(r, e), " a = 1", "Edit diff has context from the written file (cwd-relative path joined)");
 	e = EV(by_id(r, EV_TOOL_CALL, "toolu_3"));
 	is_str(e->name, "MultiEdit", "MultiEdit call");
-	has_str(e->diff, "-a = 1", "MultiEdit diff: first edit old");
-	has_str(e->diff, "+a = 10", "MultiEdit diff: first edit new");
-	has_str(e->diff, "+c = 30", "MultiEdit diff: second edit new");
-	has_str(e->diff, " b = 20", "MultiEdit diff is against the content after the Edit");
+	has_str(ev_diff(r, e), "-a = 1", "MultiEdit diff: first edit old");
+	has_str(ev_diff(r, e), "+a = 10", "MultiEdit diff: first edit new");
+	has_str(ev_diff(r, e), "+c = 30", "MultiEdit diff: second edit new");
+	has_str(ev_diff(r, e), " b = 20", "MultiEdit diff is against the content after the Edit");
 
 	e = EV(by_id(r, EV_TOOL_RESULT, "toolu_2"));
 	is_str(e->text, "The file sol.py has been updated.\n[image image/png]",
@@ -271,10 +271,10 @@ static void test_session(void)
 
 	e = EV(by_id(r, EV_TOOL_CALL, "toolu_a"));
 	is_str(e->path, "sol.py", "session Write path");
-	has_str(e->diff, "+x = 1", "session Write diff");
+	has_str(ev_diff(r, e), "+x = 1", "session Write diff");
 	e = EV(by_id(r, EV_TOOL_CALL, "toolu_b"));
-	has_str(e->diff, "-x = 1", "session Edit diff against the relative Write (cwd joined)");
-	has_str(e->diff, "+x = 2", "session Edit diff new text");
+	has_str(ev_diff(r, e), "-x = 1", "session Edit diff against the relative Write (cwd joined)");
+	has_str(ev_diff(r, e), "+x = 2", "session Edit diff new text");
 	is_int(e->link, -1, "session: last call unanswered");
 	ok(results_linked(r), "session: results linked");
 

@@ -154,7 +154,7 @@ static void test_full(void)
 	e = EV(by_id(r, EV_TOOL_CALL, "call_add"));
 	is_str(e->name, "apply_patch", "custom_tool_call: name");
 	is_str(e->path, "/w/cx/sol.py", "apply_patch Add: path");
-	has_str(e->diff, "@@ -0,0 +1,4 @@\n+def f(x):\n+    return x + 1\n+\n+print(f(1))\n",
+	has_str(ev_diff(r, e), "@@ -0,0 +1,4 @@\n+def f(x):\n+    return x + 1\n+\n+print(f(1))\n",
 	        "apply_patch Add: diff adds the whole file");
 	has_str(e->args, "*** Add File: /w/cx/sol.py", "custom_tool_call: raw input kept as a JSON string");
 	e = EV(by_id(r, EV_TOOL_RESULT, "call_add"));
@@ -163,7 +163,7 @@ static void test_full(void)
 	is_int(e->is_error, 0, "custom output: exit_code 0 is no error");
 	e = EV(by_id(r, EV_TOOL_CALL, "call_upd"));
 	is_str(e->path, "/w/cx/sol.py", "apply_patch Update: path");
-	has_str(e->diff, "@@ -1,4 +1,4 @@\n def f(x):\n-    return x + 1\n+    return x * 2\n \n print(f(1))\n",
+	has_str(ev_diff(r, e), "@@ -1,4 +1,4 @@\n def f(x):\n-    return x + 1\n+    return x * 2\n \n print(f(1))\n",
 	        "apply_patch Update: hunk against the added content");
 	is_int(EV(by_id(r, EV_TOOL_RESULT, "call_upd"))->is_error, 0, "'Exit code: 0' output: no error");
 
@@ -323,11 +323,11 @@ static void test_exec_full(void)
 	e = EV(nth(r, EV_TOOL_CALL, 4));
 	is_str(e->name, "apply_patch", "file update: apply_patch call");
 	is_str(e->path, "/w/proj/sol.py", "file update A: path");
-	has_str(e->diff, "@@ -0,0 +1,4 @@\n+def f(x):\n+    return x + 1\n+\n+print(f(1))\n",
+	has_str(ev_diff(r, e), "@@ -0,0 +1,4 @@\n+def f(x):\n+    return x + 1\n+\n+print(f(1))\n",
 	        "file update A: adds the content, blank line included");
 	is_int(e->line, 40, "file update: line of the block");
 	e = EV(nth(r, EV_TOOL_CALL, 5));
-	has_str(e->diff, "@@ -1,4 +1,4 @@\n def f(x):\n-    return x + 1\n+    return x * 2\n \n print(f(1))\n",
+	has_str(ev_diff(r, e), "@@ -1,4 +1,4 @@\n def f(x):\n-    return x + 1\n+    return x * 2\n \n print(f(1))\n",
 	        "file update M: hunk against the added content");
 	e = EV(nth(r, EV_TOOL_RESULT, 5));
 	is_str(e->text, "Success. Updated the following files:\nM /w/proj/sol.py", "apply_patch result text");
@@ -380,7 +380,7 @@ static void test_exec_stamped(void)
 	is_int(e->is_error, 1, "stamped exec: exited 1 is an error");
 	is_str(e->text, "FAIL: exit status 1", "stamped exec: output");
 	e = EV(nth(r, EV_TOOL_CALL, 2));
-	has_str(e->diff, "@@ -1,4 +1,4 @@\n int main(void)\n {\n-\treturn 0;\n+\treturn 1;\n }\n",
+	has_str(ev_diff(r, e), "@@ -1,4 +1,4 @@\n int main(void)\n {\n-\treturn 0;\n+\treturn 1;\n }\n",
 	        "stamped patch: Update against the added file");
 	run_tokens(r, &in, NULL, NULL, NULL, NULL);
 	is_int(in, 6000, "stamped: per-turn counts add up");

@@ -2,7 +2,11 @@
 #include "tap.h"
 #include "diff.h"
 #include "ftrack.h"
+#include "parser.h"
+#include "run.h"
 #include "util.h"
+
+#include <dirent.h>
 
 /* Applies a unified diff (as we produce it) to a, to check it round-trips. */
 static char *apply_unified(const char *a, const char *d)
@@ -50,6 +54,167 @@ static void check_roundtrip(const char *a, const char *b, const char *what)
 	is_str(r, b, "diff round-trips: %s", what);
 	free(d);
 	free(r);
+}
+
+/* ---- file versions of a run (the lineage pane's model) ------------------- */
+
+#define CL_INIT "{\"type\":\"system\",\"subtype\":\"init\",\"cwd\":\"/w\",\"session_id\":\"s1\",\"tools\":[],\"model\":\"m\"}\n"
+#define CL_CALL(id, name, input) "{\"type\":\"assistant\",\"message\":{\"id\":\"msg_" id "\",\"role\":\"assistant\"," \
+	"\"content\":[{\"type\":\"tool_use\",\"id\":\"" id "\",\"name\":\"" name "\",\"input\":" input "}]}," \
+	"\"parent_tool_use_id\":null,\"session_id\":\"s1\"}\n"
+#define CL_RES(id, text) "{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":[{\"tool_use_id\":\"" id "\"," \
+	"\"type\":\"tool_result\",\"content\":\"" text "\"}]},\"parent_tool_use_id\":null,\"session_id\":\"s1\"}\n"
+
+/* Writes, edits (one failing), a MultiEdit, an apply_patch envelope and a
+ * second file, each followed by its result. */
+static const char lineage_doc[] =
+	CL_INIT
+	CL_CALL("t1", "Write", "{\"file_path\":\"/w/notes.md\",\"content\":\"n\\n\"}") CL_RES("t1", "ok")
+	CL_CALL("t2", "Write", "{\"file_path\":\"solution.py\",\"content\":\"a = 1\\nb = 2\\n\"}") CL_RES("t2", "ok")
+	CL_CALL("t3", "Edit", "{\"file_path\":\"/w/solution.py\",\"old_string\":\"b = 2\",\"new_string\":\"b = 3\"}") CL_RES("t3", "ok")
+	CL_CALL("t4", "Edit", "{\"file_path\":\"solution.py\",\"old_string\":\"zzz\",\"new_string\":\"yyy\"}") CL_RES("t4", "no match")
+	CL_CALL("t5", "Bash", "{\"command\":\"python check.py\"}") CL_RES("t5", "PASS\\npeak_fraction: 0.42")
+	CL_CALL("t6", "MultiEdit", "{\"file_path\":\"solution.py\",\"edits\":[{\"old_string\":\"a = 1\",\"new_string\":\"a = 10\"},"
+	        "{\"old_string\":\"b = 3\",\"new_string\":\"b = 30\"}]}") CL_RES("t6", "ok")
+	CL_CALL("t7", "apply_patch", "{\"input\":\"*** Begin Patch\\n*** Update File: /w/solution.py\\n@@\\n-b = 30\\n+b = 31\\n+c = 0\\n*** End Patch\\n\"}")
+	CL_RES("t7", "ok")
+	CL_CALL("t8", "Write", "{\"file_path\":\"/w/notes.md\",\"content\":\"n\\n\"}") CL_RES("t8", "ok")
+	"{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"result\":\"done\",\"session_id\":\"s1\"}\n";
+
+static size_t call_at(const struct run *r, const char *id)
+{
+	for (size_t i = 0; i < r->nev; i++)
+		if (r->ev[i].kind == EV_TOOL_CALL && r->ev[i].call_id && !strcmp(r->ev[i].call_id, id))
+			return i;
+	return (size_t)-1;
+}
+
+static struct run *load_string(const char *s)
+{
+	struct run *r = run_new();
+	struct reader *rd = reader_new(r, NULL);
+	reader_feed(rd, s, strlen(s));
+	reader_finish(rd);
+	reader_free(rd);
+	return r;
+}
+
+static void test_versions(void)
+{
+	struct run *r = load_string(lineage_doc);
+	const struct ftrack *ft = r->files;
+	size_t t1 = call_at(r, "t1"), t2 = call_at(r, "t2"), t3 = call_at(r, "t3"), t4 = call_at(r, "t4"),
+	       t6 = call_at(r, "t6"), t7 = call_at(r, "t7"), t8 = call_at(r, "t8");
+	long ch;
+
+	ok(t8 != (size_t)-1 && r->nev > t8, "lineage fixture parses (all calls found)");
+	is_int((int)ftrack_nfiles(ft), 2, "two files written");
+	is_str(ftrack_file_path(ft, 0), "/w/solution.py", "the solution is listed first");
+	is_str(ftrack_file_path(ft, 1), "/w/notes.md", "then the others in order of first write");
+	ok(ftrack_file_at(ft, 0, t1, &ch) == NULL && ch == -1, "solution: nothing before its first write");
+	is_str(ftrack_file_at(ft, 0, t2, &ch), "a = 1\nb = 2\n", "after the Write (cwd-relative path)");
+	is_int((int)ch, (int)t2, "changed at the Write");
+	is_str(ftrack_file_at(ft, 0, t2 + 1, &ch), "a = 1\nb = 2\n", "its result changes nothing");
+	is_int((int)ch, (int)t2, "still the Write");
+	is_str(ftrack_file_at(ft, 0, t3, &ch), "a = 1\nb = 3\n", "after the Edit (absolute path)");
+	is_str(ftrack_file_at(ft, 0, t4, &ch), "a = 1\nb = 3\n", "a failed Edit makes no version");
+	is_int((int)ch, (int)t3, "last change still the Edit");
+	is_str(ftrack_file_at(ft, 0, t6, &ch), "a = 10\nb = 30\n", "after the MultiEdit: both edits");
+	is_int((int)ch, (int)t6, "changed at the MultiEdit");
+	is_str(ftrack_file_at(ft, 0, t7, &ch), "a = 10\nb = 31\nc = 0\n", "after apply_patch");
+	is_int((int)ch, (int)t7, "changed at the patch");
+	is_str(ftrack_file_at(ft, 0, r->nev - 1, NULL), "a = 10\nb = 31\nc = 0\n", "at the end");
+	is_str(ftrack_file_at(ft, 1, t1, &ch), "n\n", "notes after its Write");
+	is_str(ftrack_file_at(ft, 1, t8, &ch), "n\n", "rewritten with the same text");
+	is_int((int)ch, (int)t1, "the same text is no change");
+	ok(ftrack_file_at(ft, 2, t8, NULL) == NULL, "no third file");
+
+	/* lazy diffs, one per change */
+	is_str(run_event_diff(r, t3), "--- a/w/solution.py\n+++ b/w/solution.py\n@@ -1,2 +1,2 @@\n a = 1\n-b = 2\n+b = 3\n",
+	       "Edit diff rendered on use");
+	is_str(run_event_diff(r, t4), "--- a/w/solution.py\n+++ b/w/solution.py\n@@ -1 +1 @@\n-zzz\n\\ No newline at end of file\n"
+	       "+yyy\n\\ No newline at end of file\n", "failed Edit: old against new alone");
+	is_str(run_event_diff(r, t6), "--- a/w/solution.py\n+++ b/w/solution.py\n@@ -1,2 +1,2 @@\n-a = 1\n-b = 3\n+a = 10\n+b = 30\n",
+	       "MultiEdit: one diff, before against after");
+	is_str(run_event_diff(r, t8), "", "same text rewritten: empty diff");
+	ok(run_event_diff(r, call_at(r, "t5")) == NULL, "a Bash call has no diff");
+	ok(run_event_diff(r, t3) == r->ev[t3].diff, "the diff is kept in e->diff");
+	run_free(r);
+}
+
+/* Every diff rendered as soon as its event is read (before any later
+ * version exists) equals the one rendered after the whole load: versions
+ * are never changed in place. */
+static int lazy_equals_eager(const char *path)
+{
+	size_t len;
+	char *s = util_read_file(path, &len);
+	struct run *lazy, *eager = run_new();
+	struct reader *rd = reader_new(eager, NULL);
+	char *err = NULL;
+	size_t done = 0;
+	int same = 1;
+
+	if (!s)
+		return 1;
+	for (const char *p = s, *end = s + len; p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
+		reader_feed(rd, p, n);
+		for (; done < eager->nev; done++)
+			run_event_diff(eager, done);
+		p += n;
+	}
+	reader_finish(rd);
+	reader_free(rd);
+	for (; done < eager->nev; done++)
+		run_event_diff(eager, done);
+	lazy = parser_load_file(path, NULL, &err);
+	if (!lazy || lazy->nev != eager->nev)
+		same = 0;
+	for (size_t i = 0; same && i < lazy->nev; i++) {
+		const char *a = run_event_diff(lazy, i), *b = eager->ev[i].diff;
+		if (!a != !b || (a && strcmp(a, b)))
+			same = 0;
+	}
+	free(err);
+	free(s);
+	run_free(lazy);
+	run_free(eager);
+	return same;
+}
+
+static void test_lazy_kbh(void)
+{
+	const char *kbh = tap_shared_kbh();
+	char dir[4200], path[4600];
+	struct dirent *de;
+	DIR *d;
+	int nruns = 0, bad = 0;
+
+	if (!kbh) {
+		tap_skip("no shared/kbh: lazy against eager diffs not checked");
+		return;
+	}
+	snprintf(dir, sizeof dir, "%s/runs", kbh);
+	if (!(d = opendir(dir))) {
+		tap_skip("no shared/kbh/runs");
+		return;
+	}
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof path, "%s/%s/transcript.jsonl", dir, de->d_name);
+		if (!util_is_file(path))
+			continue;
+		nruns++;
+		if (!lazy_equals_eager(path)) {
+			bad++;
+			printf("# diffs differ: %s\n", path);
+		}
+	}
+	closedir(d);
+	ok(nruns > 0 && bad == 0, "kbh: diffs rendered at once equal diffs rendered later, in %d runs", nruns);
 }
 
 int main(void)
@@ -152,5 +317,7 @@ int main(void)
 	ok(ftrack_get(t, "m.py") == NULL, "deleted file is gone");
 	free(d);
 	ftrack_free(t);
+	test_versions();
+	test_lazy_kbh();
 	return tap_done();
 }

@@ -116,7 +116,7 @@ static void test_full(void)
 	e = EV(by_id(r, EV_TOOL_CALL, "call_w"));
 	is_str(e->name, "write", "write call");
 	is_str(e->path, "/w/oc/sol.py", "write: path from filePath");
-	has_str(e->diff, "@@ -0,0 +1,4 @@\n+def f(x):\n+    return x + 1\n+\n+print(f(1))\n", "write: diff adds the content");
+	has_str(ev_diff(r, e), "@@ -0,0 +1,4 @@\n+def f(x):\n+    return x + 1\n+\n+print(f(1))\n", "write: diff adds the content");
 	has_str(e->args, "\"filePath\":\"/w/oc/sol.py\"", "write: state.input as arguments");
 	e = EV(by_id(r, EV_TOOL_RESULT, "call_w"));
 	is_str(e->text, "Wrote file successfully.", "write result: output");
@@ -124,7 +124,7 @@ static void test_full(void)
 	is_int(e->link, 2, "result follows and links to its call");
 	e = EV(by_id(r, EV_TOOL_CALL, "call_e"));
 	is_str(e->name, "edit", "edit call");
-	is_str(e->diff, "--- a/w/oc/sol.py\n+++ b/w/oc/sol.py\n@@ -1,4 +1,4 @@\n def f(x):\n-    return x + 1\n"
+	is_str(ev_diff(r, e), "--- a/w/oc/sol.py\n+++ b/w/oc/sol.py\n@@ -1,4 +1,4 @@\n def f(x):\n-    return x + 1\n"
 	                "+    return x * 2\n \n print(f(1))\n", "edit: diff against the written file");
 	e = EV(by_id(r, EV_TOOL_RESULT, "call_b"));
 	is_int(e->is_error, 1, "status error: is_error");

@@ -124,11 +124,11 @@ static void test_droid(void)
 	is_str(ev(r, 3)->name, "Create", "droid: tool name from toolName");
 	is_str(ev(r, 3)->call_id, "call_1", "droid: call id");
 	is_str(ev(r, 3)->path, "/w/p/solution.py", "droid: Create names its file");
-	has_str(ev(r, 3)->diff, "+x = 1\n+y = 2\n", "droid: Create diff adds the content");
+	has_str(run_event_diff(r, 3), "+x = 1\n+y = 2\n", "droid: Create diff adds the content");
 	is_int(ev(r, 3)->link, 4, "droid: Create linked to its result");
 	is_str(ev(r, 4)->text, "File created", "droid: result value");
 	is_str(ev(r, 5)->path, "solution.py", "droid: Edit path as written");
-	has_str(ev(r, 5)->diff, " x = 1\n-y = 2\n+y = 3\n", "droid: Edit of the relative path diffs the created file");
+	has_str(run_event_diff(r, 5), " x = 1\n-y = 2\n+y = 3\n", "droid: Edit of the relative path diffs the created file");
 	is_int(ev(r, 5)->link, 7, "droid: Edit linked to its result");
 	has_str(ev(r, 7)->text, "\"linesChanged\":1", "droid: object value kept as JSON");
 	is_str(ev(r, 8)->call_id, "call_3", "droid: result without id answers the oldest pending call");
@@ -177,12 +177,12 @@ static void test_kimi(void)
 	is_str(ev(r, 3)->name, "WriteFile", "kimi: tool name");
 	is_str(ev(r, 3)->call_id, "tc_1", "kimi: tool call id");
 	is_str(ev(r, 3)->path, "solution.py", "kimi: WriteFile path");
-	has_str(ev(r, 3)->diff, "@@ -0,0 +1,2 @@\n+a = 1\n+b = 2\n", "kimi: WriteFile diff adds both lines");
+	has_str(run_event_diff(r, 3), "@@ -0,0 +1,2 @@\n+a = 1\n+b = 2\n", "kimi: WriteFile diff adds both lines");
 	is_int(ev(r, 3)->link, 4, "kimi: WriteFile linked to its result");
 	is_int(ev(r, 4)->is_error, 0, "kimi: a <system> success message is no error");
 	is_int(ev(r, 5)->redacted, 1, "kimi: empty think with encrypted content is redacted");
 	is_str(ev(r, 6)->name, "StrReplaceFile", "kimi: edit tool name");
-	has_str(ev(r, 6)->diff, "@@ -1,2 +1,2 @@\n a = 1\n-b = 2\n+b = 3\n",
+	has_str(run_event_diff(r, 6), "@@ -1,2 +1,2 @@\n a = 1\n-b = 2\n+b = 3\n",
 	        "kimi: StrReplaceFile diff against the written file");
 	is_str(ev(r, 7)->args, "\"{\\\"command\\\":\"", "kimi: cut-off argument JSON kept as a JSON string");
 	is_int(ev(r, 7)->link, 9, "kimi: the cut-off call is still linked");
@@ -243,13 +243,13 @@ static void test_cursor(void)
 	is_str(ev(r, 4)->call_id, "w1", "cursor: call id");
 	is_str(ev(r, 4)->path, "solution.py", "cursor: write path");
 	has_str(ev(r, 4)->args, "\"fileText\"", "cursor: write keeps its own arguments");
-	has_str(ev(r, 4)->diff, "+a = 1\n+b = 2\n", "cursor: write diff from fileText");
+	has_str(run_event_diff(r, 4), "+a = 1\n+b = 2\n", "cursor: write diff from fileText");
 	is_int(ev(r, 4)->link, 5, "cursor: write linked to its completion");
 	has_str(ev(r, 5)->text, "\"linesCreated\":2", "cursor: write success as JSON");
 	is_int(ev(r, 5)->is_error, 0, "cursor: success is no error");
 	is_str(ev(r, 6)->name, "edit", "cursor: editToolCall is \"edit\"");
 	has_str(ev(r, 6)->args, "\"streamContent\"", "cursor: edit keeps its own arguments");
-	has_str(ev(r, 6)->diff, " a = 1\n-b = 2\n+b = 3\n", "cursor: edit's whole new content diffs the written file");
+	has_str(run_event_diff(r, 6), " a = 1\n-b = 2\n+b = 3\n", "cursor: edit's whole new content diffs the written file");
 	is_str(ev(r, 8)->name, "shell", "cursor: shellToolCall is \"shell\"");
 	has_str(ev(r, 8)->args, "python check.py", "cursor: shell command in args");
 	is_int(ev(r, 9)->is_error, 1, "cursor: failure result is an error");
@@ -307,11 +307,11 @@ static void test_cursor_edits(void)
 	is_kinds(r, "tool_call tool_call tool_call tool_call tool_call tool_call", "cursor edits");
 	is_str(ev(r, 1)->name, "write", "cursor edits: a write without text keeps its name");
 	is_str(ev(r, 1)->path, "/w/x.py", "cursor edits: and its path");
-	ok(ev(r, 1)->diff == NULL, "cursor edits: but claims no change");
+	ok(run_event_diff(r, 1) == NULL, "cursor edits: but claims no change");
 	is_str(ev(r, 2)->name, "edit", "cursor edits: an applyPatch edit keeps its name");
-	ok(ev(r, 2)->diff == NULL, "cursor edits: applyPatch hunks are not replayed");
-	has_str(ev(r, 3)->diff, " one\n-two\n+dos\n", "cursor edits: strReplace diffs the file as written");
-	has_str(ev(r, 4)->diff, "-one\n+1\n dos\n", "cursor edits: multiStrReplace diffs the file as edited");
+	ok(run_event_diff(r, 2) == NULL, "cursor edits: applyPatch hunks are not replayed");
+	has_str(run_event_diff(r, 3), " one\n-two\n+dos\n", "cursor edits: strReplace diffs the file as written");
+	has_str(run_event_diff(r, 4), "-one\n+1\n dos\n", "cursor edits: multiStrReplace diffs the file as edited");
 	is_str(ev(r, 5)->name, "rg", "cursor edits: a function tool is named by its function");
 	is_str(ev(r, 5)->args, "{\"pattern\":\"TODO\"}", "cursor edits: function arguments kept as JSON");
 	is_int(r->incomplete, 1, "cursor edits: no result record: incomplete");

@@ -3,6 +3,10 @@
 #include "tap.h"
 #include "evsig.h"
 #include "parser.h"
+#include "jsonx.h"
+
+#include <dirent.h>
+#include <math.h>
 
 static const char doc[] =
 	"{\"type\":\"thought\",\"data\":\"Read the reference.\"}\n"
@@ -20,6 +24,103 @@ static struct run *feed_chunks(const char *s, size_t n, size_t chunk)
 	reader_finish(rd);
 	reader_free(rd);
 	return r;
+}
+
+/* Two cJSON trees alike in every field a reader can see. */
+static int same_tree(const cJSON *a, const cJSON *b)
+{
+	for (; a || b; a = a->next, b = b->next) {
+		if (!a || !b || a->type != b->type || a->valueint != b->valueint)
+			return 0;
+		if (memcmp(&a->valuedouble, &b->valuedouble, sizeof a->valuedouble) &&
+		    !(isnan(a->valuedouble) && isnan(b->valuedouble)))
+			return 0;
+		if (!a->string != !b->string || (a->string && strcmp(a->string, b->string)))
+			return 0;
+		if (!a->valuestring != !b->valuestring || (a->valuestring && strcmp(a->valuestring, b->valuestring)))
+			return 0;
+		if (!a->child != !b->child || (a->child && (!a->child->prev != !b->child->prev)))
+			return 0;
+		if (a->child && !same_tree(a->child, b->child))
+			return 0;
+	}
+	return 1;
+}
+
+/* jx_parse and cJSON agree on s[0..n): both refuse it, or same trees. */
+static int parsers_agree(const char *s, size_t n)
+{
+	cJSON *a = jx_parse(s, n), *b = jx_parse_cjson(s, n);
+	int same = (!a && !b) || (a && b && same_tree(a, b));
+	cJSON_Delete(a);
+	cJSON_Delete(b);
+	return same;
+}
+
+static void test_parser_vs_cjson(void)
+{
+	static const char *const cases[] = {
+		"{}", "[]", " { } ", "{\"a\":1}", "{\"a\" : [1, 2.5, -3e2, 1e400, -0, 0.1]}", "[true,false,null]",
+		"\"\\u00e9\\u20ac\\ud83d\\ude00\\n\\t\\/\\\"\"", "\"\\ud83d\"", "\"\\ude00\"", "\"\\u12zz\"",
+		"\"\\u0000x\"", "\"\\x\"", "\"abc", "\"abc\\", "[1,]", "[1 2]", "{\"a\"}", "{\"a\":}", "{,}",
+		"nul", "nullx", "truex", "-", "-x", "1.2.3", "\xEF\xBB\xBF{\"bom\":1}", "\xEF\xBB\xBF", "{\"a\":1} trailing",
+		"\x01\x02[1]", "   ", "[", "{", "{\"k\":\"v\",\"k\":2}", "[[[[[]]]]]", "2147483648", "-2147483649",
+		"123456789012345678901234567890123456789012345678901234567890123456789", "\"tab\there\"", "+1", ".5",
+	};
+	int bad = 0;
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+		if (!parsers_agree(cases[i], strlen(cases[i]))) {
+			bad++;
+			printf("# parsers differ on: %s\n", cases[i]);
+		}
+	/* every prefix of a line with each kind of value, cut anywhere */
+	const char *line = "{\"a\":[1,-2.5e3,true,false,null,\"x\\u00e9\\ud83d\\ude00\\\"y\"],\"b\":{\"c\":{}}}";
+	for (size_t n = 1; n <= strlen(line); n++)
+		if (!parsers_agree(line, n)) {
+			bad++;
+			printf("# parsers differ on a prefix of %zu bytes\n", n);
+		}
+	/* 1000 levels parse, 1001 do not, in both */
+	struct sbuf deep;
+	sbuf_init(&deep);
+	for (int i = 0; i < 1001; i++)
+		sbuf_addc(&deep, '[');
+	for (int i = 0; i < 1001; i++)
+		sbuf_addc(&deep, ']');
+	if (!parsers_agree(deep.s, deep.len) || !parsers_agree(deep.s + 1, deep.len - 2))
+		bad++;
+	sbuf_free(&deep);
+	is_int(bad, 0, "jx_parse and cJSON agree on hand-made lines, prefixes and nesting limits");
+
+	const char *kbh = tap_shared_kbh();
+	char dir[4200], path[4600];
+	DIR *d;
+	struct dirent *de;
+	long lines = 0;
+	bad = 0;
+	if (!kbh) {
+		tap_skip("no shared/kbh: jx_parse not compared on real lines");
+		return;
+	}
+	snprintf(dir, sizeof dir, "%s/runs", kbh);
+	if (!(d = opendir(dir)))
+		return;
+	while ((de = readdir(d))) {
+		size_t len;
+		snprintf(path, sizeof path, "%s/%s/transcript.jsonl", dir, de->d_name);
+		char *s = de->d_name[0] != '.' && util_is_file(path) ? util_read_file(path, &len) : NULL;
+		for (char *p = s, *end = s ? s + len : NULL; p && p < end;) {
+			char *nl = memchr(p, '\n', (size_t)(end - p));
+			size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+			lines++;
+			if (!parsers_agree(p, n) && bad++ < 5)
+				printf("# parsers differ: %s line %ld\n", path, lines);
+			p = nl ? nl + 1 : end;
+		}
+		free(s);
+	}
+	closedir(d);
+	ok(lines > 0 && bad == 0, "jx_parse and cJSON agree on all %ld lines of shared/kbh", lines);
 }
 
 int main(void)
@@ -138,6 +239,28 @@ int main(void)
 		reader_free(rd);
 		run_free(r);
 	}
+	/* a long stream of deltas merges into one event, byte for byte (merged
+	 * by appending: re-concatenating each time was quadratic) */
+	{
+		enum { NDELTA = 50000 };
+		struct sbuf in, want_text;
+		sbuf_init(&in);
+		sbuf_init(&want_text);
+		for (int i = 0; i < NDELTA; i++) {
+			sbuf_addf(&in, "{\"type\":\"text\",\"data\":\"d%05d \"}\n", i);
+			sbuf_addf(&want_text, "d%05d ", i);
+		}
+		sbuf_adds(&in, "{\"type\":\"thought\",\"data\":\"then\"}\n{\"type\":\"text\",\"data\":\"x\"}\n");
+		struct run *r = feed_chunks(in.s, in.len, 4096);
+		is_int(r->nev, 3, "50,000 deltas: one text event, then the next kinds");
+		is_int(r->nev ? strlen(r->ev[0].text) : 0, want_text.len, "50,000 deltas: merged length");
+		is_str(r->nev ? r->ev[0].text : NULL, want_text.s, "50,000 deltas: merged text exact");
+		is_str(r->nev > 2 ? r->ev[2].text : NULL, "x", "a text after another kind starts a new event");
+		run_free(r);
+		sbuf_free(&in);
+		sbuf_free(&want_text);
+	}
+	test_parser_vs_cjson();
 	ok(parser_find("nope") == NULL, "unknown format name is not found");
 	ok(parser_sniff(doc, n) == parser_find("grok"), "parser_sniff on a buffer");
 

@@ -1,21 +1,179 @@
-/* pane_lineage.c: PLACEHOLDER being written by a helper this session. */
+/* pane_lineage.c: the kernel's lineage. One file the agent wrote (the
+ * solution first; o/O for the others) as it stood at the selected event,
+ * with its line count and the event that last changed it. D marks the
+ * current event; moving elsewhere then shows the unified diff from the
+ * marked version to the current one. w jumps to the best peak_fraction.
+ * The versions come from the run's file tracker (src/ftrack.h). */
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "diff.h"
 #include "draw.h"
+#include "ftrack.h"
+#include "milestones.h"
 #include "replay.h"
+#include "run.h"
 #include "theme.h"
+#include "util.h"
 
-static void pane_lineage_draw(struct pane *p, struct replay *rp, int y, int x, int w, int h)
+struct pane_lineage {
+	size_t file;                /* index into the run's written files */
+	long mark;                  /* marked event for D, -1: none */
+};
+
+static struct pane_lineage *pl_of(struct pane *p)
 {
-	(void)p; (void)rp;
-	for (int r = 0; r < h; r++)
-		draw_fill(y + r, x, w, RL_NORMAL);
-	draw_put(y, x, w, "(not written yet)", RL_DIM);
+	return p->state;
+}
+
+static void pane_lineage_init(struct pane *p, struct replay *rp)
+{
+	struct pane_lineage *l = xcalloc(1, sizeof *l);
+	(void)rp;
+	l->mark = -1;
+	p->state = l;
+}
+
+static void pane_lineage_free(struct pane *p)
+{
+	free(p->state);
+	p->state = NULL;
+}
+
+/* The path as the agent would say it: relative to the session's cwd. */
+static const char *pane_lineage_short(const struct run *run, const char *path)
+{
+	const char *cwd = run->meta.cwd;
+	size_t n = cwd ? strlen(cwd) : 0;
+	if (n && strncmp(path, cwd, n) == 0 && path[n] == '/')
+		return path + n + 1;
+	return path;
+}
+
+static size_t pane_lineage_count(const char *text)
+{
+	size_t n = 0;
+	const char *p = text;
+	for (; *p; p++)
+		n += *p == '\n';
+	return n + (p > text && p[-1] != '\n');
+}
+
+static void pane_lineage_build(struct pane *p, struct replay *rp, int width)
+{
+	struct pane_lineage *l = pl_of(p);
+	const struct ftrack *ft = rp->run->files;
+	struct tlines *L = &p->lines;
+	size_t nf = ftrack_nfiles(ft);
+	long changed;
+
+	if (!nf) {
+		tlines_head(L, RL_DIM, width, "(the agent wrote no file in this run)");
+		return;
+	}
+	if (l->file >= nf)
+		l->file = 0;
+	const char *path = ftrack_file_path(ft, l->file);
+	const char *text = ftrack_file_at(ft, l->file, rp->sel, &changed);
+	if (l->mark >= 0 && (size_t)l->mark != rp->sel) {
+		const char *old = ftrack_file_at(ft, l->file, (size_t)l->mark, NULL);
+		char *d = diff_unified(pane_lineage_short(rp->run, path), old, text, 3);
+		tlines_head(L, RL_PANE, width, "diff from event %ld (marked) to event %zu", l->mark + 1,
+		            rp->sel + 1);
+		if (*d)
+			tlines_text(L, d, RL_NORMAL, width, 0, TL_DIFF);
+		else
+			tlines_head(L, RL_DIM, width, "(no change between the two events)");
+		free(d);
+		return;
+	}
+	if (!text && changed >= 0) {
+		tlines_head(L, RL_DIM, width, "(deleted at event %ld)", changed + 1);
+		return;
+	}
+	if (!text) {
+		tlines_head(L, RL_DIM, width, "(not written yet at event %zu)", rp->sel + 1);
+		return;
+	}
+	size_t nl = pane_lineage_count(text);
+	tlines_head(L, RL_DIM, width, "%zu line%s, last changed at event %ld%s", nl, nl == 1 ? "" : "s",
+	            changed + 1, l->mark >= 0 ? "  (marked here: move to see the diff)" : "");
+	tlines_text(L, text, RL_NORMAL, width, 0, 0);
+}
+
+static void pane_lineage_title(struct pane *p, struct replay *rp, char *buf, size_t n)
+{
+	struct pane_lineage *l = pl_of(p);
+	const struct ftrack *ft = rp->run->files;
+	size_t nf = ftrack_nfiles(ft);
+	if (!nf) {
+		snprintf(buf, n, " lineage");
+		return;
+	}
+	char *name = draw_safe(pane_lineage_short(rp->run, ftrack_file_path(ft, l->file < nf ? l->file : 0)));
+	snprintf(buf, n, " %s  (%zu/%zu, o/O: other files)", name, (l->file < nf ? l->file : 0) + 1, nf);
+	free(name);
+}
+
+static int pane_lineage_act(struct pane *p, struct replay *rp, enum action a)
+{
+	struct pane_lineage *l = pl_of(p);
+	size_t nf = ftrack_nfiles(rp->run->files);
+	if (a == ACT_ITEM_NEXT || a == ACT_ITEM_PREV) {
+		if (nf)
+			l->file = (l->file + (a == ACT_ITEM_NEXT ? 1 : nf - 1)) % nf;
+		pane_invalidate(p);
+		p->top = 0;
+		return 1;
+	}
+	return pane_scroll_act(p, rp, a);
+}
+
+static void pane_lineage_say(struct replay *rp, char *msg)
+{
+	free(rp->msg);
+	rp->msg = msg;
+	rp->dirty |= D_STATUS | D_DETAIL;
+}
+
+void pane_lineage_mark(struct replay *rp)
+{
+	struct pane *p = &rp->panes[PANE_LINEAGE];
+	struct pane_lineage *l = pl_of(p);
+	if (!l)
+		return;
+	if (l->mark >= 0) {
+		l->mark = -1;
+		pane_lineage_say(rp, xstrdup("lineage mark cleared"));
+	} else {
+		l->mark = (long)rp->sel;
+		pane_lineage_say(rp, xasprintf("marked event %zu: the lineage pane (v) shows the diff from it; D clears",
+		                               rp->sel + 1));
+	}
+	pane_invalidate(p);
+}
+
+void pane_lineage_best(struct replay *rp)
+{
+	double peak;
+	long ev = milestones_best(rp->run, &peak);
+	if (ev < 0) {
+		pane_lineage_say(rp, xstrdup("no peak_fraction in this run's tool results"));
+		return;
+	}
+	replay_goto(rp, (size_t)ev);
+	pane_lineage_say(rp, xasprintf("best peak_fraction %.4g at event %ld", peak, ev + 1));
 }
 
 const struct pane_ops pane_lineage_ops = {
 	.name = "lineage",
-	.draw = pane_lineage_draw,
+	.per_event = 1,
+	.init = pane_lineage_init,
+	.free = pane_lineage_free,
+	.build = pane_lineage_build,
+	.title = pane_lineage_title,
+	.act = pane_lineage_act,
 };
