@@ -1,3 +1,82 @@
 #!/bin/sh
-# test_watch.sh: PLACEHOLDER, being written this session.
-echo "1..0 # SKIP not written yet"
+# kbtui watch: a transcript that grows while it is shown. Events appended
+# from the shell appear, the view follows the tail unless the user moved
+# away (G follows again), a truncated or vanished file is read again,
+# escape sequences arriving live stay visible escapes (helpers in
+# tests/tmux.sh).
+. "$KB_SRCDIR/tests/tmux.sh"
+
+run="$tmp/run"
+f="$run/transcript.jsonl"
+mkdir -p "$run"
+# grok lines: consecutive text (or thought) lines are one event growing
+ev() { printf '{"type":"text","data":"%s"}\n' "$1" >> "$f"; }
+th() { printf '{"type":"thought","data":"%s"}\n' "$1" >> "$f"; }
+
+# ---- a file that is not there yet, then grows -------------------------------
+start w "$kb" watch "$f"
+t "before the file exists the indicator says it waits" 'wait_for w "WAITING for the file \\| event 0/0"'
+printf '%s\n' '{"type":"thought","data":"Read the reference first."}' >> "$f"
+ev "Plan: tile the GEMM."
+t "appended events appear" 'wait_for w "think +Read the reference first\\." "text +Plan: tile the GEMM\\."'
+t "the live indicator is shown" 'wait_for w "^ LIVE \\| event 2/2"'
+t "the run is still being written: incomplete" 'has "INCOMPLETE RUN"'
+th "Third event arrives."
+t "the selection follows the tail" 'wait_for w "LIVE \\| event 3/3" "│ Third event arrives\\."'
+
+# ---- moved away: the selection stays, the count grows ------------------------
+keys w k
+t "k moves up: event 2/3, no longer following" 'wait_for w "LIVE \\(G follows\\) \\| event 2/3"'
+ev "Fourth event."
+th "Fifth event."
+t "new events do not move the selection; i/N grows" 'wait_for w "\\(G follows\\) \\| event 2/5" "5 +think +Fifth event\\."'
+t "the detail still shows the selected event" 'has "event 2 +text" && has "│ Plan: tile the GEMM\\."'
+keys w G
+t "G follows the tail again" 'wait_for w "^ LIVE \\| event 5/5" "│ Fifth event\\."'
+ev "Sixth event."
+t "... and new events are selected as they come" 'wait_for w "^ LIVE \\| event 6/6" "│ Sixth event\\."'
+ev " More of it."
+t "text added to the last event shows in its detail" 'wait_for w "^ LIVE \\| event 6/6" "│ Sixth event\\. More of it\\."'
+
+# ---- truncated and written again with other content --------------------------
+cat > "$f" <<'EOF'
+{"type":"system","subtype":"init","session_id":"sess-d","cwd":"/w","model":"claude-x","tools":["Write","Bash"]}
+{"type":"assistant","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-x","content":[{"type":"text","text":"I will write the kernel."}],"usage":{"input_tokens":100,"output_tokens":20}},"session_id":"sess-d"}
+EOF
+t "a rewritten file is read again from the start, said in the status bar" \
+	'wait_for w "LIVE: file (truncated|rewritten|replaced), read again from the start" "I will write the kernel\\."'
+t "the old events are gone" '! has "Sixth event" && ! has "Plan: tile the GEMM"'
+t "the new content is read in its own format" 'wait_for w "claude-x .* claude *$"'
+
+# ---- escape sequences arriving live -------------------------------------------
+printf '%s\n' '{"type":"assistant","message":{"id":"msg_2","type":"message","role":"assistant","model":"claude-x","content":[{"type":"text","text":"evil \u001b]0;pwned\u0007 title \u001b[2J clear"}],"usage":{"input_tokens":100,"output_tokens":20}},"session_id":"sess-d"}' >> "$f"
+t "escape sequences appended live show as visible escapes" 'wait_for w "evil \\^\\[\\]0;pwned\\^G title \\^\\[\\[2J clear"'
+t "... and did not clear the screen" 'line 1 | grep -q "kbtui replay" && has "I will write the kernel"'
+
+# ---- the file goes away, and comes back ---------------------------------------
+rm -f "$f"
+t "a vanished file: the run stays, the indicator says so" 'wait_for w "LIVE: file gone, waiting for it" "I will write the kernel"'
+ev "Back again."
+t "the file that came back is read from its start" 'wait_for w "│ Back again\\." "event 1/1"'
+keys w q
+t "q ends the watch with status 0" 'wait_for w "kbtui exited: 0"'
+
+# ---- a run directory; --format ---------------------------------------------------
+mkdir -p "$tmp/run2"
+printf '%s\n' '{"type":"text","data":"In a run directory."}' > "$tmp/run2/transcript.jsonl"
+start d "$kb" watch --format grok "$tmp/run2"
+t "a run directory: its transcript is followed" 'wait_for d "│ In a run directory\\." "grok *$"'
+printf '%s\n' '{"type":"thought","data":"Appended in the directory."}' >> "$tmp/run2/transcript.jsonl"
+t "... as it grows" 'wait_for d "LIVE \\| event 2/2" "│ Appended in the directory\\."'
+keys d q
+t "q ends it" 'wait_for d "kbtui exited: 0"'
+
+# ---- usage -------------------------------------------------------------------------
+"$kb" watch > /dev/null 2> "$tmp/usage.err" < /dev/null
+rc=$?
+t "watch without FILE is a usage error" '[ $rc -eq 2 ] && grep -q "watch needs exactly one FILE or RUN_DIR" "$tmp/usage.err"'
+start m "$kb" watch "$tmp/no/such/dir/transcript.jsonl"
+t "a file whose directory does not exist is an error (status 1)" 'wait_for m "kbtui exited: 1" && grep -q "no such file" "$tmp/m.err"'
+
+echo "1..$n"
+exit $fail

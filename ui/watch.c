@@ -1,3 +1,110 @@
-/* watch.c: PLACEHOLDER, being written this session. */
+/* watch.c: `kbtui watch FILE`: a replay over a src/follow.c follower. The
+ * feed's poll reads what the harness appended; its indicator says LIVE,
+ * that the file is gone, or that it was read again from the start. */
 #include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "dataset.h"
+#include "follow.h"
+#include "parser.h"
+#include "replay.h"
+#include "run.h"
+#include "tui.h"
+#include "util.h"
 #include "watch.h"
+
+/* How long the indicator says that the run was read again. */
+#define WATCH_NOTE_SECONDS 10.0
+
+struct watch {
+	struct follow *fl;           /* owned */
+	int seen;                    /* the file was there at some poll */
+	unsigned restarts;           /* restarts already said */
+	double note_until;           /* say the last restart until then */
+	char said[96];
+};
+
+static double watch_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int watch_poll(struct replay_feed *feed, struct run *run)
+{
+	struct watch *w = feed->state;
+	(void)run;  /* the follower fills the run it was made with */
+	int changed = follow_poll(w->fl);
+	w->seen |= follow_present(w->fl);
+	if (follow_restarts(w->fl) != w->restarts) {
+		w->restarts = follow_restarts(w->fl);
+		w->note_until = watch_now() + WATCH_NOTE_SECONDS;
+	}
+	return changed;
+}
+
+static const char *watch_status(struct replay_feed *feed)
+{
+	struct watch *w = feed->state;
+	if (!follow_present(w->fl))
+		snprintf(w->said, sizeof w->said, "%s", w->seen ? "LIVE: file gone, waiting for it" : "WAITING for the file");
+	else if (w->restarts && watch_now() < w->note_until)
+		snprintf(w->said, sizeof w->said, "LIVE: file %s, read again from the start",
+		         follow_why_name(follow_last_why(w->fl)));
+	else
+		snprintf(w->said, sizeof w->said, "LIVE");
+	return w->said;
+}
+
+/* The transcript to follow: path itself, or the one in a run directory
+ * (transcript.jsonl when it has none yet). NULL when it cannot be. */
+static char *watch_file(const char *path)
+{
+	if (util_is_dir(path)) {
+		char *t = dataset_find_transcript(path);
+		return t ? t : util_path_join(path, "transcript.jsonl");
+	}
+	if (util_is_file(path))
+		return xstrdup(path);
+	/* not there yet: fine when its directory is (a harness about to start) */
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? xstrndup(path, slash == path ? 1 : (size_t)(slash - path)) : xstrdup(".");
+	int ok = util_is_dir(dir);
+	free(dir);
+	return ok ? xstrdup(path) : NULL;
+}
+
+int watch_main(const char *path, const char *format)
+{
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "kbtui: watch needs a terminal; use 'kbtui dump' in scripts\n");
+		return CMD_USAGE;
+	}
+	char *file = watch_file(path);
+	if (!file) {
+		fprintf(stderr, "kbtui: %s: no such file, and no directory to wait in\n", path);
+		return CMD_BADINPUT;
+	}
+	struct run *run = run_new();
+	run->source = xstrdup(file);
+	struct watch w = {0};
+	w.fl = follow_new(file, run, format ? parser_find(format) : NULL);
+	struct replay_feed feed = {
+		.poll = watch_poll,
+		.status = watch_status,
+		.interval_ms = 100,
+		.state = &w,
+	};
+	int rc = tui_replay_feed(run, file, &feed);
+	follow_free(w.fl);
+	run_free(run);
+	free(file);
+	return rc;
+}
