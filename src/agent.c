@@ -245,16 +245,33 @@ static char *agent_bash(const struct agent_opts *o, const cJSON *args, int *is_e
 	if (max_s > 0 && limit > max_s)
 		limit = max_s;
 	/* the tools' environment never holds the keys */
-	char *const argv[] = {"env", "-u", "OPENAI_API_KEY", "-u", "ANTHROPIC_API_KEY",
-	                      "bash", "-c", (char *)cmd, NULL};
+	char *const inner[] = {"env", "-u", "OPENAI_API_KEY", "-u", "ANTHROPIC_API_KEY",
+	                       "bash", "-c", (char *)cmd, NULL};
+	char **argv = sandbox_argv(o->sandbox, o->workdir, inner);
+	if (!argv) {
+		*is_error = 1;
+		return xstrdup("bash: the sandbox (bwrap) is unavailable; the command did not run");
+	}
 	struct proc_spec spec = {
 		.argv = argv, .cwd = o->workdir, .timeout_s = limit,
 		.output_cap = out.cap + 4096, .on_line = agent_on_line, .ud = &out,
 	};
 	sbuf_init(&out.b);
-	proc_run(&spec, &res);
+	/* proc_run's loop, with the user's abort killing the command at once */
+	struct proc *p = proc_start(&spec);
+	int aborted = 0;
+	while (proc_wait(p, 200))
+		if (o->abort && *o->abort && !aborted) {
+			proc_kill(p);
+			aborted = 1;
+		}
+	res = *proc_result(p);
+	proc_free(p);
+	sandbox_argv_free(argv);
 	if (out.truncated || res.truncated)
 		sbuf_addf(&out.b, "[output truncated at %zu bytes]\n", out.cap);
+	if (aborted)
+		sbuf_adds(&out.b, "[killed: the run was aborted]\n");
 	proc_describe(&res, desc, sizeof desc);
 	sbuf_addf(&out.b, "[%s]", desc);
 	*is_error = !(res.end == PROC_EXITED && res.code == 0);
@@ -740,6 +757,12 @@ static void agent_on_delta(void *ud, enum llm_delta kind, int call, const char *
 		a->o->llm.on_delta(a->o->llm.ud, kind, call, s, n);
 }
 
+static void agent_progress(struct agent *a)
+{
+	if (a->o->on_progress)
+		a->o->on_progress(a->o->ud, a->turn, a->tok_in, a->tok_out);
+}
+
 /* Why the loop must stop before the next turn, or -1 to go on. */
 static int agent_budget(struct agent *a)
 {
@@ -837,7 +860,12 @@ int agent_run(const struct agent_opts *o, struct agent_result *r)
 			agent_tr_user(&a, msg);
 			free(msg);
 		}
+		/* the inbox may have held the run paused: an abort or the budget
+		 * may have come meanwhile */
+		if (a.turn > 0 && o->inbox && (stop = agent_budget(&a)) >= 0)
+			break;
 		a.turn++;
+		agent_progress(&a);
 		st = agent_turn(&a, conv, &rep);
 		if (st != LLM_OK) {
 			stop = st != LLM_ERR_ABORTED ? AGENT_ERROR :
@@ -857,6 +885,7 @@ int agent_run(const struct agent_opts *o, struct agent_result *r)
 		a.tok_out += rep.tok_out;
 		a.tok_cache_read += rep.tok_cache_read;
 		a.tok_cache_write += rep.tok_cache_write;
+		agent_progress(&a);
 		agent_tr_reply(&a, &rep);
 		llm_conv_assistant(conv, &rep);
 		if (!rep.ncalls) {

@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include "llm.h"
+#include "sandbox.h"
 
 enum agent_end {
 	AGENT_DONE,            /* the model stopped calling tools */
@@ -53,6 +54,7 @@ struct agent_opts {
 	long long max_tokens;       /* input + output over the run; <= 0: none */
 	double bash_timeout_s;      /* default per command; <= 0: 300 */
 	size_t output_cap;          /* bytes of tool output kept; 0: 64 KiB */
+	enum sandbox_kind sandbox;  /* where bash runs (the caller checked it works) */
 	int stream_retries;         /* a dropped stream retries the turn this often; < 0: never, 0: 2 */
 	int final_eval;             /* run the backend's eval at the end for result.json */
 	volatile sig_atomic_t *abort;
@@ -61,7 +63,11 @@ struct agent_opts {
 	 * "after the current turn" by not returning until the user resumes. */
 	char *(*inbox)(void *ud);
 	agent_event_fn on_event;
-	void *ud;
+	/* At the start of each turn and once its tokens are counted: the turn
+	 * number and the run's tokens so far (a status line). May be NULL. */
+	void (*on_progress)(void *ud, int turn, long long tok_in, long long tok_out);
+	void *ud;                   /* for inbox, on_event and on_progress; the
+	                             * streamed deltas go to llm.on_delta(llm.ud) */
 };
 
 struct agent_result {
@@ -87,7 +93,24 @@ double agent_parse_duration(const char *s);
 
 /* `kbtui live`: argv[0] is the command name; options as in kbtui(1).
  * Returns 0 when the model finished, 1 on a failed or cut-short run,
- * 2 on usage errors. */
+ * 2 on usage errors. Headless whatever the options say. */
 int cmd_live(int argc, char **argv, FILE *out, FILE *err);
+
+/* A parsed `kbtui live` command line and the run it set up, for the
+ * headless log here and the screen (ui/live.c). */
+struct live_cmd {
+	struct agent_opts o;        /* ready but for on_event, ud, abort, inbox */
+	int headless;               /* --headless */
+	char *owned[5];             /* what o's strings point into */
+	char *key;                  /* our copy of the API key (wiped when freed) */
+};
+
+/* Parses the options, checks the key and the sandbox, makes the run and
+ * work directories. -1 when lc is ready (free it with cmd_live_free), else
+ * the exit code: help was printed or err says what is wrong. */
+int cmd_live_prepare(int argc, char **argv, struct live_cmd *lc, FILE *out, FILE *err);
+void cmd_live_free(struct live_cmd *lc);
+/* Runs lc with a log line per event on out; the exit code of cmd_live. */
+int cmd_live_headless(struct live_cmd *lc, FILE *out, FILE *err);
 
 #endif

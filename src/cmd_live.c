@@ -1,5 +1,6 @@
-/* cmd_live.c: `kbtui live`, a model working on a problem as it happens.
- * For now headless: one compact log line per event on out. */
+/* cmd_live.c: `kbtui live`, a model working on a problem as it happens:
+ * the options and the run's setup (shared with the screen in ui/live.c),
+ * and the headless mode, one compact log line per event on out. */
 #include "agent.h"
 #include "cmd.h"
 #include "problem.h"
@@ -22,11 +23,14 @@ static const char cmd_live_usage[] =
 	"the run (transcript.jsonl, result.json) as it goes.\n"
 	"Options: --provider openai|anthropic, --base-url URL, --budget 45m,\n"
 	"--max-turns N, --max-tokens N, --thinking TOKENS, --problems DIR, --out DIR,\n"
-	"--no-eval, --headless. Keys from OPENAI_API_KEY / ANTHROPIC_API_KEY.\n";
+	"--no-eval, --sandbox none|bwrap, --headless. Keys from OPENAI_API_KEY /\n"
+	"ANTHROPIC_API_KEY. The bash tool runs in a bubblewrap sandbox (only the work\n"
+	"directory writable, no network) when bwrap works here.\n";
 
 enum {
 	OPT_PROBLEM = 256, OPT_MODEL, OPT_PROVIDER, OPT_BASE_URL, OPT_BUDGET, OPT_MAX_TURNS,
 	OPT_MAX_TOKENS, OPT_THINKING, OPT_PROBLEMS, OPT_OUT, OPT_NO_EVAL, OPT_HEADLESS, OPT_HELP,
+	OPT_SANDBOX,
 };
 
 static const struct option cmd_live_opts[] = {
@@ -42,6 +46,7 @@ static const struct option cmd_live_opts[] = {
 	{"out", required_argument, NULL, OPT_OUT},
 	{"no-eval", no_argument, NULL, OPT_NO_EVAL},
 	{"headless", no_argument, NULL, OPT_HEADLESS},
+	{"sandbox", required_argument, NULL, OPT_SANDBOX},
 	{"help", no_argument, NULL, OPT_HELP},
 	{NULL, 0, NULL, 0},
 };
@@ -191,8 +196,114 @@ static int cmd_live_setup(struct agent_opts *o, const char *problems, const char
 	return 0;
 }
 
-static int cmd_live_go(struct agent_opts *o, FILE *out, FILE *err)
+/* The sandbox the bash tool gets: asked for (must work) or the best there is. */
+static int cmd_live_sandbox(struct agent_opts *o, const char *asked, FILE *err)
 {
+	char *why = NULL;
+	if (asked && sandbox_parse(asked, &o->sandbox) < 0)
+		return cmd_live_usage_error(err, "--sandbox is none or bwrap, not '%s'", asked);
+	if (asked && o->sandbox == SANDBOX_NONE)
+		return -1;
+	if (sandbox_bwrap_works(&why)) {
+		o->sandbox = SANDBOX_BWRAP;
+		return -1;
+	}
+	if (asked) {
+		fprintf(err, "kbtui live: --sandbox bwrap: %s\n", why);
+		free(why);
+		return CMD_BADINPUT;
+	}
+	fprintf(err, "kbtui live: warning: commands run without a sandbox: %s\n", why);
+	free(why);
+	o->sandbox = SANDBOX_NONE;
+	return -1;
+}
+
+int cmd_live_prepare(int argc, char **argv, struct live_cmd *lc, FILE *out, FILE *err)
+{
+	struct agent_opts *o = &lc->o;
+	const char *problem = NULL, *problems = NULL, *out_dir = NULL, *provider = "openai", *sandbox = NULL;
+	int ch, rc;
+	long long v;
+
+	memset(lc, 0, sizeof *lc);
+	o->final_eval = 1;
+	optind = 0;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, ":", cmd_live_opts, NULL)) != -1) {
+		switch (ch) {
+		case OPT_PROBLEM: problem = optarg; break;
+		case OPT_MODEL: o->llm.model = optarg; break;
+		case OPT_PROVIDER: provider = optarg; break;
+		case OPT_BASE_URL: o->llm.base_url = optarg; break;
+		case OPT_BUDGET:
+			if ((o->budget_s = agent_parse_duration(optarg)) <= 0)
+				return cmd_live_usage_error(err, "--budget wants a duration like 45m, 90s or 2h, not '%s'", optarg);
+			break;
+		case OPT_MAX_TURNS: case OPT_MAX_TOKENS: case OPT_THINKING:
+			if ((v = cmd_live_count(optarg)) < 0 || (ch != OPT_MAX_TOKENS && v > 1000000))
+				return cmd_live_usage_error(err, "%s wants a positive integer, not '%s'",
+				                            argv[optind - 1], optarg);
+			if (ch == OPT_MAX_TURNS)
+				o->max_turns = (int)v;
+			else if (ch == OPT_MAX_TOKENS)
+				o->max_tokens = v;
+			else
+				o->llm.thinking_budget = (int)v;
+			break;
+		case OPT_PROBLEMS: problems = optarg; break;
+		case OPT_OUT: out_dir = optarg; break;
+		case OPT_NO_EVAL: o->final_eval = 0; break;
+		case OPT_HEADLESS: lc->headless = 1; break;
+		case OPT_SANDBOX: sandbox = optarg; break;
+		case OPT_HELP: fputs(cmd_live_usage, out); return CMD_OK;
+		case ':': return cmd_live_usage_error(err, "option '%s' needs an argument", argv[optind - 1]);
+		default: return cmd_live_usage_error(err, "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind != argc)
+		return cmd_live_usage_error(err, "unexpected argument '%s'", argv[optind]);
+	if (!problem || !o->llm.model)
+		return cmd_live_usage_error(err, "%s", "--problem NAME and --model MODEL are required");
+	if (llm_provider_parse(provider, &o->llm.provider) < 0)
+		return cmd_live_usage_error(err, "--provider is openai or anthropic, not '%s'", provider);
+	if (!o->llm.base_url)
+		o->llm.base_url = llm_env_base_url(o->llm.provider);
+	if (!llm_env_key(o->llm.provider)) {
+		fprintf(err, "kbtui live: no API key: set %s\n",
+		        o->llm.provider == LLM_ANTHROPIC ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY");
+		return CMD_BADINPUT;
+	}
+	if ((rc = cmd_live_sandbox(o, sandbox, err)) >= 0)
+		return rc;
+	/* our copy of the key; the environment loses both so no child sees them */
+	lc->key = xstrdup(llm_env_key(o->llm.provider));
+	o->llm.api_key = lc->key;
+	unsetenv("OPENAI_API_KEY");
+	unsetenv("ANTHROPIC_API_KEY");
+	if (cmd_live_setup(o, problems, problem, out_dir, lc->owned, err) < 0) {
+		cmd_live_free(lc);
+		return CMD_BADINPUT;
+	}
+	return -1;
+}
+
+void cmd_live_free(struct live_cmd *lc)
+{
+	for (int i = 0; i < 5; i++) {
+		free(lc->owned[i]);
+		lc->owned[i] = NULL;
+	}
+	if (lc->key) {
+		memset(lc->key, 0, strlen(lc->key));
+		free(lc->key);
+		lc->key = NULL;
+	}
+}
+
+int cmd_live_headless(struct live_cmd *lc, FILE *out, FILE *err)
+{
+	struct agent_opts *o = &lc->o;
 	struct cmd_live_log log = {out, cmd_live_now()};
 	struct agent_result r;
 	struct sigaction sa = {0}, old_int, old_term;
@@ -224,68 +335,11 @@ static int cmd_live_go(struct agent_opts *o, FILE *out, FILE *err)
 
 int cmd_live(int argc, char **argv, FILE *out, FILE *err)
 {
-	struct agent_opts o = {0};
-	const char *problem = NULL, *problems = NULL, *out_dir = NULL, *provider = "openai";
-	char *owned[5] = {0}, *key = NULL;
-	int ch, rc = CMD_BADINPUT;
-	long long v;
-
-	o.final_eval = 1;
-	optind = 0;
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":", cmd_live_opts, NULL)) != -1) {
-		switch (ch) {
-		case OPT_PROBLEM: problem = optarg; break;
-		case OPT_MODEL: o.llm.model = optarg; break;
-		case OPT_PROVIDER: provider = optarg; break;
-		case OPT_BASE_URL: o.llm.base_url = optarg; break;
-		case OPT_BUDGET:
-			if ((o.budget_s = agent_parse_duration(optarg)) <= 0)
-				return cmd_live_usage_error(err, "--budget wants a duration like 45m, 90s or 2h, not '%s'", optarg);
-			break;
-		case OPT_MAX_TURNS: case OPT_MAX_TOKENS: case OPT_THINKING:
-			if ((v = cmd_live_count(optarg)) < 0 || (ch != OPT_MAX_TOKENS && v > 1000000))
-				return cmd_live_usage_error(err, "%s wants a positive integer, not '%s'",
-				                            argv[optind - 1], optarg);
-			if (ch == OPT_MAX_TURNS)
-				o.max_turns = (int)v;
-			else if (ch == OPT_MAX_TOKENS)
-				o.max_tokens = v;
-			else
-				o.llm.thinking_budget = (int)v;
-			break;
-		case OPT_PROBLEMS: problems = optarg; break;
-		case OPT_OUT: out_dir = optarg; break;
-		case OPT_NO_EVAL: o.final_eval = 0; break;
-		case OPT_HEADLESS: break;   /* the only mode so far */
-		case OPT_HELP: fputs(cmd_live_usage, out); return CMD_OK;
-		case ':': return cmd_live_usage_error(err, "option '%s' needs an argument", argv[optind - 1]);
-		default: return cmd_live_usage_error(err, "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind != argc)
-		return cmd_live_usage_error(err, "unexpected argument '%s'", argv[optind]);
-	if (!problem || !o.llm.model)
-		return cmd_live_usage_error(err, "%s", "--problem NAME and --model MODEL are required");
-	if (llm_provider_parse(provider, &o.llm.provider) < 0)
-		return cmd_live_usage_error(err, "--provider is openai or anthropic, not '%s'", provider);
-	if (!o.llm.base_url)
-		o.llm.base_url = llm_env_base_url(o.llm.provider);
-	if (!llm_env_key(o.llm.provider)) {
-		fprintf(err, "kbtui live: no API key: set %s\n",
-		        o.llm.provider == LLM_ANTHROPIC ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY");
-		return CMD_BADINPUT;
-	}
-	/* our copy of the key; the environment loses both so no child sees them */
-	key = xstrdup(llm_env_key(o.llm.provider));
-	o.llm.api_key = key;
-	unsetenv("OPENAI_API_KEY");
-	unsetenv("ANTHROPIC_API_KEY");
-	if (cmd_live_setup(&o, problems, problem, out_dir, owned, err) == 0)
-		rc = cmd_live_go(&o, out, err);
-	for (int i = 0; i < 5; i++)
-		free(owned[i]);
-	memset(key, 0, strlen(key));
-	free(key);
+	struct live_cmd lc;
+	int rc = cmd_live_prepare(argc, argv, &lc, out, err);
+	if (rc >= 0)
+		return rc;
+	rc = cmd_live_headless(&lc, out, err);
+	cmd_live_free(&lc);
 	return rc;
 }
