@@ -64,9 +64,21 @@ struct theme_glyphs {
 	const char *const *bar;    /* 9 heights, empty to full, for plots */
 };
 
-/* Reads the locale and NO_COLOR, and sets up colour pairs; call after
- * initscr. */
+/* Chooses the theme before the screen starts: NAME (a file NAME.theme in
+ * the search path: $XDG_CONFIG_HOME/kbtui/themes, $KB_SRCDIR/themes,
+ * themes/ beside the program, the installed themes) or a PATH; NULL:
+ * $KBTUI_THEME, else "default" (the built-in colours when it is not
+ * installed). 0, or -1 with *err (owned) naming file and line. */
+int theme_select(const char *name_or_path, char **err);
+/* Reads the locale and NO_COLOR, and sets up colour pairs for the chosen
+ * theme; call after initscr. */
 void theme_init(void);
+/* Switches to the next installed theme (by name, in order, wrapping) and
+ * sets up its colours; returns a message for the status bar (owned). The
+ * caller redraws the whole screen. */
+char *theme_cycle(void);
+/* The name of the theme in use. */
+const char *theme_name(void);
 /* Attributes (colour pair included) to draw a role with. */
 attr_t theme_attr(int role);
 const struct theme_glyphs *theme_glyph(void);
