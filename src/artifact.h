@@ -1,4 +1,46 @@
-/* artifact.h: PLACEHOLDER, being written this session. */
+/* artifact.h: a run's artifacts as line-addressable texts, each under the
+ * name an annotation quote's `file` gives it, so that a quote of lines
+ * [a, b] of an artifact is exactly the bytes of those lines of that file.
+ *
+ * The transcript is one of them: real annotations quote it by physical
+ * line of the JSONL file (`file: transcript.jsonl`, `lines: [127]`), so it
+ * is shown and quoted as the raw file, line for line. */
 #ifndef KB_ARTIFACT_H
 #define KB_ARTIFACT_H
+
+#include <stddef.h>
+
+struct run;
+
+struct artifact {
+	char *name;               /* "solution.py", "check.log", ... (owned) */
+	char *path;               /* the file read (owned); NULL when made from the run */
+	char *text;               /* its bytes, NUL-terminated (owned) */
+	size_t len;
+	size_t *line_off;         /* offset of each line's first byte (owned) */
+	size_t nlines;            /* a last line without '\n' counts; "" has none */
+};
+
+struct artifacts {
+	struct artifact *v;       /* owned, in the order the pane shows them */
+	size_t n;
+};
+
+/* The artifacts of the run in run_dir (may be NULL): solution.py or
+ * solution.cu, check.log, benchmark.log, stderr.log, result.json, the final
+ * answer (final.txt, else the run's last assistant text, when run is given),
+ * and the transcript (transcript path, may be NULL). Missing ones are
+ * absent. Never NULL. */
+struct artifacts *artifacts_load(const char *run_dir, const struct run *run, const char *transcript);
+void artifacts_free(struct artifacts *as);
+
+/* Line i (0-based) without its newline: pointer into a->text, *len bytes. */
+const char *artifact_line(const struct artifact *a, size_t i, size_t *len);
+/* Lines [start, end] (1-indexed, inclusive) verbatim, each with its
+ * newline as the file has it (owned); NULL when out of range. */
+char *artifact_quote_text(const struct artifact *a, int start, int end);
+
+/* The artifact named name, NULL when absent. */
+const struct artifact *artifacts_find(const struct artifacts *as, const char *name);
+
 #endif

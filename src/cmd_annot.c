@@ -1,12 +1,18 @@
-/* cmd_annot.c: `kbtui annotations check|agree`, headless. */
+/* cmd_annot.c: `kbtui annotations check|agree`, `kbtui annotate` and
+ * `kbtui export`, headless. */
 #include "agree.h"
 #include "annot.h"
+#include "annotate.h"
 #include "cmd.h"
+#include "dataset.h"
+#include "export.h"
 #include "util.h"
 
 #include <dirent.h>
+#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 struct verdicts {
 	char **ids, **verdicts;
@@ -178,4 +184,177 @@ int cmd_annot_check(const char *dir, FILE *out, FILE *err)
 	fprintf(out, "%zu files: %d unreadable, %d schema errors, %d files with messages\n", n, bad,
 	        errors, warnings_files);
 	return bad || errors ? CMD_BADINPUT : CMD_OK;
+}
+
+/* ---- kbtui annotate, kbtui export ------------------------------------ */
+
+static int cmd_usage_error(FILE *err, const char *cmd, const char *fmt, const char *arg)
+{
+	fprintf(err, "kbtui %s: ", cmd);
+	fprintf(err, fmt, arg);
+	fprintf(err, "\nTry 'kbtui --help'.\n");
+	return CMD_USAGE;
+}
+
+/* The run named by id or by a prefix of one id only; -1 (with a message)
+ * when none or several match. */
+static long cmd_find_run(const struct dataset *ds, const char *id, FILE *err)
+{
+	long hit = dataset_find(ds, id), n = 0;
+	size_t len = strlen(id);
+	if (hit >= 0)
+		return hit;
+	for (size_t i = 0; i < ds->nruns; i++)
+		if (ds->runs[i].meta.run_id && !strncmp(ds->runs[i].meta.run_id, id, len)) {
+			if (n++ == 0)
+				hit = (long)i;
+		}
+	if (n == 1)
+		return hit;
+	if (n == 0) {
+		fprintf(err, "kbtui: %s: no run `%s` (kbtui runs lists them)\n", ds->root, id);
+		return -1;
+	}
+	fprintf(err, "kbtui: %s: `%s` matches %ld runs:\n", ds->root, id, n);
+	for (size_t i = 0, shown = 0; i < ds->nruns && shown < 10; i++)
+		if (ds->runs[i].meta.run_id && !strncmp(ds->runs[i].meta.run_id, id, len)) {
+			fprintf(err, "  %s\n", ds->runs[i].meta.run_id);
+			shown++;
+		}
+	return -1;
+}
+
+static struct dataset *cmd_open(const char *dir, const char *argv0, FILE *err)
+{
+	char *def = dir ? NULL : dataset_default_dir(argv0), *e = NULL;
+	struct dataset *ds = dataset_open(dir ? dir : def, &e);
+	if (!ds) {
+		fprintf(err, "kbtui: %s\n", e);
+		free(e);
+	}
+	free(def);
+	return ds;
+}
+
+int cmd_annotate(int argc, char **argv, const char *argv0, FILE *out, FILE *err)
+{
+	enum { O_VERDICT = 256, O_SUMMARY, O_IMPLICATION, O_ANNOTATIONS, O_ANNOTATOR };
+	static const struct option opts[] = {
+		{"verdict", required_argument, NULL, O_VERDICT},
+		{"summary", required_argument, NULL, O_SUMMARY},
+		{"implication", required_argument, NULL, O_IMPLICATION},
+		{"annotations", required_argument, NULL, O_ANNOTATIONS},
+		{"annotator", required_argument, NULL, O_ANNOTATOR},
+		{NULL, 0, NULL, 0},
+	};
+	struct annotate_change ch = {0};
+	struct annotate_result res;
+	const char *annot_dir = NULL;
+	char *def_dir = NULL;
+	int c, rc;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+		switch (c) {
+		case O_VERDICT: ch.verdict = optarg; break;
+		case O_SUMMARY: ch.summary = optarg; break;
+		case O_IMPLICATION: ch.implication = optarg; break;
+		case O_ANNOTATIONS: annot_dir = optarg; break;
+		case O_ANNOTATOR: ch.annotator = optarg; break;
+		case ':': return cmd_usage_error(err, "annotate", "option '%s' needs an argument", argv[optind - 1]);
+		default: return cmd_usage_error(err, "annotate", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return cmd_usage_error(err, "annotate", "%s", "needs RUN (a run id or a unique prefix of one)");
+	if (argc - optind > 2)
+		return cmd_usage_error(err, "annotate", "takes RUN and one DIR, got '%s' too", argv[optind + 2]);
+	if (!ch.verdict || !*ch.verdict)
+		return cmd_usage_error(err, "annotate", "%s", "needs --verdict (clean, rubric_leak, reward_hack, interesting, bug)");
+
+	struct dataset *ds = cmd_open(argc - optind == 2 ? argv[optind + 1] : NULL, argv0, err);
+	if (!ds)
+		return CMD_BADINPUT;
+	long i = cmd_find_run(ds, argv[optind], err);
+	if (i < 0) {
+		dataset_free(ds);
+		return CMD_BADINPUT;
+	}
+	if (!annot_dir) {
+		/* the dataset's own annotations/, made on the first annotation */
+		annot_dir = def_dir = util_path_join(ds->root, "annotations");
+		mkdir(def_dir, 0755);
+	}
+	switch (annotate_apply(annot_dir, &ds->runs[i].meta, &ch, &res)) {
+	case ANNOTATE_OK:
+		if (res.msgs)
+			fputs(res.msgs, err);
+		fprintf(out, "%s: %s %s\n", res.path, res.undo->existed ? "updated" : "written", ch.verdict);
+		rc = CMD_OK;
+		break;
+	case ANNOTATE_INVALID:
+		if (res.msgs)
+			fputs(res.msgs, err);
+		fprintf(err, "kbtui: %s: %d schema error%s; nothing written\n", res.path, res.errors,
+		        res.errors == 1 ? "" : "s");
+		rc = CMD_BADINPUT;
+		break;
+	default:
+		fprintf(err, "kbtui: %s\n", res.err ? res.err : "cannot write the annotation");
+		rc = CMD_BADINPUT;
+		break;
+	}
+	annotate_result_free(&res);
+	free(def_dir);
+	dataset_free(ds);
+	return rc;
+}
+
+int cmd_export(int argc, char **argv, const char *argv0, FILE *out, FILE *err)
+{
+	static const struct option opts[] = {
+		{"format", required_argument, NULL, 'f'},
+		{NULL, 0, NULL, 0},
+	};
+	int c, fmt = -1;
+	struct sbuf b;
+	char *warn = NULL;
+	size_t n;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":f:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if ((fmt = export_format_parse(optarg)) < 0)
+				return cmd_usage_error(err, "export", "unknown format '%s' (csv, json or md)", optarg);
+			break;
+		case ':': return cmd_usage_error(err, "export", "option '%s' needs an argument", argv[optind - 1]);
+		default: return cmd_usage_error(err, "export", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (fmt < 0)
+		return cmd_usage_error(err, "export", "%s", "needs --format csv, json or md");
+	if (argc - optind > 1)
+		return cmd_usage_error(err, "export", "takes one DIR, got '%s' too", argv[optind + 1]);
+	struct dataset *ds = cmd_open(optind < argc ? argv[optind] : NULL, argv0, err);
+	if (!ds)
+		return CMD_BADINPUT;
+	struct export_row *rows = export_rows(ds, &n, &warn);
+	if (warn)
+		fputs(warn, err);
+	sbuf_init(&b);
+	if (fmt == EXPORT_CSV)
+		export_csv(&b, rows, n);
+	else if (fmt == EXPORT_JSON)
+		export_json(&b, rows, n);
+	else
+		export_md(&b, rows, n);
+	fwrite(b.s, 1, b.len, out);
+	sbuf_free(&b);
+	export_rows_free(rows, n);
+	free(warn);
+	dataset_free(ds);
+	return CMD_OK;
 }

@@ -563,3 +563,15 @@ char *dataset_read_verdict(const char *yaml_path, int *err_line, char **err)
 	annot_free(a);
 	return v;
 }
+
+void dataset_set_verdict(struct dataset *ds, size_t i, const char *path)
+{
+	struct ds_run *r = &ds->runs[i];
+	free(r->verdict);
+	free(r->annotation);
+	r->verdict = r->annotation = NULL;
+	if (!util_is_file(path))
+		return;
+	r->annotation = xstrdup(path);
+	r->verdict = dataset_read_verdict(path, NULL, NULL);
+}

@@ -75,6 +75,11 @@ char *dataset_find_transcript(const char *run_dir);
  * sample. */
 char *dataset_default_dir(const char *argv0);
 
+/* Run i's annotation is the file at path now (tagging wrote it, or the
+ * annotator's own directory holds it): its verdict is read again; an
+ * absent file means no verdict. */
+void dataset_set_verdict(struct dataset *ds, size_t i, const char *path);
+
 /* Reads the top-level "verdict" of an annotation file with libyaml (owned,
  * NULL when absent or unreadable; then *err says what and *err_line where,
  * 0 when the file could not be opened). */

@@ -1,3 +1,331 @@
-/* export.c: PLACEHOLDER, being written this session. */
+/* export.c: leaderboard cells with verdicts as CSV, JSON and Markdown. */
 #include "config.h"
 #include "export.h"
+#include "annot.h"
+#include "dataset.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const export_columns[] = {"run_id", "model", "harness", "problem", "correct",
+                                             "peak_fraction", "verdict", "annotator", NULL};
+
+int export_format_parse(const char *s)
+{
+	if (!s)
+		return -1;
+	if (!strcmp(s, "csv"))
+		return EXPORT_CSV;
+	if (!strcmp(s, "json"))
+		return EXPORT_JSON;
+	if (!strcmp(s, "md") || !strcmp(s, "markdown"))
+		return EXPORT_MD;
+	return -1;
+}
+
+/* The leaderboard's name for a run's row, as the grid shows it. */
+static char *export_label(const struct run_meta *m)
+{
+	if (m->label)
+		return xstrdup(m->label);
+	if (m->harness && m->model)
+		return m->effort && *m->effort ? xasprintf("%s/%s [%s]", m->harness, m->model, m->effort)
+		                               : xasprintf("%s/%s", m->harness, m->model);
+	return xstrdup(m->model ? m->model : m->harness ? m->harness : "?");
+}
+
+struct export_row *export_rows(const struct dataset *ds, size_t *n, char **warn)
+{
+	struct export_row *rows = xcalloc(ds->nruns + 1, sizeof *rows);
+	struct sbuf w;
+
+	sbuf_init(&w);
+	for (size_t i = 0; i < ds->nruns; i++) {
+		const struct ds_run *d = &ds->runs[i];
+		struct export_row *r = &rows[i];
+		r->run_id = xstrdup(d->meta.run_id);
+		r->model = xstrdup(d->meta.model);
+		r->harness = xstrdup(d->meta.harness);
+		r->problem = xstrdup(d->meta.problem);
+		r->label = export_label(&d->meta);
+		r->correct = d->meta.has_result ? d->meta.correct : -1;
+		r->peak_fraction = d->meta.peak_fraction;
+		if (d->annotation && util_is_file(d->annotation)) {
+			int line;
+			char *e = NULL;
+			struct annot *a = annot_load(d->annotation, &line, &e);
+			if (a) {
+				r->verdict = xstrdup(annot_get(a, "verdict"));
+				r->annotator = xstrdup(annot_get(a, "annotator"));
+				annot_free(a);
+			} else {
+				sbuf_addf(&w, "%s (no verdict exported)\n", e);
+				free(e);
+			}
+		}
+	}
+	*n = ds->nruns;
+	*warn = w.len ? sbuf_detach(&w) : NULL;
+	sbuf_free(&w);
+	return rows;
+}
+
+void export_rows_free(struct export_row *rows, size_t n)
+{
+	for (size_t i = 0; rows && i < n; i++) {
+		free(rows[i].run_id);
+		free(rows[i].model);
+		free(rows[i].harness);
+		free(rows[i].problem);
+		free(rows[i].label);
+		free(rows[i].verdict);
+		free(rows[i].annotator);
+	}
+	free(rows);
+}
+
+/* ---- CSV ------------------------------------------------------------- */
+
+void export_csv_field(struct sbuf *b, const char *s)
+{
+	if (!s)
+		return;
+	if (!strpbrk(s, ",\"\r\n")) {
+		sbuf_adds(b, s);
+		return;
+	}
+	sbuf_addc(b, '"');
+	for (; *s; s++) {
+		if (*s == '"')
+			sbuf_addc(b, '"');
+		sbuf_addc(b, *s);
+	}
+	sbuf_addc(b, '"');
+}
+
+static const char *export_bool(int v, const char *yes, const char *no, const char *unknown)
+{
+	return v > 0 ? yes : v == 0 ? no : unknown;
+}
+
+static void export_number(struct sbuf *b, double v, const char *none)
+{
+	if (v < 0)
+		sbuf_adds(b, none);
+	else
+		sbuf_addf(b, "%.10g", v);
+}
+
+/* Records end with CRLF, as RFC 4180 has them. */
+void export_csv(struct sbuf *b, const struct export_row *rows, size_t n)
+{
+	for (int c = 0; export_columns[c]; c++)
+		sbuf_addf(b, "%s%s", c ? "," : "", export_columns[c]);
+	sbuf_adds(b, "\r\n");
+	for (size_t i = 0; i < n; i++) {
+		const struct export_row *r = &rows[i];
+		export_csv_field(b, r->run_id);
+		sbuf_addc(b, ',');
+		export_csv_field(b, r->model);
+		sbuf_addc(b, ',');
+		export_csv_field(b, r->harness);
+		sbuf_addc(b, ',');
+		export_csv_field(b, r->problem);
+		sbuf_addf(b, ",%s,", export_bool(r->correct, "true", "false", ""));
+		export_number(b, r->peak_fraction, "");
+		sbuf_addc(b, ',');
+		export_csv_field(b, r->verdict);
+		sbuf_addc(b, ',');
+		export_csv_field(b, r->annotator);
+		sbuf_adds(b, "\r\n");
+	}
+}
+
+/* ---- JSON ------------------------------------------------------------ */
+
+/* A JSON string; control characters, DEL and the C1 controls escaped so a
+ * terminal showing the output acts on none of the dataset's bytes. */
+static void export_json_str(struct sbuf *b, const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	if (!s) {
+		sbuf_adds(b, "null");
+		return;
+	}
+	sbuf_addc(b, '"');
+	for (; *u; u++) {
+		if (*u == '"' || *u == '\\')
+			sbuf_addf(b, "\\%c", *u);
+		else if (*u == '\n')
+			sbuf_adds(b, "\\n");
+		else if (*u == '\t')
+			sbuf_adds(b, "\\t");
+		else if (*u < 0x20 || *u == 0x7f)
+			sbuf_addf(b, "\\u%04x", *u);
+		else if (*u == 0xc2 && u[1] >= 0x80 && u[1] <= 0x9f)
+			sbuf_addf(b, "\\u%04x", *++u);
+		else
+			sbuf_addc(b, (char)*u);
+	}
+	sbuf_addc(b, '"');
+}
+
+/* One object per line, keys in the columns' order. */
+void export_json(struct sbuf *b, const struct export_row *rows, size_t n)
+{
+	sbuf_adds(b, n ? "[\n" : "[]\n");
+	for (size_t i = 0; i < n; i++) {
+		const struct export_row *r = &rows[i];
+		sbuf_adds(b, "  {\"run_id\": ");
+		export_json_str(b, r->run_id);
+		sbuf_adds(b, ", \"model\": ");
+		export_json_str(b, r->model);
+		sbuf_adds(b, ", \"harness\": ");
+		export_json_str(b, r->harness);
+		sbuf_adds(b, ", \"problem\": ");
+		export_json_str(b, r->problem);
+		sbuf_addf(b, ", \"correct\": %s, \"peak_fraction\": ", export_bool(r->correct, "true", "false", "null"));
+		export_number(b, r->peak_fraction, "null");
+		sbuf_adds(b, ", \"verdict\": ");
+		export_json_str(b, r->verdict);
+		sbuf_adds(b, ", \"annotator\": ");
+		export_json_str(b, r->annotator);
+		sbuf_adds(b, i + 1 < n ? "},\n" : "}\n]\n");
+	}
+}
+
+/* ---- Markdown -------------------------------------------------------- */
+
+/* A table cell: '|' escaped, line breaks as spaces. */
+static void export_md_cell(struct sbuf *b, const char *s)
+{
+	sbuf_adds(b, " ");
+	for (; s && *s; s++) {
+		if (*s == '|')
+			sbuf_adds(b, "\\|");
+		else if (*s == '\n' || *s == '\r')
+			sbuf_addc(b, ' ');
+		else
+			sbuf_addc(b, *s);
+	}
+	sbuf_adds(b, " |");
+}
+
+/* One letter per schema verdict, as the grid marks its cells. */
+static const char *export_mark(const char *verdict)
+{
+	static const char *const marks[][2] = {
+		{"clean", "C"}, {"rubric_leak", "L"}, {"reward_hack", "H"}, {"interesting", "I"}, {"bug", "B"},
+	};
+	if (!verdict || !*verdict)
+		return NULL;
+	for (size_t i = 0; i < sizeof marks / sizeof *marks; i++)
+		if (!strcmp(verdict, marks[i][0]))
+			return marks[i][1];
+	return "?";
+}
+
+static int export_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The distinct non-NULL strings at offset off of each row, sorted (the
+ * array is owned, the strings borrowed). */
+static const char **export_distinct(const struct export_row *rows, size_t n, size_t off, size_t *out_n)
+{
+	const char **v = xcalloc(n + 1, sizeof *v);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *s = *(char *const *)((const char *)&rows[i] + off);
+		if (s)
+			v[k++] = s;
+	}
+	if (k)
+		qsort(v, k, sizeof *v, export_cmp);
+	size_t u = 0;
+	for (size_t i = 0; i < k; i++)
+		if (!u || strcmp(v[u - 1], v[i]))
+			v[u++] = v[i];
+	*out_n = u;
+	return v;
+}
+
+/* Which of two runs of one cell to show, as the grid does: a known
+ * outcome, then the later run. */
+static int export_better(const struct export_row *cur, const struct export_row *cand)
+{
+	if (!cur)
+		return 1;
+	if ((cur->correct >= 0) != (cand->correct >= 0))
+		return cand->correct >= 0;
+	return strcmp(cand->run_id ? cand->run_id : "", cur->run_id ? cur->run_id : "") > 0;
+}
+
+static void export_md_grid(struct sbuf *b, const struct export_row *rows, size_t n)
+{
+	size_t nm, np;
+	const char **models = export_distinct(rows, n, offsetof(struct export_row, label), &nm);
+	const char **probs = export_distinct(rows, n, offsetof(struct export_row, problem), &np);
+
+	sbuf_adds(b, "\n## peak_fraction by model and problem\n\n| model |");
+	for (size_t p = 0; p < np; p++)
+		export_md_cell(b, probs[p]);
+	sbuf_adds(b, "\n| --- |");
+	for (size_t p = 0; p < np; p++)
+		sbuf_adds(b, " ---: |");
+	sbuf_adds(b, "\n");
+	for (size_t m = 0; m < nm; m++) {
+		sbuf_adds(b, "|");
+		export_md_cell(b, models[m]);
+		for (size_t p = 0; p < np; p++) {
+			const struct export_row *best = NULL;
+			for (size_t i = 0; i < n; i++)
+				if (rows[i].label && rows[i].problem && !strcmp(rows[i].label, models[m]) &&
+				    !strcmp(rows[i].problem, probs[p]) && export_better(best, &rows[i]))
+					best = &rows[i];
+			if (!best) {
+				sbuf_adds(b, "  |");
+				continue;
+			}
+			const char *mk = export_mark(best->verdict);
+			if (best->peak_fraction >= 0 && best->correct != 0)
+				sbuf_addf(b, " %.3f", best->peak_fraction);
+			else
+				sbuf_adds(b, " -");
+			sbuf_addf(b, "%s%s |", mk ? " " : "", mk ? mk : "");
+		}
+		sbuf_adds(b, "\n");
+	}
+	sbuf_adds(b, "\nMarks: C clean, L rubric_leak, H reward_hack, I interesting, B bug, "
+	             "? another verdict; - not correct.\n");
+	free(models);
+	free(probs);
+}
+
+void export_md(struct sbuf *b, const struct export_row *rows, size_t n)
+{
+	sbuf_adds(b, "## Runs\n\n|");
+	for (int c = 0; export_columns[c]; c++)
+		export_md_cell(b, export_columns[c]);
+	sbuf_adds(b, "\n| --- | --- | --- | --- | --- | ---: | --- | --- |\n");
+	for (size_t i = 0; i < n; i++) {
+		const struct export_row *r = &rows[i];
+		char num[64] = "";
+		if (r->peak_fraction >= 0)
+			snprintf(num, sizeof num, "%.10g", r->peak_fraction);
+		sbuf_adds(b, "|");
+		export_md_cell(b, r->run_id);
+		export_md_cell(b, r->model);
+		export_md_cell(b, r->harness);
+		export_md_cell(b, r->problem);
+		export_md_cell(b, export_bool(r->correct, "yes", "no", ""));
+		export_md_cell(b, num);
+		export_md_cell(b, r->verdict);
+		export_md_cell(b, r->annotator);
+		sbuf_adds(b, "\n");
+	}
+	export_md_grid(b, rows, n);
+}

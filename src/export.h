@@ -1,4 +1,48 @@
-/* export.h: PLACEHOLDER, being written this session. */
+/* export.h: the leaderboard's cells with their verdicts, one row per run,
+ * as CSV (RFC 4180), a JSON array or Markdown tables, for spreadsheets,
+ * scripts and the website (`kbtui export`). */
 #ifndef KB_EXPORT_H
 #define KB_EXPORT_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include "util.h"
+
+struct dataset;
+
+enum export_format { EXPORT_CSV, EXPORT_JSON, EXPORT_MD };
+
+struct export_row {
+	char *run_id, *model, *harness, *problem; /* owned, NULL when unknown */
+	char *label;              /* the leaderboard's row for md's grid (owned) */
+	int correct;              /* 1, 0, -1 unknown */
+	double peak_fraction;     /* < 0 none */
+	char *verdict, *annotator; /* from the annotation (owned), NULL none */
+};
+
+/* "csv", "json" or "md" (also "markdown"); -1 otherwise. */
+int export_format_parse(const char *s);
+
+/* One row per run of ds, in the dataset's order. Annotations that cannot
+ * be read are reported in *warn (owned, one a line, NULL when none) and
+ * give no verdict. */
+struct export_row *export_rows(const struct dataset *ds, size_t *n, char **warn);
+void export_rows_free(struct export_row *rows, size_t n);
+
+/* The columns: run_id, model, harness, problem, correct, peak_fraction,
+ * verdict, annotator. */
+void export_csv(struct sbuf *b, const struct export_row *rows, size_t n);
+void export_json(struct sbuf *b, const struct export_row *rows, size_t n);
+/* The runs table, then a models x problems table of peak_fraction with
+ * verdict marks. */
+void export_md(struct sbuf *b, const struct export_row *rows, size_t n);
+
+/* Appends s as one CSV field: quoted when it holds a comma, quote, CR or
+ * LF, quotes doubled (RFC 4180). NULL: empty. */
+void export_csv_field(struct sbuf *b, const char *s);
+
+/* kbtui export --format csv|json|md [DIR]; argv[0] is "export", argv0
+ * the program's (to find the default dataset). Exit status as in cmd.h. */
+int cmd_export(int argc, char **argv, const char *argv0, FILE *out, FILE *err);
+
 #endif

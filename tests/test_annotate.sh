@@ -1,3 +1,195 @@
 #!/bin/sh
-# test_annotate.sh: PLACEHOLDER, being written this session.
-echo "1..0 # SKIP not written yet"
+# kbtui annotate and kbtui export on a small dataset written here, then a
+# quote taken from marked lines of the replay's artifact pane (tmux).
+. "$KB_SRCDIR/tests/tmux.sh"
+
+ds="$tmp/ds"
+mkdir -p "$ds/runs/alpha" "$ds/runs/beta" "$ds/runs/gamma"
+for r in alpha beta gamma; do
+	printf '%s\n' '{"type":"text","data":"Writing the kernel."}' \
+		'{"type":"text","data":"Done: solution.py holds the kernel."}' \
+		'{"type":"end","sessionId":"s","stopReason":"EndTurn"}' > "$ds/runs/$r/transcript.jsonl"
+done
+# the solution has a blank line, indentation, a tab and trailing spaces
+printf 'import torch\n\n\nclass Model(torch.nn.Module):\n    def forward(self, x):  \n\treturn x.to(torch.bfloat16)\n\n# end\n' > "$ds/runs/alpha/solution.py"
+printf 'PASS shape 0\nPASS shape 1\nFAIL: shape 2 tolerance\n' > "$ds/runs/alpha/check.log"
+cat > "$ds/runs.jsonl" <<'EOF'
+{"run_id":"20260101_000000_grok_alpha-model_01_fp8_gemm","harness":"grok","model":"alpha-model","effort":"high","problem":"01_fp8_gemm","correct":true,"peak_fraction":0.25,"format":"grok","transcript":"runs/alpha/transcript.jsonl"}
+{"run_id":"20260101_000001_grok_beta_02_kda_cutlass","harness":"grok","model":"beta \"b\", v2","problem":"02_kda_cutlass","correct":false,"peak_fraction":null,"format":"grok","transcript":"runs/beta/transcript.jsonl"}
+{"run_id":"20260101_000002_grok_alpha-model_02_kda_cutlass","harness":"grok","model":"alpha-model","effort":"high","problem":"02_kda_cutlass","correct":true,"peak_fraction":0.5,"format":"grok","transcript":"runs/gamma/transcript.jsonl"}
+EOF
+A=20260101_000000_grok_alpha-model_01_fp8_gemm
+B=20260101_000001_grok_beta_02_kda_cutlass
+C=20260101_000002_grok_alpha-model_02_kda_cutlass
+an="$ds/annotations"
+
+# ---- kbtui annotate ------------------------------------------------------
+"$kb" annotate 20260101_000000 --verdict clean --summary "Tiles the GEMM well." \
+	--annotator alice "$ds" > "$tmp/out" 2> "$tmp/err"; rc=$?
+t "annotate by a unique prefix exits 0" '[ $rc -eq 0 ]'
+t "it says what it wrote" 'grep -q "annotations/$A.yaml: written clean" "$tmp/out"'
+y="$an/$A.yaml"
+t "the file has run_id, model, harness, effort, problem from the run" \
+	'grep -qx "run_id: $A" "$y" && grep -qx "model: alpha-model" "$y" && grep -qx "harness: grok" "$y" &&
+	 grep -qx "effort: high" "$y" && grep -qx "problem: 01_fp8_gemm" "$y"'
+t "peak_fraction from the run" 'grep -qx "peak_fraction: 0.25" "$y"'
+t "verdict and summary as given" 'grep -qx "verdict: clean" "$y" && grep -qx "summary: Tiles the GEMM well." "$y"'
+t "annotator and an ISO 8601 UTC time" 'grep -qx "annotator: alice" "$y" &&
+	grep -qE "^updated: \"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z\"$" "$y"'
+t "the keys are in the schema's order" \
+	'[ "$(grep -oE "^[a-z_]+:" "$y" | tr -d "\n")" = "run_id:model:harness:effort:problem:peak_fraction:verdict:summary:annotator:updated:" ]'
+"$kb" annotations check "$an" > "$tmp/out" 2>&1; rc=$?
+t "kbtui annotations check accepts it" '[ $rc -eq 0 ] && grep -q "1 files: 0 unreadable, 0 schema errors, 0 files with messages" "$tmp/out"'
+
+cp "$y" "$tmp/before.yaml"
+"$kb" annotate "$A" --verdict reward_hack "$ds" > "$tmp/out" 2> "$tmp/err"; rc=$?
+t "reward_hack without an implication exits 1" '[ $rc -eq 1 ]'
+t "with the schema's message naming the file" 'grep -q "$A.yaml:[0-9]*: error: .implication. is required for verdict .reward_hack." "$tmp/err"'
+t "and nothing is written" 'cmp -s "$y" "$tmp/before.yaml" && grep -q "nothing written" "$tmp/err"'
+
+"$kb" annotate "$C" --verdict reward_hack --implication "Invalid: PyTorch wrapper." "$ds" > "$tmp/out" 2> "$tmp/err"; rc=$?
+t "reward_hack with an implication is written" '[ $rc -eq 0 ] && grep -qx "verdict: reward_hack" "$an/$C.yaml"'
+t "no annotator given: none written" '! grep -q "^annotator:" "$an/$C.yaml"'
+"$kb" annotate "$B" --verdict contamination --implication "Seen in training." "$ds" > "$tmp/out" 2> "$tmp/err"; rc=$?
+t "a verdict beyond the five is written, exit 0" '[ $rc -eq 0 ] && grep -qx "verdict: contamination" "$an/$B.yaml"'
+t "with a warning" 'grep -q "warning: verdict .contamination. is beyond the schema" "$tmp/err"'
+t "peak_fraction null for a run that is not correct" 'grep -qx "peak_fraction: null" "$an/$B.yaml"'
+"$kb" annotations check "$an" > "$tmp/out" 2>&1; rc=$?
+t "check: no errors in the three files" '[ $rc -eq 0 ] && grep -q "3 files: 0 unreadable, 0 schema errors" "$tmp/out"'
+
+"$kb" annotate "$A" --summary x "$ds" > /dev/null 2>&1; rc=$?
+t "no --verdict: usage error 2" '[ $rc -eq 2 ]'
+"$kb" annotate --verdict clean > /dev/null 2>&1; rc=$?
+t "no RUN: usage error 2" '[ $rc -eq 2 ]'
+"$kb" annotate "$A" --verdict clean --bogus "$ds" > /dev/null 2>&1; rc=$?
+t "unknown option: usage error 2" '[ $rc -eq 2 ]'
+"$kb" annotate 20260101_00000 --verdict clean "$ds" > /dev/null 2> "$tmp/err"; rc=$?
+t "an ambiguous prefix exits 1 and lists the runs" '[ $rc -eq 1 ] && grep -q "matches 3 runs" "$tmp/err" && grep -q "  $B" "$tmp/err"'
+"$kb" annotate nosuchrun --verdict clean "$ds" > /dev/null 2> "$tmp/err"; rc=$?
+t "an unknown run exits 1" '[ $rc -eq 1 ] && grep -q "no run .nosuchrun." "$tmp/err"'
+mkdir "$tmp/other"
+"$kb" annotate "$A" --verdict bug --implication "Timed out." --annotations "$tmp/other" "$ds" > /dev/null 2>&1; rc=$?
+t "--annotations writes elsewhere" '[ $rc -eq 0 ] && grep -qx "verdict: bug" "$tmp/other/$A.yaml" && grep -qx "verdict: clean" "$y"'
+
+# ---- kbtui export --------------------------------------------------------
+"$kb" export --format csv "$ds" > "$tmp/csv"; rc=$?
+t "export csv exits 0" '[ $rc -eq 0 ]'
+tr -d '\r' < "$tmp/csv" > "$tmp/csv.lf"
+cat > "$tmp/csv.want" <<EOF
+run_id,model,harness,problem,correct,peak_fraction,verdict,annotator
+$A,alpha-model,grok,01_fp8_gemm,true,0.25,clean,alice
+$B,"beta ""b"", v2",grok,02_kda_cutlass,false,,contamination,
+$C,alpha-model,grok,02_kda_cutlass,true,0.5,reward_hack,
+EOF
+t "export csv: the expected rows" 'cmp -s "$tmp/csv.lf" "$tmp/csv.want" || { diff "$tmp/csv.want" "$tmp/csv.lf" | sed "s/^/# /"; false; }'
+t "a value with a comma and quotes is quoted, quotes doubled" 'grep -qF ",\"beta \"\"b\"\", v2\",grok," "$tmp/csv"'
+t "records end with CRLF (RFC 4180)" '[ "$(grep -c "$(printf "\r")\$" "$tmp/csv")" -eq 4 ]'
+
+"$kb" export --format json "$ds" > "$tmp/json"; rc=$?
+t "export json exits 0" '[ $rc -eq 0 ]'
+cat > "$tmp/json.want" <<EOF
+[
+  {"run_id": "$A", "model": "alpha-model", "harness": "grok", "problem": "01_fp8_gemm", "correct": true, "peak_fraction": 0.25, "verdict": "clean", "annotator": "alice"},
+  {"run_id": "$B", "model": "beta \\"b\\", v2", "harness": "grok", "problem": "02_kda_cutlass", "correct": false, "peak_fraction": null, "verdict": "contamination", "annotator": null},
+  {"run_id": "$C", "model": "alpha-model", "harness": "grok", "problem": "02_kda_cutlass", "correct": true, "peak_fraction": 0.5, "verdict": "reward_hack", "annotator": null}
+]
+EOF
+t "export json: the expected array" 'cmp -s "$tmp/json" "$tmp/json.want" || { diff "$tmp/json.want" "$tmp/json" | sed "s/^/# /"; false; }'
+if command -v jq > /dev/null 2>&1; then
+	t "jq parses it: 3 runs, the quoted model intact" \
+		'[ "$(jq length "$tmp/json")" = 3 ] && [ "$(jq -r ".[1].model" "$tmp/json")" = "beta \"b\", v2" ] &&
+		 [ "$(jq -r "[.[].verdict] | join(\",\")" "$tmp/json")" = "clean,contamination,reward_hack" ]'
+else
+	echo "# SKIP jq is not installed"
+fi
+
+"$kb" export --format md "$ds" > "$tmp/md"; rc=$?
+t "export md exits 0" '[ $rc -eq 0 ]'
+cat > "$tmp/md.want" <<EOF
+## Runs
+
+| run_id | model | harness | problem | correct | peak_fraction | verdict | annotator |
+| --- | --- | --- | --- | --- | ---: | --- | --- |
+| $A | alpha-model | grok | 01_fp8_gemm | yes | 0.25 | clean | alice |
+| $B | beta "b", v2 | grok | 02_kda_cutlass | no |  | contamination |  |
+| $C | alpha-model | grok | 02_kda_cutlass | yes | 0.5 | reward_hack |  |
+
+## peak_fraction by model and problem
+
+| model | 01_fp8_gemm | 02_kda_cutlass |
+| --- | ---: | ---: |
+| grok/alpha-model [high] | 0.250 C | 0.500 H |
+| grok/beta "b", v2 |  | - ? |
+
+Marks: C clean, L rubric_leak, H reward_hack, I interesting, B bug, ? another verdict; - not correct.
+EOF
+t "export md: runs table and models x problems table" 'cmp -s "$tmp/md" "$tmp/md.want" || { diff "$tmp/md.want" "$tmp/md" | sed "s/^/# /"; false; }'
+"$kb" export "$ds" > /dev/null 2>&1; rc=$?
+t "export without --format: usage error 2" '[ $rc -eq 2 ]'
+"$kb" export --format xml "$ds" > /dev/null 2>&1; rc=$?
+t "export --format xml: usage error 2" '[ $rc -eq 2 ]'
+
+# ---- quotes from marked lines of the artifact pane (tmux) ----------------
+helper="$KB_BUILDDIR/tests/test_artifact"
+sol="$ds/runs/alpha/solution.py"
+start q "$kb" "$ds"
+t "the browser opens on the dataset" 'wait_for q "kbtui .*/ds +3 runs"'
+keys q Enter
+t "Enter replays the first run" 'wait_for q "kbtui replay +$A"'
+# (wait_for counts with $i: this loop has its own counter)
+vs=0
+while [ $vs -lt 8 ] && ! has "solution\.py +\(1/"; do
+	keys q v; KB_WAIT=10 wait_for q "solution\.py +\(1/"; vs=$((vs+1))
+done
+t "v reaches the artifact pane, solution.py first" 'wait_for q "solution\.py +\(1/[0-9]+, o/O: other files\)"'
+t "it shows the file with line numbers" 'has "1 import torch" && has "4 class Model\(torch\.nn\.Module\):" && has "6         return x\.to\(torch\.bfloat16\)"'
+keys q Q
+t "Q without the focus says how to quote" 'wait_for q "Q quotes lines of the artifact pane: v to it, Tab to focus it"'
+keys q Tab
+t "Tab focuses it: the cursor is on line 1" 'wait_for q "line 1/8"'
+keys q o
+t "o shows the next file, check.log" 'wait_for q "check\.log +\(2/" "1 PASS shape 0" "3 FAIL: shape 2 tolerance"'
+keys q O
+t "O goes back to solution.py" 'wait_for q "solution\.py +\(1/"'
+keys q j j j
+t "j moves the cursor" 'wait_for q "line 4/8"'
+keys q Q
+t "the first Q marks the line" 'wait_for q "marked 4-4" "quote from line 4"'
+keys q j j
+t "moving extends the marked range" 'wait_for q "marked 4-6 +line 6/8"'
+tm capture-pane -e -p -t q > "$tmp/qcolour" 2> /dev/null
+t "the marked lines are highlighted" '[ "$(grep -E "class Model|def forward|return x" "$tmp/qcolour" | grep -cE "$esc\[([0-9]+;)*(43|7)(;[0-9]+)*m")" -ge 3 ]'
+cp "$an/$A.yaml" "$tmp/A.before"
+keys q Q
+t "the second Q asks for a label" 'wait_for q "Quote label: "'
+keys q -l 'Casts to bf16, "early"'
+keys q Enter
+t "the status bar confirms the quote" 'wait_for q "quote solution\.py \[4, 6\] written to"'
+"$helper" --last-quote "$an/$A.yaml" "$tmp/quote.txt" > "$tmp/quote.meta" 2>&1
+t "the annotation's last quote: file, lines [4, 6], label" 'grep -qx "file=solution.py lines=4,6 label=Casts to bf16, \"early\"" "$tmp/quote.meta" || { sed "s/^/# /" "$tmp/quote.meta"; false; }'
+sed -n 4,6p "$sol" > "$tmp/quote.want"
+t "its text is the file's lines byte for byte (tab, trailing spaces)" 'cmp -s "$tmp/quote.txt" "$tmp/quote.want"'
+t "the verdict and the rest of the file are kept" 'grep -qx "verdict: clean" "$an/$A.yaml" && grep -qx "summary: Tiles the GEMM well." "$an/$A.yaml"'
+"$kb" annotations check "$an" > "$tmp/out" 2>&1; rc=$?
+t "the schema check accepts the quote" '[ $rc -eq 0 ] || { sed "s/^/# /" "$tmp/out"; false; }'
+cp "$an/$A.yaml" "$tmp/A.quoted"
+keys q G Q k Q
+t "Q, move, Q again asks for a label" 'wait_for q "Quote label: "'
+keys q Escape
+t "Esc cancels the quote" 'wait_for q "quote cancelled" && ! has "marked "'
+t "and nothing is written" 'cmp -s "$an/$A.yaml" "$tmp/A.quoted"'
+keys q u
+t "u undoes the quote" 'wait_for q "undone: "'
+t "the file is back as it was before the quote" 'cmp -s "$an/$A.yaml" "$tmp/A.before"'
+keys q o Q Q
+t "a single line of check.log" 'wait_for q "Quote label: "'
+keys q -l 'fails'
+keys q Enter
+t "written" 'wait_for q "quote check\.log \[1\] written"'
+"$helper" --last-quote "$an/$A.yaml" "$tmp/quote.txt" > "$tmp/quote.meta" 2>&1
+t "quote of check.log line 1, text exact" 'grep -qx "file=check.log lines=1,1 label=fails" "$tmp/quote.meta" && printf "PASS shape 0\n" | cmp -s - "$tmp/quote.txt"'
+keys q q
+keys q q
+
+echo "1..$n"
+exit $fail

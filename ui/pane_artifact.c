@@ -1,21 +1,296 @@
-/* pane_artifact.c: PLACEHOLDER being written by a helper this session. */
+/* pane_artifact.c: the run's artifacts (solution, logs, result.json, final
+ * answer, the raw transcript) one at a time with line numbers, a line
+ * cursor, and quotes: Q marks a line, moving extends the range, Q again
+ * asks for a label and writes the lines verbatim under the annotation's
+ * `quotes` (through the tagging session, so u undoes it). */
 #include "config.h"
 
+#include <curses.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "annotate.h"
+#include "artifact.h"
 #include "draw.h"
 #include "replay.h"
+#include "run.h"
+#include "tag.h"
 #include "theme.h"
+#include "util.h"
+
+/* bytes of a line looked at when drawing it: a JSONL line can be megabytes */
+#define ARTIFACT_DRAW_BYTES 4096
+
+struct pane_artifact {
+	struct artifacts *as;       /* owned; read when the pane is first shown */
+	size_t cur;                 /* the artifact shown */
+	size_t *top, *cursor;       /* per artifact: first row shown, cursor line (0-based) */
+	long mark;                  /* line where the marked range starts, -1: none */
+};
+
+/* The files are read the first time the pane is shown, not when the
+ * replay opens: a transcript can be tens of megabytes. */
+static struct pane_artifact *pa_of(struct pane *p, struct replay *rp)
+{
+	struct pane_artifact *a = p->state;
+	if (!a->as) {
+		const char *src = rp->run->source;
+		const char *slash = src ? strrchr(src, '/') : NULL;
+		char *dir = src ? (slash ? xstrndup(src, (size_t)(slash - src)) : xstrdup(".")) : NULL;
+		a->as = artifacts_load(dir, rp->run, src && util_is_file(src) ? src : NULL);
+		a->top = xcalloc(a->as->n + 1, sizeof *a->top);
+		a->cursor = xcalloc(a->as->n + 1, sizeof *a->cursor);
+		free(dir);
+	}
+	return a;
+}
+
+static void pane_artifact_init(struct pane *p, struct replay *rp)
+{
+	struct pane_artifact *a = xcalloc(1, sizeof *a);
+	(void)rp;
+	a->mark = -1;
+	p->state = a;
+}
+
+static void pane_artifact_free(struct pane *p)
+{
+	struct pane_artifact *a = p->state;
+	if (!a)
+		return;
+	artifacts_free(a->as);
+	free(a->top);
+	free(a->cursor);
+	free(a);
+	p->state = NULL;
+}
+
+static const struct artifact *pane_artifact_cur(const struct pane_artifact *a)
+{
+	return a->as->n ? &a->as->v[a->cur] : NULL;
+}
+
+/* Line i with tabs expanded to the next multiple of 8 (owned, untrusted). */
+static char *pane_artifact_expand(const struct artifact *f, size_t i)
+{
+	size_t len, col = 0;
+	const char *s = artifact_line(f, i, &len);
+	struct sbuf b;
+	if (len > ARTIFACT_DRAW_BYTES)
+		len = ARTIFACT_DRAW_BYTES;
+	sbuf_init(&b);
+	for (size_t k = 0; k < len; k++) {
+		if (s[k] == '\t') {
+			do
+				sbuf_addc(&b, ' ');
+			while (++col % 8);
+		} else {
+			sbuf_addc(&b, s[k] ? s[k] : ' ');
+			col++;
+		}
+	}
+	return sbuf_detach(&b);
+}
+
+static int pane_artifact_marked(const struct pane_artifact *a, size_t i)
+{
+	size_t c = a->cursor[a->cur], m;
+	if (a->mark < 0)
+		return 0;
+	m = (size_t)a->mark;
+	return (i >= m && i <= c) || (i >= c && i <= m);
+}
 
 static void pane_artifact_draw(struct pane *p, struct replay *rp, int y, int x, int w, int h)
 {
-	(void)p; (void)rp;
+	struct pane_artifact *a = pa_of(p, rp);
+	const struct artifact *f = pane_artifact_cur(a);
+	int focused = rp->focus == 1;
+	char num[32];
+
 	for (int r = 0; r < h; r++)
 		draw_fill(y + r, x, w, RL_NORMAL);
-	draw_put(y, x, w, "(not written yet)", RL_DIM);
+	x++;  /* the gutter column, as in the other panes */
+	w--;
+	if (!f) {
+		draw_put(y, x, w, "This run has no artifacts here (solution, logs, result.json, final answer).", RL_DIM);
+		return;
+	}
+	int numw = snprintf(num, sizeof num, "%zu", f->nlines ? f->nlines : 1);
+	size_t top = a->top[a->cur];
+	for (int r = 0; r < h && top + (size_t)r < f->nlines; r++) {
+		size_t i = top + (size_t)r;
+		int cursor = i == a->cursor[a->cur];
+		int role = pane_artifact_marked(a, i) ? RL_MATCH : cursor ? (focused ? RL_SELECT : RL_SELECT_DIM)
+		                                                         : RL_NORMAL;
+		char *text = pane_artifact_expand(f, i);
+		snprintf(num, sizeof num, "%*zu ", numw, i + 1);
+		draw_fill(y + r, x, w, role);
+		int used = draw_put(y + r, x, w, num, role == RL_NORMAL ? RL_DIM : role);
+		draw_untrusted(y + r, x + used, w - used, text, role);
+		free(text);
+	}
+	if (!f->nlines)
+		draw_put(y, x, w, "(empty)", RL_DIM);
+}
+
+static void pane_artifact_title(struct pane *p, struct replay *rp, char *buf, size_t n)
+{
+	struct pane_artifact *a = pa_of(p, rp);
+	const struct artifact *f = pane_artifact_cur(a);
+	(void)rp;
+	if (!f) {
+		snprintf(buf, n, " artifacts");
+		return;
+	}
+	char *name = draw_safe(f->name);
+	snprintf(buf, n, " %s  (%zu/%zu, o/O: other files)", name, a->cur + 1, a->as->n);
+	free(name);
+}
+
+static void pane_artifact_status(struct pane *p, struct replay *rp, char *buf, size_t n)
+{
+	struct pane_artifact *a = pa_of(p, rp);
+	const struct artifact *f = pane_artifact_cur(a);
+	(void)rp;
+	if (!f) {
+		buf[0] = '\0';
+		return;
+	}
+	size_t c = a->cursor[a->cur];
+	if (a->mark >= 0) {
+		size_t s = (size_t)a->mark < c ? (size_t)a->mark : c, e = (size_t)a->mark < c ? c : (size_t)a->mark;
+		snprintf(buf, n, "marked %zu-%zu  line %zu/%zu", s + 1, e + 1, c + 1, f->nlines);
+	} else {
+		snprintf(buf, n, "line %zu/%zu", f->nlines ? c + 1 : 0, f->nlines);
+	}
+}
+
+/* Moves the cursor to line i (clamped) and scrolls it into view. */
+static void pane_artifact_move(struct pane *p, struct replay *rp, long i)
+{
+	struct pane_artifact *a = pa_of(p, rp);
+	const struct artifact *f = pane_artifact_cur(a);
+	long h = p->h > 0 ? p->h : 1;
+	if (!f || !f->nlines)
+		return;
+	if (i >= (long)f->nlines)
+		i = (long)f->nlines - 1;
+	if (i < 0)
+		i = 0;
+	a->cursor[a->cur] = (size_t)i;
+	if ((size_t)i < a->top[a->cur])
+		a->top[a->cur] = (size_t)i;
+	else if (i >= (long)a->top[a->cur] + h)
+		a->top[a->cur] = (size_t)(i - h + 1);
+}
+
+static void pane_artifact_switch(struct pane *p, struct replay *rp, int delta)
+{
+	struct pane_artifact *a = pa_of(p, rp);
+	if (!a->as->n)
+		return;
+	a->cur = (a->cur + a->as->n + (size_t)(delta > 0 ? 1 : a->as->n - 1)) % a->as->n;
+	if (a->mark >= 0) {
+		a->mark = -1;
+		free(rp->msg);
+		rp->msg = xstrdup("quote cancelled: the marked lines were in another file");
+		rp->dirty |= D_STATUS;
+	}
+}
+
+/* The first Q marks the cursor line; the second asks for the label. */
+static void pane_artifact_quote_key(struct pane *p, struct replay *rp)
+{
+	struct pane_artifact *a = pa_of(p, rp);
+	const struct artifact *f = pane_artifact_cur(a);
+	free(rp->msg);
+	rp->msg = NULL;
+	rp->dirty |= D_STATUS;
+	if (!f || !f->nlines) {
+		rp->msg = xstrdup("nothing to quote here");
+		return;
+	}
+	if (!rp->tag) {
+		rp->msg = xstrdup("quotes go into a dataset's annotations: open the run from the browser");
+		return;
+	}
+	if (a->mark < 0) {
+		a->mark = (long)a->cursor[a->cur];
+		rp->msg = xasprintf("quote from line %ld: move to its last line, then Q for the label", a->mark + 1);
+		return;
+	}
+	rp->prompt = 'Q';
+	sbuf_reset(&rp->input);
+}
+
+static int pane_artifact_act(struct pane *p, struct replay *rp, enum action act)
+{
+	struct pane_artifact *a = pa_of(p, rp);
+	long page = p->h > 1 ? p->h - 1 : 1;
+	long c = (long)(a->as->n ? a->cursor[a->cur] : 0);
+	switch (act) {
+	case ACT_DOWN: pane_artifact_move(p, rp, c + 1); return 1;
+	case ACT_UP: pane_artifact_move(p, rp, c - 1); return 1;
+	case ACT_PAGE_DOWN: pane_artifact_move(p, rp, c + page); return 1;
+	case ACT_PAGE_UP: pane_artifact_move(p, rp, c - page); return 1;
+	case ACT_FIRST: pane_artifact_move(p, rp, 0); return 1;
+	case ACT_LAST: pane_artifact_move(p, rp, (long)((size_t)-1 >> 1)); return 1;
+	case ACT_ITEM_NEXT: pane_artifact_switch(p, rp, 1); return 1;
+	case ACT_ITEM_PREV: pane_artifact_switch(p, rp, -1); return 1;
+	case ACT_QUOTE: pane_artifact_quote_key(p, rp); return 1;
+	default: return 0;
+	}
+}
+
+void pane_artifact_label(struct replay *rp, const char *label)
+{
+	struct pane *p = &rp->panes[PANE_ARTIFACT];
+	struct pane_artifact *a = pa_of(p, rp);
+	const struct artifact *f = pane_artifact_cur(a);
+	char *msg = NULL;
+
+	free(rp->msg);
+	rp->msg = NULL;
+	rp->dirty |= D_STATUS | D_DETAIL;
+	if (!f || a->mark < 0)
+		return;
+	if (!label) {
+		a->mark = -1;
+		rp->msg = xstrdup("quote cancelled");
+		return;
+	}
+	if (!*label) {
+		rp->msg = xstrdup("a quote needs a label: Q to give one, Esc to cancel");
+		return;
+	}
+	size_t c = a->cursor[a->cur], m = (size_t)a->mark;
+	int s = (int)(m < c ? m : c) + 1, e = (int)(m < c ? c : m) + 1;
+	char *text = artifact_quote_text(f, s, e);
+	char *name = draw_safe(f->name);
+	char *what = s == e ? xasprintf("quote %s [%d]", name, s) : xasprintf("quote %s [%d, %d]", name, s, e);
+	struct annotate_change ch;
+	memset(&ch, 0, sizeof ch);
+	ch.quote_file = f->name;
+	ch.quote_start = s;
+	ch.quote_end = e;
+	ch.quote_label = label;
+	ch.quote_text = text;
+	if (tag_apply(rp->tag, (long)rp->ds_run, &ch, what, &msg) == 1)
+		a->mark = -1;  /* written; on failure the lines stay marked to try again */
+	rp->msg = msg;
+	free(what);
+	free(name);
+	free(text);
 }
 
 const struct pane_ops pane_artifact_ops = {
 	.name = "artifact",
+	.init = pane_artifact_init,
+	.free = pane_artifact_free,
 	.draw = pane_artifact_draw,
+	.title = pane_artifact_title,
+	.status = pane_artifact_status,
+	.act = pane_artifact_act,
 };

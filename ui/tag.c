@@ -1,3 +1,735 @@
-/* tag.c: PLACEHOLDER, being written this session. */
+/* tag.c: the annotation session: verdict keys, the $EDITOR round trip for
+ * summary and implication, the undo stack, next-unannotated and blind mode.
+ * Every change to a file goes through src/annotate.h; this file decides
+ * which change, guards against overwriting another annotator's work, and
+ * keeps the dataset's in-memory verdicts in step so the views update. */
 #include "config.h"
+
+#include <curses.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "annot.h"
+#include "annotate.h"
+#include "dataset.h"
+#include "draw.h"
+#include "grid.h"
 #include "tag.h"
+#include "util.h"
+
+/* One change of this session that u can take back. */
+struct tag_change {
+	struct annotate_undo *undo;  /* owned */
+	size_t run;
+};
+
+/* A name blind mode keeps off the screen, and what stands in for it. */
+struct tag_word {
+	char *s;                     /* owned */
+	size_t n;
+	char *mask;                  /* owned */
+};
+
+struct tag {
+	struct dataset *ds;          /* borrowed */
+	char *dir;                   /* annotation directory (owned) */
+	char *annotator;             /* owned, NULL: none */
+	long long *seen;             /* per run: mtime of its file when last read or written here, 0 absent */
+	struct tag_change *undo;     /* a stack, the last change on top */
+	size_t nundo, capundo;
+	int blind;
+	char **blind_label;          /* per model label number: "model 3" (owned) */
+	size_t *blind_of;            /* per run: index into blind_label */
+	struct tag_word *words;      /* longest first */
+	size_t nwords;
+};
+
+/* The session blind mode and the draw filter read (one at a time). */
+static struct tag *tag_active;
+
+static const char tag_hint[] = "KLHIB verdict  A note  u undo  a next  x blind";
+
+/* The five verdict keys, in the order of the schema. */
+static const char *tag_verdict_of_action(enum action a)
+{
+	switch (a) {
+	case ACT_VERDICT_CLEAN: return "clean";
+	case ACT_VERDICT_LEAK: return "rubric_leak";
+	case ACT_VERDICT_HACK: return "reward_hack";
+	case ACT_VERDICT_INTERESTING: return "interesting";
+	case ACT_VERDICT_BUG: return "bug";
+	default: return NULL;
+	}
+}
+
+static char *tag_path(const struct tag *t, size_t i)
+{
+	const char *id = t->ds->runs[i].meta.run_id;
+	return id ? annotate_path(t->dir, id) : NULL;
+}
+
+/* "annotations/<id>.yaml": the file as the status bar names it (safe, owned). */
+static char *tag_short(const char *path)
+{
+	const char *last = strrchr(path, '/'), *start = path;
+	for (const char *p = path; last && p < last; p++)
+		if (*p == '/')
+			start = p + 1;
+	return draw_safe(start);
+}
+
+/* Reads run i's verdict from the session's file again, and remembers the
+ * file's mtime as the version this session has seen. */
+static void tag_reload(struct tag *t, size_t i)
+{
+	char *p = tag_path(t, i);
+	if (!p)
+		return;
+	dataset_set_verdict(t->ds, i, p);
+	t->seen[i] = annot_mtime_ns(p);
+	free(p);
+}
+
+/* ---- blind mode -------------------------------------------------------------- */
+
+static int tag_cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int tag_cmp_word(const void *a, const void *b)
+{
+	const struct tag_word *x = a, *y = b;
+	return x->n != y->n ? (x->n < y->n) - (x->n > y->n) : strcmp(x->s, y->s);
+}
+
+static void tag_add_word(struct tag *t, size_t *cap, const char *s, const char *mask)
+{
+	if (!s || strlen(s) < 3)  /* shorter names would mask ordinary words */
+		return;
+	if (strcasestr("[model] [harness]", s))  /* a mask must not be masked again */
+		return;
+	for (size_t k = 0; k < t->nwords; k++)
+		if (!strcasecmp(t->words[k].s, s))
+			return;
+	if (t->nwords == *cap)
+		t->words = xrealloc(t->words, (*cap = *cap ? *cap * 2 : 32) * sizeof *t->words);
+	t->words[t->nwords].s = xstrdup(s);
+	t->words[t->nwords].n = strlen(s);
+	t->words[t->nwords].mask = xstrdup(mask);
+	t->nwords++;
+}
+
+/* A name and each of its parts between '/' and ':' ("deepseek" and
+ * "deepseek-v4-flash" of "deepseek/deepseek-v4-flash"). */
+static void tag_add_name(struct tag *t, size_t *cap, const char *s)
+{
+	if (!s)
+		return;
+	tag_add_word(t, cap, s, "[model]");
+	for (const char *p = s; *p;) {
+		size_t n = strcspn(p, "/:");
+		if (n < strlen(s)) {
+			char *part = xstrndup(p, n);
+			tag_add_word(t, cap, part, "[model]");
+			free(part);
+		}
+		p += n + (p[n] ? 1 : 0);
+	}
+}
+
+/* A run id names harness and model: in blind mode it reads
+ * "20260428_040539_[model 3]_01_fp8_gemm" (time and problem kept). */
+static void tag_add_run_id(struct tag *t, size_t *cap, const struct run_meta *m, const char *label)
+{
+	const char *id = m->run_id;
+	if (!id)
+		return;
+	size_t n = strlen(id), pl = m->problem ? strlen(m->problem) : 0, ts = 0;
+	while (ts < n && ts < 16 && (id[ts] == '_' || (id[ts] >= '0' && id[ts] <= '9')))
+		ts++;
+	int has_problem = pl && pl < n && !strcmp(id + n - pl, m->problem);
+	char *mask = xasprintf("%.*s[%s]%s%s", (int)ts, id, label, has_problem ? "_" : "", has_problem ? m->problem : "");
+	tag_add_word(t, cap, id, mask);
+	free(mask);
+}
+
+/* Numbers the models of the dataset in a shuffled order that is the same
+ * every time (a fixed seed), so "model 3" stays model 3 across sessions
+ * but says nothing of the name; and lists the names to mask in text. */
+static void tag_blind_init(struct tag *t)
+{
+	size_t n = t->ds->nruns, nl = 0, cap = 0;
+	char **real = xcalloc(n + 1, sizeof *real), **labels = xcalloc(n + 1, sizeof *labels);
+	for (size_t i = 0; i < n; i++)
+		labels[i] = real[i] = grid_model(&t->ds->runs[i].meta);
+	qsort(labels, n, sizeof *labels, tag_cmp_str);
+	for (size_t i = 0; i < n; i++)
+		if (!nl || strcmp(labels[nl - 1], labels[i]))
+			labels[nl++] = labels[i];
+	/* Fisher-Yates with a fixed xorshift seed */
+	unsigned long long x = 0x6b62747569ULL;
+	for (size_t i = nl; i > 1; i--) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		size_t j = (size_t)(x % i);
+		char *s = labels[i - 1];
+		labels[i - 1] = labels[j];
+		labels[j] = s;
+	}
+	int digits = snprintf(NULL, 0, "%zu", nl);
+	t->blind_label = xcalloc(nl + 1, sizeof *t->blind_label);
+	t->blind_of = xcalloc(n + 1, sizeof *t->blind_of);
+	for (size_t k = 0; k < nl; k++)
+		t->blind_label[k] = xasprintf("model %0*zu", digits, k + 1);  /* padded: sorts in order */
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < nl; k++)
+			if (!strcmp(real[i], labels[k]))
+				t->blind_of[i] = k;
+	for (size_t i = 0; i < n; i++) {
+		const struct run_meta *m = &t->ds->runs[i].meta;
+		tag_add_run_id(t, &cap, m, t->blind_label[t->blind_of[i]]);
+		tag_add_word(t, &cap, m->harness, "[harness]");  /* before the labels that contain it */
+		tag_add_word(t, &cap, real[i], "[model]");
+		tag_add_name(t, &cap, m->label);
+		tag_add_name(t, &cap, m->model);
+	}
+	if (t->nwords)
+		qsort(t->words, t->nwords, sizeof *t->words, tag_cmp_word);
+	for (size_t i = 0; i < n; i++)
+		free(real[i]);
+	free(real);
+	free(labels);
+}
+
+/* The draw filter of blind mode: every name of a model or harness in a
+ * string on its way to the screen becomes a mask (NULL: nothing to mask). */
+static char *tag_mask(const char *s)
+{
+	const struct tag *t = tag_active;
+	struct sbuf b;
+	int hit = 0;
+	if (!t || !t->blind)
+		return NULL;
+	sbuf_init(&b);
+	for (const char *p = s; *p;) {
+		const struct tag_word *w = NULL;
+		for (size_t k = 0; k < t->nwords && !w; k++)
+			if ((*p | 0x20) == (t->words[k].s[0] | 0x20) && !strncasecmp(p, t->words[k].s, t->words[k].n))
+				w = &t->words[k];
+		if (w) {
+			sbuf_adds(&b, w->mask);
+			p += w->n;
+			hit = 1;
+		} else {
+			sbuf_addc(&b, *p++);
+		}
+	}
+	if (!hit) {
+		sbuf_free(&b);
+		return NULL;
+	}
+	return sbuf_detach(&b);
+}
+
+static void tag_set_blind(struct tag *t, int on)
+{
+	t->blind = on;
+	draw_set_filter(on ? tag_mask : NULL);
+}
+
+const char *tag_blind_model(const struct run_meta *m)
+{
+	const struct tag *t = tag_active;
+	if (!t || !t->blind || !t->ds->nruns)
+		return NULL;
+	/* which run m is the meta of, without a search: the grid asks often */
+	uintptr_t p = (uintptr_t)m, base = (uintptr_t)&t->ds->runs[0].meta;
+	size_t i = (size_t)(p - base) / sizeof *t->ds->runs;
+	if (p < base || (p - base) % sizeof *t->ds->runs || i >= t->ds->nruns)
+		return NULL;
+	return t->blind_label[t->blind_of[i]];
+}
+
+int tag_blind(const struct tag *t)
+{
+	return t && t->blind;
+}
+
+/* ---- the session ----------------------------------------------------------------- */
+
+struct tag *tag_new(struct dataset *ds, const char *dir, const char *annotator, int blind)
+{
+	struct tag *t = xcalloc(1, sizeof *t);
+	t->ds = ds;
+	t->dir = dir ? xstrdup(dir) : util_path_join(ds->root, "annotations");
+	t->annotator = annotator && *annotator ? xstrdup(annotator) : NULL;
+	t->seen = xcalloc(ds->nruns + 1, sizeof *t->seen);
+	for (size_t i = 0; i < ds->nruns; i++) {
+		char *p = tag_path(t, i);
+		if (!p)
+			continue;
+		if (dir)  /* another directory: its verdicts are the ones to show */
+			dataset_set_verdict(ds, i, p);
+		t->seen[i] = annot_mtime_ns(p);
+		free(p);
+	}
+	tag_blind_init(t);
+	tag_active = t;
+	tag_set_blind(t, blind);
+	return t;
+}
+
+void tag_free(struct tag *t)
+{
+	if (!t)
+		return;
+	if (tag_active == t) {
+		draw_set_filter(NULL);
+		tag_active = NULL;
+	}
+	for (size_t k = 0; k < t->nundo; k++)
+		annotate_undo_free(t->undo[k].undo);
+	free(t->undo);
+	for (size_t i = 0; t->blind_label && t->blind_label[i]; i++)
+		free(t->blind_label[i]);
+	free(t->blind_label);
+	free(t->blind_of);
+	for (size_t k = 0; k < t->nwords; k++) {
+		free(t->words[k].s);
+		free(t->words[k].mask);
+	}
+	free(t->words);
+	free(t->seen);
+	free(t->dir);
+	free(t->annotator);
+	free(t);
+}
+
+/* ---- writing ----------------------------------------------------------------------- */
+
+/* The first schema message worth a status bar: the missing implication in
+ * words that say what to do, else the first message without its file and
+ * line (safe, owned); NULL when none. */
+static char *tag_schema_note(const char *msgs)
+{
+	if (!msgs)
+		return NULL;
+	if (strstr(msgs, "`implication` is required"))
+		return xstrdup("implication missing: A to write it");
+	const char *p = strstr(msgs, ": error: ");
+	if (!p)
+		p = strstr(msgs, ": warning: ");
+	if (!p)
+		return NULL;
+	p += 2;
+	const char *nl = strchr(p, '\n');
+	char *one = nl ? xstrndup(p, (size_t)(nl - p)) : xstrdup(p);
+	char *s = draw_safe(one);
+	free(one);
+	return s;
+}
+
+/* 0 when the file of run i is the version this session last saw; else
+ * shows the other version (*msg says so) and returns -1, so a second key
+ * press writes over it knowingly. */
+static int tag_fresh(struct tag *t, size_t i, const char *path, char **msg)
+{
+	long long now = annot_mtime_ns(path);
+	if (now == t->seen[i])
+		return 0;
+	tag_reload(t, i);
+	char *f = tag_short(path), *v = draw_safe(t->ds->runs[i].verdict ? t->ds->runs[i].verdict : "none");
+	*msg = xasprintf("%s changed on disk since kbtui read it (another annotator?): not written; "
+	                 "its verdict now: %s; the key again overwrites it", f, v);
+	free(f);
+	free(v);
+	return -1;
+}
+
+/* Applies ch to run i's file; what = the change as the message names it. */
+static void tag_write(struct tag *t, size_t i, struct annotate_change *ch, const char *what, char **msg)
+{
+	struct annotate_result res;
+	char *path = tag_path(t, i);
+	if (!path) {
+		*msg = xstrdup("this run has no run id that can name an annotation file");
+		return;
+	}
+	if (!util_is_dir(t->dir) && mkdir(t->dir, 0777) != 0 && errno != EEXIST) {
+		char *d = draw_safe(t->dir);
+		*msg = xasprintf("%s: cannot create the annotation directory: %s", d, strerror(errno));
+		free(d);
+		free(path);
+		return;
+	}
+	if (tag_fresh(t, i, path, msg) < 0) {
+		free(path);
+		return;
+	}
+	ch->annotator = t->annotator;
+	ch->allow_errors = 1;  /* a verdict now, the implication later: both kept */
+	memset(&res, 0, sizeof res);
+	enum annotate_status st = annotate_apply(t->dir, &t->ds->runs[i].meta, ch, &res);
+	if (st == ANNOTATE_OK && res.undo) {
+		if (t->nundo == t->capundo)
+			t->undo = xrealloc(t->undo, (t->capundo = t->capundo ? t->capundo * 2 : 16) * sizeof *t->undo);
+		t->undo[t->nundo].undo = res.undo;
+		t->undo[t->nundo].run = i;
+		t->nundo++;
+		res.undo = NULL;
+		tag_reload(t, i);
+		char *f = tag_short(path), *note = tag_schema_note(res.msgs);
+		*msg = xasprintf("%s written to %s%s%s", what, f, note ? "; " : "", note ? note : "");
+		free(note);
+		free(f);
+	} else {
+		char *why = draw_safe(res.err ? res.err : res.msgs ? res.msgs : "not written");
+		*msg = xasprintf("not written: %s", why);
+		free(why);
+	}
+	annotate_result_free(&res);
+	free(path);
+}
+
+static void tag_verdict(struct tag *t, size_t i, const char *verdict, char **msg)
+{
+	struct annotate_change ch;
+	memset(&ch, 0, sizeof ch);
+	ch.verdict = verdict;
+	tag_write(t, i, &ch, verdict, msg);
+}
+
+int tag_apply(struct tag *t, long i, struct annotate_change *ch, const char *what, char **msg)
+{
+	size_t before;
+	*msg = NULL;
+	if (!t || i < 0 || (size_t)i >= t->ds->nruns)
+		return -1;
+	before = t->nundo;
+	tag_write(t, (size_t)i, ch, what, msg);
+	return t->nundo > before;
+}
+
+static void tag_undo(struct tag *t, char **msg)
+{
+	char *err = NULL;
+	if (!t->nundo) {
+		*msg = xstrdup("nothing to undo in this session");
+		return;
+	}
+	struct tag_change *c = &t->undo[t->nundo - 1];
+	if (annotate_undo(c->undo, &err) != 0) {
+		char *e = draw_safe(err);
+		*msg = xasprintf("cannot undo: %s", e);
+		free(e);
+		free(err);
+		return;
+	}
+	char *f = tag_short(c->undo->path);
+	*msg = c->undo->existed ? xasprintf("undone: %s is back as it was", f)
+	                        : xasprintf("undone: %s removed (it was new)", f);
+	free(f);
+	tag_reload(t, c->run);
+	annotate_undo_free(c->undo);
+	t->nundo--;
+}
+
+/* ---- the editor round trip ------------------------------------------------------------- */
+
+/* Field text as the editor shows it, and as compared after: no trailing
+ * blank space. Owned. */
+static char *tag_trim(const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+	while (n && (s[n - 1] == '\n' || s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
+		n--;
+	return xstrndup(s ? s : "", n);
+}
+
+/* The note file: two headings, "summary:" and "implication:", each on a
+ * line of its own, the text under them; lines starting with '#' are
+ * comments. Lines of one paragraph are joined with spaces (as YAML's folded
+ * style reads them); a blank line separates paragraphs. */
+static void tag_note_parse(const char *text, char **summary, char **impl)
+{
+	struct sbuf f[2];
+	int cur = -1, blank[2] = {0, 0};
+	sbuf_init(&f[0]);
+	sbuf_init(&f[1]);
+	for (const char *p = text; *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		char *line = xstrndup(p, n), *body = line;
+		size_t len = n;
+		while (len && (line[len - 1] == ' ' || line[len - 1] == '\t' || line[len - 1] == '\r'))
+			line[--len] = 0;
+		if (line[0] == '#') {
+			/* a comment */
+		} else if (!strncmp(line, "summary:", 8) || !strncmp(line, "implication:", 12)) {
+			cur = line[0] == 's' ? 0 : 1;
+			body = line + (cur ? 12 : 8);
+			while (*body == ' ')
+				body++;
+			if (*body)
+				sbuf_adds(&f[cur], body);
+		} else if (cur >= 0 && !*line) {
+			blank[cur] = f[cur].len > 0;
+		} else if (cur >= 0) {
+			if (f[cur].len)
+				sbuf_adds(&f[cur], blank[cur] ? "\n\n" : " ");
+			blank[cur] = 0;
+			while (*body == ' ' || *body == '\t')
+				body++;
+			sbuf_adds(&f[cur], body);
+		}
+		free(line);
+		p += n + (nl ? 1 : 0);
+	}
+	*summary = f[0].len ? sbuf_detach(&f[0]) : xstrdup("");
+	*impl = f[1].len ? sbuf_detach(&f[1]) : xstrdup("");
+	sbuf_free(&f[0]);
+	sbuf_free(&f[1]);
+}
+
+/* Runs the editor on path with the screen handed over to it; its exit
+ * status, or -1 when it could not be started. */
+static int tag_run_editor(const char *path)
+{
+	const char *ed = getenv("EDITOR");
+	struct sigaction ign, oint, oquit;
+	int status = -1;
+	if (!ed || !*ed)
+		ed = "vi";
+	char *cmd = xasprintf("%s \"$1\"", ed);  /* $EDITOR may carry arguments */
+	def_prog_mode();
+	endwin();
+	memset(&ign, 0, sizeof ign);
+	ign.sa_handler = SIG_IGN;
+	sigemptyset(&ign.sa_mask);
+	/* Ctrl-C in the editor is the editor's, not a reason to end kbtui */
+	sigaction(SIGINT, &ign, &oint);
+	sigaction(SIGQUIT, &ign, &oquit);
+	pid_t pid = fork();
+	if (pid == 0) {
+		signal(SIGINT, SIG_DFL);
+		signal(SIGQUIT, SIG_DFL);
+		execl("/bin/sh", "sh", "-c", cmd, "sh", path, (char *)NULL);
+		_exit(127);
+	}
+	if (pid > 0) {
+		int st;
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
+		status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+	}
+	sigaction(SIGINT, &oint, NULL);
+	sigaction(SIGQUIT, &oquit, NULL);
+	reset_prog_mode();
+	clearok(curscr, TRUE);
+	refresh();
+	free(cmd);
+	return status;
+}
+
+/* The text the editor starts with (owned). */
+static char *tag_note_text(const struct tag *t, size_t i, const char *summary, const char *impl)
+{
+	const struct ds_run *r = &t->ds->runs[i];
+	char *s = tag_trim(summary), *m = tag_trim(impl);
+	char *text = xasprintf("# kbtui: summary and implication of %s (verdict: %s).\n"
+	                       "# Write each field's text under its heading; a blank line starts a\n"
+	                       "# new paragraph; lines starting with # are ignored. Save and quit to\n"
+	                       "# write the annotation; quit without saving to change nothing.\n"
+	                       "summary:\n%s%s\n"
+	                       "implication:\n%s%s",
+	                       t->blind ? "this run (blind mode)" : r->meta.run_id, r->verdict ? r->verdict : "none",
+	                       s, *s ? "\n" : "", m, *m ? "\n" : "");
+	free(s);
+	free(m);
+	return text;
+}
+
+static void tag_edit(struct tag *t, size_t i, char **msg)
+{
+	char *path = tag_path(t, i), *err = NULL, *sum0 = NULL, *imp0 = NULL;
+	if (!path) {
+		*msg = xstrdup("this run has no run id that can name an annotation file");
+		return;
+	}
+	if (util_is_file(path)) {
+		int line;
+		struct annot *a = annot_load(path, &line, &err);
+		if (!a) {
+			char *e = draw_safe(err);
+			*msg = xasprintf("cannot edit: %s", e);
+			free(e);
+			free(err);
+			free(path);
+			return;
+		}
+		sum0 = tag_trim(annot_get(a, "summary"));
+		imp0 = tag_trim(annot_get(a, "implication"));
+		annot_free(a);
+	} else {
+		sum0 = xstrdup("");
+		imp0 = xstrdup("");
+	}
+	const char *tmpdir = getenv("TMPDIR");
+	char *tmp = xasprintf("%s/kbtui-note-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+	char *before = tag_note_text(t, i, sum0, imp0);
+	int fd = mkstemp(tmp);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f || fputs(before, f) < 0 || fclose(f) != 0) {
+		*msg = xasprintf("cannot write a temporary file in %s: %s", tmpdir && *tmpdir ? "$TMPDIR" : "/tmp",
+		                 strerror(errno));
+		if (fd >= 0 && !f)
+			close(fd);
+		goto out;
+	}
+	int rc = tag_run_editor(tmp);
+	size_t len = 0;
+	char *after = rc == 0 ? util_read_file(tmp, &len) : NULL;
+	if (rc != 0) {
+		*msg = rc < 0 ? xstrdup("cannot start the editor: nothing changed")
+		              : xasprintf("the editor exited with status %d: nothing changed", rc);
+	} else if (!after) {
+		*msg = xstrdup("the note file is gone: nothing changed");
+	} else if (!strcmp(after, before)) {
+		*msg = xstrdup("note unchanged: nothing written");
+	} else {
+		char *sum, *imp;
+		tag_note_parse(after, &sum, &imp);
+		struct annotate_change ch;
+		memset(&ch, 0, sizeof ch);
+		ch.summary = strcmp(sum, sum0) ? sum : NULL;  /* untouched fields keep their YAML style */
+		ch.implication = strcmp(imp, imp0) ? imp : NULL;
+		if (!ch.summary && !ch.implication)
+			*msg = xstrdup("summary and implication unchanged: nothing written");
+		else
+			tag_write(t, i, &ch,
+			          ch.summary && ch.implication ? "summary and implication" : ch.summary ? "summary" : "implication",
+			          msg);
+		free(sum);
+		free(imp);
+	}
+	free(after);
+out:
+	unlink(tmp);
+	free(tmp);
+	free(before);
+	free(sum0);
+	free(imp0);
+	free(path);
+}
+
+/* ---- the views' entry points ------------------------------------------------------------ */
+
+int tag_act(struct tag *t, enum action a, long i, char **msg)
+{
+	const char *verdict = tag_verdict_of_action(a);
+	*msg = NULL;
+	if (!verdict && a != ACT_EDIT_NOTE && a != ACT_UNDO && a != ACT_BLIND && a != ACT_NEXT_UNANNOTATED)
+		return 0;
+	if (!t) {
+		*msg = xstrdup("annotating needs a dataset: open a dataset directory");
+		return 1;
+	}
+	if (a == ACT_NEXT_UNANNOTATED)
+		return 0;  /* the view's own: it knows its order */
+	if (a == ACT_UNDO) {
+		tag_undo(t, msg);
+	} else if (a == ACT_BLIND) {
+		tag_set_blind(t, !t->blind);
+		*msg = xstrdup(t->blind ? "blind mode: models and harnesses hidden (x shows them)" : "blind mode off");
+	} else if (i < 0 || (size_t)i >= t->ds->nruns) {
+		*msg = xstrdup("no run selected");
+	} else if (verdict) {
+		tag_verdict(t, (size_t)i, verdict, msg);
+	} else {
+		tag_edit(t, (size_t)i, msg);
+	}
+	return 1;
+}
+
+long tag_next_unannotated(const struct tag *t, const size_t *order, size_t n, size_t from)
+{
+	for (size_t k = 1; t && k <= n; k++) {
+		size_t j = (from + k) % n;
+		const struct ds_run *r = &t->ds->runs[order[j]];
+		if (!r->verdict && r->transcript && j != from)
+			return (long)j;
+	}
+	return -1;
+}
+
+void tag_counts(const struct tag *t, struct sbuf *b)
+{
+	const struct dataset *ds = t->ds;
+	size_t none = 0, nother = 0;
+	const char **other = xcalloc(ds->nruns + 1, sizeof *other);
+	for (int v = 0; annot_verdicts[v]; v++) {
+		size_t c = 0;
+		for (size_t i = 0; i < ds->nruns; i++)
+			c += ds->runs[i].verdict && !strcmp(ds->runs[i].verdict, annot_verdicts[v]);
+		if (c)
+			sbuf_addf(b, "  %s %zu", annot_verdicts[v], c);
+	}
+	for (size_t i = 0; i < ds->nruns; i++) {
+		const char *v = ds->runs[i].verdict;
+		int known = 0;
+		none += !v;
+		for (int k = 0; v && annot_verdicts[k]; k++)
+			known |= !strcmp(v, annot_verdicts[k]);
+		if (v && !known)
+			other[nother++] = v;
+	}
+	qsort(other, nother, sizeof *other, tag_cmp_str);
+	for (size_t k = 0; k < nother;) {
+		size_t e = k;
+		while (e < nother && !strcmp(other[e], other[k]))
+			e++;
+		char *s = draw_safe(other[k]);
+		sbuf_addf(b, "  %s %zu", s, e - k);
+		free(s);
+		k = e;
+	}
+	sbuf_addf(b, "  unannotated %zu", none);
+	free(other);
+}
+
+char *tag_verdict_label(const struct tag *t, size_t i)
+{
+	const char *v = t && i < t->ds->nruns ? t->ds->runs[i].verdict : NULL;
+	if (!v)
+		return xstrdup("unannotated");
+	char *s = draw_safe(v), *r = xasprintf("verdict %s", s);
+	free(s);
+	return r;
+}
+
+const char *tag_keys_hint(void)
+{
+	return tag_hint;
+}
+
+int tag_filter(const char *filter, const char *verdict)
+{
+	if (strncasecmp(filter, "verdict:", 8))
+		return -1;
+	const char *want = filter + 8;
+	if (!*want)
+		return verdict != NULL;
+	if (!strcasecmp(want, "none") || !strcmp(want, "-"))
+		return verdict == NULL;
+	return verdict && !strcasecmp(verdict, want);
+}
