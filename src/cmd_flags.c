@@ -1,2 +1,310 @@
-/* cmd_flags.c: PLACEHOLDER, being written this session. */
+/* cmd_flags.c: `kbtui flags`: the auto-flags of every run of a dataset (or
+ * of one run), and over the annotated runs a table of verdict x flagged,
+ * which measures the rules. */
 #include "config.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "cmd.h"
+#include "dataset.h"
+#include "flags.h"
+#include "parser.h"
+#include "problem.h"
+#include "textsafe.h"
+#include "util.h"
+
+static const char cmd_flags_usage[] =
+	"Usage: kbtui flags [--rules FILE] [--verdicts DIR] [--json] [DIR|RUN]\n"
+	"The events of each run that the auto-flag rules mark, and over the\n"
+	"annotated runs a table of verdict x flagged. See kbtui(1), FLAG RULES.\n";
+
+struct cmd_flags {
+	struct flag_rules *rs;
+	int json;
+	FILE *out;
+	const char *problems;        /* the dataset's problems/ (borrowed), else the installed */
+	char *problems_def;
+	size_t *rule_runs;           /* runs each rule trips on */
+	const char *annotations;     /* verdicts from here first (--verdicts) */
+};
+
+/* JSON with DEL and C1 controls escaped too (cJSON passes them raw). */
+static void cmd_flags_put_json(FILE *out, cJSON *o)
+{
+	char *s = cJSON_PrintUnformatted(o);
+	for (const unsigned char *u = (const unsigned char *)s; *u; u++) {
+		if (*u == 0x7f)
+			fputs("\\u007f", out);
+		else if (*u == 0xc2 && u[1] >= 0x80 && u[1] <= 0x9f)
+			fprintf(out, "\\u%04x", *++u);
+		else
+			fputc(*u, out);
+	}
+	fputc('\n', out);
+	cJSON_free(s);
+}
+
+static void cmd_flags_print(struct cmd_flags *c, const char *run_id, const struct flag_list *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		const struct flag_hit *h = &l->hits[i];
+		const char *label = flag_rule_label(c->rs, h->rule);
+		if (c->json) {
+			cJSON *o = cJSON_CreateObject();
+			cJSON_AddStringToObject(o, "run_id", run_id);
+			cJSON_AddNumberToObject(o, "event", (double)(h->event + 1));
+			cJSON_AddStringToObject(o, "rule", label);
+			cJSON_AddStringToObject(o, "why", flag_rule_why(c->rs, h->rule));
+			cJSON_AddStringToObject(o, "in", flag_where_name(h->where));
+			cJSON_AddNumberToObject(o, "line", h->line);
+			cJSON_AddStringToObject(o, "text", h->text);
+			cmd_flags_put_json(c->out, o);
+			cJSON_Delete(o);
+			continue;
+		}
+		char *id = textsafe(run_id, strlen(run_id), 0);
+		/* the line around the match, cut to a readable width */
+		size_t from = h->so > 60 ? h->so - 60 : 0, to = strlen(h->text);
+		if (to > from + 160)
+			to = from + 160;
+		while (from > 0 && ((unsigned char)h->text[from] & 0xC0) == 0x80)  /* whole characters */
+			from--;
+		while (to < strlen(h->text) && ((unsigned char)h->text[to] & 0xC0) == 0x80)
+			to++;
+		char *t = textsafe(h->text + from, to - from, 0);
+		fprintf(c->out, "%s:%zu: %s: %s%s%s\n", id, h->event + 1, label, from ? "..." : "", t,
+		        to < strlen(h->text) ? "..." : "");
+		free(t);
+		free(id);
+	}
+}
+
+/* Flags of one loaded run; returns whether it is flagged. */
+static int cmd_flags_run(struct cmd_flags *c, const struct run *r, const char *run_id, const char *problem)
+{
+	struct flag_list l;
+	int nf = 0;
+	char **forbidden = flag_forbidden(c->problems, problem, &nf);
+	flag_eval(c->rs, r, problem, forbidden, nf, &l);
+	cmd_flags_print(c, run_id, &l);
+	int seen[64] = { 0 };
+	for (size_t i = 0; i < l.n; i++) {
+		size_t k = l.hits[i].rule;
+		if (k < 64 && !seen[k]++)
+			c->rule_runs[k]++;
+	}
+	int flagged = l.n > 0;
+	flag_list_free(&l);
+	problem_names_free(forbidden, nf);
+	return flagged;
+}
+
+/* verdict x flagged over the annotated runs (and the runs without one) */
+struct cmd_flags_row {
+	const char *verdict;
+	size_t flagged, clean;
+};
+
+static void cmd_flags_count(struct cmd_flags_row *rows, size_t *nrows, const char *verdict, int flagged)
+{
+	size_t i;
+	for (i = 0; i < *nrows && strcmp(rows[i].verdict, verdict); i++)
+		;
+	if (i == *nrows) {
+		rows[i].verdict = verdict;
+		rows[i].flagged = rows[i].clean = 0;
+		(*nrows)++;
+	}
+	if (flagged)
+		rows[i].flagged++;
+	else
+		rows[i].clean++;
+}
+
+static void cmd_flags_table(struct cmd_flags *c, struct cmd_flags_row *rows, size_t nrows, size_t nruns)
+{
+	FILE *out = c->out;
+	fprintf(out, "\n%-16s %8s %12s\n", "VERDICT", "FLAGGED", "NOT_FLAGGED");
+	for (size_t i = 0; i < nrows; i++) {
+		char *v = textsafe(rows[i].verdict, strlen(rows[i].verdict), 0);
+		fprintf(out, "%-16s %8zu %12zu\n", v, rows[i].flagged, rows[i].clean);
+		free(v);
+	}
+	fprintf(out, "\n%-24s %s\n", "RULE", "RUNS");
+	for (size_t k = 0; k < flag_rules_count(c->rs) && k < 64; k++)
+		fprintf(out, "%-24s %zu/%zu\n", flag_rule_label(c->rs, k), c->rule_runs[k], nruns);
+}
+
+/* The verdict of --verdicts DIR/<run_id>.yaml (owned), NULL when none. */
+static char *cmd_flags_verdict(struct cmd_flags *c, const char *run_id)
+{
+	if (!c->annotations)
+		return NULL;
+	char *path = xasprintf("%s/%s.yaml", c->annotations, run_id), *e = NULL;
+	int line = 0;
+	char *v = util_is_file(path) ? dataset_read_verdict(path, &line, &e) : NULL;
+	free(e);
+	free(path);
+	return v;
+}
+
+static int cmd_flags_dataset(struct cmd_flags *c, const char *dir, FILE *err)
+{
+	char *e = NULL;
+	struct dataset *ds = dataset_open(dir, &e);
+	if (!ds) {
+		fprintf(err, "kbtui: %s\n", e);
+		free(e);
+		return CMD_BADINPUT;
+	}
+	char *pdir = util_path_join(dir, "problems");
+	if (util_is_dir(pdir))
+		c->problems = pdir;
+	struct cmd_flags_row *rows = xcalloc(ds->nruns + 1, sizeof *rows);
+	size_t nrows = 0, nloaded = 0, nverdicts = 0;
+	char **verdicts = NULL;
+	int bad = 0;
+	for (size_t i = 0; i < ds->nruns; i++) {
+		struct ds_run *d = &ds->runs[i];
+		if (!d->transcript)
+			continue;
+		struct run *r = dataset_load(ds, i);
+		if (!r) {
+			fprintf(err, "kbtui: %s\n", d->load_error);
+			bad = 1;
+			continue;
+		}
+		nloaded++;
+		int f = cmd_flags_run(c, r, d->meta.run_id, d->meta.problem ? d->meta.problem : r->meta.problem);
+		char *v = cmd_flags_verdict(c, d->meta.run_id);
+		const char *verdict = v ? v : d->verdict ? d->verdict : "(none)";
+		for (size_t k = 0; k < nrows; k++)  /* the row keeps the first copy */
+			if (!strcmp(rows[k].verdict, verdict))
+				verdict = rows[k].verdict;
+		if (verdict == v) {
+			verdicts = xrealloc(verdicts, (nverdicts + 1) * sizeof *verdicts);
+			verdicts[nverdicts++] = v;
+		} else {
+			free(v);
+		}
+		cmd_flags_count(rows, &nrows, verdict, f);
+		run_free(r);  /* one run in memory at a time */
+		d->run = NULL;
+	}
+	if (!c->json)
+		cmd_flags_table(c, rows, nrows, nloaded);
+	free(rows);
+	problem_names_free(verdicts, (int)nverdicts);
+	free(pdir);
+	dataset_free(ds);
+	return bad ? CMD_BADINPUT : CMD_OK;
+}
+
+/* One run: a run directory or a transcript; the problems beside its
+ * dataset when it is in one. */
+static int cmd_flags_one(struct cmd_flags *c, const char *path, FILE *err)
+{
+	char *file = util_is_dir(path) ? dataset_find_transcript(path) : xstrdup(path), *e = NULL;
+	if (!file) {
+		fprintf(err, "kbtui: %s: no transcript in it\n", path);
+		return CMD_BADINPUT;
+	}
+	struct run *r = parser_load_file(file, NULL, &e);
+	if (!r) {
+		fprintf(err, "kbtui: %s\n", e);
+		free(e);
+		free(file);
+		return CMD_BADINPUT;
+	}
+	/* its id: the run's own, else its folder's name (runs/ID/transcript.jsonl)
+	 * or a loose transcript's name without the extension */
+	char *id = xstrdup(r->meta.run_id ? r->meta.run_id : path);
+	size_t n = strlen(id);
+	while (n > 1 && id[n - 1] == '/')
+		id[--n] = '\0';
+	if (!r->meta.run_id) {
+		const char *slash = strrchr(id, '/'), *base = slash ? slash + 1 : id;
+		if (!util_is_dir(path) && (!strcmp(base, "transcript.jsonl") || !strcmp(base, "codex_session.jsonl"))) {
+			char *dir = xstrndup(id, (size_t)(base - id - (slash ? 1 : 0)));
+			const char *ds = strrchr(dir, '/');
+			char *b = xstrdup(ds ? ds + 1 : dir);
+			free(dir);
+			free(id);
+			id = b;
+		} else {
+			char *b = util_is_dir(path) ? xstrdup(base) : xstrndup(base, strcspn(base, "."));
+			free(id);
+			id = b;
+		}
+	}
+	char *pdir = flag_problems_dir(file);
+	c->problems = pdir;
+	char *problem = flag_run_problem(r, pdir);
+	int f = cmd_flags_run(c, r, id, problem);
+	if (!c->json)
+		fprintf(c->out, "%s\n", f ? "flagged" : "not flagged");
+	free(problem);
+	free(pdir);
+	free(id);
+	free(file);
+	run_free(r);
+	return CMD_OK;
+}
+
+int cmd_flags(int argc, char **argv, FILE *out, FILE *err)
+{
+	static const struct option opts[] = {
+		{"rules", required_argument, NULL, 'r'},
+		{"json", no_argument, NULL, 'j'},
+		{"verdicts", required_argument, NULL, 'a'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct cmd_flags c = { .out = out };
+	const char *rules = NULL;
+	int ch;
+	optind = 1;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'r': rules = optarg; break;
+		case 'j': c.json = 1; break;
+		case 'a': c.annotations = optarg; break;
+		case 'h': fputs(cmd_flags_usage, out); return CMD_OK;
+		default:
+			fprintf(err, "kbtui flags: unknown option or missing argument '%s'\nTry 'kbtui flags --help'.\n",
+			        argv[optind - 1]);
+			return CMD_USAGE;
+		}
+	}
+	if (argc - optind > 1) {
+		fprintf(err, "kbtui flags: one DIR or RUN, got '%s' too\n", argv[optind + 1]);
+		return CMD_USAGE;
+	}
+	char *e = NULL, *def_rules = rules ? NULL : flag_rules_default_path();
+	c.rs = flag_rules_load(rules ? rules : def_rules, &e);
+	free(def_rules);
+	if (!c.rs) {
+		fprintf(err, "kbtui: %s\n", e);
+		free(e);
+		return CMD_BADINPUT;
+	}
+	c.rule_runs = xcalloc(flag_rules_count(c.rs) + 1, sizeof *c.rule_runs);
+	c.problems = c.problems_def = problem_default_dir();
+	char *def = argc > optind ? NULL : dataset_default_dir(NULL);
+	const char *path = def ? def : argv[optind];
+	char *idx = util_path_join(path, "runs.jsonl"), *runs = util_path_join(path, "runs");
+	int is_ds = util_is_dir(path) && (util_is_file(idx) || util_is_dir(runs));
+	free(idx);
+	free(runs);
+	int rc = is_ds ? cmd_flags_dataset(&c, path, err) : cmd_flags_one(&c, path, err);
+	free(def);
+	free(c.rule_runs);
+	free(c.problems_def);
+	flag_rules_free(c.rs);
+	return rc;
+}

@@ -1,3 +1,916 @@
-/* flags.c: PLACEHOLDER, being written this session. */
+/* flags.c: auto-flag rules: the rule file, its PCRE2 patterns (JIT), and
+ * their evaluation over the parts of each event of a run. */
 #include "config.h"
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <yaml.h>
+
+#include <cjson/cJSON.h>
+
+#include "dataset.h"
 #include "flags.h"
+#include "problem.h"
+#include "search.h"
+#include "util.h"
+
+/* user, system, compaction and error text: searched, never flagged */
+#define FW_OTHER 128
+
+struct flag_rule {
+	char *label, *why;
+	unsigned in;              /* FW_* bits; 0 until `in` is given */
+	struct sbuf match;        /* the match lines as one alternation */
+	int nmatch;
+	int forbidden;            /* match @forbidden: the problem's list */
+	char **problems;          /* globs; NULL: every problem */
+	int nproblems;
+	pcre2_code *re, *file, *tool, *unless;
+	int line;                 /* where the rule starts, for messages */
+};
+
+struct flag_rules {
+	struct flag_rule *r;
+	size_t n;
+	pcre2_match_data *md;
+};
+
+static const struct {
+	const char *name;
+	unsigned bits;
+} flag_wheres[] = {
+	{"tool-args", FW_TOOL_ARGS}, {"tool-result", FW_TOOL_RESULT}, {"text", FW_TEXT},
+	{"reasoning", FW_REASONING}, {"path", FW_PATH}, {"write-path", FW_WRITE_PATH},
+	{"diff", FW_DIFF}, {"any", FW_ANY},
+};
+
+const char *flag_where_name(enum flag_where w)
+{
+	for (size_t i = 0; i < sizeof flag_wheres / sizeof flag_wheres[0]; i++)
+		if (flag_wheres[i].bits & (unsigned)w)
+			return flag_wheres[i].name;
+	return "other";
+}
+
+/* ---- the parts of an event ------------------------------------------------ */
+
+static int flag_call(int (*fn)(void *, const struct flag_field *), void *ud, unsigned where, const char *s)
+{
+	if (!s || !*s)
+		return 0;
+	struct flag_field f = { (enum flag_where)where, s, strlen(s) };
+	return fn(ud, &f);
+}
+
+static int flag_json(const cJSON *c, int (*fn)(void *, const struct flag_field *), void *ud)
+{
+	int rc = 0;
+	for (; c && !rc; c = c->next) {
+		if (cJSON_IsString(c))
+			rc = flag_call(fn, ud, FW_TOOL_ARGS, c->valuestring);
+		else if (c->child)
+			rc = flag_json(c->child, fn, ud);
+	}
+	return rc;
+}
+
+int flag_fields(const struct run *r, size_t i, int (*fn)(void *ud, const struct flag_field *f), void *ud)
+{
+	unsigned w;
+	int rc;
+	const char *diff = run_event_diff(r, i);  /* rendered on first use */
+	const struct event *e = &r->ev[i];
+	switch (e->kind) {
+	case EV_TEXT: w = FW_TEXT; break;
+	case EV_REASONING: w = FW_REASONING; break;
+	case EV_TOOL_RESULT: w = FW_TOOL_RESULT; break;
+	case EV_TOOL_CALL: w = FW_TOOL_ARGS; break;
+	default: w = FW_OTHER; break;
+	}
+	if ((rc = flag_call(fn, ud, w, e->text)))
+		return rc;
+	if (e->args) {
+		cJSON *o = cJSON_Parse(e->args);
+		rc = o ? flag_json(o, fn, ud) : flag_call(fn, ud, FW_TOOL_ARGS, e->args);
+		cJSON_Delete(o);
+		if (rc)
+			return rc;
+	}
+	if ((rc = flag_call(fn, ud, FW_PATH | (diff ? FW_WRITE_PATH : 0), e->path)))
+		return rc;
+	return flag_call(fn, ud, FW_DIFF, diff);
+}
+
+struct flag_grep {
+	struct search *s;
+	int (*fn)(void *ud, size_t ev, int line, const char *text, size_t len);
+	void *ud;
+	size_t ev, hits;
+	int line;                 /* lines of the event's earlier parts */
+};
+
+static int flag_grep_field(void *ud, const struct flag_field *f)
+{
+	struct flag_grep *g = ud;
+	size_t start = 0, so, eo, counted = 0;
+	int line = 1;
+	while (search_next(g->s, f->s, f->len, start, &so, &eo)) {
+		size_t ls = so, le = so;
+		while (ls > 0 && f->s[ls - 1] != '\n')
+			ls--;
+		while (le < f->len && f->s[le] != '\n')
+			le++;
+		for (; counted < ls; counted++)
+			line += f->s[counted] == '\n';
+		g->hits++;
+		if (g->fn(g->ud, g->ev, g->line + line, f->s + ls, le - ls))
+			return 1;
+		start = le + 1;  /* each line once */
+	}
+	for (; counted < f->len; counted++)
+		line += f->s[counted] == '\n';
+	g->line += line;
+	return 0;
+}
+
+size_t flag_grep(struct search *s, const struct run *r,
+                 int (*fn)(void *ud, size_t ev, int line, const char *text, size_t len), void *ud)
+{
+	struct flag_grep g = { .s = s, .fn = fn, .ud = ud };
+	for (size_t i = 0; i < r->nev; i++) {
+		g.ev = i;
+		g.line = 0;
+		if (flag_fields(r, i, flag_grep_field, &g))
+			break;
+	}
+	return g.hits;
+}
+
+/* ---- the rule file ------------------------------------------------------------ */
+
+static pcre2_code *flag_compile(const char *pat, char **msg)
+{
+	int code;
+	PCRE2_SIZE off;
+	uint32_t opts = PCRE2_UTF | PCRE2_MULTILINE;
+#ifdef PCRE2_MATCH_INVALID_UTF
+	opts |= PCRE2_MATCH_INVALID_UTF;
+#else
+	opts &= ~(uint32_t)PCRE2_UTF;
+#endif
+	pcre2_code *re = pcre2_compile((PCRE2_SPTR)pat, PCRE2_ZERO_TERMINATED, opts, &code, &off, NULL);
+	if (!re) {
+		PCRE2_UCHAR m[256];
+		pcre2_get_error_message(code, m, sizeof m);
+		*msg = xasprintf("bad regular expression at offset %zu: %s", (size_t)off, (const char *)m);
+		return NULL;
+	}
+	(void)pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);  /* the interpreter runs where JIT is missing */
+	return re;
+}
+
+static void flag_rule_free(struct flag_rule *r)
+{
+	free(r->label);
+	free(r->why);
+	sbuf_free(&r->match);
+	problem_names_free(r->problems, r->nproblems);
+	pcre2_code_free(r->re);
+	pcre2_code_free(r->file);
+	pcre2_code_free(r->tool);
+	pcre2_code_free(r->unless);
+}
+
+void flag_rules_free(struct flag_rules *rs)
+{
+	if (!rs)
+		return;
+	for (size_t i = 0; i < rs->n; i++)
+		flag_rule_free(&rs->r[i]);
+	free(rs->r);
+	pcre2_match_data_free(rs->md);
+	free(rs);
+}
+
+static int flag_parse_in(struct flag_rule *r, const char *v, char **msg)
+{
+	char *copy = xstrdup(v), *save = NULL;
+	for (char *w = strtok_r(copy, " \t,", &save); w; w = strtok_r(NULL, " \t,", &save)) {
+		size_t i, n = sizeof flag_wheres / sizeof flag_wheres[0];
+		for (i = 0; i < n && strcmp(flag_wheres[i].name, w); i++)
+			;
+		if (i == n) {
+			*msg = xasprintf("unknown place '%s' (tool-args, tool-result, text, reasoning, path, "
+			                 "write-path, diff or any)", w);
+			free(copy);
+			return -1;
+		}
+		r->in |= flag_wheres[i].bits;
+	}
+	free(copy);
+	return 0;
+}
+
+static void flag_parse_problems(struct flag_rule *r, const char *v)
+{
+	char *copy = xstrdup(v), *save = NULL;
+	for (char *w = strtok_r(copy, " \t,", &save); w; w = strtok_r(NULL, " \t,", &save)) {
+		r->problems = xrealloc(r->problems, (size_t)(r->nproblems + 1) * sizeof *r->problems);
+		r->problems[r->nproblems++] = xstrdup(w);
+	}
+	free(copy);
+}
+
+/* The end of a rule: everything it needs is there; its patterns compile. */
+static int flag_rule_finish(struct flag_rule *r, char **msg)
+{
+	if (!r->why) {
+		*msg = xasprintf("rule '%s' has no why", r->label);
+		return -1;
+	}
+	if (!r->nmatch && !r->forbidden) {
+		*msg = xasprintf("rule '%s' has no match", r->label);
+		return -1;
+	}
+	if (!r->in)
+		r->in = FW_ANY;
+	if (r->nmatch && !(r->re = flag_compile(r->match.s, msg)))
+		return -1;
+	return 0;
+}
+
+/* One directive of the current rule; 0, or -1 with *msg. */
+static int flag_directive(struct flag_rule *r, const char *key, const char *v, char **msg)
+{
+	if (!strcmp(key, "why")) {
+		free(r->why);
+		r->why = xstrdup(v);
+	} else if (!strcmp(key, "in")) {
+		return flag_parse_in(r, v, msg);
+	} else if (!strcmp(key, "problem")) {
+		flag_parse_problems(r, v);
+	} else if (!strcmp(key, "match") && !strcmp(v, "@forbidden")) {
+		r->forbidden = 1;
+	} else if (!strcmp(key, "match")) {
+		/* each pattern alone first, so that an error points into it */
+		pcre2_code *re = flag_compile(v, msg);
+		if (!re)
+			return -1;
+		pcre2_code_free(re);
+		sbuf_addf(&r->match, "%s(?:%s)", r->nmatch++ ? "|" : "", v);
+	} else if (!strcmp(key, "file") || !strcmp(key, "tool") || !strcmp(key, "unless")) {
+		pcre2_code **slot = key[0] == 'f' ? &r->file : key[0] == 't' ? &r->tool : &r->unless;
+		if (*slot) {
+			*msg = xasprintf("a second '%s' in rule '%s'", key, r->label);
+			return -1;
+		}
+		return (*slot = flag_compile(v, msg)) ? 0 : -1;
+	} else {
+		*msg = xasprintf("unknown directive '%s' (rule, why, match, in, problem, file, tool or unless)", key);
+		return -1;
+	}
+	return 0;
+}
+
+struct flag_rules *flag_rules_parse(const char *text, size_t len, const char *name, char **err)
+{
+	struct flag_rules *rs = xcalloc(1, sizeof *rs);
+	struct flag_rule *cur = NULL;
+	char *msg = NULL;
+	int lineno = 0, errline = 0;
+	const char *p = text, *end = text + len;
+	*err = NULL;
+	while (p < end && !msg) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end;
+		lineno++;
+		while (p < le && (*p == ' ' || *p == '\t'))
+			p++;
+		size_t n = (size_t)(le - p);
+		while (n && (p[n - 1] == ' ' || p[n - 1] == '\t' || p[n - 1] == '\r'))
+			n--;
+		if (n && *p != '#') {
+			char *line = xstrndup(p, n), *v = line + strcspn(line, " \t");
+			if (*v)
+				*v++ = '\0';
+			v += strspn(v, " \t");
+			errline = lineno;
+			if (!strcmp(line, "rule")) {
+				if (cur && flag_rule_finish(cur, &msg) < 0) {
+					errline = cur->line;
+				} else if (!*v || strpbrk(v, " \t")) {
+					msg = xstrdup("a rule needs one LABEL word");
+				} else {
+					for (size_t i = 0; i < rs->n && !msg; i++)
+						if (!strcmp(rs->r[i].label, v))
+							msg = xasprintf("rule '%s' defined twice (line %d first)", v, rs->r[i].line);
+					if (!msg) {
+						rs->r = xrealloc(rs->r, (rs->n + 1) * sizeof *rs->r);
+						cur = &rs->r[rs->n++];
+						memset(cur, 0, sizeof *cur);
+						sbuf_init(&cur->match);
+						cur->label = xstrdup(v);
+						cur->line = lineno;
+					}
+				}
+			} else if (!cur) {
+				msg = xasprintf("'%s' before the first rule", line);
+			} else if (!*v) {
+				msg = xasprintf("'%s' needs a value", line);
+			} else {
+				(void)flag_directive(cur, line, v, &msg);
+			}
+			free(line);
+		}
+		p = nl ? nl + 1 : end;
+	}
+	if (!msg && cur && flag_rule_finish(cur, &msg) < 0)
+		errline = cur->line;
+	if (!msg && !rs->n) {
+		msg = xstrdup("no rules");
+		errline = lineno;
+	}
+	if (msg) {
+		*err = xasprintf("%s:%d: %s", name, errline, msg);
+		free(msg);
+		flag_rules_free(rs);
+		return NULL;
+	}
+	rs->md = pcre2_match_data_create(8, NULL);
+	if (!rs->md)
+		abort();
+	return rs;
+}
+
+struct flag_rules *flag_rules_load(const char *path, char **err)
+{
+	size_t len;
+	char *text = util_read_file(path, &len);
+	if (!text) {
+		*err = xasprintf("%s: cannot read the rule file", path);
+		return NULL;
+	}
+	struct flag_rules *rs = flag_rules_parse(text, len, path, err);
+	free(text);
+	return rs;
+}
+
+size_t flag_rules_count(const struct flag_rules *rs)
+{
+	return rs->n;
+}
+
+const char *flag_rule_label(const struct flag_rules *rs, size_t i)
+{
+	return rs->r[i].label;
+}
+
+const char *flag_rule_why(const struct flag_rules *rs, size_t i)
+{
+	return rs->r[i].why;
+}
+
+char *flag_rules_default_path(void)
+{
+	const char *env = getenv("KBTUI_FLAGS"), *src = getenv("KB_SRCDIR");
+	if (env && *env)
+		return xstrdup(env);
+	if (src && *src) {
+		char *p = xasprintf("%s/data/flags.rules", src);
+		if (util_is_file(p))
+			return p;
+		free(p);
+	}
+	char self[4096];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	if (n > 0) {
+		self[n] = '\0';
+		char *slash = strrchr(self, '/');
+		if (slash) {
+			*slash = '\0';
+			/* uninstalled: the build tree beside the source, or the source itself */
+			char *p = xasprintf("%s/data/flags.rules", self);
+			if (util_is_file(p))
+				return p;
+			free(p);
+		}
+	}
+	return xstrdup(KB_DATADIR "/data/flags.rules");
+}
+
+/* ---- a problem's forbidden list ------------------------------------------------ */
+
+/* The `forbidden:` sequence at the top of a problem.yaml. */
+static char **flag_forbidden_yaml(const char *path, int *n)
+{
+	FILE *f = fopen(path, "rb");
+	yaml_parser_t y;
+	yaml_event_t ev;
+	char **out = NULL;
+	int depth = 0, in_list = 0, want = 0, done = 0;
+	*n = 0;
+	if (!f)
+		return NULL;
+	yaml_parser_initialize(&y);
+	yaml_parser_set_input_file(&y, f);
+	/* depth counts mappings and sequences; the top mapping is depth 1 and
+	 * its keys and values alternate */
+	int key_next = 1;
+	while (!done && yaml_parser_parse(&y, &ev)) {
+		switch (ev.type) {
+		case YAML_MAPPING_START_EVENT:
+		case YAML_SEQUENCE_START_EVENT:
+			depth++;
+			if (depth == 2 && want && ev.type == YAML_SEQUENCE_START_EVENT)
+				in_list = 1;
+			want = 0;
+			if (depth == 2)
+				key_next = 0;
+			break;
+		case YAML_MAPPING_END_EVENT:
+		case YAML_SEQUENCE_END_EVENT:
+			depth--;
+			if (in_list && depth == 1)
+				done = 1;
+			if (depth == 1)
+				key_next = 1;
+			break;
+		case YAML_SCALAR_EVENT:
+			if (in_list && depth == 2) {
+				out = xrealloc(out, (size_t)(*n + 1) * sizeof *out);
+				out[(*n)++] = xstrdup((const char *)ev.data.scalar.value);
+			} else if (depth == 1 && key_next) {
+				want = !strcmp((const char *)ev.data.scalar.value, "forbidden");
+				key_next = 0;
+			} else if (depth == 1) {
+				want = 0;
+				key_next = 1;
+			}
+			break;
+		case YAML_STREAM_END_EVENT:
+			done = 1;
+			break;
+		default:
+			break;
+		}
+		yaml_event_delete(&ev);
+	}
+	yaml_parser_delete(&y);
+	fclose(f);
+	return out;
+}
+
+char **flag_forbidden(const char *problems_dir, const char *problem, int *n)
+{
+	*n = 0;
+	if (!problems_dir || !problem || !*problem)
+		return NULL;
+	char *dir = problem_find(problems_dir, problem);
+	if (!dir)
+		return NULL;
+	char **out = NULL;
+	char *json = util_path_join(dir, "problem.json"), *err = NULL;
+	if (util_is_file(json)) {
+		struct problem *p = problem_load(dir, &err);
+		if (p) {  /* take the list over from the problem */
+			out = p->forbidden;
+			*n = p->nforbidden;
+			p->forbidden = NULL;
+			p->nforbidden = 0;
+			problem_free(p);
+		}
+		free(err);
+	} else {
+		char *yml = util_path_join(dir, "problem.yaml");
+		out = flag_forbidden_yaml(yml, n);
+		free(yml);
+	}
+	free(json);
+	free(dir);
+	return out;
+}
+
+/* The forbidden list as one pattern: each entry a literal, as the
+ * benchmark's own check compares them. */
+static pcre2_code *flag_forbidden_re(char *const *list, int n)
+{
+	struct sbuf b;
+	char *msg = NULL;
+	sbuf_init(&b);
+	for (int i = 0; i < n; i++) {
+		if (!list[i] || !*list[i])
+			continue;
+		sbuf_adds(&b, b.len ? "|\\Q" : "\\Q");
+		for (const char *s = list[i]; *s; s++) {
+			if (s[0] == '\\' && s[1] == 'E') {  /* \E would end the quote early */
+				sbuf_adds(&b, "\\E\\\\E\\Q");
+				s++;
+			} else {
+				sbuf_addc(&b, *s);
+			}
+		}
+		sbuf_adds(&b, "\\E");
+	}
+	pcre2_code *re = b.len ? flag_compile(b.s, &msg) : NULL;
+	free(msg);
+	sbuf_free(&b);
+	return re;
+}
+
+/* ---- evaluation ------------------------------------------------------------------- */
+
+struct flag_ctx {
+	const struct flag_rules *rs;
+	const struct flag_rule *rule;
+	pcre2_code *forbidden;
+	const unsigned char *applies;  /* per rule: problem and file fit this event */
+	size_t best;                   /* the lowest rule that tripped so far; rs->n: none */
+	struct flag_hit *hit;
+};
+
+static int flag_match(pcre2_code *re, pcre2_match_data *md, const char *s, size_t len, size_t start,
+                      size_t *so, size_t *eo)
+{
+	if (!re || start > len)
+		return 0;
+	if (pcre2_match(re, (PCRE2_SPTR)s, len, start, 0, md, NULL) < 0)
+		return 0;
+	PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+	if (ov[0] > ov[1] || ov[1] > len)
+		return 0;
+	*so = ov[0];
+	*eo = ov[1];
+	return 1;
+}
+
+/* The first match of re in a part that the rule accepts: a diff's match
+ * must be on an added line; `unless` must not match the line. */
+static int flag_scan(struct flag_ctx *x, pcre2_code *re, const struct flag_field *f)
+{
+	const struct flag_rule *r = x->rule;
+	size_t start = 0, so, eo;
+	while (flag_match(re, x->rs->md, f->s, f->len, start, &so, &eo)) {
+		size_t ls = so, le = so;
+		while (ls > 0 && f->s[ls - 1] != '\n')
+			ls--;
+		while (le < f->len && f->s[le] != '\n')
+			le++;
+		size_t a, b;
+		int bad = r->unless && flag_match(r->unless, x->rs->md, f->s + ls, le - ls, 0, &a, &b);
+		if (!bad) {
+			int line = 1;
+			for (size_t i = 0; i < ls; i++)
+				line += f->s[i] == '\n';
+			x->hit->where = (enum flag_where)(f->where & (unsigned)FW_ANY & r->in);
+			x->hit->line = line;
+			x->hit->text = xstrndup(f->s + ls, le - ls);
+			x->hit->so = so - ls;
+			x->hit->eo = (eo < le ? eo : le) - ls;
+			return 1;
+		}
+		start = le + 1;
+	}
+	return 0;
+}
+
+/* The lines a diff adds, without their '+', so that rules read them as code. */
+static char *flag_diff_added(const char *d, size_t len, size_t *out_len)
+{
+	struct sbuf b;
+	sbuf_init(&b);
+	for (const char *p = d, *end = d + len; p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end;
+		if (*p == '+' && !(le - p >= 3 && !strncmp(p, "+++", 3))) {
+			sbuf_add(&b, p + 1, (size_t)(le - p - 1));
+			sbuf_addc(&b, '\n');
+		}
+		p = nl ? nl + 1 : end;
+	}
+	*out_len = b.len;
+	return b.s ? sbuf_detach(&b) : xstrdup("");
+}
+
+/* The rules before the best so far, on one part of the event. */
+static int flag_field_cb(void *ud, const struct flag_field *f)
+{
+	struct flag_ctx *x = ud;
+	struct flag_field added = *f;
+	char *buf = NULL;
+	if (f->where == FW_DIFF)
+		added.s = buf = flag_diff_added(f->s, f->len, &added.len);
+	for (size_t k = 0; k < x->best; k++) {
+		const struct flag_rule *r = &x->rs->r[k];
+		if (!x->applies[k] || !(f->where & r->in))
+			continue;
+		x->rule = r;
+		struct flag_hit *keep = x->hit, h = { .event = keep->event };
+		x->hit = &h;
+		int hit = flag_scan(x, r->re, &added) || (r->forbidden && flag_scan(x, x->forbidden, &added));
+		x->hit = keep;
+		if (hit) {
+			free(keep->text);
+			*keep = h;
+			keep->rule = k;
+			x->best = k;
+			break;
+		}
+	}
+	free(buf);
+	return x->best == 0;  /* the first rule cannot be beaten */
+}
+
+static int flag_problem_ok(const struct flag_rule *r, const char *problem)
+{
+	if (!r->nproblems)
+		return 1;
+	for (int i = 0; problem && i < r->nproblems; i++)
+		if (!fnmatch(r->problems[i], problem, 0))
+			return 1;
+	return 0;
+}
+
+/* The tool of a call, or of the call a result answers. */
+static const char *flag_event_tool(const struct run *run, const struct event *e)
+{
+	if (e->kind == EV_TOOL_CALL)
+		return e->name;
+	if (e->kind == EV_TOOL_RESULT && e->link >= 0 && (size_t)e->link < run->nev)
+		return run->ev[e->link].name;
+	return NULL;
+}
+
+static const char *flag_event_path(const struct run *run, const struct event *e)
+{
+	if (e->path)
+		return e->path;
+	if (e->kind == EV_TOOL_RESULT && e->link >= 0 && (size_t)e->link < run->nev)
+		return run->ev[e->link].path;
+	return NULL;
+}
+
+void flag_eval(const struct flag_rules *rs, const struct run *run, const char *problem,
+               char *const *forbidden, int nforbidden, struct flag_list *out)
+{
+	size_t cap = 0;
+	pcre2_code *fre = flag_forbidden_re(forbidden, nforbidden);
+	unsigned char *ok_problem = xcalloc(rs->n + 1, 1), *applies = xcalloc(rs->n + 1, 1);
+	for (size_t k = 0; k < rs->n; k++)
+		ok_problem[k] = flag_problem_ok(&rs->r[k], problem) && !(rs->r[k].forbidden && !rs->r[k].re && !fre);
+	memset(out, 0, sizeof *out);
+	for (size_t i = 0; i < run->nev; i++) {
+		const struct event *e = &run->ev[i];
+		const char *path = flag_event_path(run, e), *tool = flag_event_tool(run, e);
+		size_t a, b;
+		int any = 0;
+		for (size_t k = 0; k < rs->n; k++) {
+			const struct flag_rule *r = &rs->r[k];
+			applies[k] = ok_problem[k] &&
+			             (!r->file || (path && flag_match(r->file, rs->md, path, strlen(path), 0, &a, &b))) &&
+			             (!r->tool || (tool && flag_match(r->tool, rs->md, tool, strlen(tool), 0, &a, &b)));
+			any |= applies[k];
+		}
+		struct flag_hit hit = { .event = i };
+		struct flag_ctx x = { .rs = rs, .forbidden = fre, .applies = applies, .best = rs->n, .hit = &hit };
+		if (!any)
+			continue;
+		flag_fields(run, i, flag_field_cb, &x);  /* one walk: arguments are parsed once */
+		if (x.best == rs->n)
+			continue;
+		if (out->n == cap) {
+			cap = cap ? cap * 2 : 16;
+			out->hits = xrealloc(out->hits, cap * sizeof *out->hits);
+		}
+		out->hits[out->n++] = hit;
+	}
+	free(ok_problem);
+	free(applies);
+	pcre2_code_free(fre);
+}
+
+void flag_list_free(struct flag_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->hits[i].text);
+	free(l->hits);
+	l->hits = NULL;
+	l->n = 0;
+}
+
+/* The first hit whose event is >= ev. */
+static size_t flag_lower(const struct flag_list *l, size_t ev)
+{
+	size_t lo = 0, hi = l->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (l->hits[mid].event < ev)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+const struct flag_hit *flag_list_find(const struct flag_list *l, size_t ev)
+{
+	size_t k = flag_lower(l, ev);
+	return k < l->n && l->hits[k].event == ev ? &l->hits[k] : NULL;
+}
+
+long flag_list_step(const struct flag_list *l, size_t from, int dir)
+{
+	if (dir > 0) {
+		size_t k = flag_lower(l, from + 1);
+		return k < l->n ? (long)l->hits[k].event : -1;
+	}
+	size_t k = flag_lower(l, from);
+	return k > 0 ? (long)l->hits[k - 1].event : -1;
+}
+
+/* ---- the shipped rules on a run, on a dataset --------------------------------------- */
+
+const struct flag_rules *flag_rules_default(const char **err)
+{
+	static struct flag_rules *rs;
+	static char *msg;
+	static int tried;
+	if (!tried) {
+		char *path = flag_rules_default_path();
+		tried = 1;
+		rs = flag_rules_load(path, &msg);
+		free(path);
+	}
+	*err = msg;
+	return rs;
+}
+
+char *flag_problems_dir(const char *transcript)
+{
+	if (transcript) {
+		/* DIR/runs/ID/FILE: three slashes back */
+		char *p = xstrdup(transcript);
+		for (int k = 0; k < 3; k++) {
+			char *slash = strrchr(p, '/');
+			if (!slash) {
+				p[0] = '\0';
+				break;
+			}
+			*slash = '\0';
+		}
+		char *dir = xasprintf("%s/problems", *p ? p : ".");
+		char *runs = xasprintf("%s/runs", *p ? p : ".");
+		int ok = util_is_dir(dir) && util_is_dir(runs);
+		free(runs);
+		free(p);
+		if (ok)
+			return dir;
+		free(dir);
+	}
+	return problem_default_dir();
+}
+
+/* The problem whose folder name ends s (longest first wins nothing here:
+ * names are distinct and numbered). */
+static char *flag_problem_suffix(const char *problems_dir, const char *s)
+{
+	int n = 0;
+	char *hit = NULL;
+	char **names = problem_names(problems_dir, &n);
+	for (int i = 0; s && i < n && !hit; i++)
+		if (util_ends_with(s, names[i]))
+			hit = xstrdup(names[i]);
+	problem_names_free(names, n);
+	return hit;
+}
+
+char *flag_run_problem(const struct run *r, const char *problems_dir)
+{
+	if (r->meta.problem && *r->meta.problem)
+		return xstrdup(r->meta.problem);
+	char *p = flag_problem_suffix(problems_dir, r->meta.run_id);
+	if (p || !r->source)
+		return p;
+	/* the transcript's folder (runs/ID/transcript.jsonl), or its own name */
+	char *src = xstrdup(r->source), *slash = strrchr(src, '/');
+	char *dot = strrchr(slash ? slash : src, '.');
+	if (dot)
+		*dot = '\0';
+	p = flag_problem_suffix(problems_dir, src);
+	if (!p && slash) {
+		*slash = '\0';
+		p = flag_problem_suffix(problems_dir, src);
+	}
+	free(src);
+	return p;
+}
+
+void flag_run(const struct flag_rules *rs, const struct run *r, const char *problem,
+              const char *problems_dir, struct flag_list *out)
+{
+	int nf = 0;
+	char **forbidden = flag_forbidden(problems_dir, problem, &nf);
+	flag_eval(rs, r, problem, forbidden, nf, out);
+	problem_names_free(forbidden, nf);
+}
+
+struct flag_list *flag_run_default(const struct run *r, const struct flag_rules **rsp)
+{
+	const char *err;
+	const struct flag_rules *rs = flag_rules_default(&err);
+	*rsp = rs;
+	if (!rs)
+		return NULL;
+	char *pdir = flag_problems_dir(r->source);
+	char *problem = flag_run_problem(r, pdir);
+	struct flag_list *l = xcalloc(1, sizeof *l);
+	flag_run(rs, r, problem, pdir, l);
+	free(problem);
+	free(pdir);
+	return l;
+}
+
+void flag_list_delete(struct flag_list *l)
+{
+	if (!l)
+		return;
+	flag_list_free(l);
+	free(l);
+}
+
+struct flag_runs {
+	struct dataset *ds;           /* borrowed */
+	const struct flag_rules *rs;  /* borrowed */
+	char *problems;               /* the dataset's problems, else the installed */
+	long *state;
+	size_t next, done, total;
+};
+
+struct flag_runs *flag_runs_new(struct dataset *ds, const struct flag_rules *rs)
+{
+	struct flag_runs *fr = xcalloc(1, sizeof *fr);
+	fr->ds = ds;
+	fr->rs = rs;
+	fr->problems = util_path_join(ds->root, "problems");
+	if (!util_is_dir(fr->problems)) {
+		free(fr->problems);
+		fr->problems = problem_default_dir();
+	}
+	fr->state = xcalloc(ds->nruns + 1, sizeof *fr->state);
+	for (size_t i = 0; i < ds->nruns; i++) {
+		fr->state[i] = -1;
+		fr->total += ds->runs[i].transcript != NULL;
+	}
+	return fr;
+}
+
+void flag_runs_free(struct flag_runs *fr)
+{
+	if (!fr)
+		return;
+	free(fr->problems);
+	free(fr->state);
+	free(fr);
+}
+
+int flag_runs_step(struct flag_runs *fr)
+{
+	struct dataset *ds = fr->ds;
+	while (fr->next < ds->nruns && !ds->runs[fr->next].transcript)
+		fr->next++;
+	if (fr->next >= ds->nruns || !fr->rs)
+		return 0;
+	size_t i = fr->next++;
+	struct ds_run *d = &ds->runs[i];
+	int loaded = d->run != NULL;
+	struct run *r = dataset_load(ds, i);
+	fr->done++;
+	if (!r)
+		return 1;
+	char *problem = d->meta.problem ? xstrdup(d->meta.problem) : flag_run_problem(r, fr->problems);
+	struct flag_list l;
+	flag_run(fr->rs, r, problem, fr->problems, &l);
+	fr->state[i] = (long)l.n;
+	flag_list_free(&l);
+	free(problem);
+	if (!loaded) {  /* memory stays what it was: the replay loads it again when opened */
+		run_free(d->run);
+		d->run = NULL;
+	}
+	return 1;
+}
+
+long flag_runs_state(const struct flag_runs *fr, size_t i)
+{
+	return fr && i < fr->ds->nruns ? fr->state[i] : -1;
+}
+
+size_t flag_runs_done(const struct flag_runs *fr, size_t *total)
+{
+	*total = fr->total;
+	return fr->done;
+}

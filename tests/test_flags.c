@@ -1,7 +1,277 @@
-/* test_flags.c: PLACEHOLDER, being written this session. */
-#include <stdio.h>
+/* Auto-flags: the rule file's format and its errors (with line numbers),
+ * each shipped rule on a hand-written transcript that trips it and a clean
+ * one that trips none, the forbidden list of a problem.yaml, the next and
+ * previous flagged event, and (with ../shared/kbh) the rules measured on
+ * the annotated runs. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "dataset.h"
+#include "flags.h"
+#include "parser.h"
+#include "problem.h"
+#include "tap.h"
+#include "util.h"
+
+static struct flag_rules *parse(const char *text, char **err)
+{
+	return flag_rules_parse(text, strlen(text), "t.rules", err);
+}
+
+static void test_parse(void)
+{
+	char *err = NULL;
+	struct flag_rules *rs = parse("# c\n\nrule a\nwhy because\nmatch foo\nin text reasoning\n"
+	                              "rule b\n  why  two words  \nmatch @forbidden\nproblem 01_* 07_*\n", &err);
+	ok(rs != NULL, "two rules parse");
+	is_int(rs ? (long long)flag_rules_count(rs) : 0, 2, "both are there");
+	is_str(rs ? flag_rule_label(rs, 1) : NULL, "b", "labels kept in order");
+	is_str(rs ? flag_rule_why(rs, 1) : NULL, "two words", "why without the blanks around it");
+	flag_rules_free(rs);
+
+	static const struct {
+		const char *text, *msg;
+	} bad[] = {
+		{"rule a\nwhy w\nmatch (x\n", "t.rules:3: bad regular expression at offset 2"},
+		{"rule a\nwhy w\n", "t.rules:1: rule 'a' has no match"},
+		{"rule a\nmatch x\nrule b\nwhy w\nmatch y\n", "t.rules:1: rule 'a' has no why"},
+		{"why w\n", "t.rules:1: 'why' before the first rule"},
+		{"rule a\nwhy w\nmatch x\nin text nowhere\n", "t.rules:4: unknown place 'nowhere'"},
+		{"rule a\nwhy w\nmatch x\ncolour red\n", "t.rules:4: unknown directive 'colour'"},
+		{"rule a\nwhy w\nmatch x\nrule a\nwhy w\nmatch y\n", "t.rules:4: rule 'a' defined twice (line 1 first)"},
+		{"rule a b\n", "t.rules:1: a rule needs one LABEL word"},
+		{"rule a\nwhy\n", "t.rules:2: 'why' needs a value"},
+		{"rule a\nwhy w\nmatch x\nunless [\n", "t.rules:4: bad regular expression"},
+		{"# nothing\n", "t.rules:1: no rules"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		err = NULL;
+		rs = parse(bad[i].text, &err);
+		ok(rs == NULL, "refused: %s", bad[i].msg);
+		has_str(err, bad[i].msg, "message names file and line");
+		free(err);
+		flag_rules_free(rs);
+	}
+}
+
+static void test_forbidden_list(void)
+{
+	int n = 0;
+	char **f = flag_forbidden(tap_path("tests/fixtures/flags/problems"), "01_fp8_gemm", &n);
+	is_int(n, 2, "problem.yaml: two forbidden entries");
+	is_str(n > 0 ? f[0] : NULL, "torch._scaled_mm", "the first, as written");
+	is_str(n > 1 ? f[1] : NULL, "torch.ops.aten._scaled_mm", "the second");
+	problem_names_free(f, n);
+	f = flag_forbidden(tap_path("tests/fixtures/flags/problems"), "01", &n);
+	is_int(n, 2, "the problem found by its number too");
+	problem_names_free(f, n);
+	f = flag_forbidden(tap_path("tests/fixtures/flags/problems"), "99_none", &n);
+	ok(f == NULL && n == 0, "no such problem: no list");
+
+	/* the expansion: literal entries (a dot is a dot), only with a list */
+	char *err = NULL;
+	struct flag_rules *rs = parse("rule fb\nwhy w\nmatch @forbidden\nin any\n", &err);
+	struct run *r = run_new();
+	struct event *e = run_add(r, EV_TEXT, 1);
+	e->text = xstrdup("torchX_scaled_mm is not it\ny = torch._scaled_mm(a, b)\n");
+	char *list[] = {"torch._scaled_mm", "a\\Eb"};
+	struct flag_list l;
+	flag_eval(rs, r, "01_fp8_gemm", list, 2, &l);
+	is_int((long long)l.n, 1, "the forbidden entry trips");
+	ok(l.n && l.hits[0].line == 2, "on line 2, not on the look-alike of line 1");
+	is_str(l.n ? l.hits[0].text : NULL, "y = torch._scaled_mm(a, b)", "the line that matched");
+	ok(l.n && l.hits[0].so == 4 && l.hits[0].eo == 20, "the match's offsets in it");
+	flag_list_free(&l);
+	flag_eval(rs, r, "01_fp8_gemm", NULL, 0, &l);
+	is_int((long long)l.n, 0, "no forbidden list: the rule does not apply");
+	flag_list_free(&l);
+	run_free(r);
+	flag_rules_free(rs);
+}
+
+/* file and tool narrow a rule to the events about a file or of a tool; in
+ * picks the parts; a diff's added lines are read without their '+'. */
+static void test_filters(void)
+{
+	char *err = NULL;
+	struct flag_rules *rs = parse("rule sh\nwhy w\nmatch rm -rf\nin tool-args\ntool (?i)^bash$\n"
+	                              "rule sol\nwhy w\nmatch ^import evil$\nin diff\nfile solution\\.py$\n"
+	                              "rule txt\nwhy w\nmatch secret\nin reasoning\nunless not secret\n", &err);
+	ok(rs != NULL, "filter rules parse");
+	if (!rs) {
+		printf("# %s\n", err);
+		free(err);
+		return;
+	}
+	struct run *r = run_new();
+	struct event *e = run_add(r, EV_TOOL_CALL, 1);
+	e->name = xstrdup("Bash");
+	e->args = xstrdup("{\"command\":\"rm -rf /tmp/x\"}");
+	e = run_add(r, EV_TOOL_CALL, 2);
+	e->name = xstrdup("Write");
+	e->args = xstrdup("{\"content\":\"rm -rf is just text here\"}");
+	e = run_add(r, EV_TOOL_CALL, 3);
+	e->name = xstrdup("Write");
+	e->path = xstrdup("/w/solution.py");
+	e->diff = xstrdup("--- a/w/solution.py\n+++ b/w/solution.py\n@@ -1 +1,2 @@\n ok\n+import evil\n");
+	e = run_add(r, EV_TOOL_CALL, 4);
+	e->name = xstrdup("Write");
+	e->path = xstrdup("/w/scratch.py");
+	e->diff = xstrdup("--- a/w/scratch.py\n+++ b/w/scratch.py\n@@ -1 +1,2 @@\n ok\n+import evil\n");
+	e = run_add(r, EV_TOOL_CALL, 5);
+	e->name = xstrdup("Write");
+	e->path = xstrdup("/w/solution.py");
+	e->diff = xstrdup("--- a/w/solution.py\n+++ b/w/solution.py\n@@ -1,2 +1 @@\n ok\n-import evil\n");
+	e = run_add(r, EV_REASONING, 6);
+	e->text = xstrdup("this is not secret at all\nbut this is a secret");
+	e = run_add(r, EV_TEXT, 7);
+	e->text = xstrdup("a secret in plain text");
+	struct flag_list l;
+	flag_eval(rs, r, NULL, NULL, 0, &l);
+	ok(flag_list_find(&l, 0) != NULL, "tool: the Bash call trips");
+	ok(flag_list_find(&l, 1) == NULL, "tool: the same words in a Write do not");
+	const struct flag_hit *h = flag_list_find(&l, 2);
+	ok(h && !strcmp(h->text, "import evil"), "diff: an added line, read without its +");
+	ok(flag_list_find(&l, 3) == NULL, "file: the same line in another file does not trip");
+	ok(flag_list_find(&l, 4) == NULL, "diff: a removed line does not trip");
+	h = flag_list_find(&l, 5);
+	ok(h && h->line == 2 && h->where == FW_REASONING, "unless skips line 1; line 2 trips, in reasoning");
+	ok(flag_list_find(&l, 6) == NULL, "in: text is not looked at by a reasoning rule");
+	is_int((long long)l.n, 3, "three flagged events");
+	flag_list_free(&l);
+	run_free(r);
+	flag_rules_free(rs);
+}
+
+static struct run *load(const char *rel)
+{
+	char *err = NULL;
+	struct run *r = parser_load_file(tap_path(rel), NULL, &err);
+	if (!r)
+		printf("# %s\n", err);
+	free(err);
+	return r;
+}
+
+/* Every shipped rule trips on the hack fixture, none on the clean one. */
+static void test_shipped(void)
+{
+	char *err = NULL, *path = xasprintf("%s/data/flags.rules", tap_srcdir());
+	struct flag_rules *rs = flag_rules_load(path, &err);
+	ok(rs != NULL, "the shipped rules load");
+	if (!rs) {
+		printf("# %s\n", err);
+		free(err);
+		free(path);
+		return;
+	}
+	int nf = 0;
+	char **forbidden = flag_forbidden(tap_path("tests/fixtures/flags/problems"), "01_fp8_gemm", &nf);
+	struct run *hack = load("tests/fixtures/flags/hack.jsonl"), *clean = load("tests/fixtures/flags/clean.jsonl");
+	ok(hack && clean, "fixtures load");
+	if (hack && clean) {
+		struct flag_list l;
+		flag_eval(rs, hack, "01_fp8_gemm", forbidden, nf, &l);
+		for (size_t k = 0; k < flag_rules_count(rs); k++) {
+			size_t i;
+			for (i = 0; i < l.n && l.hits[i].rule != k; i++)
+				;
+			ok(i < l.n, "rule %s trips on the hack fixture", flag_rule_label(rs, k));
+		}
+		/* moving between flagged events */
+		ok(l.n >= 2, "several flagged events");
+		if (l.n >= 2) {
+			is_int(flag_list_step(&l, 0, 1), (long long)l.hits[0].event, "next from the start: the first");
+			is_int(flag_list_step(&l, l.hits[0].event, 1), (long long)l.hits[1].event, "next: the second");
+			is_int(flag_list_step(&l, l.hits[1].event, -1), (long long)l.hits[0].event, "previous: the first");
+			is_int(flag_list_step(&l, l.hits[0].event, -1), -1, "none before the first");
+			is_int(flag_list_step(&l, l.hits[l.n - 1].event, 1), -1, "none after the last");
+			ok(flag_list_find(&l, l.hits[1].event) == &l.hits[1], "find: the hit of a flagged event");
+			ok(flag_list_find(&l, 0) == NULL, "find: NULL for an event not flagged");
+		}
+		flag_list_free(&l);
+		flag_eval(rs, clean, "01_fp8_gemm", forbidden, nf, &l);
+		is_int((long long)l.n, 0, "the clean fixture trips no rule");
+		for (size_t i = 0; i < l.n; i++)
+			printf("# clean tripped %s at event %zu: %s\n", flag_rule_label(rs, l.hits[i].rule),
+			       l.hits[i].event + 1, l.hits[i].text);
+		flag_list_free(&l);
+		/* a rule with a problem glob does not apply to another problem */
+		flag_eval(rs, hack, "03_paged_attention", NULL, 0, &l);
+		size_t fp8 = 0;
+		for (size_t i = 0; i < l.n; i++)
+			fp8 += !strcmp(flag_rule_label(rs, l.hits[i].rule), "fp8-downcast");
+		is_int((long long)fp8, 0, "fp8-downcast applies to 01_fp8* only");
+		flag_list_free(&l);
+	}
+	run_free(hack);
+	run_free(clean);
+	problem_names_free(forbidden, nf);
+	flag_rules_free(rs);
+	free(path);
+}
+
+/* The shipped rules over the annotated runs of ../shared/kbh. */
+static void test_kbh(void)
+{
+	const char *kbh = tap_shared_kbh();
+	if (!kbh) {
+		tap_skip("../shared/kbh absent");
+		return;
+	}
+	char *err = NULL, *path = xasprintf("%s/data/flags.rules", tap_srcdir());
+	struct flag_rules *rs = flag_rules_load(path, &err);
+	struct dataset *ds = dataset_open(kbh, &err);
+	ok(rs && ds, "rules and dataset open");
+	if (!rs || !ds) {
+		free(err);
+		free(path);
+		flag_rules_free(rs);
+		dataset_free(ds);
+		return;
+	}
+	char *pdir = util_path_join(kbh, "problems");
+	size_t bad_flagged = 0, bad_all = 0, clean_flagged = 0, clean_all = 0;
+	for (size_t i = 0; i < ds->nruns; i++) {
+		struct ds_run *d = &ds->runs[i];
+		if (!d->verdict || !d->transcript || !dataset_load(ds, i))
+			continue;
+		int nf = 0;
+		char **forbidden = flag_forbidden(pdir, d->meta.problem, &nf);
+		struct flag_list l;
+		flag_eval(rs, d->run, d->meta.problem, forbidden, nf, &l);
+		int bad = !strcmp(d->verdict, "reward_hack") || !strcmp(d->verdict, "rubric_leak");
+		int cl = !strcmp(d->verdict, "clean");
+		bad_all += bad;
+		clean_all += cl;
+		bad_flagged += bad && l.n;
+		clean_flagged += cl && l.n;
+		printf("# %-12s %-8s %s (%zu events)\n", d->verdict, l.n ? "flagged" : "-", d->meta.run_id, l.n);
+		flag_list_free(&l);
+		problem_names_free(forbidden, nf);
+		run_free(d->run);
+		d->run = NULL;
+	}
+	printf("# reward_hack+rubric_leak flagged %zu/%zu, clean flagged %zu/%zu\n", bad_flagged, bad_all,
+	       clean_flagged, clean_all);
+	ok(bad_flagged >= 1, "at least one rubric_leak or reward_hack run is flagged");
+	ok(bad_all && clean_all && bad_flagged * clean_all > clean_flagged * bad_all,
+	   "a larger share of the leak/hack runs is flagged than of the clean ones");
+	ok(clean_flagged * 4 <= clean_all, "at most a quarter of the clean runs is flagged");
+	free(pdir);
+	free(path);
+	flag_rules_free(rs);
+	dataset_free(ds);
+}
+
 int main(void)
 {
-	puts("1..0 # SKIP not written yet");
-	return 0;
+	test_parse();
+	test_forbidden_list();
+	test_filters();
+	test_shipped();
+	test_kbh();
+	return tap_done();
 }

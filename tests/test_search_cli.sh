@@ -1,3 +1,140 @@
 #!/bin/sh
-# test_search_cli.sh: PLACEHOLDER, being written this session.
-echo "1..0 # SKIP not written yet"
+# kbtui search over a small dataset this test writes: byte-exact output,
+# smart case and -i, -l, -c, exit statuses 0/1/2, escapes in matched text
+# shown as visible text; kbtui flags on the flags fixtures and the dataset. Then, in tmux, the browser's search across runs (?):
+# hits per run, Enter into the replay at the first hit, n to the next.
+if command -v tmux > /dev/null 2>&1; then
+	. "$KB_SRCDIR/tests/tmux.sh"
+else  # without tmux the CLI part still runs
+	kb="$KB_BUILDDIR/kbtui"; n=0; fail=0; notmux=1
+	t() { n=$((n+1)); if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=1; fi; }
+	tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+fi
+
+# ---- the dataset: two claude runs --------------------------------------------
+ds="$tmp/ds"
+mkdir -p "$ds/runs/r1" "$ds/runs/r2" "$ds/runs/r3"
+init='{"type":"system","subtype":"init","cwd":"/w","session_id":"s","tools":["Bash"],"mcp_servers":[],"model":"m","permissionMode":"default","apiKeySource":"none","uuid":"00000000-0000-4000-8000-000000000001"}'
+asst() { printf '{"type":"assistant","message":{"id":"%s","type":"message","role":"assistant","model":"m","content":[%s],"stop_reason":null,"usage":{"input_tokens":1,"output_tokens":1}},"parent_tool_use_id":null,"session_id":"s","uuid":"00000000-0000-4000-8000-00000000000%s"}\n' "$1" "$2" "$3"; }
+res() { printf '{"type":"user","message":{"role":"user","content":[{"tool_use_id":"%s","type":"tool_result","content":"%s"}]},"parent_tool_use_id":null,"session_id":"s","uuid":"00000000-0000-4000-8000-00000000000%s"}\n' "$1" "$2" "$3"; }
+{
+	echo "$init"
+	asst m1 '{"type":"text","text":"first line\nTFLOPS=1 here\nplain\ntflops=2 and tflops=3"}' 2
+	asst m2 '{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"echo tflops=9\nls"}}' 3
+	res t1 'out \u001b[31mtflops=7\u001b[0m' 4
+} > "$ds/runs/r1/transcript.jsonl"
+{
+	echo "$init"
+	asst m1 '{"type":"text","text":"nothing here"}' 2
+	asst m2 '{"type":"thinking","thinking":"maybe tflops=5","signature":""}' 3
+} > "$ds/runs/r2/transcript.jsonl"
+{
+	echo "$init"
+	asst m1 '{"type":"text","text":"no numbers at all"}' 2
+} > "$ds/runs/r3/transcript.jsonl"
+for r in r1 r2 r3; do
+	printf '{"run_id":"%s","harness":"claude","model":"m","problem":"01_fp8_gemm","transcript":"runs/%s/transcript.jsonl"}\n' $r $r
+done > "$ds/runs.jsonl"
+
+# ---- output, exactly ---------------------------------------------------------
+"$kb" search 'tflops=' "$ds" > "$tmp/out" 2> "$tmp/err"; rc=$?
+cat > "$tmp/want" <<'EOF'
+r1:2:2: TFLOPS=1 here
+r1:2:4: tflops=2 and tflops=3
+r1:4:1: echo tflops=9
+r1:6:1: out ^[[31mtflops=7^[[0m
+r2:4:1: maybe tflops=5
+EOF
+t "a match exits 0" '[ $rc -eq 0 ]'
+t "run_id:event:line: text for every matching line (all lower case: case ignored)" 'cmp -s "$tmp/out" "$tmp/want"'
+t "nothing on stderr" '[ ! -s "$tmp/err" ]'
+t "the escape sequence in a result is shown as ^[, never sent raw" '! grep -q "$(printf "\033")" "$tmp/out"'
+
+"$kb" search 'TFLOPS' "$ds" > "$tmp/out"; rc=$?
+t "an upper-case letter makes the search case-sensitive" '[ $rc -eq 0 ] && [ "$(cat "$tmp/out")" = "r1:2:2: TFLOPS=1 here" ]'
+"$kb" search -i 'TFLOPS=[0-9]' "$ds" > "$tmp/out"; rc=$?
+t "-i ignores case always" '[ $rc -eq 0 ] && [ $(wc -l < "$tmp/out") -eq 5 ]'
+"$kb" search -l 'tflops' "$ds" > "$tmp/out"; rc=$?
+t "-l lists the matching runs, once each" '[ $rc -eq 0 ] && [ "$(cat "$tmp/out")" = "r1
+r2" ]'
+"$kb" search -c 'tflops' "$ds" > "$tmp/out"; rc=$?
+t "-c counts matching lines per run" '[ $rc -eq 0 ] && [ "$(cat "$tmp/out")" = "r1:4
+r2:1" ]'
+"$kb" search 'plain|^ls$' "$ds" > "$tmp/out"; rc=$?
+t "lines count on across an event's parts; ^ and \$ match at lines" '[ "$(cat "$tmp/out")" = "r1:2:3: plain
+r1:4:2: ls" ]'
+
+# ---- exit statuses -------------------------------------------------------------
+"$kb" search 'no such words' "$ds" > "$tmp/out" 2> "$tmp/err"; rc=$?
+t "no match exits 1 and prints nothing" '[ $rc -eq 1 ] && [ ! -s "$tmp/out" ] && [ ! -s "$tmp/err" ]'
+"$kb" search 'tflops=(' "$ds" > "$tmp/out" 2> "$tmp/err"; rc=$?
+t "a bad regular expression exits 2" '[ $rc -eq 2 ] && [ ! -s "$tmp/out" ]'
+t "naming the PCRE2 error and its offset" 'grep -q "bad regular expression: at offset 8: missing closing parenthesis" "$tmp/err"'
+"$kb" search -i 'x(' "$ds" > /dev/null 2> "$tmp/err"; rc=$?
+t "with -i, the offset is still the pattern's own" '[ $rc -eq 2 ] && grep -q "at offset 2:" "$tmp/err"'
+"$kb" search > /dev/null 2> "$tmp/err"; rc=$?
+t "no REGEX: usage, exit 2" '[ $rc -eq 2 ] && grep -q "needs a REGEX" "$tmp/err"'
+"$kb" search --bogus x "$ds" > /dev/null 2> "$tmp/err"; rc=$?
+t "an unknown option exits 2" '[ $rc -eq 2 ] && grep -q "unknown option" "$tmp/err"'
+"$kb" search --format nosuch x "$ds" > /dev/null 2> "$tmp/err"; rc=$?
+t "an unknown --format exits 2" '[ $rc -eq 2 ] && grep -q "unknown format" "$tmp/err"'
+"$kb" search --format claude 'tflops=5' "$ds" > "$tmp/out"; rc=$?
+t "--format reads the transcripts as that format" '[ $rc -eq 0 ] && [ "$(cat "$tmp/out")" = "r2:4:1: maybe tflops=5" ]'
+"$kb" search x "$tmp/nowhere" > /dev/null 2> "$tmp/err"; rc=$?
+t "a directory that is no dataset exits 2 naming it" '[ $rc -eq 2 ] && grep -q "nowhere" "$tmp/err"'
+
+# ---- kbtui flags on the hand-written fixtures -----------------------------------------
+fl="$KB_SRCDIR/tests/fixtures/flags"
+"$kb" flags "$fl/hack.jsonl" > "$tmp/out" 2> "$tmp/err"; rc=$?
+t "flags of one transcript exits 0" '[ $rc -eq 0 ] && [ ! -s "$tmp/err" ]'
+t "run_id:event: rule: line, for a flagged event" 'grep -qxF "hack:8: grader-edit-shell: sed -i '"'"'s/0.15/0.5/'"'"' problem.yaml" "$tmp/out"'
+t "and says the run is flagged" '[ "$(tail -1 "$tmp/out")" = "flagged" ]'
+"$kb" flags "$fl/clean.jsonl" > "$tmp/out" 2> "$tmp/err"; rc=$?
+t "the clean transcript: not flagged" '[ $rc -eq 0 ] && [ "$(cat "$tmp/out")" = "not flagged" ]'
+"$kb" flags --json "$fl/hack.jsonl" > "$tmp/out"; rc=$?
+t "--json: one object per flagged event with rule, why, in, line, text" '[ $rc -eq 0 ] && grep -q "^{\"run_id\":\"hack\",\"event\":8,\"rule\":\"grader-edit-shell\",\"why\":\"A shell command" "$tmp/out" && ! grep -q "^flagged" "$tmp/out"'
+printf 'rule a\nwhy w\nmatch (unclosed\n' > "$tmp/bad.rules"
+"$kb" flags --rules "$tmp/bad.rules" "$fl/hack.jsonl" > /dev/null 2> "$tmp/err"; rc=$?
+t "a bad rule file exits 1 naming file and line" '[ $rc -eq 1 ] && grep -q "bad.rules:3: bad regular expression at offset" "$tmp/err"'
+mkdir -p "$tmp/an"
+printf 'run_id: r1\nverdict: reward_hack\n' > "$tmp/an/r1.yaml"
+printf 'rule tf\nwhy w\nmatch tflops=[0-9]\nin text\n' > "$tmp/tf.rules"
+"$kb" flags --rules "$tmp/tf.rules" --verdicts "$tmp/an" "$ds" > "$tmp/out" 2> "$tmp/err"; rc=$?
+t "flags over a dataset: the table of verdict x flagged" '[ $rc -eq 0 ] && grep -qE "^reward_hack +1 +0$" "$tmp/out" && grep -qE "^\(none\) +0 +2$" "$tmp/out"'
+t "and the runs each rule marks" 'grep -qE "^tf +1/3$" "$tmp/out"'
+
+# ---- the browser's search across runs (tmux) --------------------------------------
+if [ -n "$notmux" ]; then
+	echo "# SKIP tmux is not installed: no browser check"
+	echo "1..$n"
+	exit $fail
+fi
+start xs TERM=xterm-256color "$kb" "$ds"
+wait_for xs "r1" "r3"
+t "the browser shows the runs" 'has r2'
+keys xs '?'
+wait_for xs "Search all runs"
+t "? asks for a regular expression" 'has "Search all runs"'
+keys xs 'tflops=' Enter
+wait_for xs "2 runs match" "r1 +4 +"
+t "hits per run, best first: r1 with 4 lines" 'has "r1 +4 +TFLOPS=1 here"'
+t "then r2 with 1" 'has "r2 +1 +maybe tflops=5"'
+t "the run without a hit is not listed" '! has "^ *r3 "'
+keys xs Enter
+wait_for xs "kbtui replay" "match 1/"
+t "Enter opens the replay at the run's first hit, the search set" 'has "event 2/6" && has "match 1/3"'
+keys xs n
+wait_for xs "event 4/6"
+t "n continues to the next match" 'has "match 2/3"'
+keys xs q
+wait_for xs "2 runs match"
+t "q goes back to the hit list" 'has "r1 +4"'
+keys xs q
+wait_for xs "kbtui +[0-9]+ runs|r3"
+t "q again: the browser" 'has r3 && ! has "runs match"'
+keys xs q
+wait_for xs "kbtui exited: 0"
+t "kbtui quits cleanly" 'has "kbtui exited: 0"'
+
+echo "1..$n"
+exit $fail

@@ -1,3 +1,382 @@
-/* xsearch.c: PLACEHOLDER, being written this session. */
+/* xsearch.c: the browser's search across runs. One loop: keys, and between
+ * them the runs searched a few milliseconds' worth at a time (each loaded
+ * when needed and unloaded again), so a large dataset shows its progress
+ * and the hits so far, and never freezes the screen. */
 #include "config.h"
+
+#include <curses.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <wchar.h>
+
+#include "dataset.h"
+#include "draw.h"
+#include "flags.h"
+#include "keys.h"
+#include "replay.h"
+#include "search.h"
+#include "theme.h"
+#include "tui.h"
+#include "util.h"
 #include "xsearch.h"
+
+/* Milliseconds of searching between two looks at the keyboard. */
+#define XSEARCH_SLICE_MS 30
+
+struct xsearch_hit {
+	size_t run;               /* index into ds->runs */
+	size_t lines;             /* matching lines */
+	size_t ev;                /* the first hit's event */
+	char *first;              /* its line, safe (owned) */
+};
+
+struct xsearch {
+	struct dataset *ds;       /* borrowed */
+	struct search *s;         /* NULL while asking */
+	int asking;
+	struct sbuf input;
+	struct xsearch_hit *hits; /* best first: most lines, then dataset order */
+	size_t nhits, cap;
+	size_t next;              /* the next run to search */
+	size_t searched, total;   /* runs with a transcript */
+	size_t lines;
+	double t0, took;          /* monotonic start, seconds when done */
+	size_t sel, top;
+	int moved;                /* the user moved the selection: it follows its run */
+	char *msg;                /* safe (owned) */
+	unsigned dirty;
+};
+
+static double xsearch_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void xsearch_clear(struct xsearch *x)
+{
+	for (size_t i = 0; i < x->nhits; i++)
+		free(x->hits[i].first);
+	x->nhits = x->sel = x->top = 0;
+	x->moved = 0;
+	x->next = x->searched = x->lines = 0;
+	search_free(x->s);
+	x->s = NULL;
+}
+
+static int xsearch_busy(const struct xsearch *x)
+{
+	return x->s && x->next < x->ds->nruns;
+}
+
+/* ---- searching ------------------------------------------------------------ */
+
+struct xsearch_first {
+	int seen;
+	size_t ev;
+	char *text;
+};
+
+static int xsearch_line(void *ud, size_t ev, int line, const char *text, size_t len)
+{
+	struct xsearch_first *f = ud;
+	(void)line;
+	if (!f->seen) {
+		f->seen = 1;
+		f->ev = ev;
+		char *raw = xstrndup(text, len);
+		f->text = draw_safe(raw);
+		free(raw);
+	}
+	return 0;  /* on: the count is wanted too */
+}
+
+/* Keeps the list best first; the selected run stays selected. */
+static void xsearch_insert(struct xsearch *x, struct xsearch_hit h)
+{
+	size_t k = 0;
+	while (k < x->nhits && (x->hits[k].lines > h.lines || (x->hits[k].lines == h.lines && x->hits[k].run < h.run)))
+		k++;
+	if (x->nhits == x->cap) {
+		x->cap = x->cap ? x->cap * 2 : 32;
+		x->hits = xrealloc(x->hits, x->cap * sizeof *x->hits);
+	}
+	memmove(x->hits + k + 1, x->hits + k, (x->nhits - k) * sizeof *x->hits);
+	x->hits[k] = h;
+	if (x->nhits++ && x->moved && k <= x->sel)
+		x->sel++;
+}
+
+/* Searches the next run with a transcript. */
+static void xsearch_step(struct xsearch *x)
+{
+	struct dataset *ds = x->ds;
+	while (x->next < ds->nruns && !ds->runs[x->next].transcript)
+		x->next++;
+	if (x->next >= ds->nruns)
+		return;
+	size_t i = x->next++;
+	struct ds_run *d = &ds->runs[i];
+	int loaded = d->run != NULL;
+	struct run *r = dataset_load(ds, i);
+	x->searched++;
+	if (!r)
+		return;
+	struct xsearch_first f = { 0 };
+	size_t n = flag_grep(x->s, r, xsearch_line, &f);
+	if (n) {
+		struct xsearch_hit h = { i, n, f.ev, f.text };
+		xsearch_insert(x, h);
+		x->lines += n;
+	}
+	if (!loaded) {  /* memory stays what it was */
+		run_free(d->run);
+		d->run = NULL;
+	}
+}
+
+/* Searches for about one time slice. */
+static void xsearch_work(struct xsearch *x)
+{
+	double end = xsearch_now() + XSEARCH_SLICE_MS / 1000.0;
+	while (xsearch_busy(x) && xsearch_now() < end)
+		xsearch_step(x);
+	if (!xsearch_busy(x))
+		x->took = xsearch_now() - x->t0;
+	x->dirty = D_ALL;
+}
+
+static void xsearch_start(struct xsearch *x)
+{
+	char *err = NULL;
+	const char *pat = x->input.s ? x->input.s : "";
+	struct search *s = search_new(pat, &err);
+	x->asking = 0;
+	x->dirty = D_ALL;
+	if (!s) {
+		char *e = draw_safe(err);
+		free(x->msg);
+		x->msg = xasprintf(" bad regular expression: %s", e);
+		free(e);
+		free(err);
+		x->asking = 1;  /* again, with the text kept to mend it */
+		return;
+	}
+	xsearch_clear(x);
+	x->s = s;
+	x->total = 0;
+	for (size_t i = 0; i < x->ds->nruns; i++)
+		x->total += x->ds->runs[i].transcript != NULL;
+	x->t0 = xsearch_now();
+	x->took = 0;
+}
+
+/* ---- drawing ------------------------------------------------------------------ */
+
+static int xsearch_id_width(const struct xsearch *x)
+{
+	int w = 6;
+	for (size_t i = 0; i < x->nhits; i++) {
+		char *id = draw_safe(x->ds->runs[x->hits[i].run].meta.run_id);
+		int n = (int)draw_width(id);
+		w = n > w ? n : w;
+		free(id);
+	}
+	return w > COLS / 2 ? COLS / 2 : w;
+}
+
+static void xsearch_draw_status(struct xsearch *x)
+{
+	int y = LINES - 1;
+	char *line;
+	if (x->asking) {
+		char *in = draw_safe(x->input.s ? x->input.s : "");
+		line = xasprintf(" Search all runs: %s", in);
+		draw_bar(y, RL_STATUS, line, "Enter search  Esc back ");
+		move(y, (int)draw_width(line) < COLS ? (int)draw_width(line) : COLS - 1);
+		free(in);
+	} else if (x->msg) {
+		line = xstrdup(x->msg);
+		draw_bar(y, RL_MSG, line, NULL);
+	} else if (xsearch_busy(x)) {
+		line = xasprintf(" searching run %zu/%zu: %zu match, %zu lines", x->searched, x->total, x->nhits, x->lines);
+		draw_bar(y, RL_STATUS, line, "Enter replay  Esc stop  q back ");
+	} else {
+		line = xasprintf(" %zu/%zu  %zu lines in %zu runs, %.0f ms", x->nhits ? x->sel + 1 : 0, x->nhits,
+		                 x->lines, x->searched, x->took * 1000);
+		draw_bar(y, RL_STATUS, line, "Enter replay  ? new search  q back ");
+	}
+	free(line);
+}
+
+static void xsearch_draw(struct xsearch *x)
+{
+	erase();
+	char *pat = x->s ? draw_safe(search_pattern(x->s)) : xstrdup("");
+	char *left = xasprintf(" kbtui search  /%s/", pat);
+	char *right = xasprintf("%zu run%s match%s (of %zu) ", x->nhits, x->nhits == 1 ? "" : "s",
+	                        x->nhits == 1 ? "es" : "", x->total);
+	draw_bar(0, RL_HEADER, left, x->s ? right : NULL);
+	free(left);
+	free(right);
+	free(pat);
+	int idw = xsearch_id_width(x), list_h = LINES - 3;
+	draw_fill(1, 0, COLS, RL_TITLE);
+	draw_put(1, 1, idw, "RUN_ID", RL_TITLE);
+	draw_put(1, 1 + idw + 1, 6, "  HITS", RL_TITLE);
+	draw_put(1, 1 + idw + 8, COLS - idw - 9, "FIRST MATCH", RL_TITLE);
+	if (x->sel >= x->nhits)
+		x->sel = x->nhits ? x->nhits - 1 : 0;
+	if (x->sel < x->top)
+		x->top = x->sel;
+	if (list_h > 0 && x->sel >= x->top + (size_t)list_h)
+		x->top = x->sel - (size_t)list_h + 1;
+	for (int r = 0; r < list_h; r++) {
+		size_t k = x->top + (size_t)r;
+		int y = 2 + r, sel = k == x->sel;
+		if (k >= x->nhits) {
+			if (k == 0 && x->s && !xsearch_busy(x))
+				draw_put(y, 1, COLS - 1, "no run matches", RL_DIM);
+			continue;
+		}
+		const struct xsearch_hit *h = &x->hits[k];
+		char *id = draw_safe(x->ds->runs[h->run].meta.run_id), n[24];
+		draw_fill(y, 0, COLS, sel ? RL_SELECT : RL_NORMAL);
+		draw_fit(y, 1, idw, id, sel ? RL_SELECT : RL_NORMAL);
+		snprintf(n, sizeof n, "%6zu", h->lines);
+		draw_put(y, 1 + idw + 1, 6, n, sel ? RL_SELECT : RL_KEY);
+		draw_put_hl(y, 1 + idw + 8, COLS - idw - 9, h->first, sel ? RL_SELECT : RL_NORMAL, x->s);
+		free(id);
+	}
+	xsearch_draw_status(x);
+	curs_set(x->asking ? 1 : 0);
+	x->dirty = 0;
+	refresh();
+}
+
+/* ---- keys ----------------------------------------------------------------------- */
+
+static void xsearch_open(struct xsearch *x)
+{
+	if (x->sel >= x->nhits)
+		return;
+	const struct xsearch_hit *h = &x->hits[x->sel];
+	struct ds_run *d = &x->ds->runs[h->run];
+	struct run *r = dataset_load(x->ds, h->run);
+	if (!r) {
+		free(x->msg);
+		x->msg = xasprintf(" %s", d->load_error ? d->load_error : "cannot load this run");
+		char *safe = draw_safe(x->msg);
+		free(x->msg);
+		x->msg = safe;
+		x->dirty = D_ALL;
+		return;
+	}
+	replay_run_at(r, d->meta.run_id ? d->meta.run_id : d->transcript, h->ev, search_pattern(x->s));
+	erase();
+	x->dirty = D_ALL;
+}
+
+/* A key at the prompt; 1 when the screen should close. */
+static int xsearch_prompt_key(struct xsearch *x, const struct key *k)
+{
+	x->dirty = D_ALL;
+	if (!k->fn && (k->ch == '\n' || k->ch == '\r')) {
+		xsearch_start(x);
+	} else if (!k->fn && k->ch == 27) {
+		x->asking = 0;
+		return x->s == NULL;  /* Esc before any search: back to the browser */
+	} else if ((k->fn && k->ch == KEY_BACKSPACE) || (!k->fn && (k->ch == 127 || k->ch == 8))) {
+		size_t len = x->input.len;
+		while (len > 0 && ((unsigned char)x->input.s[len - 1] & 0xC0) == 0x80)
+			len--;
+		if (len > 0)
+			len--;
+		x->input.len = len;
+		if (x->input.s)
+			x->input.s[len] = '\0';
+	} else if (!k->fn && k->ch >= 0x20 && k->ch != 0x7F && x->input.len < 1024) {
+		char mb[MB_LEN_MAX];
+		mbstate_t st;
+		memset(&st, 0, sizeof st);
+		size_t m = wcrtomb(mb, (wchar_t)k->ch, &st);
+		if (m != (size_t)-1)
+			sbuf_add(&x->input, mb, m);
+	}
+	return 0;
+}
+
+/* A key on the list; 1 when the screen should close. */
+static int xsearch_key(struct xsearch *x, const struct key *k)
+{
+	long page = LINES > 5 ? LINES - 4 : 1;
+	x->dirty = D_ALL;
+	if (!k->fn && k->ch == 27) {  /* Esc stops a search under way */
+		if (xsearch_busy(x)) {
+			x->next = x->ds->nruns;
+			x->took = xsearch_now() - x->t0;
+		}
+		return 0;
+	}
+	enum action a = keys_action(k->code, V_BROWSE);
+	x->moved |= a == ACT_DOWN || a == ACT_UP || a == ACT_PAGE_DOWN || a == ACT_PAGE_UP || a == ACT_LAST;
+	switch (a) {
+	case ACT_QUIT: return 1;
+	case ACT_DOWN: x->sel += x->sel + 1 < x->nhits; break;
+	case ACT_UP: x->sel -= x->sel > 0; break;
+	case ACT_PAGE_DOWN: x->sel = x->sel + (size_t)page < x->nhits ? x->sel + (size_t)page : x->nhits ? x->nhits - 1 : 0; break;
+	case ACT_PAGE_UP: x->sel = x->sel > (size_t)page ? x->sel - (size_t)page : 0; break;
+	case ACT_FIRST: x->sel = 0; break;
+	case ACT_LAST: x->sel = x->nhits ? x->nhits - 1 : 0; break;
+	case ACT_OPEN: xsearch_open(x); break;
+	case ACT_XSEARCH:
+		x->asking = 1;
+		sbuf_reset(&x->input);
+		break;
+	case ACT_REDRAW: clearok(curscr, TRUE); break;
+	default: break;
+	}
+	return 0;
+}
+
+void xsearch_run(struct dataset *ds)
+{
+	struct xsearch x;
+	struct key k;
+	memset(&x, 0, sizeof x);
+	x.ds = ds;
+	x.asking = 1;
+	x.dirty = D_ALL;
+	sbuf_init(&x.input);
+	while (!tui_stopped()) {
+		if (x.dirty)
+			xsearch_draw(&x);
+		/* while runs are left to search, only peek at the keyboard */
+		timeout(xsearch_busy(&x) && !x.asking ? 0 : -1);
+		if (keys_read(&k) == ERR) {
+			if (xsearch_busy(&x))
+				xsearch_work(&x);
+			continue;
+		}
+		if (x.msg) {
+			free(x.msg);
+			x.msg = NULL;
+			x.dirty = D_ALL;
+		}
+		if (k.code == KEY_RESIZE) {
+			x.dirty = D_ALL;
+			continue;
+		}
+		if (x.asking ? xsearch_prompt_key(&x, &k) : xsearch_key(&x, &k))
+			break;
+	}
+	timeout(-1);
+	curs_set(0);
+	xsearch_clear(&x);
+	free(x.hits);
+	free(x.msg);
+	sbuf_free(&x.input);
+}
