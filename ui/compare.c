@@ -1,3 +1,587 @@
-/* compare.c: PLACEHOLDER, being written this session. */
+/* compare.c: two runs side by side, aligned on their milestones. Both
+ * sides move on one timeline: anchors are the milestones both runs have
+ * (in the same order), and between two anchors the timeline has as many
+ * steps as the longer side has events, the shorter side advancing in
+ * proportion. Each side's list is drawn by the replay's event list pane. */
 #include "config.h"
+
+#include <curses.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd.h"
 #include "compare.h"
+#include "compilerlog.h"
+#include "dataset.h"
+#include "draw.h"
+#include "keys.h"
+#include "milestones.h"
+#include "pane.h"
+#include "parser.h"
+#include "replay.h"
+#include "run.h"
+#include "runstats.h"
+#include "tag.h"
+#include "theme.h"
+#include "tlines.h"
+#include "tui.h"
+#include "util.h"
+
+/* the start, then at most every milestone */
+#define COMPARE_ANCHORS (MS__COUNT + 1)
+/* rows above the lists: header, run names, milestones, stats, ruler */
+#define COMPARE_TOP 5
+
+struct compare_side {
+	struct run *run;            /* borrowed */
+	const char *title;          /* borrowed */
+	struct milestones ms;
+	struct runstats *stats;     /* owned */
+	struct replay rp;           /* what the event list's drawing reads: run, sel, focus */
+	struct pane list;           /* the event list (pane_events_ops) */
+};
+
+struct compare {
+	struct compare_side side[2];
+	int cur;                    /* the selected side */
+	/* anchor k: event at[k][s] of side s, at timeline position pos[k] */
+	size_t nanch;
+	long at[COMPARE_ANCHORS][2];
+	int kind[COMPARE_ANCHORS];  /* enum milestone; -1 for the start */
+	size_t pos[COMPARE_ANCHORS];
+	size_t t;                   /* the position, 0 .. pos[nanch - 1] */
+	int help;                   /* help screen shown: 1 + its first row */
+	char *msg;                  /* one-key message (owned, safe) */
+	unsigned dirty;
+	int list_h;
+};
+
+static long compare_nev(const struct compare_side *s)
+{
+	return (long)s->run->nev;
+}
+
+static void compare_anchor(struct compare *c, long a, long b, int kind)
+{
+	size_t k = c->nanch++;
+	c->at[k][0] = a;
+	c->at[k][1] = b;
+	c->kind[k] = kind;
+	if (k == 0) {
+		c->pos[k] = 0;
+		return;
+	}
+	long da = a - c->at[k - 1][0], db = b - c->at[k - 1][1];
+	c->pos[k] = c->pos[k - 1] + (size_t)(da > db ? da : db);
+}
+
+/* The milestones both runs have, in an order both keep, then the ends. */
+static void compare_align(struct compare *c)
+{
+	const struct milestones *x = &c->side[0].ms, *y = &c->side[1].ms;
+	c->nanch = 0;
+	compare_anchor(c, 0, 0, -1);
+	for (int k = 0; k < MS_END; k++) {
+		long a = x->ev[k], b = y->ev[k], la = c->at[c->nanch - 1][0], lb = c->at[c->nanch - 1][1];
+		if (a >= la && b >= lb && (a > la || b > lb))
+			compare_anchor(c, a, b, k);
+	}
+	long a = compare_nev(&c->side[0]) - 1, b = compare_nev(&c->side[1]) - 1;
+	a = a < 0 ? 0 : a;
+	b = b < 0 ? 0 : b;
+	if (a > c->at[c->nanch - 1][0] || b > c->at[c->nanch - 1][1])
+		compare_anchor(c, a > c->at[c->nanch - 1][0] ? a : c->at[c->nanch - 1][0],
+		               b > c->at[c->nanch - 1][1] ? b : c->at[c->nanch - 1][1], MS_END);
+}
+
+/* The event of side s at timeline position t. */
+static long compare_index(const struct compare *c, int s, size_t t)
+{
+	for (size_t k = 1; k < c->nanch; k++)
+		if (t < c->pos[k]) {
+			size_t len = c->pos[k] - c->pos[k - 1];
+			size_t d = (size_t)(c->at[k][s] - c->at[k - 1][s]);
+			return c->at[k - 1][s] + (long)((t - c->pos[k - 1]) * d / len);
+		}
+	return c->at[c->nanch - 1][s];
+}
+
+static size_t compare_end(const struct compare *c)
+{
+	return c->pos[c->nanch - 1];
+}
+
+/* The anchor at position t, -1 when t is between anchors. */
+static int compare_anchor_at(const struct compare *c, size_t t)
+{
+	for (size_t k = 0; k < c->nanch; k++)
+		if (c->pos[k] == t)
+			return (int)k;
+	return -1;
+}
+
+static void compare_goto(struct compare *c, long t)
+{
+	size_t end = compare_end(c);
+	c->t = t < 0 ? 0 : (size_t)t > end ? end : (size_t)t;
+	for (int s = 0; s < 2; s++) {
+		struct compare_side *sd = &c->side[s];
+		sd->rp.sel = (size_t)compare_index(c, s, c->t);
+		sd->list.h = c->list_h > 0 ? c->list_h : 1;
+		sd->rp.body_h = sd->list.h + 1;
+		if (sd->run->nev)
+			pane_events_ops.follow(&sd->list, &sd->rp);
+	}
+	c->dirty |= D_LIST | D_STATUS;
+}
+
+static void compare_side_init(struct compare_side *sd, struct run *run, const char *title, struct compilerlog *cl)
+{
+	memset(sd, 0, sizeof *sd);
+	sd->run = run;
+	sd->title = title;
+	milestones_find(run, cl, &sd->ms);
+	sd->stats = runstats_new(run);
+	sd->rp.run = run;
+	sd->rp.count = -1;
+	sd->list.ops = &pane_events_ops;
+	sd->list.built_w = -1;
+}
+
+static void compare_init(struct compare *c, struct run *a, const char *ta, struct run *b, const char *tb)
+{
+	char *path = compilerlog_default_path(), *err = NULL;
+	struct compilerlog *cl = compilerlog_new();
+	if (!path || compilerlog_load(cl, path, &err) < 0) {
+		compilerlog_free(cl);
+		cl = NULL;  /* first compile from commands only */
+	}
+	free(path);
+	free(err);
+	memset(c, 0, sizeof *c);
+	compare_side_init(&c->side[0], a, ta, cl);
+	compare_side_init(&c->side[1], b, tb, cl);
+	compilerlog_free(cl);
+	compare_align(c);
+	c->list_h = LINES - COMPARE_TOP - 1;
+	compare_goto(c, 0);
+	c->dirty = D_ALL;
+}
+
+static void compare_free(struct compare *c)
+{
+	for (int s = 0; s < 2; s++)
+		runstats_free(c->side[s].stats);
+	free(c->msg);
+}
+
+static void compare_msg(struct compare *c, const char *m)
+{
+	free(c->msg);
+	c->msg = xstrdup(m);
+	c->dirty |= D_STATUS;
+}
+
+/* ---- drawing ------------------------------------------------------------------ */
+
+static void compare_cols(int s, int *x, int *w)
+{
+	int half = COLS / 2;
+	*x = s ? half + 1 : 0;
+	*w = s ? COLS - half - 1 : half;
+}
+
+/* " A  run_id  model  correct 0.4312" */
+static void compare_draw_name(struct compare *c, int s, int y, int x, int w)
+{
+	const struct run_meta *m = &c->side[s].run->meta;
+	int role = s == c->cur ? RL_FOCUS : RL_PANE;
+	char *id = draw_safe(m->run_id ? m->run_id : c->side[s].title);
+	const char *blind = tag_blind_model(m);  /* blind mode: "model 3" */
+	char *model = draw_safe(blind ? blind : m->label ? m->label : m->model ? m->model : "?");
+	char pf[32] = "";
+	if (m->peak_fraction >= 0)
+		snprintf(pf, sizeof pf, " %.4f", m->peak_fraction);
+	const char *outcome = !m->has_result ? "no result" : m->correct ? "correct" : "incorrect";
+	char *line = xasprintf(" %c  %s  %s  %s%s", s ? 'B' : 'A', id, model, outcome, pf);
+	draw_fill(y, x, w, role);
+	draw_put(y, x, w, line, role);
+	free(line);
+	free(model);
+	free(id);
+}
+
+/* "compile 12  PASS 40  best 55 (0.4000)  end 80": 1-based events, - when absent */
+static void compare_draw_milestones(struct compare *c, int s, int y, int x, int w)
+{
+	const struct milestones *ms = &c->side[s].ms;
+	static const char *const word[MS__COUNT] = { "compile", "PASS", "best", "end" };
+	struct sbuf b;
+	sbuf_init(&b);
+	for (int k = 0; k < MS__COUNT; k++) {
+		sbuf_addf(&b, " %c %s ", milestones_letter((enum milestone)k), word[k]);
+		if (ms->ev[k] < 0)
+			sbuf_adds(&b, "-");
+		else
+			sbuf_addf(&b, "%ld", ms->ev[k] + 1);
+		if (k == MS_BEST && ms->best >= 0)
+			sbuf_addf(&b, " (%.4f)", ms->best);
+	}
+	draw_fill(y, x, w, RL_NORMAL);
+	draw_put(y, x, w, b.s, RL_NORMAL);
+	sbuf_free(&b);
+}
+
+/* The time split and the reasoning honesty mark of a side. */
+static void compare_draw_stats(struct compare *c, int s, int y, int x, int w)
+{
+	const struct runstats *st = c->side[s].stats;
+	char *split = runstats_split_text(st), *why = runstats_reasoning_text(st);
+	char *line = xasprintf(" %s%s%s", split ? split : "", split ? "  " : "", why);
+	draw_fill(y, x, w, RL_DIM);
+	draw_put(y, x, w, line, RL_DIM);
+	free(line);
+	free(split);
+	free(why);
+}
+
+/* The timeline: the aligned milestones as letters, the position as a bar. */
+static void compare_draw_ruler(struct compare *c, int y)
+{
+	static const char label[] = " aligned ";
+	int x0 = (int)sizeof label - 1, w = COLS - x0 - 1;
+	size_t end = compare_end(c);
+	draw_fill(y, 0, COLS, RL_NORMAL);
+	draw_put(y, 0, x0, label, RL_DIM);
+	if (w < 4)
+		return;
+	char *bar = xmalloc((size_t)w + 1);
+	memset(bar, '-', (size_t)w);
+	bar[w] = '\0';
+	draw_put(y, x0, w, bar, RL_DIM);
+	free(bar);
+	for (size_t k = 1; k < c->nanch; k++) {
+		int col = x0 + (int)(end ? c->pos[k] * (size_t)(w - 1) / end : 0);
+		char l[2] = { milestones_letter((enum milestone)c->kind[k]), '\0' };
+		draw_put(y, col, 1, l, RL_KEY);
+	}
+	int col = x0 + (int)(end ? c->t * (size_t)(w - 1) / end : 0);
+	int k = compare_anchor_at(c, c->t);
+	char l[2] = { k > 0 ? milestones_letter((enum milestone)c->kind[k]) : '|', '\0' };
+	draw_put(y, col, 1, l, RL_SELECT);
+}
+
+static void compare_draw_list(struct compare *c, int s, int y, int x, int w, int h)
+{
+	struct compare_side *sd = &c->side[s];
+	sd->rp.focus = s == c->cur ? 0 : 1;
+	sd->list.h = h;
+	for (int r = 0; r < h; r++) {  /* a gutter with the side's own milestones */
+		long i = (long)(sd->list.top + (size_t)r);
+		char l[3] = "  ";
+		for (int k = 0; k < MS__COUNT; k++)
+			if (sd->ms.ev[k] == i && i < compare_nev(sd))
+				l[0] = milestones_letter((enum milestone)k);
+		draw_put(y + r, x, 2, l, RL_KEY);
+	}
+	pane_events_ops.draw(&sd->list, &sd->rp, y, x + 2, w - 2, h);
+}
+
+static void compare_draw_status(struct compare *c)
+{
+	struct sbuf b;
+	sbuf_init(&b);
+	for (int s = 0; s < 2; s++) {
+		long n = compare_nev(&c->side[s]);
+		sbuf_addf(&b, " %c %zu/%ld ", s ? 'B' : 'A', n ? c->side[s].rp.sel + 1 : 0, n);
+	}
+	int k = compare_anchor_at(c, c->t);
+	if (k > 0)
+		sbuf_addf(&b, " at %s", milestones_name((enum milestone)c->kind[k]));
+	if (c->msg) {
+		sbuf_addf(&b, "  %s", c->msg);
+		draw_bar(LINES - 1, RL_STATUS, b.s, NULL);
+	} else {
+		draw_bar(LINES - 1, RL_STATUS, b.s, "m/M milestone  Tab side  Enter replay  h help  q back ");
+	}
+	sbuf_free(&b);
+}
+
+static void compare_draw_help(struct compare *c)
+{
+	struct tlines L = { 0 };
+	keys_help(&L, V_COMPARE, COLS - 2);
+	if ((size_t)c->help > L.n)
+		c->help = L.n > 0 ? (int)L.n : 1;
+	erase();
+	draw_bar(0, RL_HEADER, " kbtui compare: keys", NULL);
+	tlines_draw(&L, (size_t)c->help - 1, 1, 1, COLS - 2, LINES - 2, NULL);
+	tlines_free(&L);
+}
+
+static void compare_draw(struct compare *c)
+{
+	if (LINES < COMPARE_TOP + 4 || COLS < 40) {
+		erase();
+		mvaddstr(0, 0, "terminal too small");
+	} else if (c->help) {
+		compare_draw_help(c);
+	} else {
+		int h = LINES - COMPARE_TOP - 1;
+		if (h != c->list_h) {
+			c->list_h = h;
+			compare_goto(c, (long)c->t);
+		}
+		if (c->dirty & D_HEADER) {
+			char *right = xasprintf("%zu aligned milestones ", c->nanch - 1);
+			draw_bar(0, RL_HEADER, " kbtui compare", right);
+			free(right);
+		}
+		for (int s = 0; s < 2; s++) {
+			int x, w;
+			compare_cols(s, &x, &w);
+			if (c->dirty & D_HEADER) {
+				compare_draw_name(c, s, 1, x, w);
+				compare_draw_milestones(c, s, 2, x, w);
+				compare_draw_stats(c, s, 3, x, w);
+			}
+			if (c->dirty & D_LIST)
+				compare_draw_list(c, s, COMPARE_TOP, x, w, h);
+		}
+		if (c->dirty & D_HEADER)
+			for (int y = 1; y < COMPARE_TOP - 1; y++)
+				draw_put(y, COLS / 2, 1, theme_glyph()->sep, RL_DIM);
+		if (c->dirty & D_LIST) {
+			for (int y = COMPARE_TOP; y < COMPARE_TOP + h; y++)
+				draw_put(y, COLS / 2, 1, theme_glyph()->sep, RL_DIM);
+			compare_draw_ruler(c, COMPARE_TOP - 1);
+		}
+		if (c->dirty & D_STATUS)
+			compare_draw_status(c);
+	}
+	c->dirty = 0;
+	refresh();
+}
+
+/* ---- keys ---------------------------------------------------------------------- */
+
+/* The next (dir 1) or previous (dir -1) aligned milestone. */
+static void compare_milestone(struct compare *c, int dir)
+{
+	if (dir > 0) {
+		for (size_t k = 1; k < c->nanch; k++)
+			if (c->pos[k] > c->t) {
+				compare_goto(c, (long)c->pos[k]);
+				return;
+			}
+		compare_msg(c, "no milestone after this one");
+	} else {
+		for (size_t k = c->nanch; k-- > 0;)
+			if (c->pos[k] < c->t) {
+				compare_goto(c, (long)c->pos[k]);
+				return;
+			}
+		compare_msg(c, "no milestone before this one");
+	}
+}
+
+static void compare_open(struct compare *c)
+{
+	struct compare_side *sd = &c->side[c->cur];
+	replay_run(sd->run, sd->title);
+	erase();
+	c->dirty = D_ALL;
+}
+
+static void compare_do(struct compare *c, enum action a)
+{
+	long page = c->list_h > 1 ? c->list_h - 1 : 1;
+	switch (a) {
+	case ACT_DOWN: compare_goto(c, (long)c->t + 1); break;
+	case ACT_UP: compare_goto(c, (long)c->t - 1); break;
+	case ACT_PAGE_DOWN: compare_goto(c, (long)c->t + page); break;
+	case ACT_PAGE_UP: compare_goto(c, (long)c->t - page); break;
+	case ACT_FIRST: compare_goto(c, 0); break;
+	case ACT_LAST: compare_goto(c, (long)compare_end(c)); break;
+	case ACT_NEXT_MILESTONE: compare_milestone(c, 1); break;
+	case ACT_PREV_MILESTONE: compare_milestone(c, -1); break;
+	case ACT_SIDE:
+		c->cur = !c->cur;
+		c->dirty |= D_HEADER | D_LIST;
+		break;
+	case ACT_OPEN_SIDE: compare_open(c); break;
+	case ACT_REDRAW:
+		clearok(curscr, TRUE);
+		c->dirty = D_ALL;
+		break;
+	case ACT_THEME:
+		free(c->msg);
+		c->msg = theme_cycle();
+		clearok(curscr, TRUE);
+		c->dirty = D_ALL;
+		break;
+	case ACT_HELP:
+		c->help = 1;
+		c->dirty = D_ALL;
+		break;
+	default:
+		break;
+	}
+}
+
+static void compare_help_key(struct compare *c, enum action a)
+{
+	if (a == ACT_DOWN || a == ACT_PAGE_DOWN) {
+		c->help += a == ACT_DOWN ? 1 : LINES / 2;
+	} else if (a == ACT_UP || a == ACT_PAGE_UP) {
+		c->help -= a == ACT_UP ? 1 : LINES / 2;
+		if (c->help < 1)
+			c->help = 1;
+	} else {
+		c->help = 0;
+		erase();
+	}
+	c->dirty = D_ALL;
+}
+
+void compare_run(struct run *a, const char *title_a, struct run *b, const char *title_b)
+{
+	struct compare c;
+	struct key k;
+	compare_init(&c, a, title_a, b, title_b);
+	erase();
+	while (!tui_stopped()) {
+		if (c.dirty)
+			compare_draw(&c);
+		if (keys_read(&k) == ERR)
+			continue;
+		if (c.msg) {
+			free(c.msg);
+			c.msg = NULL;
+			c.dirty |= D_STATUS;
+		}
+		if (k.code == KEY_RESIZE) {
+			erase();
+			c.dirty = D_ALL;
+			continue;
+		}
+		enum action act = keys_action(k.code, V_COMPARE);
+		if (c.help) {
+			compare_help_key(&c, act);
+			continue;
+		}
+		if (act == ACT_QUIT)
+			break;
+		compare_do(&c, act);
+	}
+	compare_free(&c);
+}
+
+/* ---- entry points ----------------------------------------------------------------- */
+
+char *compare_dataset_runs(struct dataset *ds, size_t a, size_t b)
+{
+	struct run *r[2];
+	size_t i[2] = { a, b };
+	for (int s = 0; s < 2; s++) {
+		r[s] = dataset_load(ds, i[s]);
+		if (!r[s]) {
+			const char *e = ds->runs[i[s]].load_error;
+			return draw_safe(e ? e : "cannot load this run");
+		}
+	}
+	compare_run(r[0], ds->runs[a].meta.run_id ? ds->runs[a].meta.run_id : ds->runs[a].transcript, r[1],
+	            ds->runs[b].meta.run_id ? ds->runs[b].meta.run_id : ds->runs[b].transcript);
+	return NULL;
+}
+
+/* A run id, or a prefix of exactly one, in ds; -1 with a message on stderr. */
+static long compare_find(const struct dataset *ds, const char *id)
+{
+	long exact = dataset_find(ds, id), found = -1;
+	size_t n = 0;
+	if (exact >= 0)
+		return exact;
+	for (size_t i = 0; i < ds->nruns; i++)
+		if (ds->runs[i].meta.run_id && util_starts_with(ds->runs[i].meta.run_id, id)) {
+			found = (long)i;
+			n++;
+		}
+	if (n == 1)
+		return found;
+	if (n == 0)
+		fprintf(stderr, "kbtui: %s: no run of %s has this id or prefix\n", id, ds->root);
+	else
+		fprintf(stderr, "kbtui: %s: %zu runs of %s start with it; give more of the id\n", id, n, ds->root);
+	return -1;
+}
+
+/* One side of kbtui compare: a transcript, a run directory or a run id.
+ * *own gets a run the caller frees; a dataset run stays the dataset's. */
+static struct run *compare_load(const char *arg, const char *format, struct dataset **ds, const char *dir,
+                                struct run **own, const char **title)
+{
+	char *err = NULL;
+	*own = NULL;
+	if (util_is_file(arg) || util_is_dir(arg)) {
+		char *file = util_is_dir(arg) ? dataset_find_transcript(arg) : xstrdup(arg);
+		if (!file) {
+			fprintf(stderr, "kbtui: %s: no transcript in this directory\n", arg);
+			return NULL;
+		}
+		*own = parser_load_file(file, format ? parser_find(format) : NULL, &err);
+		free(file);
+		if (!*own) {
+			fprintf(stderr, "kbtui: %s\n", err);
+			free(err);
+		}
+		*title = arg;
+		return *own;
+	}
+	if (!*ds && !(*ds = dataset_open(dir, &err))) {
+		fprintf(stderr, "kbtui: %s\n", err);
+		free(err);
+		return NULL;
+	}
+	long i = compare_find(*ds, arg);
+	if (i < 0)
+		return NULL;
+	struct run *r = dataset_load(*ds, (size_t)i);
+	if (!r)
+		fprintf(stderr, "kbtui: %s\n", (*ds)->runs[i].load_error ? (*ds)->runs[i].load_error : "cannot load");
+	*title = (*ds)->runs[i].meta.run_id;
+	return r;
+}
+
+int compare_cmd(int nargs, char **args, const char *format, const char *argv0)
+{
+	if (nargs < 2 || nargs > 3) {
+		fprintf(stderr, "kbtui: compare needs RUN_A and RUN_B, and a DIR at most\nTry 'kbtui --help'.\n");
+		return CMD_USAGE;
+	}
+	char *def = nargs == 3 ? NULL : dataset_default_dir(argv0);
+	const char *dir = nargs == 3 ? args[2] : def;
+	struct dataset *ds = NULL;
+	struct run *own[2] = { NULL, NULL }, *run[2] = { NULL, NULL };
+	const char *title[2] = { NULL, NULL };
+	int rc = CMD_OK;
+	for (int s = 0; s < 2 && rc == CMD_OK; s++)
+		if (!(run[s] = compare_load(args[s], format, &ds, dir, &own[s], &title[s])))
+			rc = CMD_BADINPUT;
+	if (rc == CMD_OK && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
+		fprintf(stderr, "kbtui: the compare view needs a terminal\n");
+		rc = CMD_USAGE;
+	}
+	if (rc == CMD_OK) {
+		tui_start();
+		compare_run(run[0], title[0], run[1], title[1]);
+		tui_stop();
+	}
+	run_free(own[0]);
+	run_free(own[1]);
+	dataset_free(ds);
+	free(def);
+	return rc;
+}
