@@ -416,5 +416,43 @@ else
 	echo "# SKIP no data/sample/runs.jsonl: the bundled sample is not there yet"
 fi
 
+# ---- the lineage pane: a file at each step, D diffs against a mark, w the best ----
+lin_call() { printf '{"type":"assistant","message":{"id":"msg_%s","role":"assistant","content":[{"type":"tool_use","id":"%s","name":"%s","input":%s}]},"session_id":"s1"}\n' "$1" "$1" "$2" "$3"; }
+lin_res() { printf '{"type":"user","message":{"role":"user","content":[{"tool_use_id":"%s","type":"tool_result","content":"%s"}]},"session_id":"s1"}\n' "$1" "$2"; }
+{
+	echo '{"type":"system","subtype":"init","cwd":"/w","session_id":"s1","tools":[],"model":"m"}'
+	lin_call t1 Write '{"file_path":"solution.py","content":"a = 1\nb = 2\n"}'; lin_res t1 ok
+	lin_call t2 Bash '{"command":"python check.py"}'; lin_res t2 'PASS\npeak_fraction: 0.2100'
+	lin_call t3 Edit '{"file_path":"solution.py","old_string":"b = 2","new_string":"b = 3"}'; lin_res t3 ok
+	lin_call t4 Write '{"file_path":"notes.md","content":"lineage notes\n"}'; lin_res t4 ok
+	lin_call t5 Bash '{"command":"python check.py"}'; lin_res t5 'PASS\npeak_fraction: 0.4200'
+	lin_call t6 Edit '{"file_path":"solution.py","old_string":"a = 1","new_string":"a = 10"}'; lin_res t6 ok
+	lin_call t7 Bash '{"command":"python check.py"}'; lin_res t7 'PASS\npeak_fraction: 0.3000'
+	echo '{"type":"result","subtype":"success","is_error":false,"result":"done","session_id":"s1"}'
+} > "$tmp/lineage.jsonl"
+start lin LC_ALL=C "$kb" "$tmp/lineage.jsonl"
+wait_for lin "event 1/16" > /dev/null
+keys lin v v v v
+t "lineage: v reaches the pane, the solution first" 'wait_for lin "solution.py +\(1/2, o/O: other files\)" "not written yet at event 1"'
+keys lin 7 G
+t "lineage: the file as it stood at event 7, its line count and last change" 'wait_for lin "event 7/16" "2 lines, last changed at event 6" "\\| a = 1 *$" "\\| b = 3 *$"'
+keys lin D
+t "lineage: D marks the event" 'wait_for lin "marked event 7"'
+keys lin 1 2 G
+t "lineage: at another event, the diff from the mark" 'wait_for lin "diff from event 7 \(marked\) to event 12" "\\| -a = 1 *$" "\\| \+a = 10 *$" "\\|  b = 3 *$"'
+tm capture-pane -e -p -t lin > "$tmp/lincolour" 2> /dev/null
+t "lineage: the diff is coloured" 'grep -qE "$colour_sgr(${esc}\\[[0-9;]*m)*\\+a = 10" "$tmp/lincolour" && grep -qE "$colour_sgr(${esc}\\[[0-9;]*m)*-a = 1" "$tmp/lincolour"'
+keys lin D
+t "lineage: D again clears the mark" 'wait_for lin "lineage mark cleared" "2 lines, last changed at event 12" "\\| a = 10 *$"'
+keys lin w
+t "lineage: w goes to the best peak_fraction" 'wait_for lin "event 11/16" "best peak_fraction 0.42 at event 11"'
+keys lin Tab o
+t "lineage: o, with the focus, shows the next file" 'wait_for lin "notes.md +\(2/2" "1 line, last changed at event 8" "\\| lineage notes *$"'
+keys lin O
+t "lineage: O goes back" 'wait_for lin "solution.py +\(1/2"'
+keys lin q
+t "lineage: q quits, nothing on stderr" 'wait_for lin "kbtui exited: 0" && [ ! -s "$tmp/lin.err" ]'
+tm kill-session -t lin 2> /dev/null
+
 echo "1..$n"
 exit $fail

@@ -10,15 +10,21 @@
 #include <wchar.h>
 
 #include "browse.h"
+#include "compare.h"
 #include "dataset.h"
 #include "draw.h"
+#include "flags.h"
 #include "grid.h"
 #include "keys.h"
+#include "mouse.h"
 #include "replay.h"
+#include "runstats.h"
+#include "tag.h"
 #include "theme.h"
 #include "tlines.h"
 #include "tui.h"
 #include "util.h"
+#include "xsearch.h"
 
 /* A column of the run list: its title, width bounds, and cell text. */
 struct browse_col {
@@ -82,12 +88,26 @@ static char *browse_cell_run_id(const struct dataset *ds, size_t i, int *role)
 	return draw_safe(ds->runs[i].meta.run_id);
 }
 
+static const struct flag_runs *browse_flags;  /* the cell function has no browse argument */
+
+/* The auto-flags column: a run's flagged events, "..." until they are
+ * found (a run at a time, between keys). */
+static char *browse_cell_flags(const struct dataset *ds, size_t i, int *role)
+{
+	long n = flag_runs_state(browse_flags, i);
+	*role = n > 0 ? RL_WARN : RL_DIM;
+	if (!browse_flags || !ds->runs[i].transcript)
+		return xstrdup("-");
+	return n < 0 ? xstrdup("...") : n ? xasprintf("!%ld", n) : xstrdup("-");
+}
+
 static const struct browse_col browse_cols[] = {
 	{ "MODEL", 10, 34, browse_cell_model },
 	{ "PROBLEM", 8, 28, browse_cell_problem },
 	{ "OK", 2, 2, browse_cell_ok },
 	{ "  PEAK", 6, 6, browse_cell_peak },
 	{ "VERDICT", 7, 16, browse_cell_verdict },
+	{ "FLAGS", 5, 5, browse_cell_flags },
 	{ "FORMAT", 6, 10, browse_cell_format },
 	{ "RUN_ID", 6, 0, browse_cell_run_id },  /* takes the rest */
 };
@@ -107,10 +127,14 @@ struct browse {
 	int help;                  /* help screen shown: 1 + its first row */
 	int grid_on;               /* the grid instead of the list */
 	struct grid grid;
+	struct flag_runs *flags;   /* auto-flags of the runs, found between keys (owned) */
+	int flags_left;            /* runs are left to flag */
 	int width[BROWSE_NCOLS];
 	char *msg;                 /* safe status message (owned) */
 	unsigned dirty;
 	int list_y, list_h;
+	struct tag *tag;           /* the annotation session (owned) */
+	size_t cmp_mark;           /* c: the run marked for comparison, index + 1; 0: none */
 };
 
 static const struct dataset *browse_sort_ds;  /* qsort has no context argument */
@@ -171,6 +195,9 @@ static int browse_match(const struct browse *b, size_t i)
 {
 	const struct ds_run *r = &b->ds->runs[i];
 	const char *f = b->filter;
+	int v = tag_filter(f, r->verdict);  /* verdict:NAME */
+	if (v >= 0)
+		return v;
 	return !*f || browse_contains(r->meta.run_id, f) || browse_contains(r->meta.model, f) ||
 	       browse_contains(r->meta.label, f) || browse_contains(r->meta.harness, f) ||
 	       browse_contains(r->meta.problem, f) || browse_contains(r->verdict, f);
@@ -338,7 +365,27 @@ static void browse_draw_list(struct browse *b)
 			free(s);
 			x += w + 2;
 		}
+		if (b->cmp_mark == b->order[k] + 1)  /* marked with c, in the blank first column */
+			draw_put(y, 0, 1, "*", k == b->sel ? RL_SELECT : RL_KEY);
 	}
+}
+
+/* The status line's left side: the position, and the time split and
+ * reasoning mark of the selected run once it is loaded (replayed or
+ * compared), in at most room columns. */
+static char *browse_describe(const struct browse *b, const char *pos, int room)
+{
+	long sel = browse_selected(b);
+	struct run *r = sel >= 0 ? b->ds->runs[sel].run : NULL;
+	int left = room - (int)strlen(pos) - 2;
+	if (!r || left <= 0)
+		return xstrdup(pos);
+	struct runstats *st = runstats_new(r);
+	char *marks = runstats_summary(st, (size_t)left);
+	char *line = marks ? xasprintf("%s  %s", pos, marks) : xstrdup(pos);
+	runstats_free(st);
+	free(marks);
+	return line;
 }
 
 static void browse_draw_status(struct browse *b)
@@ -358,9 +405,18 @@ static void browse_draw_status(struct browse *b)
 		draw_bar(y, RL_STATUS, d, "Enter replay  v list  h help  q quit ");
 		free(d);
 	} else {
-		char pos[64];
-		snprintf(pos, sizeof pos, " run %zu/%zu", b->n ? b->sel + 1 : 0, b->n);
-		draw_bar(y, RL_STATUS, pos, "Enter replay  / filter  s sort  v grid  h help  q quit ");
+		struct sbuf pos;
+		sbuf_init(&pos);
+		sbuf_addf(&pos, " run %zu/%zu", b->n ? b->sel + 1 : 0, b->n);
+		tag_counts(b->tag, &pos);
+		const char *base = "Enter replay  / filter  s sort  v grid  h help  q quit ";
+		char *keys = xasprintf("%s  %s", tag_keys_hint(), base);  /* when there is room */
+		const char *right = (int)(draw_width(pos.s) + draw_width(keys)) + 2 < COLS ? keys : base;
+		char *line = browse_describe(b, pos.s, COLS - (int)draw_width(right) - 2);
+		draw_bar(y, RL_STATUS, line, right);
+		free(line);
+		free(keys);
+		sbuf_free(&pos);
 	}
 }
 
@@ -419,24 +475,86 @@ static void browse_goto(struct browse *b, long k)
 	b->dirty |= D_HEADER | D_LIST | D_STATUS;
 }
 
+/* The list again after verdicts changed: a run a verdict filter no longer
+ * shows leaves the selection where it was, on the run after it. */
+static void browse_retag(struct browse *b)
+{
+	long keep = browse_selected(b);
+	size_t pos = b->sel;
+	browse_refresh(b);
+	if (!b->grid_on && browse_selected(b) != keep)
+		browse_goto(b, (long)pos);
+}
+
+/* a: selects the next run without a verdict after the selected one, in the
+ * list's order; returns it, -1 when there is none (with a message). */
+static long browse_next_unannotated(struct browse *b)
+{
+	long sel = browse_selected(b);
+	size_t from = b->sel;
+	if (b->grid_on) {
+		from = b->n ? b->n - 1 : 0;  /* an empty cell: from the top */
+		for (size_t k = 0; k < b->n; k++)
+			if ((long)b->order[k] == sel)
+				from = k;
+	}
+	long k = b->n ? tag_next_unannotated(b->tag, b->order, b->n, from) : -1;
+	if (k < 0) {
+		free(b->msg);
+		b->msg = xstrdup(" no other run shown is without a verdict (runs without a transcript are skipped)");
+		b->dirty |= D_STATUS;
+		return -1;
+	}
+	browse_goto(b, k);
+	if (b->grid_on)
+		grid_select_run(&b->grid, b->order[k]);
+	return (long)b->order[k];
+}
+
+/* The annotation keys: a moves the selection; verdicts, A, u and x go to
+ * the session. 1: the key was one of them. */
+static int browse_tag(struct browse *b, enum action a)
+{
+	char *msg = NULL;
+	if (a == ACT_NEXT_UNANNOTATED) {
+		browse_next_unannotated(b);
+		return 1;
+	}
+	if (!tag_act(b->tag, a, browse_selected(b), &msg))
+		return 0;
+	free(b->msg);
+	b->msg = msg ? xasprintf(" %s", msg) : NULL;
+	free(msg);
+	if (a == ACT_BLIND)
+		browse_widths(b);
+	browse_retag(b);
+	erase();  /* after the editor, or names to hide: every row again */
+	b->dirty = D_ALL;
+	return 1;
+}
+
 static void browse_open(struct browse *b)
 {
 	long sel = browse_selected(b);
-	if (sel < 0)
-		return;
-	size_t i = (size_t)sel;
-	struct run *run = dataset_load(b->ds, i);
-	if (!run) {
-		char *e = draw_safe(b->ds->runs[i].load_error ? b->ds->runs[i].load_error : "cannot load this run");
-		free(b->msg);
-		b->msg = xasprintf(" %s", e);
-		free(e);
-		b->dirty |= D_STATUS;
-		return;
+	/* a in the replay: the next run without a verdict, in its replay */
+	while (sel >= 0) {
+		size_t i = (size_t)sel;
+		struct run *run = dataset_load(b->ds, i);
+		if (!run) {
+			char *e = draw_safe(b->ds->runs[i].load_error ? b->ds->runs[i].load_error : "cannot load this run");
+			free(b->msg);
+			b->msg = xasprintf(" %s", e);
+			free(e);
+			b->dirty |= D_STATUS;
+			break;
+		}
+		int next = replay_run_tagged(run, b->ds->runs[i].meta.run_id ? b->ds->runs[i].meta.run_id : b->ds->runs[i].transcript,
+		                             b->tag, i);
+		erase();
+		b->dirty = D_ALL;
+		sel = next && !tui_stopped() ? browse_next_unannotated(b) : -1;
 	}
-	replay_run(run, b->ds->runs[i].meta.run_id ? b->ds->runs[i].meta.run_id : b->ds->runs[i].transcript);
-	erase();
-	b->dirty = D_ALL;
+	browse_retag(b);  /* verdicts may have changed in the replay */
 }
 
 /* A key while the / prompt is open: edits the filter, applied as typed. */
@@ -502,11 +620,73 @@ static void browse_grid_do(struct browse *b, enum action a)
 	b->dirty |= D_HEADER | D_LIST | D_STATUS;
 }
 
+/* Ctrl-T: the next theme, everything redrawn in it. */
+static void browse_theme(struct browse *b)
+{
+	char *m = theme_cycle();
+	free(b->msg);
+	b->msg = xasprintf(" %s", m);  /* the status bar's margin */
+	free(m);
+	clearok(curscr, TRUE);
+	b->dirty = D_ALL;
+}
+
+/* The wheel moves the selection; a click selects the run (list) or the
+ * cell (grid) under the pointer. */
+static void browse_mouse(struct browse *b)
+{
+	struct mouse_event m = mouse_read();
+	int step = m.kind == MOUSE_WHEEL_DOWN ? MOUSE_WHEEL_ROWS : -MOUSE_WHEEL_ROWS;
+	if (b->help || m.kind == MOUSE_NONE)
+		return;
+	if (b->grid_on && m.kind != MOUSE_CLICK)
+		grid_move(&b->grid, step, 0);
+	else if (b->grid_on && !grid_hit(&b->grid, 2, LINES - 3, m.y, m.x))
+		return;
+	else if (!b->grid_on && m.kind != MOUSE_CLICK)
+		browse_goto(b, (long)b->sel + step);
+	else if (!b->grid_on && m.y >= b->list_y && m.y < b->list_y + b->list_h &&
+	         b->top + (size_t)(m.y - b->list_y) < b->n)
+		browse_goto(b, (long)(b->top + (size_t)(m.y - b->list_y)));
+	b->dirty |= D_HEADER | D_LIST | D_STATUS;
+}
+
+/* c: the first marks the selected run, the second compares it with the
+ * marked one (ui/compare.c). */
+static void browse_compare(struct browse *b)
+{
+	long sel = browse_selected(b);
+	if (sel < 0)
+		return;
+	free(b->msg);
+	b->msg = NULL;
+	b->dirty |= D_LIST | D_STATUS;
+	if (!b->cmp_mark || b->cmp_mark == (size_t)sel + 1) {
+		b->cmp_mark = b->cmp_mark ? 0 : (size_t)sel + 1;
+		char *id = draw_safe(b->ds->runs[sel].meta.run_id);
+		b->msg = b->cmp_mark ? xasprintf(" marked %s: c on another run compares the two", id)
+		                     : xstrdup(" comparison mark removed");
+		free(id);
+		return;
+	}
+	size_t a = b->cmp_mark - 1;
+	b->cmp_mark = 0;
+	b->msg = compare_dataset_runs(b->ds, a, (size_t)sel);
+	erase();
+	b->dirty = D_ALL;
+}
+
 static void browse_do(struct browse *b, enum action a)
 {
 	long page = b->list_h > 1 ? b->list_h - 1 : 1;
+	if (a == ACT_THEME) {
+		browse_theme(b);
+		return;
+	}
+	if (browse_tag(b, a))
+		return;
 	if (b->grid_on && a != ACT_OPEN && a != ACT_GRID && a != ACT_FILTER && a != ACT_REDRAW && a != ACT_HELP &&
-	    a != ACT_SORT) {
+	    a != ACT_SORT && a != ACT_COMPARE && a != ACT_XSEARCH) {
 		browse_grid_do(b, a);
 		return;
 	}
@@ -519,6 +699,12 @@ static void browse_do(struct browse *b, enum action a)
 	case ACT_LAST: browse_goto(b, (long)b->n - 1); break;
 	case ACT_OPEN: browse_open(b); break;
 	case ACT_GRID: browse_toggle_grid(b); break;
+	case ACT_COMPARE: browse_compare(b); break;
+	case ACT_XSEARCH:
+		xsearch_run(b->ds);
+		erase();
+		b->dirty = D_ALL;
+		break;
 	case ACT_SORT:
 		b->sort = (b->sort + 1) % SORT__COUNT;
 		browse_refresh(b);
@@ -557,21 +743,53 @@ static void browse_help_key(struct browse *b, enum action a)
 	b->dirty = D_ALL;
 }
 
-void browse_run(struct dataset *ds)
+/* The auto-flags of the runs (src/flags.h) with the shipped rules; none
+ * when the rule file cannot be read (the status line says why). */
+static void browse_flags_start(struct browse *b)
+{
+	const char *err;
+	const struct flag_rules *rs = flag_rules_default(&err);
+	if (!rs) {
+		free(b->msg);
+		b->msg = xasprintf(" no auto-flags: %s", err);
+		char *safe = draw_safe(b->msg);
+		free(b->msg);
+		b->msg = safe;
+		return;
+	}
+	b->flags = flag_runs_new(b->ds, rs);
+	b->flags_left = 1;
+	browse_flags = b->flags;
+	grid_set_flags(b->flags);
+}
+
+/* Between keys: one more run flagged, its FLAGS cell filled in. */
+static void browse_flags_step(struct browse *b)
+{
+	b->flags_left = flag_runs_step(b->flags);
+	b->dirty |= D_LIST;
+}
+
+void browse_run(struct dataset *ds, const struct tui_tagging *tg)
 {
 	struct browse b;
 	struct key k;
 	memset(&b, 0, sizeof b);
 	b.ds = ds;
+	b.tag = tag_new(ds, tg ? tg->dir : NULL, tg ? tg->annotator : NULL, tg ? tg->blind : 0);
 	b.order = xcalloc(ds->nruns + 1, sizeof *b.order);
 	browse_widths(&b);
 	b.list_h = LINES - 4;
 	browse_refresh(&b);
+	browse_flags_start(&b);
 	while (!tui_stopped()) {
 		if (b.dirty)
 			browse_draw(&b);
-		if (keys_read(&k) == ERR)
+		timeout(b.flags_left ? 0 : -1);  /* flags left to find: only peek at the keys */
+		if (keys_read(&k) == ERR) {
+			browse_flags_step(&b);
 			continue;
+		}
 		if (b.msg) {
 			free(b.msg);
 			b.msg = NULL;
@@ -580,6 +798,10 @@ void browse_run(struct dataset *ds)
 		if (k.code == KEY_RESIZE) {
 			erase();
 			b.dirty = D_ALL;
+			continue;
+		}
+		if (k.code == KEY_MOUSE) {
+			browse_mouse(&b);
 			continue;
 		}
 		if (b.editing) {
@@ -596,7 +818,12 @@ void browse_run(struct dataset *ds)
 			break;
 		browse_do(&b, a);
 	}
+	timeout(-1);
+	grid_set_flags(NULL);
+	browse_flags = NULL;
+	flag_runs_free(b.flags);
 	grid_free(&b.grid);
 	free(b.order);
 	free(b.msg);
+	tag_free(b.tag);
 }

@@ -4,8 +4,10 @@
 #define KB_BROWSE_H
 
 struct dataset;
+struct tui_tagging;
 
-/* The browser's loop; returns when the user quits or a signal came. */
-void browse_run(struct dataset *ds);
+/* The browser's loop, with a tagging session as tg says; returns when the
+ * user quits or a signal came. */
+void browse_run(struct dataset *ds, const struct tui_tagging *tg);
 
 #endif

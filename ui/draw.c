@@ -82,15 +82,26 @@ static size_t draw_span(const char *s, size_t n, int w, int *used)
 	return i;
 }
 
+static char *(*draw_filter)(const char *s);
+
+void draw_set_filter(char *(*filter)(const char *s))
+{
+	draw_filter = filter;
+}
+
 int draw_put(int y, int x, int w, const char *s, int role)
 {
 	int used;
 	if (w <= 0)
 		return 0;
+	char *f = draw_filter ? draw_filter(s) : NULL;
+	if (f)
+		s = f;
 	size_t i = draw_span(s, strlen(s), w, &used);
 	attrset(theme_attr(role));
 	mvaddnstr(y, x, s, (int)i);
 	attrset(A_NORMAL);
+	free(f);
 	return used;
 }
 
@@ -125,10 +136,14 @@ static int draw_piece(int y, int x, int w, const char *s, size_t n, int role)
 
 int draw_put_hl(int y, int x, int w, const char *s, int role, struct search *hl)
 {
-	size_t n = strlen(s), at = 0, so, eo;
+	size_t n, at = 0, so, eo;
 	int used = 0;
 	if (!hl)
 		return draw_put(y, x, w, s, role);
+	char *f = draw_filter ? draw_filter(s) : NULL;
+	if (f)  /* highlight what is shown */
+		s = f;
+	n = strlen(s);
 	while (at < n && used < w && search_next(hl, s, n, at, &so, &eo)) {
 		if (eo == so) {  /* an empty match marks nothing; look past it */
 			eo = so + draw_u8len(s + so, n - so);
@@ -142,6 +157,7 @@ int draw_put_hl(int y, int x, int w, const char *s, int role, struct search *hl)
 	}
 	if (at < n && used < w)
 		used += draw_piece(y, x + used, w - used, s + at, n - at, role);
+	free(f);
 	return used;
 }
 

@@ -28,6 +28,11 @@ void draw_fill(int y, int x, int w, int role);
  * there is room for it. */
 void draw_bar(int y, int role, const char *left, const char *right);
 
+/* A filter every string passes on its way to the screen (blind mode masks
+ * model names with it): returns an owned replacement, or NULL to keep s.
+ * NULL: none. */
+void draw_set_filter(char *(*filter)(const char *s));
+
 /* Safe one-line copy of untrusted s; NULL gives "". Owned by the caller. */
 char *draw_safe(const char *s);
 /* Safe copy of the first non-blank line of s, at most about cap bytes. */

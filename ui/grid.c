@@ -8,7 +8,9 @@
 
 #include "dataset.h"
 #include "draw.h"
+#include "flags.h"
 #include "grid.h"
+#include "tag.h"
 #include "theme.h"
 #include "util.h"
 
@@ -17,6 +19,9 @@
 
 char *grid_model(const struct run_meta *m)
 {
+	const char *blind = tag_blind_model(m);  /* "model 3" in blind mode */
+	if (blind)
+		return xstrdup(blind);
 	if (m->label)
 		return draw_safe(m->label);
 	char *s;
@@ -162,6 +167,25 @@ void grid_move(struct grid *g, long dr, long dc)
 	g->c = c < 0 ? 0 : (size_t)c;
 }
 
+static size_t grid_fit(const struct grid *g);
+
+/* The cell at screen cell (my, mx) of a grid drawn at rows y..y+h-1, as
+ * grid_draw last laid it out; selects it and returns 1, 0 when (my, mx)
+ * is not on a cell (titles, reference rows, labels, legend). */
+int grid_hit(struct grid *g, int y, int h, int my, int mx)
+{
+	int body_y = y + 1 + GRID_REF_ROWS, body_h = h - 2 - GRID_REF_ROWS;
+	int cx = mx - (1 + g->label_w + 1);
+	if (my < body_y || my >= body_y + body_h || cx < 0 || cx % (GRID_CELL_W + 1) == GRID_CELL_W)
+		return 0;
+	size_t r = g->top + (size_t)(my - body_y), c = g->left + (size_t)(cx / (GRID_CELL_W + 1));
+	if (r >= g->nrows || c >= g->ncols || c >= g->left + grid_fit(g))
+		return 0;
+	g->r = r;
+	g->c = c;
+	return 1;
+}
+
 /* One letter per schema verdict: rubric_leak and reward_hack share an
  * initial, and telling them apart is the point of the grid. */
 static const struct {
@@ -206,6 +230,13 @@ static const char *grid_outcome(const struct ds_run *r, int *role)
 	return r->meta.has_solution ? g->fail : g->none;
 }
 
+static const struct flag_runs *grid_flags;  /* borrowed; NULL: no flag marks */
+
+void grid_set_flags(const struct flag_runs *fr)
+{
+	grid_flags = fr;
+}
+
 static void grid_cell(const struct grid *g, const struct dataset *ds, size_t r, size_t c, int y, int x)
 {
 	long i = g->cell[r * g->ncols + c];
@@ -224,7 +255,8 @@ static void grid_cell(const struct grid *g, const struct dataset *ds, size_t r, 
 	else
 		snprintf(num, sizeof num, "  -  ");
 	const char *mk = grid_mark(run, mark, sizeof mark);
-	char *text = xasprintf("%s %s %s", glyph, num, mk);
+	/* a flagged run (src/flags.h): ! after the outcome glyph */
+	char *text = xasprintf("%s%s%s %s", glyph, flag_runs_state(grid_flags, (size_t)i) > 0 ? "!" : " ", num, mk);
 	if (sel)
 		role = RL_SELECT;
 	draw_fill(y, x, GRID_CELL_W, role);

@@ -40,5 +40,12 @@ const char *grid_problem(const struct grid *g);
 /* Selects the cell of run i, when it is in the grid. */
 void grid_select_run(struct grid *g, size_t i);
 void grid_move(struct grid *g, long dr, long dc);
+/* The auto-flags of the runs (borrowed; NULL: none): a flagged run's cell
+ * has ! after its outcome glyph. */
+struct flag_runs;
+void grid_set_flags(const struct flag_runs *fr);
+/* Selects the cell under screen cell (my, mx) of the grid drawn at rows
+ * y..y+h-1; 0 when there is none. */
+int grid_hit(struct grid *g, int y, int h, int my, int mx);
 
 #endif

@@ -10,7 +10,7 @@
 
 struct tlines;
 
-enum { V_BROWSE = 1, V_REPLAY = 2, V_ALL = 3 };
+enum { V_BROWSE = 1, V_REPLAY = 2, V_COMPARE = 4, V_ALL = 7 };
 
 /* A key value that stands for any digit (counts typed before an action). */
 #define KEYS_DIGIT (-2)
@@ -30,6 +30,8 @@ enum { V_BROWSE = 1, V_REPLAY = 2, V_ALL = 3 };
 	X(GRID,         'v',        0,         "v",           V_BROWSE, "Browser: switch between the run list and the leaderboard grid (models x problems)") \
 	X(SORT,         's',        0,         "s",           V_BROWSE, "Sort by problem, model or peak_fraction, in turn") \
 	X(FILTER,       '/',        0,         "/",           V_BROWSE, "Browser: show only runs whose run id, model, problem or verdict contain a text (empty: all)") \
+	X(XSEARCH,      '?',        0,         "?",           V_BROWSE, "Browser: search every run's events for a PCRE2 regular expression; hits per run, Enter replays a run at its first hit") \
+	X(COMPARE,      'c',        0,         "c",           V_BROWSE, "Browser: mark the selected run for comparison; c on a second run compares the two side by side") \
 	X(COUNT,        KEYS_DIGIT, 0,         "0-9",         V_REPLAY, "A count for the next key: 42G goes to event 42, 50% to the middle of the run") \
 	X(PERCENT,      '%',        'p',       "%, p",        V_REPLAY, "Go to N% of the run (N typed before); alone, ask for N") \
 	X(SEARCH,       '/',        0,         "/",           V_REPLAY, "Replay: search forward for a PCRE2 regular expression in event text, tool names, arguments, paths and diffs, matches highlighted (all lower case: case ignored; empty: the last search)") \
@@ -44,6 +46,8 @@ enum { V_BROWSE = 1, V_REPLAY = 2, V_ALL = 3 };
 	X(PREV_COMPILE, 'C',        0,         "C",           V_REPLAY, "Previous tool result with a compiler or Python error") \
 	X(NEXT_BENCH,   'm',        0,         "m",           V_REPLAY, "Next benchmark measurement (a peak_fraction or timing line)") \
 	X(PREV_BENCH,   'M',        0,         "M",           V_REPLAY, "Previous benchmark measurement") \
+	X(NEXT_FLAG,    'f',        0,         "f",           V_REPLAY, "Next flagged event: one an auto-flag rule marks (the ! column; kbtui flags)") \
+	X(PREV_FLAG,    'F',        0,         "F",           V_REPLAY, "Previous flagged event") \
 	X(PLAY,         'P',        0,         "P",           V_REPLAY, "Play or pause: step through the events at their recorded pace, or at a fixed rate without timestamps") \
 	X(FASTER,       ']',        '+',       "], +",        V_REPLAY, "Play faster") \
 	X(SLOWER,       '[',        '-',       "[, -",        V_REPLAY, "Play slower") \
@@ -53,9 +57,29 @@ enum { V_BROWSE = 1, V_REPLAY = 2, V_ALL = 3 };
 	X(PANE_BACK,    'V',        0,         "V",           V_REPLAY, "Previous pane beside the list") \
 	X(ITEM_NEXT,    'o',        0,         "o",           V_REPLAY, "In the artifact or lineage pane: the next file") \
 	X(ITEM_PREV,    'O',        0,         "O",           V_REPLAY, "In the artifact or lineage pane: the previous file") \
+	X(LINEAGE_DIFF, 'D',        0,         "D",           V_REPLAY, "Lineage pane: mark the selected event; at other events the pane shows the diff of the file from the marked version (D again clears the mark)") \
+	X(BEST,         'w',        0,         "w",           V_REPLAY, "Go to the event with the run's best peak_fraction") \
+	X(QUOTE,        'Q',        0,         "Q",           V_REPLAY, "In the artifact pane: mark the cursor line for a quote (j/k extend the range); Q again asks for a label and adds the lines verbatim to the run's annotation (Esc cancels)") \
 	X(ZOOM,         'z',        0,         "z",           V_REPLAY, "Zoom the focused pane to the whole screen, or back") \
 	X(WIDER,        '>',        0,         ">",           V_REPLAY, "Widen the event list") \
 	X(NARROWER,     '<',        0,         "<",           V_REPLAY, "Narrow the event list") \
+	X(NEXT_MILESTONE, 'm',      0,         "m",           V_COMPARE, "Compare: both runs to the next milestone (first compile, first PASS, best peak_fraction, end)") \
+	X(PREV_MILESTONE, 'M',      0,         "M",           V_COMPARE, "Compare: both runs to the previous milestone") \
+	X(SIDE,         '\t',       0,         "Tab",         V_COMPARE, "Compare: select the other run") \
+	X(OPEN_SIDE,    '\n',       KEY_ENTER, "Enter",       V_COMPARE, "Compare: replay the selected run") \
+	X(LIVE_PAUSE,   '|',        0,         "|",           V_REPLAY, "Live: pause the agent after its current turn, or resume it (live runs only)") \
+	X(LIVE_MESSAGE, ':',        0,         ":",           V_REPLAY, "Live: write a message to the agent, delivered before its next turn (live runs only)") \
+	X(LIVE_ABORT,   'X',        0,         "X",           V_REPLAY, "Live: abort the run, after a y/n question (live runs only)") \
+	X(VERDICT_CLEAN, 'K',       0,         "K",           V_ALL,    "Annotate the run (selected or shown): verdict clean, written to annotations/RUN_ID.yaml at once") \
+	X(VERDICT_LEAK, 'L',        0,         "L",           V_ALL,    "Verdict rubric_leak") \
+	X(VERDICT_HACK, 'H',        0,         "H",           V_ALL,    "Verdict reward_hack") \
+	X(VERDICT_INTERESTING, 'I', 0,         "I",           V_ALL,    "Verdict interesting") \
+	X(VERDICT_BUG,  'B',        0,         "B",           V_ALL,    "Verdict bug") \
+	X(EDIT_NOTE,    'A',        0,         "A",           V_ALL,    "Edit the run's summary and implication in $EDITOR (else vi)") \
+	X(UNDO,         'u',        0,         "u",           V_ALL,    "Undo the last annotation change of this session (again: the one before)") \
+	X(NEXT_UNANNOTATED, 'a',    0,         "a",           V_ALL,    "The next run without a verdict, in the browser's order and filter (in the replay: open it)") \
+	X(BLIND,        'x',        0,         "x",           V_ALL,    "Blind mode: hide models and harnesses (names, run ids, grid rows), or show them again") \
+	X(THEME,        'T' & 0x1f, 0,         "Ctrl-T",      V_ALL,    "Switch to the next installed colour theme; its name shows in the status bar") \
 	X(REDRAW,       'L' & 0x1f, 0,         "Ctrl-L",      V_ALL,    "Redraw the screen") \
 	X(HELP,         'h',        KEY_F(1),  "h, F1",       V_ALL,    "Show the keys of the view") \
 	X(QUIT,         'q',        0,         "q",           V_ALL,    "Back to the run browser, or quit")

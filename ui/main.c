@@ -11,28 +11,43 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "compare.h"
 #include "dataset.h"
 #include "fetch.h"
+#include "flags.h"
 #include "eval.h"
 #include "agent.h"
+#include "live.h"
+#include "annotate.h"
+#include "export.h"
 #include "parser.h"
+#include "mouse.h"
+#include "theme.h"
 #include "tui.h"
 #include "util.h"
+#include "watch.h"
 
 static const char usage_text[] =
 	"Usage: kbtui [OPTIONS] [PATH]\n"
 	"       kbtui runs [--json] [DIR]\n"
 	"       kbtui dump [--jsonl] [--format FMT] RUN_DIR|TRANSCRIPT\n"
+	"       kbtui watch [--format FMT] FILE|RUN_DIR\n"
 	"       kbtui formats\n"
 	"       kbtui annotations check [DIR]\n"
 	"       kbtui annotations agree DIR_A DIR_B\n"
+	"       kbtui annotate RUN --verdict V [--summary TEXT] [--implication TEXT]\n"
+	"                      [--annotations DIR] [--annotator NAME] [DIR]\n"
+	"       kbtui export --format csv|json|md [DIR]\n"
 	"       kbtui keys\n"
+	"       kbtui compare RUN_A RUN_B [DIR]\n"
+	"       kbtui flags [--rules FILE] [--verdicts DIR] [--json] [DIR|RUN]\n"
+	"       kbtui search [-i] [-l] [-c] [--format FMT] REGEX [DIR]\n"
 	"       kbtui fetch [--repo OWNER/NAME] [--revision REV] [--dest DIR] [--jobs N] [--quiet]\n"
 	"       kbtui eval --problem NAME [--hardware KEY] [--arch SM] [OPTIONS] SOLUTION.cu\n"
 	"       kbtui eval --kbh DIR --problem NAME [OPTIONS] solution.py\n"
 	"       kbtui eval --list-hardware\n"
 	"       kbtui live --problem NAME --model MODEL [--provider openai|anthropic] [--base-url URL]\n"
-	"                  [--budget 45m] [--max-turns N] [--headless] [--out DIR]\n"
+	"                  [--budget 45m] [--max-turns N] [--headless] [--sandbox none|bwrap] [--out DIR]\n"
 	"\n"
 	"Replay and browse AI agent runs of KernelBench-Hard (GPU kernel writing).\n"
 	"PATH is a dataset directory (run browser), a run directory or a transcript\n"
@@ -43,13 +58,31 @@ static const char usage_text[] =
 	"  runs [DIR]          one row per run: run_id, model, problem, correct,\n"
 	"                      peak_fraction, verdict, events, tool calls\n"
 	"  dump PATH           the normalized events of one transcript\n"
+	"  watch FILE          replay a transcript a harness is still writing, following\n"
+	"                      its tail (FILE or a run directory; truncated or replaced:\n"
+	"                      read again)\n"
 	"  formats             the transcript formats this build reads\n"
 	"  annotations check [DIR]\n"
 	"                      check annotation files against the schema (DIR:\n"
 	"                      the dataset's annotations/ by default)\n"
 	"  annotations agree DIR_A DIR_B\n"
 	"                      two annotators' verdicts: confusion table, Cohen's kappa\n"
+	"  annotate RUN        write a verdict (and summary, implication) into the\n"
+	"                      annotation of RUN (a run id or a unique prefix), checked\n"
+	"                      against the schema, atomically\n"
+	"  export              one row per run with its verdict: CSV, JSON or Markdown\n"
 	"  keys                the keys of the browser and the replay\n"
+	"  compare RUN_A RUN_B [DIR]\n"
+	"                      two runs side by side, aligned on their milestones (first\n"
+	"                      compile, first PASS, best peak_fraction, end); a RUN is a\n"
+	"                      run id or unique prefix in DIR, a run directory or a transcript\n"
+	"  flags [DIR|RUN]     the events the auto-flag rules mark in each run (run_id,\n"
+	"                      event, rule, the matching line), and a table of verdict x\n"
+	"                      flagged over the annotated runs\n"
+	"  search REGEX [DIR]  every line of every run that matches a PCRE2 regular\n"
+	"                      expression, as run_id:event:line: text; -i ignore case,\n"
+	"                      -l run ids only, -c matching lines per run; exit 0 a\n"
+	"                      match, 1 none, 2 bad expression\n"
 	"  fetch               download the dataset from the Hugging Face Hub into\n"
 	"                      $XDG_DATA_HOME/kbtui/NAME (or --dest): verified,\n"
 	"                      resumable, up-to-date files skipped (HF_ENDPOINT, HF_TOKEN)\n"
@@ -62,7 +95,8 @@ static const char usage_text[] =
 	"  help                this help\n"
 	"\n"
 	"Options:\n"
-	"  -f, --format FMT    read transcripts as FMT instead of sniffing the content\n"
+	"  -f, --format FMT    read transcripts as FMT instead of sniffing the content;\n"
+	"                      export: csv, json or md\n"
 	"      --json          runs: one JSON object per run, one per line\n"
 	"      --jsonl         dump: one JSON object per event, one per line\n"
 	"      --repo REPO     fetch: the Hub dataset, OWNER/NAME (default\n"
@@ -93,18 +127,41 @@ static const char usage_text[] =
 	"      --out DIR       live: the run directory (transcript.jsonl, result.json ...)\n"
 	"      --no-eval       live: no eval tool, no final eval\n"
 	"      --headless      live: a compact log line per event instead of a screen\n"
+	"      --sandbox none|bwrap  live: where the bash tool runs; bwrap (the default when it\n"
+	"                      works here): only the work directory writable, no network\n"
+	"      --theme NAME|PATH  the colour theme (kbtui-theme(5)); default $KBTUI_THEME,\n"
+	"                      else default\n"
+	"      --no-mouse      no mouse: clicks and the wheel go to the terminal\n"
+	"      --annotations DIR  browser, annotate: where annotation files are written and\n"
+	"                      their verdicts read (default: the dataset's annotations/)\n"
+	"      --annotator NAME  browser, annotate: recorded as annotator in each annotation\n"
+	"                      written (default $KBTUI_ANNOTATOR)\n"
+	"      --blind         browser: start in blind mode (models and harnesses hidden)\n"
+	"      --rules FILE    flags: the rule file (default: the shipped flags.rules)\n"
+	"      --verdicts DIR  flags: verdicts from DIR/RUN_ID.yaml first (another\n"
+	"                      annotator's files), else the dataset's\n"
+	"      --verdict V     annotate: clean, rubric_leak, reward_hack, interesting or bug\n"
+	"                      (others are written with a warning)\n"
+	"      --summary TEXT  annotate: the one-paragraph summary\n"
+	"      --implication TEXT  annotate: how the cell should be read (required\n"
+	"                      unless the verdict is clean)\n"
 	"  -h, --help          show this help and exit\n"
 	"  -V, --version       show the version and exit\n"
 	"\n"
 	"Exit status: 0 ok, 1 bad input (the message names file and line), 2 usage.\n"
 	"See kbtui(1).\n";
 
-enum { OPT_JSON = 256, OPT_JSONL };
+enum { OPT_JSON = 256, OPT_JSONL, OPT_THEME, OPT_NO_MOUSE, OPT_ANNOTATIONS, OPT_ANNOTATOR, OPT_BLIND };
 
 static const struct option long_opts[] = {
 	{"format", required_argument, NULL, 'f'},
 	{"json", no_argument, NULL, OPT_JSON},
 	{"jsonl", no_argument, NULL, OPT_JSONL},
+	{"theme", required_argument, NULL, OPT_THEME},
+	{"no-mouse", no_argument, NULL, OPT_NO_MOUSE},
+	{"annotations", required_argument, NULL, OPT_ANNOTATIONS},
+	{"annotator", required_argument, NULL, OPT_ANNOTATOR},
+	{"blind", no_argument, NULL, OPT_BLIND},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, 'V'},
 	{NULL, 0, NULL, 0},
@@ -112,7 +169,10 @@ static const struct option long_opts[] = {
 
 struct cli {
 	const char *format;
+	const char *theme;     /* --theme, NULL: $KBTUI_THEME or default */
+	int no_mouse;
 	int json, jsonl;
+	struct tui_tagging tag; /* --annotations, --annotator, --blind */
 	const char *cmd;       /* subcommand, NULL for the TUI */
 	char **args;           /* positional arguments after the subcommand */
 	int nargs;
@@ -129,7 +189,7 @@ static int usage_error(const char *fmt, const char *arg)
 static int is_command(const char *s)
 {
 	return !strcmp(s, "runs") || !strcmp(s, "dump") || !strcmp(s, "formats") || !strcmp(s, "help") || !strcmp(s, "keys") ||
-	       !strcmp(s, "annotations");
+	       !strcmp(s, "annotations") || !strcmp(s, "watch") || !strcmp(s, "compare");
 }
 
 /* Returns -1 when parsing succeeded, else the exit status. */
@@ -143,6 +203,11 @@ static int cli_parse(struct cli *c, int argc, char **argv)
 		case 'f': c->format = optarg; break;
 		case OPT_JSON: c->json = 1; break;
 		case OPT_JSONL: c->jsonl = 1; break;
+		case OPT_THEME: c->theme = optarg; break;
+		case OPT_NO_MOUSE: c->no_mouse = 1; break;
+		case OPT_ANNOTATIONS: c->tag.dir = optarg; break;
+		case OPT_ANNOTATOR: c->tag.annotator = optarg; break;
+		case OPT_BLIND: c->tag.blind = 1; break;
 		case 'h': fputs(usage_text, stdout); return CMD_OK;
 		case 'V': printf("kbtui %s\n", PACKAGE_VERSION); return CMD_OK;
 		case ':': return usage_error("option '%s' needs an argument", argv[optind - 1]);
@@ -163,10 +228,15 @@ static int cli_parse(struct cli *c, int argc, char **argv)
 		return usage_error("%s applies to 'kbtui dump' only", "--jsonl");
 	if (c->format && !parser_find(c->format))
 		return usage_error("unknown format '%s' (kbtui formats lists them)", c->format);
+	if (c->cmd && (c->tag.dir || c->tag.annotator || c->tag.blind))
+		return usage_error("%s applies to the browser only",
+		                   c->tag.dir ? "--annotations" : c->tag.annotator ? "--annotator" : "--blind");
+	if (!c->tag.annotator)
+		c->tag.annotator = getenv("KBTUI_ANNOTATOR");
 	return -1;
 }
 
-static int run_tui(const char *path, const char *format, const char *argv0)
+static int run_tui(const char *path, const char *format, const struct tui_tagging *tg, const char *argv0)
 {
 	char *def = NULL, *err = NULL;
 	int rc;
@@ -190,7 +260,7 @@ static int run_tui(const char *path, const char *format, const char *argv0)
 			free(def);
 			return CMD_BADINPUT;
 		}
-		rc = tui_browse(ds);
+		rc = tui_browse(ds, tg);
 		dataset_free(ds);
 		free(def);
 		return rc;
@@ -214,6 +284,21 @@ static int run_tui(const char *path, const char *format, const char *argv0)
 	free(file);
 	free(def);
 	return rc;
+}
+
+/* Screen settings that must be right before the screen starts: a bad
+ * theme file is reported here, not on a half-drawn screen. -1: go on. */
+static int tui_prepare(const struct cli *c)
+{
+	char *err = NULL;
+	if (c->no_mouse)
+		mouse_disable();
+	if (theme_select(c->theme, &err) < 0) {
+		fprintf(stderr, "kbtui: %s\n", err);
+		free(err);
+		return CMD_BADINPUT;
+	}
+	return -1;
 }
 
 static int run_annotations(struct cli *c, const char *argv0)
@@ -255,13 +340,23 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "eval"))
 		return cmd_eval(argc - 1, argv + 1, stdout, stderr);
 	if (argc > 1 && !strcmp(argv[1], "live"))
-		return cmd_live(argc - 1, argv + 1, stdout, stderr);
+		return live_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "annotate"))
+		return cmd_annotate(argc - 1, argv + 1, argv[0], stdout, stderr);
+	if (argc > 1 && !strcmp(argv[1], "export"))
+		return cmd_export(argc - 1, argv + 1, argv[0], stdout, stderr);
+	if (argc > 1 && !strcmp(argv[1], "flags"))
+		return cmd_flags(argc - 1, argv + 1, stdout, stderr);
+	if (argc > 1 && !strcmp(argv[1], "search"))
+		return cmd_search(argc - 1, argv + 1, stdout, stderr);
 	if ((rc = cli_parse(&c, argc, argv)) >= 0)
 		return rc;
 	if (!c.cmd) {
 		if (c.nargs > 1)
 			return usage_error("one PATH at most, got '%s' too", c.args[1]);
-		return run_tui(c.nargs ? c.args[0] : NULL, c.format, argv[0]);
+		if ((rc = tui_prepare(&c)) >= 0)
+			return rc;
+		return run_tui(c.nargs ? c.args[0] : NULL, c.format, &c.tag, argv[0]);
 	}
 	if (!strcmp(c.cmd, "help")) {
 		fputs(usage_text, stdout);
@@ -271,6 +366,8 @@ int main(int argc, char **argv)
 		tui_print_keys(stdout, 0);
 		return CMD_OK;
 	}
+	if (!strcmp(c.cmd, "compare"))
+		return (rc = tui_prepare(&c)) >= 0 ? rc : compare_cmd(c.nargs, c.args, c.format, argv[0]);
 	if (!strcmp(c.cmd, "formats"))
 		return cmd_formats(stdout);
 	if (!strcmp(c.cmd, "runs")) {
@@ -284,6 +381,11 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(c.cmd, "annotations"))
 		return run_annotations(&c, argv[0]);
+	if (!strcmp(c.cmd, "watch")) {
+		if (c.nargs != 1)
+			return usage_error("%s", "watch needs exactly one FILE or RUN_DIR");
+		return watch_main(c.args[0], c.format);
+	}
 	/* dump */
 	if (c.nargs != 1)
 		return usage_error("%s", "dump needs exactly one RUN_DIR or TRANSCRIPT");

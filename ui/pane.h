@@ -51,6 +51,14 @@ struct pane {
 extern const struct pane_ops pane_events_ops, pane_detail_ops, pane_compiler_ops, pane_timing_ops,
 	pane_artifact_ops, pane_lineage_ops, pane_gpu_ops;
 
+/* The artifact pane's quote label prompt (replay prompt 'Q') ended: Enter
+ * with the label, Esc with NULL (the quote is dropped). */
+void pane_artifact_label(struct replay *rp, const char *label);
+/* The lineage pane's D (mark the selected event, or clear the mark) and w
+ * (go to the event with the best peak_fraction), whatever has the focus. */
+void pane_lineage_mark(struct replay *rp);
+void pane_lineage_best(struct replay *rp);
+
 void pane_init(struct pane *p, const struct pane_ops *ops, struct replay *rp);
 void pane_free(struct pane *p);
 /* Header row and body, rebuilding lines first when stale. */

@@ -10,6 +10,7 @@
 
 #include "draw.h"
 #include "evstyle.h"
+#include "flags.h"
 #include "replay.h"
 #include "run.h"
 #include "search.h"
@@ -96,6 +97,8 @@ static void pane_detail_args(struct tlines *L, const struct event *e, int width)
 
 static void pane_detail_call(struct tlines *L, const struct run *run, const struct event *e, int width)
 {
+	/* rendered on first use; fills e->diff, which the arguments read too */
+	const char *diff = run_event_diff(run, (size_t)(e - run->ev));
 	char *name = draw_safe(e->name), *id = draw_safe(e->call_id);
 	tlines_head(L, RL_TOOL, width, "%s", name);
 	if (e->call_id)
@@ -120,10 +123,10 @@ static void pane_detail_call(struct tlines *L, const struct run *run, const stru
 	} else {
 		tlines_head(L, RL_DIM, width, "no result");
 	}
-	if (e->diff) {
+	if (diff) {
 		tlines_push(L, "", 0, RL_NORMAL);
 		tlines_head(L, RL_PANE, width, "diff");
-		tlines_text(L, e->diff, RL_NORMAL, width, 0, TL_DIFF);
+		tlines_text(L, diff, RL_NORMAL, width, 0, TL_DIFF);
 	}
 }
 
@@ -140,6 +143,22 @@ static void pane_detail_result(struct tlines *L, const struct run *run, const st
 	tlines_text(L, e->text, e->is_error ? RL_ERROR : RL_NORMAL, width, 0, 0);
 }
 
+/* A flagged event: the rule that tripped and why, above all else (the rule
+ * file and the matched text are not trusted: tlines_text makes them safe). */
+static void pane_detail_flag(struct tlines *L, struct replay *rp, int width)
+{
+	const struct flag_hit *h = rp->flags ? flag_list_find(rp->flags, rp->sel) : NULL;
+	if (!h)
+		return;
+	char *s = xasprintf("! FLAG %s: %s", flag_rule_label(rp->flag_rules, h->rule), flag_rule_why(rp->flag_rules, h->rule));
+	tlines_text(L, s, RL_WARN, width, 0, 0);
+	free(s);
+	s = xasprintf("%s, line %d: %s", flag_where_name(h->where), h->line, h->text);
+	tlines_text(L, s, RL_DIM, width, 2, 0);
+	free(s);
+	tlines_push(L, "", 0, RL_NORMAL);
+}
+
 static void pane_detail_build(struct pane *p, struct replay *rp, int width)
 {
 	struct tlines *L = &p->lines;
@@ -149,6 +168,7 @@ static void pane_detail_build(struct pane *p, struct replay *rp, int width)
 	}
 	const struct event *e = &rp->run->ev[rp->sel];
 	L->ev = rp->sel;
+	pane_detail_flag(L, rp, width);
 	tlines_head(L, evstyle_role(e->kind), width, "%s  line %d%s%s%s", ev_kind_name(e->kind), e->line,
 	            e->sidechain ? "  subagent" : "", e->redacted ? "  redacted" : "",
 	            evstyle_is_error(e) ? "  error" : "");

@@ -8,6 +8,7 @@
 
 #include "draw.h"
 #include "evstyle.h"
+#include "flags.h"
 #include "replay.h"
 #include "run.h"
 #include "theme.h"
@@ -26,6 +27,8 @@ static void pane_events_row(struct replay *rp, size_t i, int y, int x, int w)
 	int digits = snprintf(buf, sizeof buf, "%zu", rp->run->nev);
 	snprintf(buf, sizeof buf, "%*zu ", digits, i + 1);
 	used += draw_put(y, x + used, w - used, buf, ROLE(RL_DIM));
+	/* the auto-flag column: ! where a rule of flags.rules trips */
+	used += draw_put(y, x + used, w - used, rp->flags && flag_list_find(rp->flags, i) ? "!" : " ", ROLE(RL_WARN));
 	used += draw_put(y, x + used, w - used, e->sidechain ? theme_glyph()->sub : " ", ROLE(RL_DIM));
 	snprintf(buf, sizeof buf, "%-7s ", evstyle_label(e->kind));
 	used += draw_put(y, x + used, w - used, buf, ROLE(evstyle_is_error(e) ? RL_ERROR : evstyle_role(e->kind)));

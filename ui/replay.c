@@ -13,10 +13,14 @@
 #include <wchar.h>
 
 #include "draw.h"
+#include "flags.h"
 #include "keys.h"
+#include "mouse.h"
 #include "replay.h"
 #include "run.h"
+#include "runstats.h"
 #include "search.h"
+#include "tag.h"
 #include "theme.h"
 #include "tlines.h"
 #include "tui.h"
@@ -54,23 +58,27 @@ struct search *replay_highlight(struct replay *rp)
 	return rp->search;
 }
 
-static void replay_init(struct replay *rp, struct run *run, const char *title)
+/* Token and tool-call sums up to each event, computed again from event
+ * `from` on (0: all; a growing run: its new events and the last old one,
+ * which may have grown too). */
+static void replay_sums(struct replay *rp, size_t from)
 {
+	const struct run *run = rp->run;
 	size_t n = run->nev;
-	memset(rp, 0, sizeof *rp);
-	rp->run = run;
-	rp->title = title;
-	rp->count = -1;
-	rp->search_dir = 1;
-	rp->speed = REPLAY_SPEED_1X;
-	sbuf_init(&rp->input);
-	rp->cum_in = xcalloc(n + 1, sizeof *rp->cum_in);
-	rp->cum_out = xcalloc(n + 1, sizeof *rp->cum_out);
-	rp->cum_cache = xcalloc(n + 1, sizeof *rp->cum_cache);
-	rp->cum_tools = xcalloc(n + 1, sizeof *rp->cum_tools);
-	long long in = 0, out = 0, cache = 0;
-	size_t tools = 0;
-	for (size_t i = 0; i < n; i++) {
+	rp->cum_in = xrealloc(rp->cum_in, (n + 1) * sizeof *rp->cum_in);
+	rp->cum_out = xrealloc(rp->cum_out, (n + 1) * sizeof *rp->cum_out);
+	rp->cum_cache = xrealloc(rp->cum_cache, (n + 1) * sizeof *rp->cum_cache);
+	rp->cum_tools = xrealloc(rp->cum_tools, (n + 1) * sizeof *rp->cum_tools);
+	if (from > n)
+		from = n;
+	if (from == 0)
+		rp->t0 = 0;
+	long long in = from ? rp->cum_in[from - 1] : 0, out = from ? rp->cum_out[from - 1] : 0;
+	long long cache = from ? rp->cum_cache[from - 1] : 0;
+	size_t tools = from ? rp->cum_tools[from - 1] : 0;
+	rp->cum_in[n] = rp->cum_out[n] = rp->cum_cache[n] = 0;
+	rp->cum_tools[n] = 0;
+	for (size_t i = from; i < n; i++) {
 		const struct event *e = &run->ev[i];
 		if (e->kind == EV_USAGE) {
 			in += e->tok_in;
@@ -85,6 +93,19 @@ static void replay_init(struct replay *rp, struct run *run, const char *title)
 		if (e->ts > 0 && (rp->t0 == 0 || e->ts < rp->t0))
 			rp->t0 = e->ts;
 	}
+}
+
+static void replay_init(struct replay *rp, struct run *run, const char *title)
+{
+	memset(rp, 0, sizeof *rp);
+	rp->run = run;
+	rp->title = title;
+	rp->count = -1;
+	rp->search_dir = 1;
+	rp->speed = REPLAY_SPEED_1X;
+	sbuf_init(&rp->input);
+	replay_sums(rp, 0);
+	rp->flags = flag_run_default(run, &rp->flag_rules);
 	rp->right = PANE_DETAIL;
 	for (int p = 0; p < PANE__COUNT; p++)
 		pane_init(&rp->panes[p], replay_pane_ops[p], rp);
@@ -99,6 +120,9 @@ static void replay_free(struct replay *rp)
 	free(rp->cum_out);
 	free(rp->cum_cache);
 	free(rp->cum_tools);
+	free(rp->feed_said);
+	runstats_free(rp->stats);
+	flag_list_delete(rp->flags);
 	free(rp->msg);
 	free(rp->matches);
 	search_free(rp->search);
@@ -149,8 +173,22 @@ static void replay_draw_header(struct replay *rp)
 	char *t = draw_safe(rp->title);
 	char *model = draw_safe(m->label ? m->label : m->model), *prob = draw_safe(m->problem);
 	char *fmt = draw_safe(m->format);
-	char *right = xasprintf("%s  %s  %s ", model, prob, fmt);
+	char *verdict = rp->tag ? tag_verdict_label(rp->tag, rp->ds_run) : NULL;
+	char *right = xasprintf("%s%s%s  %s  %s ", verdict ? verdict : "", verdict ? "  " : "", model, prob, fmt);
+	free(verdict);
 	char *left = xasprintf(" kbtui replay  %s", t);
+	if (!rp->stats || rp->stats->nev != rp->run->nev) {  /* made again when the run grew */
+		runstats_free(rp->stats);
+		rp->stats = runstats_new(rp->run);
+	}
+	int room = COLS - (int)draw_width(left) - (int)draw_width(right) - 5;
+	char *marks = room > 0 ? runstats_summary(rp->stats, (size_t)room) : NULL;
+	if (marks) {  /* "model 41m tool 12m: ...  reasoning redacted: ...", when there is room */
+		char *r = xasprintf("%s  %s", marks, right);
+		free(right);
+		free(marks);
+		right = r;
+	}
 	draw_bar(0, RL_HEADER, left, right);
 	free(left);
 	free(right);
@@ -198,12 +236,29 @@ static size_t replay_match_index(const struct replay *rp)
 static void replay_draw_prompt(struct replay *rp)
 {
 	char *in = draw_safe(rp->input.s ? rp->input.s : "");
-	char *line = rp->prompt == '%' ? xasprintf("Go to percent: %s", in) : xasprintf("%c%s", rp->prompt, in);
+	char *line = rp->prompt == '%' ? xasprintf("Go to percent: %s", in)
+	             : rp->prompt == 'Q' ? xasprintf("Quote label: %s", in)
+	                                 : xasprintf("%c%s", rp->prompt, in);
 	draw_bar(LINES - 1, RL_STATUS, line, "Enter go  Esc cancel ");
 	int cx = (int)draw_width(line);
 	move(LINES - 1, cx < COLS ? cx : COLS - 1);
 	free(line);
 	free(in);
+}
+
+/* The live indicator of a growing run, and a hint when the view does not
+ * follow its tail; returns the indicator's width (0: none). */
+static int replay_feed_label(const struct replay *rp, struct sbuf *b)
+{
+	size_t n = rp->run->nev;
+	if (!rp->feed)
+		return 0;
+	if (rp->feed_said)
+		sbuf_addf(b, " %s", rp->feed_said);
+	if (n && rp->sel + 1 < n)
+		sbuf_adds(b, " (G follows)");
+	sbuf_adds(b, " |");
+	return rp->feed_said ? (int)draw_width(rp->feed_said) : 0;
 }
 
 static void replay_draw_status(struct replay *rp)
@@ -220,6 +275,7 @@ static void replay_draw_status(struct replay *rp)
 	draw_count(out, sizeof out, n ? rp->cum_out[i] : 0);
 	draw_count(cache, sizeof cache, n ? rp->cum_cache[i] : 0);
 	sbuf_init(&b);
+	int live_w = replay_feed_label(rp, &b);
 	sbuf_addf(&b, " event %zu/%zu %3d%%", n ? i + 1 : 0, n, n > 1 ? (int)(100 * i / (n - 1)) : 100);
 	double el = n ? replay_elapsed(rp, i) : -1;
 	if (el >= 0) {
@@ -247,15 +303,28 @@ static void replay_draw_status(struct replay *rp)
 		sbuf_addf(&b, "  %s %gx", theme_glyph()->play, replay_speeds[rp->speed]);
 	else if (rp->speed != REPLAY_SPEED_1X)
 		sbuf_addf(&b, "  %s %gx", theme_glyph()->pause, replay_speeds[rp->speed]);
+	char *step = rp->stats && el >= 0 ? runstats_event_text(rp->stats, i) : NULL;  /* "tool 3m compile" */
+	if (step && (int)(draw_width(b.s) + strlen(step)) + 8 + 54 < COLS)  /* when the key hints still fit */
+		sbuf_addf(&b, "  step %s", step);
+	free(step);
 	if (rp->count >= 0)
 		sbuf_addf(&b, "  %ld", rp->count);
-	if (rp->msg) {
+	if (rp->msg && (int)(draw_width(b.s) + draw_width(rp->msg)) + 2 > COLS) {
+		/* a message that does not fit after the counters takes the bar */
+		draw_bar(LINES - 1, RL_MSG, rp->msg, NULL);
+	} else if (rp->msg) {
 		sbuf_adds(&b, "  ");
 		draw_bar(LINES - 1, RL_STATUS, b.s, NULL);
 		draw_put(LINES - 1, (int)draw_width(b.s), COLS - (int)draw_width(b.s), rp->msg, RL_MSG);
+	} else if (rp->tag) {
+		char *keys = xasprintf("%s  h help  q back ", tag_keys_hint());
+		draw_bar(LINES - 1, RL_STATUS, b.s, keys);
+		free(keys);
 	} else {
 		draw_bar(LINES - 1, RL_STATUS, b.s, "Tab focus  v pane  / search  P play  h help  q back ");
 	}
+	if (live_w && !rp->msg)
+		draw_put(LINES - 1, 1, live_w, rp->feed_said, RL_BANNER);
 	sbuf_free(&b);
 }
 
@@ -355,6 +424,11 @@ static int replay_is_bench(struct replay *rp, size_t i)
 {
 	struct pane *p = &rp->panes[PANE_TIMING];
 	return p->ops->has && p->ops->has(p, i);
+}
+
+static int replay_is_flagged(struct replay *rp, size_t i)
+{
+	return rp->flags && flag_list_find(rp->flags, i);
 }
 
 /* Moves the selection by delta events. */
@@ -464,6 +538,8 @@ static void replay_prompt_done(struct replay *rp)
 			replay_msg(rp, "a percentage is a number from 0 to 100");
 		else
 			replay_percent(rp, v);
+	} else if (kind == 'Q') {
+		pane_artifact_label(rp, text);
 	} else {
 		replay_search_set(rp, text, kind == '/' ? 1 : -1);
 	}
@@ -477,6 +553,8 @@ static void replay_prompt_key(struct replay *rp, const struct key *k)
 	if (!k->fn && (k->ch == '\n' || k->ch == '\r')) {
 		replay_prompt_done(rp);
 	} else if (!k->fn && k->ch == 27) {
+		if (rp->prompt == 'Q')
+			pane_artifact_label(rp, NULL);
 		rp->prompt = 0;
 	} else if ((k->fn && k->ch == KEY_BACKSPACE) || (!k->fn && (k->ch == 127 || k->ch == 8))) {
 		size_t len = rp->input.len;
@@ -572,11 +650,74 @@ static void replay_goto_row(struct replay *rp)
 	replay_goto(rp, ev);
 }
 
+/* Ctrl-T: the next theme, everything redrawn in it. */
+static void replay_theme(struct replay *rp)
+{
+	free(rp->msg);
+	rp->msg = theme_cycle();
+	clearok(curscr, TRUE);
+	rp->dirty = D_ALL;
+}
+
+/* Focus on the list (0) or the pane beside it (1). */
+static void replay_focus(struct replay *rp, int focus)
+{
+	if (rp->focus == focus)
+		return;
+	rp->focus = focus;
+	rp->dirty |= rp->zoom ? D_ALL : D_LIST | D_DETAIL;
+}
+
+/* The wheel scrolls the list or the pane under the pointer; a click
+ * selects the event under it, or gives the pane it is in the focus. */
+static void replay_mouse(struct replay *rp)
+{
+	struct mouse_event m = mouse_read();
+	int step = m.kind == MOUSE_WHEEL_DOWN ? MOUSE_WHEEL_ROWS : -MOUSE_WHEEL_ROWS;
+	if (rp->help || rp->prompt || m.kind == MOUSE_NONE || m.y < rp->body_y || m.y >= rp->body_y + rp->body_h)
+		return;
+	int in_list = rp->list_w > 0 && m.x < rp->list_w, in_side = rp->side_w > 0 && m.x >= rp->side_x;
+	struct pane *side = &rp->panes[rp->right];
+	if (m.kind == MOUSE_CLICK && in_list) {
+		size_t i = rp->panes[PANE_EVENTS].top + (size_t)(m.y - rp->body_y - 1);
+		replay_focus(rp, 0);
+		if (m.y > rp->body_y && i < rp->run->nev)  /* not the header row */
+			replay_goto(rp, i);
+	} else if (m.kind == MOUSE_CLICK && in_side) {
+		replay_focus(rp, 1);
+	} else if (in_list) {
+		replay_move(rp, step);
+	} else if (in_side && side->ops->act) {
+		for (int k = 0; k < MOUSE_WHEEL_ROWS; k++)
+			side->ops->act(side, rp, step > 0 ? ACT_DOWN : ACT_UP);
+		rp->dirty |= D_DETAIL;
+	}
+}
+
+/* The annotation keys (session in ui/tag.c); 1: the key was one of them. */
+static int replay_tag(struct replay *rp, enum action a)
+{
+	char *msg = NULL;
+	if (a == ACT_NEXT_UNANNOTATED && rp->tag) {
+		rp->next = 1;
+		return 1;
+	}
+	if (!tag_act(rp->tag, a, rp->tag ? (long)rp->ds_run : -1, &msg))
+		return 0;
+	free(rp->msg);
+	rp->msg = msg;
+	erase();  /* after the editor, or names to hide: all of it again */
+	rp->dirty = D_ALL;
+	return 1;
+}
+
 static void replay_do(struct replay *rp, enum action a, long count)
 {
 	long page = rp->body_h > 2 ? rp->body_h - 2 : 1;
 	long n = count > 0 ? count : 1;
 	struct pane *side = &rp->panes[rp->right];
+	if (replay_tag(rp, a))
+		return;
 	if (rp->focus == 1 && side->ops->act && side->ops->act(side, rp, a)) {
 		rp->dirty |= D_DETAIL;
 		return;
@@ -606,6 +747,8 @@ static void replay_do(struct replay *rp, enum action a, long count)
 	case ACT_PREV_COMPILE: replay_seek(rp, -1, replay_is_compile, "no compiler error before this one"); break;
 	case ACT_NEXT_BENCH: replay_seek(rp, 1, replay_is_bench, "no benchmark output after this one"); break;
 	case ACT_PREV_BENCH: replay_seek(rp, -1, replay_is_bench, "no benchmark output before this one"); break;
+	case ACT_NEXT_FLAG: replay_seek(rp, 1, replay_is_flagged, "no flagged event after this one"); break;
+	case ACT_PREV_FLAG: replay_seek(rp, -1, replay_is_flagged, "no flagged event before this one"); break;
 	case ACT_PLAY: replay_play(rp, !rp->playing); break;
 	case ACT_FASTER: replay_speed(rp, 1); break;
 	case ACT_SLOWER: replay_speed(rp, -1); break;
@@ -615,7 +758,12 @@ static void replay_do(struct replay *rp, enum action a, long count)
 		rp->dirty |= rp->zoom ? D_ALL : D_LIST | D_DETAIL;
 		break;
 	case ACT_PANE: replay_side(rp, 1); break;
+	case ACT_QUOTE:  /* the focused artifact pane takes it before this */
+		replay_msg(rp, "Q quotes lines of the artifact pane: v to it, Tab to focus it");
+		break;
 	case ACT_PANE_BACK: replay_side(rp, -1); break;
+	case ACT_LINEAGE_DIFF: pane_lineage_mark(rp); break;
+	case ACT_BEST: pane_lineage_best(rp); break;
 	case ACT_ZOOM:
 		rp->zoom = !rp->zoom;
 		rp->dirty = D_ALL;
@@ -635,6 +783,7 @@ static void replay_do(struct replay *rp, enum action a, long count)
 		clearok(curscr, TRUE);
 		rp->dirty = D_ALL;
 		break;
+	case ACT_THEME: replay_theme(rp); break;
 	case ACT_HELP:
 		rp->help = 1;
 		rp->dirty = D_ALL;
@@ -660,21 +809,105 @@ static void replay_help_key(struct replay *rp, enum action a)
 	rp->dirty = D_ALL;
 }
 
-/* Waits for a key, or for the playback timer; ERR when the timer fired. */
+/* ---- a growing run (watch, live) ------------------------------------------------ */
+
+/* The run changed under the replay: sums, panes and matches follow it; the
+ * selection stays on the last event when it was there (tail), else where
+ * the user put it. old_n: events before the poll. */
+static void replay_grew(struct replay *rp, size_t old_n, int tail, int was_incomplete)
+{
+	struct run *run = rp->run;
+	size_t n = run->nev;
+	replay_sums(rp, n < old_n ? 0 : old_n ? old_n - 1 : 0);
+	flag_list_delete(rp->flags);  /* auto-flags over the events there are now */
+	rp->flags = flag_run_default(run, &rp->flag_rules);
+	for (int p = 0; p < PANE__COUNT; p++) {
+		const struct pane_ops *ops = rp->panes[p].ops;
+		if (ops->init) {  /* what it read from the run at init is stale */
+			pane_free(&rp->panes[p]);
+			pane_init(&rp->panes[p], ops, rp);
+		} else {
+			pane_invalidate(&rp->panes[p]);
+		}
+	}
+	if (rp->search) {
+		free(rp->matches);
+		rp->matches = NULL;
+		rp->nmatches = search_events(rp->search, run, &rp->matches);
+	}
+	if (rp->sel >= n)
+		rp->sel = n ? n - 1 : 0;
+	if (tail && n)
+		replay_goto(rp, n - 1);
+	if (run->incomplete != was_incomplete) {  /* the banner row comes or goes */
+		erase();
+		rp->dirty = D_ALL;
+	}
+	rp->dirty |= D_HEADER | D_LIST | D_DETAIL | D_STATUS;
+}
+
+/* Asks the feed what arrived; redraws only what that changed. */
+static void replay_feed_poll(struct replay *rp)
+{
+	struct replay_feed *f = rp->feed;
+	size_t old_n = rp->run->nev;
+	int was_incomplete = rp->run->incomplete;
+	int tail = old_n == 0 || rp->sel + 1 >= old_n;
+	int rc = f->poll(f, rp->run);
+	rp->feed_due = replay_now() + (f->interval_ms > 0 ? f->interval_ms : 100) / 1000.0;
+	if (rc < 0)
+		rp->feed_ended = 1;
+	if (rc != 0)
+		replay_grew(rp, old_n, tail, was_incomplete);
+	const char *said = f->status ? f->status(f) : NULL;
+	char *safe = said ? draw_safe(said) : NULL;
+	if (!safe != !rp->feed_said || (safe && strcmp(safe, rp->feed_said))) {
+		free(rp->feed_said);
+		rp->feed_said = safe;
+		rp->dirty |= D_STATUS;
+	} else {
+		free(safe);
+	}
+}
+
+/* A key the replay has no use for, offered to the feed; 1: taken. */
+static int replay_feed_key(struct replay *rp, const struct key *k)
+{
+	if (!rp->feed || !rp->feed->act || !rp->feed->act(rp->feed, rp, k))
+		return 0;
+	rp->dirty |= D_LIST | D_DETAIL | D_STATUS;
+	return 1;
+}
+
+/* Waits for a key, the playback timer or the feed's next poll; ERR when a
+ * timer fired. Without a feed or playback it sleeps until a key comes. */
 static int replay_wait(struct replay *rp, struct key *k)
 {
-	if (!rp->playing) {
-		timeout(-1);
-		return keys_read(k);
+	int ms = -1;
+	if (rp->feed && !rp->feed_ended) {
+		double left = rp->feed_due - replay_now();
+		if (left <= 0) {
+			replay_feed_poll(rp);
+			return ERR;
+		}
+		ms = (int)(left * 1000) + 1;
 	}
-	double left = rp->due - replay_now();
-	if (left <= 0) {
-		replay_tick(rp);
-		return ERR;
+	if (rp->playing) {
+		double left = rp->due - replay_now();
+		if (left <= 0) {
+			replay_tick(rp);
+			return ERR;
+		}
+		if (ms < 0 || (int)(left * 1000) + 1 < ms)
+			ms = (int)(left * 1000) + 1;
 	}
-	timeout((int)(left * 1000) + 1);
+	if (rp->right == PANE_GPU && (ms < 0 || ms > 1000))
+		ms = 1000;  /* the GPU pane shows readings of now */
+	timeout(ms);
 	int rc = keys_read(k);
 	timeout(-1);
+	if (rc == ERR && rp->right == PANE_GPU)
+		rp->dirty |= D_DETAIL;
 	return rc;
 }
 
@@ -692,6 +925,10 @@ static void replay_key(struct replay *rp, const struct key *k)
 		rp->dirty = D_ALL;
 		return;
 	}
+	if (k->code == KEY_MOUSE) {
+		replay_mouse(rp);
+		return;
+	}
 	if (rp->prompt) {
 		replay_prompt_key(rp, k);
 		return;
@@ -701,6 +938,9 @@ static void replay_key(struct replay *rp, const struct key *k)
 		replay_help_key(rp, a);
 		return;
 	}
+	if ((a == ACT_NONE || a == ACT_LIVE_PAUSE || a == ACT_LIVE_MESSAGE || a == ACT_LIVE_ABORT) &&
+	    replay_feed_key(rp, k))
+		return;
 	if (a == ACT_COUNT) {
 		if (rp->count < 100000000)
 			rp->count = (rp->count < 0 ? 0 : rp->count * 10) + (k->code - '0');
@@ -717,9 +957,63 @@ static void replay_key(struct replay *rp, const struct key *k)
 
 void replay_run(struct run *run, const char *title)
 {
+	replay_run_feed(run, title, NULL);
+}
+
+void replay_run_feed(struct run *run, const char *title, struct replay_feed *feed)
+{
 	struct replay rp;
 	struct key k;
 	replay_init(&rp, run, title);
+	rp.feed = feed;  /* its first poll is due at once (feed_due 0) */
+	if (feed && run->nev)
+		replay_goto(&rp, run->nev - 1);  /* a growing run opens on its tail */
+	erase();
+	while (!tui_stopped()) {
+		if (rp.dirty)
+			replay_draw(&rp);
+		if (replay_wait(&rp, &k) == ERR)
+			continue;
+		if (!rp.prompt && !rp.help && keys_action(k.code, V_REPLAY) == ACT_QUIT)
+			break;
+		replay_key(&rp, &k);
+	}
+	timeout(-1);
+	replay_free(&rp);
+}
+
+int replay_run_tagged(struct run *run, const char *title, struct tag *tag, size_t i)
+{
+	struct replay rp;
+	struct key k;
+	replay_init(&rp, run, title);
+	rp.tag = tag;
+	rp.ds_run = i;
+	erase();
+	while (!tui_stopped() && !rp.next) {
+		if (rp.dirty)
+			replay_draw(&rp);
+		if (replay_wait(&rp, &k) == ERR)
+			continue;
+		if (!rp.prompt && !rp.help && keys_action(k.code, V_REPLAY) == ACT_QUIT)
+			break;
+		replay_key(&rp, &k);
+	}
+	timeout(-1);
+	replay_free(&rp);
+	return rp.next;
+}
+
+void replay_run_at(struct run *run, const char *title, size_t ev, const char *pattern)
+{
+	struct replay rp;
+	struct key k;
+	replay_init(&rp, run, title);
+	if (pattern && *pattern)
+		replay_search_set(&rp, pattern, 1);
+	replay_goto(&rp, ev);
+	free(rp.msg);  /* where the search stepped to is not news: ev is shown */
+	rp.msg = NULL;
 	erase();
 	while (!tui_stopped()) {
 		if (rp.dirty)

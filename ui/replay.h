@@ -18,6 +18,7 @@ enum { PANE_EVENTS, PANE_DETAIL, PANE_COMPILER, PANE_TIMING, PANE_ARTIFACT, PANE
 
 struct key;
 struct replay;
+struct tag;
 
 /* Something that grows the run while the replay shows it: a transcript file
  * a harness is still writing (watch) or an agent working now (live). The
@@ -65,15 +66,33 @@ struct replay {
 	double due;                 /* monotonic time of the next step */
 	/* a growing run (watch, live); NULL for a finished transcript */
 	struct replay_feed *feed;   /* borrowed */
+	char *feed_said;            /* the live indicator shown (owned, safe) */
+	double feed_due;            /* monotonic time of the next poll */
+	int feed_ended;             /* poll said -1: polled no more */
+	/* tagging: the session and the dataset run shown; NULL: not a dataset run */
+	struct tag *tag;            /* borrowed */
+	size_t ds_run;
+	int next;                   /* a: leave for the next run without a verdict */
+	struct runstats *stats;     /* time split, reasoning honesty (owned; made at the header's draw) */
+	/* auto-flags (src/flags.h): NULL when the rules could not be read */
+	struct flag_list *flags;    /* owned */
+	const struct flag_rules *flag_rules; /* borrowed: the shipped rules */
 };
 
 /* The replay's loop; returns when the user goes back (q) or a signal came. */
 void replay_run(struct run *run, const char *title);
 /* The same over a run that grows while it is shown (borrowed feed). */
 void replay_run_feed(struct run *run, const char *title, struct replay_feed *feed);
+/* The replay of run i of a dataset, with the annotation keys of session tag
+ * (borrowed). Returns 1 when a asked for the next run without a verdict,
+ * 0 when the user went back. */
+int replay_run_tagged(struct run *run, const char *title, struct tag *tag, size_t i);
 /* Selects event i (clamped), scrolling the list and telling the panes. */
 void replay_goto(struct replay *rp, size_t i);
 /* The search to highlight with, NULL when none. */
 struct search *replay_highlight(struct replay *rp);
+/* The replay opened at event ev with the search `pattern` set, so that n
+ * and N go on from there (the browser's search across runs). */
+void replay_run_at(struct run *run, const char *title, size_t ev, const char *pattern);
 
 #endif

@@ -9,6 +9,7 @@
 
 #include "browse.h"
 #include "keys.h"
+#include "mouse.h"
 #include "replay.h"
 #include "theme.h"
 #include "tui.h"
@@ -47,6 +48,7 @@ void tui_start(void)
 	set_escdelay(25);
 	curs_set(0);
 	theme_init();
+	mouse_init();
 	tui_catch();
 }
 
@@ -67,10 +69,10 @@ static int tui_status(void)
 	return tui_signal ? 128 + tui_signal : 0;
 }
 
-int tui_browse(struct dataset *ds)
+int tui_browse(struct dataset *ds, const struct tui_tagging *tg)
 {
 	tui_start();
-	browse_run(ds);
+	browse_run(ds, tg);
 	tui_stop();
 	return tui_status();
 }
@@ -79,6 +81,14 @@ int tui_replay(struct run *run, const char *title)
 {
 	tui_start();
 	replay_run(run, title);
+	tui_stop();
+	return tui_status();
+}
+
+int tui_replay_feed(struct run *run, const char *title, struct replay_feed *feed)
+{
+	tui_start();
+	replay_run_feed(run, title, feed);
 	tui_stop();
 	return tui_status();
 }

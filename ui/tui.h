@@ -8,11 +8,22 @@
 struct dataset;
 struct run;
 
+/* Where tagging writes, who annotates, whether blind mode is on at start
+ * (--annotations, --annotator, --blind); NULL fields: the defaults. */
+struct tui_tagging {
+	const char *dir;
+	const char *annotator;
+	int blind;
+};
+
 /* Opens the browser on a dataset (borrowed). Returns the exit status. */
-int tui_browse(struct dataset *ds);
+int tui_browse(struct dataset *ds, const struct tui_tagging *tg);
 /* Opens the replay of one run (borrowed); title names it. Returns the exit
  * status. */
 int tui_replay(struct run *run, const char *title);
+/* The same over a run that grows while it is shown (watch, live). */
+struct replay_feed;
+int tui_replay_feed(struct run *run, const char *title, struct replay_feed *feed);
 
 /* The key table as `kbtui keys` prints it (roff 0) or as man page items
  * (roff 1), from the same table the key map and the help screen use. */
