@@ -13,6 +13,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -276,6 +278,12 @@ int cmd_live_prepare(int argc, char **argv, struct live_cmd *lc, FILE *out, FILE
 	}
 	if ((rc = cmd_live_sandbox(o, sandbox, err)) >= 0)
 		return rc;
+	/* the key is about to live in this process's memory: no core dump of
+	 * it (no core file, and not dumpable, so no ptrace or /proc/PID/mem by
+	 * other users either) */
+	struct rlimit nocore = {0, 0};
+	setrlimit(RLIMIT_CORE, &nocore);
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	/* our copy of the key; the environment loses both so no child sees them */
 	lc->key = xstrdup(llm_env_key(o->llm.provider));
 	o->llm.api_key = lc->key;

@@ -19,6 +19,8 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -840,6 +842,12 @@ static void test_cmd(void)
 	has_str(outs, "kbtui live: done after 3 turns, 2 tool calls", "kbtui live: a summary line");
 	ok(!strstr(outs, KEY) && !strstr(errs, KEY), "kbtui live: the key is in no output");
 	ok(getenv("OPENAI_API_KEY") == NULL, "kbtui live: the key left the environment");
+	{
+		struct rlimit rl;
+		ok(getrlimit(RLIMIT_CORE, &rl) == 0 && rl.rlim_cur == 0 && rl.rlim_max == 0,
+		   "kbtui live: no core file can hold the key (RLIMIT_CORE 0)");
+		is_int(prctl(PR_GET_DUMPABLE, 0, 0, 0, 0), 0, "kbtui live: the process is not dumpable");
+	}
 	prompt = util_read_file(tap_path("problems/04_kahan_softmax/PROMPT.txt"), NULL);
 	{
 		char *p = util_path_join(outdir, "work/PROMPT.txt");
