@@ -679,7 +679,7 @@ static void agent_result_json(struct agent *a, const struct agent_result *r)
 {
 	const struct agent_opts *o = a->o;
 	char *sol = util_path_join(o->workdir, "solution.cu");
-	char *path = util_path_join(o->rundir, "result.json"), *err = NULL, *s;
+	char *path = util_path_join(o->rundir, "result.json"), *err = NULL, *s, *why = NULL;
 	int have = util_is_file(sol);
 	cJSON *j;
 
@@ -699,6 +699,9 @@ static void agent_result_json(struct agent *a, const struct agent_result *r)
 		                       .workdir = o->rundir, .solution = sol, .model = o->llm.model};
 		struct eval_result er;
 		int rc = eval_run(&eo, &er);
+		/* why it could not judge goes into our result.json */
+		if (rc < 0)
+			why = xstrdup(er.failure);
 		eval_result_free(&er);
 		if (rc >= 0) {
 			free(sol);
@@ -716,7 +719,14 @@ static void agent_result_json(struct agent *a, const struct agent_result *r)
 	cJSON_AddBoolToObject(j, "has_solution", have);
 	cJSON_AddBoolToObject(j, "correct", 0);
 	cJSON_AddNullToObject(j, "peak_fraction");
-	cJSON_AddStringToObject(j, "judged", "no: the eval backend did not run");
+	if (why) {
+		char *judged = xasprintf("no: the eval backend did not run: %s", why);
+		cJSON_AddStringToObject(j, "judged", judged);
+		free(judged);
+		free(why);
+	} else {
+		cJSON_AddStringToObject(j, "judged", "no: the eval backend did not run");
+	}
 	cJSON_AddNumberToObject(j, "elapsed_seconds", r->seconds);
 	cJSON_AddBoolToObject(j, "session_complete", r->end == AGENT_DONE);
 	cJSON_AddStringToObject(j, "end", agent_end_name(r->end));

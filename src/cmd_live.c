@@ -98,6 +98,7 @@ static double cmd_live_now(void)
 static void cmd_live_event(void *ud, const char *kind, const char *name, const char *text, int is_error)
 {
 	struct cmd_live_log *l = ud;
+	const unsigned char *p;
 	size_t n = 0;
 	fprintf(l->out, "[%7.1fs] %-11s", cmd_live_now() - l->t0, kind);
 	if (name)
@@ -105,9 +106,14 @@ static void cmd_live_event(void *ud, const char *kind, const char *name, const c
 	if (is_error && strcmp(kind, "error"))
 		fputs(" (error)", l->out);
 	fputc(' ', l->out);
-	for (const unsigned char *p = (const unsigned char *)text; *p && n < 160; p++, n++)
+	/* 160 characters, counted by their first bytes: a character is never
+	 * cut in two, so the log stays UTF-8 */
+	for (p = (const unsigned char *)text; *p; p++) {
+		if ((*p & 0xC0) != 0x80 && n++ == 160)
+			break;
 		fputc(*p < 0x20 || *p == 0x7f ? ' ' : *p, l->out);
-	if (strlen(text) > 160)
+	}
+	if (*p)
 		fputs("...", l->out);
 	fputc('\n', l->out);
 	fflush(l->out);

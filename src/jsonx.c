@@ -259,12 +259,14 @@ double jx_time(const cJSON *v)
  * once; with malloc/free per node that was a third of the parse time. While
  * an arena scope is open, cJSON allocates by bumping a pointer, its frees
  * are no-ops, and closing the scope releases everything. Outside a scope
- * cJSON uses malloc/free as usual. Not thread-safe: the core parses on one
- * thread. */
+ * cJSON uses malloc/free as usual. The arena is the thread's own: while
+ * `kbtui live` parses the growing transcript on the screen's thread, the
+ * agent's thread builds and frees its cJSON trees with malloc and free (a
+ * shared arena handed it memory that the parse then released). */
 
 #define JX_CHUNK (1u << 20)
 
-static struct {
+static _Thread_local struct {
 	char *chunk;            /* JX_CHUNK bytes, kept between scopes */
 	size_t used;
 	void **big;             /* allocations larger than a chunk: plain malloc */

@@ -510,8 +510,10 @@ static int llm_openai_event(struct llm_stream *st, const char *data)
 	ch = cJSON_GetArrayItem(jx_get(o, "choices"), 0);
 	d = jx_get(ch, "delta");
 	if (cJSON_IsObject(d)) {
-		llm_add_text(st, &st->r->reasoning, LLM_D_REASONING, jx_get(d, "reasoning_content"));
-		llm_add_text(st, &st->r->reasoning, LLM_D_REASONING, jx_get(d, "reasoning"));
+		/* servers that send both names send the same piece twice */
+		const cJSON *rc = jx_get(d, "reasoning_content");
+		llm_add_text(st, &st->r->reasoning, LLM_D_REASONING,
+		             cJSON_IsString(rc) && *rc->valuestring ? rc : jx_get(d, "reasoning"));
 		llm_add_text(st, &st->r->text, LLM_D_TEXT, jx_get(d, "content"));
 		const cJSON *tcs = jx_get(d, "tool_calls");
 		if (cJSON_IsArray(tcs))

@@ -15,6 +15,7 @@
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -755,6 +756,24 @@ static void test_stream_units(void)
 	}
 	is_int(bad, 0, "openai: interleaved tool calls accumulate by index, in pieces of 1..64 bytes");
 
+	{
+		/* vLLM-style servers name the reasoning both ways in one delta */
+		static const char both[] =
+			OA("{\"choices\":[{\"delta\":{\"reasoning_content\":\"think \",\"reasoning\":\"think \"}}]}")
+			OA("{\"choices\":[{\"delta\":{\"reasoning_content\":\"\",\"reasoning\":\"once\"}}]}")
+			OA("{\"choices\":[{\"delta\":{\"content\":\"ok\"},\"finish_reason\":\"stop\"}]}")
+			OA("[DONE]");
+		struct llm_reply r2 = {0};
+		struct llm_stream *s2;
+		sbuf_init(&r2.text);
+		sbuf_init(&r2.reasoning);
+		s2 = llm_stream_new(&lo, &r2);
+		llm_stream_feed(s2, both, sizeof both - 1);
+		is_str(r2.reasoning.s, "think once", "openai: reasoning_content and reasoning in one delta count once");
+		llm_stream_free(s2);
+		llm_reply_free(&r2);
+	}
+
 	struct llm_reply r = {0};
 	struct llm_stream *st;
 	sbuf_init(&r.text);
@@ -808,6 +827,63 @@ static void test_stream_units(void)
 	is_int((long long)agent_parse_duration("45m"), 2700, "duration 45m");
 	is_int((long long)agent_parse_duration("90"), 90, "duration in plain seconds");
 	ok(agent_parse_duration("5x") < 0 && agent_parse_duration("") < 0, "bad durations are refused");
+}
+
+/* ---- two threads: the screen parses while the agent builds JSON ----------- */
+
+/* The agent's side: cJSON trees built, printed and freed as agent.c does
+ * (the printed text freed with free). */
+static void *arena_agent(void *arg)
+{
+	volatile int *stop = arg;
+	long bad = 0;
+	while (!*stop) {
+		cJSON *o = cJSON_CreateObject();
+		char *s;
+		cJSON_AddStringToObject(o, "type", "assistant");
+		cJSON_AddStringToObject(o, "text", "a tool result of some length, as the agent records it");
+		s = cJSON_PrintUnformatted(o);
+		cJSON_Delete(o);
+		if (!s || strcmp(s, "{\"type\":\"assistant\",\"text\":\"a tool result of some length, as the agent records it\"}"))
+			bad++;
+		free(s);
+	}
+	return (void *)bad;
+}
+
+/* kbtui live parses the growing transcript (in per-line cJSON arenas) on
+ * the screen's thread while the agent's thread records the run: the arena
+ * must be the parsing thread's own, or the agent's trees land in it and are
+ * released under it (a crash a few turns into a real run). */
+static void test_arena_threads(void)
+{
+	struct sbuf lines;
+	pthread_t th;
+	volatile int stop = 0;
+	void *bad = NULL;
+	long events = 0;
+	double t0 = (double)time(NULL);
+
+	sbuf_init(&lines);
+	for (int i = 0; i < 400; i++)
+		sbuf_addf(&lines, "{\"type\":\"assistant\",\"message\":{\"id\":\"m%d\",\"role\":\"assistant\",\"content\":[{\"type\":\"text\","
+		          "\"text\":\"line %d of a transcript being followed\"}]}}\n", i, i);
+	pthread_create(&th, NULL, arena_agent, (void *)&stop);
+	for (int round = 0; round < 200 && (double)time(NULL) - t0 < 20; round++) {
+		struct run *r = run_new();
+		struct reader *rd = reader_new(r, parser_find("claude"));
+		reader_feed(rd, lines.s, lines.len);
+		reader_finish(rd);
+		events += (long)r->nev;
+		reader_free(rd);
+		run_free(r);
+	}
+	stop = 1;
+	pthread_join(th, &bad);
+	ok(events >= 400, "the screen's thread parsed %ld events meanwhile", events);
+	is_int((long long)(long)bad, 0, "the agent's thread built, printed and freed its JSON intact while the "
+	       "screen's thread parsed in arenas");
+	sbuf_free(&lines);
 }
 
 /* ---- the command ------------------------------------------------------------ */
@@ -898,6 +974,7 @@ int main(void)
 	setenv("OPENAI_API_KEY", KEY, 1);
 	setenv("ANTHROPIC_API_KEY", KEY, 1);
 	test_stream_units();
+	test_arena_threads();
 	test_tools();
 	test_conversation(LLM_OPENAI);
 	test_conversation(LLM_ANTHROPIC);
