@@ -17,11 +17,12 @@ static const char cmd_eval_usage[] =
 	"Compile SOLUTION with the problem's harness, check it on every shape and\n"
 	"seed, benchmark it and write result.json, check.log and benchmark.log.\n"
 	"Options: --problems DIR, --hardware KEY, --arch SM, --workdir DIR,\n"
-	"--timeout SECONDS, --seeds N, --trials N. See kbtui(1).\n";
+	"--timeout SECONDS, --seeds N, --trials N, --python PATH (--kbh), --tui\n"
+	"(the loop on the replay screen). See kbtui(1).\n";
 
 enum {
 	OPT_PROBLEM = 256, OPT_PROBLEMS, OPT_HARDWARE, OPT_ARCH, OPT_LIST_HW, OPT_KBH, OPT_WORKDIR,
-	OPT_TIMEOUT, OPT_SEEDS, OPT_TRIALS, OPT_HELP,
+	OPT_TIMEOUT, OPT_SEEDS, OPT_TRIALS, OPT_HELP, OPT_PYTHON, OPT_TUI,
 };
 
 static const struct option cmd_eval_opts[] = {
@@ -36,6 +37,8 @@ static const struct option cmd_eval_opts[] = {
 	{"seeds", required_argument, NULL, OPT_SEEDS},
 	{"trials", required_argument, NULL, OPT_TRIALS},
 	{"help", no_argument, NULL, OPT_HELP},
+	{"python", required_argument, NULL, OPT_PYTHON},
+	{"tui", no_argument, NULL, OPT_TUI},
 	{NULL, 0, NULL, 0},
 };
 
@@ -88,7 +91,7 @@ static int cmd_eval_list_hardware(const char *problems, FILE *out, FILE *err)
 	return CMD_OK;
 }
 
-static void cmd_eval_summary(const struct eval_result *r, FILE *out)
+void cmd_eval_summary(const struct eval_result *r, FILE *out)
 {
 	fprintf(out, "kbtui eval: %s", r->problem ? r->problem : "?");
 	if (r->hardware || r->arch)
@@ -105,34 +108,35 @@ static void cmd_eval_summary(const struct eval_result *r, FILE *out)
 		fprintf(out, "kbtui eval: results in %s/result.json\n", r->workdir);
 }
 
-int cmd_eval(int argc, char **argv, FILE *out, FILE *err)
+int cmd_eval_prepare(int argc, char **argv, struct eval_cmd *ec, FILE *out, FILE *err)
 {
-	struct eval_opts o = {0};
-	struct eval_result r;
-	struct cmd_eval_out ud = {out};
+	struct eval_opts *o = &ec->o;
 	int ch, list = 0;
 	double v;
 
+	memset(ec, 0, sizeof *ec);
 	optind = 0;  /* main() may have run getopt already */
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, ":", cmd_eval_opts, NULL)) != -1) {
 		switch (ch) {
-		case OPT_PROBLEM: o.problem = optarg; break;
-		case OPT_PROBLEMS: o.problems_dir = optarg; break;
-		case OPT_HARDWARE: o.hardware = optarg; break;
-		case OPT_ARCH: o.arch = optarg; break;
+		case OPT_PROBLEM: o->problem = optarg; break;
+		case OPT_PROBLEMS: o->problems_dir = optarg; break;
+		case OPT_HARDWARE: o->hardware = optarg; break;
+		case OPT_ARCH: o->arch = optarg; break;
 		case OPT_LIST_HW: list = 1; break;
-		case OPT_KBH: o.kbh = optarg; break;
-		case OPT_WORKDIR: o.workdir = optarg; break;
+		case OPT_KBH: o->kbh = optarg; break;
+		case OPT_WORKDIR: o->workdir = optarg; break;
+		case OPT_PYTHON: o->python = optarg; break;
+		case OPT_TUI: ec->tui = 1; break;
 		case OPT_TIMEOUT:
-			if ((o.timeout_s = cmd_eval_number(optarg, 0)) < 0)
+			if ((o->timeout_s = cmd_eval_number(optarg, 0)) < 0)
 				return cmd_eval_usage_error(err, "--timeout wants a number of seconds, not '%s'", optarg);
 			break;
 		case OPT_SEEDS: case OPT_TRIALS:
 			if ((v = cmd_eval_number(optarg, 1)) < 0)
 				return cmd_eval_usage_error(err, "--seeds and --trials want a positive integer, not '%s'",
 				                            optarg);
-			*(ch == OPT_SEEDS ? &o.seeds : &o.trials) = (int)v;
+			*(ch == OPT_SEEDS ? &o->seeds : &o->trials) = (int)v;
 			break;
 		case OPT_HELP: fputs(cmd_eval_usage, out); return CMD_OK;
 		case ':': return cmd_eval_usage_error(err, "option '%s' needs an argument", argv[optind - 1]);
@@ -140,19 +144,39 @@ int cmd_eval(int argc, char **argv, FILE *out, FILE *err)
 		}
 	}
 	if (list)
-		return cmd_eval_list_hardware(o.problems_dir, out, err);
+		return cmd_eval_list_hardware(o->problems_dir, out, err);
 	if (optind != argc - 1)
 		return cmd_eval_usage_error(err, "%s", optind >= argc ? "which SOLUTION file?" : "one SOLUTION file only");
-	if (!o.problem)
+	if (!o->problem)
 		return cmd_eval_usage_error(err, "%s", "--problem NAME is required");
-	o.solution = argv[optind];
-	o.on_line = cmd_eval_line;
-	o.ud = &ud;
-	int rc = eval_run(&o, &r);
+	o->solution = argv[optind];
+	return -1;
+}
+
+int cmd_eval_headless(struct eval_cmd *ec, FILE *out, FILE *err)
+{
+	struct eval_result r;
+	struct cmd_eval_out ud = {out};
+	ec->o.on_line = cmd_eval_line;
+	ec->o.ud = &ud;
+	int rc = eval_run(&ec->o, &r);
 	if (rc < 0)
 		fprintf(err, "kbtui eval: %s\n", r.failure ? r.failure : "cannot start");
 	else
 		cmd_eval_summary(&r, out);
 	eval_result_free(&r);
 	return rc == 0 ? CMD_OK : CMD_BADINPUT;
+}
+
+int cmd_eval(int argc, char **argv, FILE *out, FILE *err)
+{
+	struct eval_cmd ec;
+	int rc = cmd_eval_prepare(argc, argv, &ec, out, err);
+	if (rc >= 0)
+		return rc;
+	if (ec.tui) {   /* the screen is ui/evaltui.c's: here there is none */
+		fputs("kbtui eval: --tui needs a terminal (drop it to get the log on stdout)\n", err);
+		return CMD_USAGE;
+	}
+	return cmd_eval_headless(&ec, out, err);
 }

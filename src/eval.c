@@ -44,6 +44,17 @@ static void eval_emit(struct eval_ctx *x, const char *stage, const char *line, s
 		x->o->on_line(x->o->ud, stage, line, len);
 }
 
+void eval_stage_begin(struct eval_ctx *x, enum eval_stage s)
+{
+	if (x->o->on_stage)
+		x->o->on_stage(x->o->ud, s);
+}
+
+int eval_aborted(const struct eval_ctx *x)
+{
+	return x->o->abort && *x->o->abort;
+}
+
 void eval_say(struct eval_ctx *x, const char *fmt, ...)
 {
 	va_list ap;
@@ -233,6 +244,11 @@ static void eval_step_line(void *ud, int stream, const char *line, size_t len)
 		st->after(st, line, len);
 }
 
+static enum eval_stage eval_step_stage(const struct eval_step *st)
+{
+	return !strcmp(st->stage, "compile") ? EVAL_COMPILE : !strcmp(st->stage, "check") ? EVAL_CHECK : EVAL_BENCH;
+}
+
 void eval_step_printf(struct eval_step *st, const char *fmt, ...)
 {
 	va_list ap;
@@ -250,7 +266,25 @@ void eval_step_run(struct eval_step *st, char *const *argv, const char *cwd, cha
 		.argv = argv, .cwd = cwd, .env = env, .timeout_s = timeout,
 		.output_cap = EVAL_OUTPUT_CAP, .on_line = eval_step_line, .ud = st,
 	};
-	proc_run(&spec, res);
+	struct eval_ctx *x = st->x;
+	int killed = 0;
+	if (eval_aborted(x)) {   /* no step starts after an abort */
+		memset(res, 0, sizeof *res);
+		res->end = PROC_SIGNALED;
+		res->sig = SIGKILL;
+		return;
+	}
+	/* proc_run's loop, with the caller's abort killing the group at once */
+	struct proc *p = proc_start(&spec);
+	while (proc_wait(p, x->o->abort ? 100 : -1))
+		if (eval_aborted(x) && !killed) {
+			proc_kill(p);
+			killed = 1;
+		}
+	*res = *proc_result(p);
+	proc_free(p);
+	if (killed)
+		eval_fail(x, eval_step_stage(st), 1, "aborted by the user during %s", st->stage);
 	if (res->truncated)
 		eval_step_printf(st, "kbtui eval: output cut at %u bytes", EVAL_OUTPUT_CAP);
 }
@@ -759,7 +793,10 @@ static int eval_native(struct eval_ctx *x)
 {
 	char *nvcc;
 	int rc;
-	if ((rc = eval_workdir(x, "cu")) || (rc = eval_forbidden(x)))
+	if ((rc = eval_workdir(x, "cu")))
+		return rc;
+	eval_stage_begin(x, EVAL_FORBID);
+	if ((rc = eval_forbidden(x)))
 		return rc;
 	nvcc = x->o->nvcc ? xstrdup(x->o->nvcc) : eval_find_nvcc();
 	if (!nvcc || access(nvcc, X_OK) < 0) {
@@ -769,12 +806,19 @@ static int eval_native(struct eval_ctx *x)
 	}
 	if ((rc = eval_target(x)) == 0) {
 		x->exe = util_path_join(x->r->workdir, "kbeval");
+		eval_stage_begin(x, EVAL_COMPILE);
 		eval_say(x, "compiling %s for %s", x->r->solution, x->r->arch);
 		rc = eval_compile(x, nvcc);
 	}
 	free(nvcc);
-	if (rc || (rc = eval_info(x)) || (rc = eval_check(x)))
+	if (rc || eval_aborted(x))
+		return rc ? rc : 1;
+	eval_stage_begin(x, EVAL_CHECK);
+	if ((rc = eval_info(x)) || (rc = eval_check(x)))
 		return rc;
+	if (eval_aborted(x))
+		return 0;
+	eval_stage_begin(x, EVAL_BENCH);
 	eval_bench(x);   /* correct even when the benchmark fails, as run_hard.sh scores it */
 	return 0;
 }

@@ -11,6 +11,7 @@
 #ifndef KB_EVAL_H
 #define KB_EVAL_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -34,7 +35,15 @@ struct eval_opts {
 	double timeout_s;           /* per step; <= 0: 300 */
 	int seeds, trials;          /* <= 0: the problem's */
 	eval_line_fn on_line;
+	/* Called as a step begins (EVAL_FORBID, EVAL_COMPILE, EVAL_CHECK,
+	 * EVAL_BENCH), before its lines: a screen opens a section per step.
+	 * NULL: none. Gets ud too. */
+	void (*on_stage)(void *ud, enum eval_stage stage);
 	void *ud;
+	/* Set to nonzero (by another thread, or a signal handler) to stop the
+	 * loop: the running step's process group is killed, no further step
+	 * starts, the failure is "aborted". NULL: not abortable. */
+	volatile sig_atomic_t *abort;
 };
 
 struct eval_shape {
@@ -79,7 +88,21 @@ char *eval_find_nvcc(void);
 const char *eval_stage_name(enum eval_stage s);
 
 /* `kbtui eval`: argv[0] is the command name; options as in kbtui(1).
- * Returns 0 pass, 1 fail or bad input, 2 usage. */
+ * Returns 0 pass, 1 fail or bad input, 2 usage (--tui too: the screen is
+ * ui/evaltui.c's). */
 int cmd_eval(int argc, char **argv, FILE *out, FILE *err);
+
+/* The options of `kbtui eval`, parsed; o's strings point into argv. */
+struct eval_cmd {
+	struct eval_opts o;
+	int tui;                    /* --tui */
+};
+/* -1 when ec is ready to run, else the exit status (help or the hardware
+ * list printed, or a usage error said on err). */
+int cmd_eval_prepare(int argc, char **argv, struct eval_cmd *ec, FILE *out, FILE *err);
+/* Runs ec with the loop's lines on out, the verdict at the end. */
+int cmd_eval_headless(struct eval_cmd *ec, FILE *out, FILE *err);
+/* The verdict lines ("kbtui eval: NAME on ...: PASS, ...", "results in"). */
+void cmd_eval_summary(const struct eval_result *r, FILE *out);
 
 #endif

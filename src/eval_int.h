@@ -45,6 +45,10 @@ struct eval_step {
 	void (*after)(struct eval_step *st, const char *line, size_t len);
 };
 
+/* A step begins: the caller's on_stage hears of it. */
+void eval_stage_begin(struct eval_ctx *x, enum eval_stage s);
+/* Whether the caller asked the loop to stop (eval_opts.abort). */
+int eval_aborted(const struct eval_ctx *x);
 /* The loop's own message (stage "eval"), printf-style. */
 void eval_say(struct eval_ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Records the first failure (stage reached, why) and returns rc. */

@@ -120,6 +120,7 @@ int eval_kbh(struct eval_ctx *x)
 	if ((rc = eval_workdir(x, "py")) || (rc = eval_kbh_copy(x, x->r->problem, &copy)))
 		goto out;
 	eval_kbh_env(x, env);
+	eval_stage_begin(x, EVAL_CHECK);
 	eval_say(x, "python check.py in %s", copy);
 	if (eval_kbh_step(x, "check.py", "check.log", copy, env, t_check, bl) < 0) {
 		rc = eval_fail(x, EVAL_SETUP, -1, "cannot run %s", x->o->python);
@@ -131,8 +132,13 @@ int eval_kbh(struct eval_ctx *x)
 		goto out;
 	}
 	x->r->correct = 1;
+	if (eval_aborted(x)) {
+		rc = eval_fail(x, EVAL_BENCH, 0, "aborted by the user before the benchmark");
+		goto out;
+	}
 	benchlog_free(bl);
 	bl = benchlog_new();
+	eval_stage_begin(x, EVAL_BENCH);
 	eval_say(x, "python benchmark.py in %s", copy);
 	eval_kbh_step(x, "benchmark.py", "benchmark.log", copy, env, t_bench, bl);
 	eval_kbh_results(x, bl);

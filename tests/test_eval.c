@@ -7,11 +7,15 @@
 #include "tap.h"
 #include "benchlog.h"
 #include "eval.h"
+#include "evaljob.h"
 #include "forbid.h"
 #include "hardware.h"
 #include "jsonx.h"
+#include "parser.h"
 #include "problem.h"
 #include "proc.h"
+#include "reeval.h"
+#include "run.h"
 #include "util.h"
 
 #include <dirent.h>
@@ -798,6 +802,14 @@ static void command(void)
 	has_str(err, "unknown option '--frobnicate'", "named");
 	free(out);
 	free(err);
+	is_int(cmd("eval --tui --problem 01 x.cu", &out, &err), 2, "--tui without the screen: 2");
+	has_str(err, "--tui needs a terminal", "says so");
+	ok(!*out, "nothing on stdout");
+	free(out);
+	free(err);
+	is_int(cmd("eval --problem 01 --python", &out, &err), 2, "--python without its value: 2");
+	free(out);
+	free(err);
 	is_int(cmd("eval --problem 01 --workdir", &out, &err), 2, "option without its value: 2");
 	has_str(err, "needs an argument", "says so");
 	free(out);
@@ -893,6 +905,201 @@ static void kbh(void)
 	free(wd);
 }
 
+/* ---- R: re-evaluation pieces, and the loop in a thread -------------------- */
+
+static const char reeval_transcript[] =
+	"{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"s\",\"cwd\":\"/w\",\"model\":\"m\",\"tools\":[]}\n"
+	"{\"type\":\"assistant\",\"message\":{\"id\":\"m1\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"m\",\"content\":[{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"Write\",\"input\":{\"file_path\":\"/w/solution.py\",\"content\":\"v1\\n\"}}]},\"session_id\":\"s\"}\n"
+	"{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"t1\",\"content\":\"ok\"}]},\"session_id\":\"s\"}\n"
+	"{\"type\":\"assistant\",\"message\":{\"id\":\"m2\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"m\",\"content\":[{\"type\":\"tool_use\",\"id\":\"t2\",\"name\":\"Bash\",\"input\":{\"command\":\"python benchmark.py\"}}]},\"session_id\":\"s\"}\n"
+	"{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"t2\",\"content\":\"PASS\\nshape=0 variant=eager tflops=0.5 gbps=300 ms=0.2\\nshape=0 variant=solution tflops=1.1 gbps=701 ms=0.061\\npeak_fraction: 0.3100\"}]},\"session_id\":\"s\"}\n"
+	"{\"type\":\"assistant\",\"message\":{\"id\":\"m3\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"m\",\"content\":[{\"type\":\"tool_use\",\"id\":\"t3\",\"name\":\"Write\",\"input\":{\"file_path\":\"/w/solution.py\",\"content\":\"v2\\n\"}}]},\"session_id\":\"s\"}\n"
+	"{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"t3\",\"content\":\"ok\"}]},\"session_id\":\"s\"}\n"
+	"{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"t9\",\"content\":\"FAIL: shape 1 mismatch\"}]},\"session_id\":\"s\"}\n";
+
+static struct run *reeval_run(const char *dirname, const char *result_json)
+{
+	char *dir = tmp_path(dirname), *path = util_path_join(dir, "transcript.jsonl"), *err = NULL;
+	mkdir(dir, 0777);
+	write_file(path, reeval_transcript);
+	if (result_json) {
+		char *rj = util_path_join(dir, "result.json");
+		write_file(rj, result_json);
+		free(rj);
+	}
+	struct run *r = parser_load_file(path, NULL, &err);
+	if (!r)
+		printf("# %s\n", err ? err : "?");
+	free(err);
+	free(path);
+	free(dir);
+	return r;
+}
+
+static void reeval_core(void)
+{
+	struct run *run = reeval_run("rv", "{\"problem\": \"04_kahan_softmax\"}");
+	const char *path = NULL, *text;
+	long at = -2;
+	if (!run) {
+		ok(0, "reeval: the transcript loads");
+		return;
+	}
+	ok(run->nev == 8, "reeval: 8 events");
+	ok(reeval_solution_at(run, 0, &path, &at) == NULL && at == -1, "no solution before the first write");
+	text = reeval_solution_at(run, 1, &path, &at);
+	is_str(text, "v1\n", "the first version at the write");
+	ok(at == 1, "written at event 1");
+	is_str(path, "/w/solution.py", "its path as written");
+	is_str(reeval_solution_at(run, 4, NULL, &at), "v1\n", "still the first version at event 4");
+	is_str(reeval_solution_at(run, 5, NULL, &at), "v2\n", "the second version from event 5");
+	ok(at == 5, "written at event 5");
+	is_str(reeval_solution_at(run, 99, NULL, NULL), "v2\n", "past the end: the last version");
+	is_str(reeval_ext("/a/solution.py"), "py", "solution.py: the python loop");
+	is_str(reeval_ext("solution.cu"), "cu", "solution.cu: the native loop");
+	ok(reeval_ext("/a/my_solution.py") == NULL && reeval_ext("kernel.cu") == NULL, "other files: none");
+
+	struct reeval_agent a;
+	reeval_agent_at(run, 2, &a);
+	ok(!a.bench && a.bench_ev == -1 && a.check == 0, "no benchmark output before event 4");
+	reeval_agent_free(&a);
+	reeval_agent_at(run, 5, &a);
+	ok(a.bench && a.bench_ev == 4 && a.check == 1 && a.check_ev == 4, "at event 5: event 4's output, PASS");
+	const struct benchlog_entry *e = a.bench ? benchlog_find(a.bench, BL_VARIANT, 0, "solution") : NULL;
+	ok(e && e->ms == 0.061 && e->gbps == 701, "the solution row, not eager");
+	ok(a.bench && a.bench->peak_fraction == 0.31, "peak_fraction 0.31");
+
+	struct eval_result ours = {0};
+	struct eval_shape sh = {.shape = 0, .ms = 0.05, .tflops = 1.2, .gbps = 800, .peak_fraction = 0.42,
+	                        .min_ms = -1, .max_ms = -1};
+	ours.shapes = &sh;
+	ours.nshapes = 1;
+	ours.correct = 1;
+	ours.peak_fraction = 0.42;
+	struct sbuf b;
+	sbuf_init(&b);
+	reeval_compare(&a, &ours, &b);
+	is_str(b.s,
+	       "      agent's benchmark                 | ours\n"
+	       "shape        ms  TFLOPS    GB/s   peak  |        ms  TFLOPS    GB/s   peak\n"
+	       "0        0.0610   1.100   701.0      -  |    0.0500   1.200   800.0 0.4200\n"
+	       "peak_fraction                   0.3100  |                           0.4200\n"
+	       "check                             PASS  |                             PASS\n",
+	       "the comparison table, byte for byte");
+	sbuf_reset(&b);
+	reeval_compare(&a, NULL, &b);
+	has_str(b.s, "0.3100  |                        (running)", "ours still running");
+	sbuf_free(&b);
+	reeval_agent_free(&a);
+	reeval_agent_at(run, 7, &a);
+	ok(a.check == -1 && a.check_ev == 7 && a.bench_ev == 4, "a later FAIL line is the agent's last verdict");
+	reeval_agent_free(&a);
+
+	char *p = reeval_problem(run);
+	is_str(p, "04_kahan_softmax", "the problem from result.json beside the transcript");
+	free(p);
+	run_free(run);
+	run = reeval_run("20260101_000000_claude_m_05_topk_bitonic", NULL);
+	p = run ? reeval_problem(run) : NULL;
+	is_str(p, "05_topk_bitonic", "else from the run directory's name");
+	free(p);
+
+	char *cache = tmp_path("cache"), *err = NULL;
+	setenv("XDG_CACHE_HOME", cache, 1);
+	char *w1 = run ? reeval_workdir(run, 4, &err) : NULL, *w2 = run ? reeval_workdir(run, 4, &err) : NULL;
+	char *want = xasprintf("%s/kbtui/reeval/20260101_000000_claude_m_05_topk_bitonic-ev5-", cache);
+	ok(w1 && util_starts_with(w1, want) && util_is_dir(w1), "work directory under $XDG_CACHE_HOME/kbtui/reeval");
+	ok(w1 && w2 && strcmp(w1, w2) && util_is_dir(w2), "a fresh one each time");
+	unsetenv("XDG_CACHE_HOME");
+	free(want);
+	free(w1);
+	free(w2);
+	free(cache);
+	run_free(run);
+}
+
+/* Takes a job's items until it ends (or 20 s), appending them to log. */
+static int job_drain(struct evaljob *j, struct sbuf *log, double limit)
+{
+	double t0 = now();
+	for (;;) {
+		struct evaljob_item *it;
+		size_t n;
+		int ended = evaljob_take(j, &it, &n);
+		for (size_t i = 0; i < n; i++) {
+			if (it[i].kind == EJ_STAGE)
+				sbuf_addf(log, "[%s]\n", eval_stage_name(it[i].stage));
+			else
+				sbuf_addf(log, "%s: %s\n", it[i].origin, it[i].text);
+		}
+		evaljob_items_free(it, n);
+		if (ended)
+			return 1;
+		if (now() - t0 > limit)
+			return 0;
+		usleep(20000);
+	}
+}
+
+static void evaljob_thread(void)
+{
+	struct eval_opts o = {0};
+	struct sbuf log;
+	if (system("python3 -c 'import sys' >/dev/null 2>&1") != 0) {
+		tap_skip("python3 not found: the eval job not tested");
+		return;
+	}
+	sbuf_init(&log);
+	char *sol = tmp_path("job-solution.py"), *wd = tmp_path("wd-job");
+	write_file(sol, "# a good solution\n");
+	o.problem = "01";
+	o.problems_dir = tap_path("tests/fixtures/eval/problems");
+	o.kbh = tap_path("tests/fixtures/eval/kbh");
+	o.python = "python3";
+	o.solution = sol;
+	o.workdir = wd;
+	struct evaljob *j = evaljob_start(&o);
+	ok(j != NULL, "evaljob: started");
+	ok(j && job_drain(j, &log, 60), "evaljob: ends");
+	if (j) {
+		ok(evaljob_wait(j) == 0 && evaljob_result(j)->correct, "evaljob: rc 0, correct");
+		ok(fabs(evaljob_result(j)->peak_fraction - 0.4421) < 1e-12, "evaljob: the result's peak_fraction");
+	}
+	const char *c = strstr(log.s ? log.s : "", "[check]\n"), *b = strstr(log.s ? log.s : "", "[bench]\n");
+	ok(c && b && c < b, "evaljob: check begins, then bench, as steps");
+	ok(c && strstr(c, "eval: python check.py in ") && strstr(c, "check: PASS\n"), "evaljob: each line with its origin");
+	evaljob_free(j);
+
+	/* abort: a python that hangs in check.py; its process group is killed */
+	char *hang = tmp_path("hang-python");
+	write_file(hang, "#!/bin/sh\necho started\nsleep 60\n");
+	chmod(hang, 0755);
+	o.python = hang;
+	sbuf_reset(&log);
+	j = evaljob_start(&o);
+	double t0 = now();
+	while (j && evaljob_stage(j) != EVAL_CHECK && now() - t0 < 20)
+		usleep(20000);
+	ok(j && evaljob_stage(j) == EVAL_CHECK, "evaljob: in the check step");
+	usleep(200000);
+	t0 = now();
+	if (j)
+		evaljob_abort(j);
+	int rc = j ? evaljob_wait(j) : -9;
+	double took = now() - t0;
+	ok(rc == 1 && took < 10, "evaljob: abort ends the loop at once, rc 1");
+	printf("# abort took %.2f s\n", took);
+	if (j) {
+		has_str(evaljob_result(j)->failure, "aborted by the user during check", "evaljob: the failure says so");
+		ok(!evaljob_result(j)->correct, "evaljob: not correct");
+	}
+	evaljob_free(j);
+	free(hang);
+	free(sol);
+	free(wd);
+	sbuf_free(&log);
+}
+
 int main(void)
 {
 	snprintf(tmp, sizeof tmp, "/tmp/kbtui-test-eval-XXXXXX");
@@ -916,6 +1123,8 @@ int main(void)
 	loop_bad_input();
 	command();
 	kbh();
+	reeval_core();
+	evaljob_thread();
 
 	sbuf_free(&seen);
 	char *rm = xasprintf("rm -rf '%s'", tmp);
