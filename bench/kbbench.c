@@ -1,9 +1,14 @@
 /* kbbench: parsing throughput, index load time and memory, for `make bench`.
  *   kbbench parse REPEAT FILE...   parse every file REPEAT times
  *   kbbench keep FILE...           parse all, keep them, report RSS/bytes
- *   kbbench index DIR              open the dataset index 50 times */
+ *   kbbench index DIR              open the dataset index 50 times
+ *   kbbench search DIR REGEX...    grep across all runs: kbtui search end to
+ *                                  end, then loading and matching apart */
+#include "cmd.h"
 #include "dataset.h"
+#include "flags.h"
 #include "parser.h"
+#include "search.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,8 +58,113 @@ static long long file_size(const char *p)
 	return stat(p, &st) == 0 ? (long long)st.st_size : 0;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+#define SEARCH_REPS 5
+
+/* The best and median of SEARCH_REPS timings (sorted in place). */
+static void search_stats(double *v, double *best, double *med)
+{
+	qsort(v, SEARCH_REPS, sizeof *v, cmp_double);
+	*best = v[0];
+	*med = v[SEARCH_REPS / 2];
+}
+
+static int search_count(void *ud, size_t ev, int line, const char *text, size_t len)
+{
+	(void)ev;
+	(void)line;
+	(void)text;
+	(void)len;
+	++*(size_t *)ud;
+	return 0;
+}
+
+/* kbtui search REGEX DIR as the command runs it (each run loaded, grepped,
+ * unloaded; output to /dev/null), then the same split: every run loaded
+ * and kept, then only the matching over them. */
+static int bench_search(const char *dir, int npat, char **pats)
+{
+	FILE *null = fopen("/dev/null", "w");
+	char *err = NULL;
+	double v[SEARCH_REPS], best, med;
+	if (!null)
+		return 1;
+	for (int p = 0; p < npat; p++) {
+		char *argv[] = { "search", pats[p], (char *)dir, NULL };
+		int rc = 0;
+		double cpu_best = 1e9;
+		for (int k = 0; k < SEARCH_REPS; k++) {
+			double t0 = now_ms(), c0 = cpu_ms();
+			rc = cmd_search(3, argv, null, stderr);
+			v[k] = now_ms() - t0;
+			if (cpu_ms() - c0 < cpu_best)
+				cpu_best = cpu_ms() - c0;
+		}
+		search_stats(v, &best, &med);
+		printf("search end to end '%s': best %.1f ms, median %.1f ms, CPU best %.1f ms (exit %d)\n", pats[p], best,
+		       med, cpu_best, rc);
+		printf("RESULT search_e2e best %.1f median %.1f cpu_best %.1f\n", best, med, cpu_best);
+	}
+	struct dataset *ds = NULL;
+	size_t nrun = 0;
+	for (int k = 0; k < SEARCH_REPS; k++) {
+		dataset_free(ds);
+		double t0 = now_ms();
+		ds = dataset_open(dir, &err);
+		if (!ds) {
+			fprintf(stderr, "kbbench: %s\n", err);
+			return 1;
+		}
+		nrun = 0;
+		for (size_t i = 0; i < ds->nruns; i++)
+			nrun += ds->runs[i].transcript && dataset_load(ds, i);
+		v[k] = now_ms() - t0;
+	}
+	search_stats(v, &best, &med);
+	printf("search load (index + %zu runs parsed): best %.1f ms, median %.1f ms\n", nrun, best, med);
+	printf("RESULT search_load best %.1f median %.1f\n", best, med);
+	/* the file edits' diffs are rendered on first use: by the first search */
+	size_t ndiff = 0;
+	double t0 = now_ms(), c0 = cpu_ms();
+	for (size_t i = 0; i < ds->nruns; i++)
+		for (size_t k = 0; ds->runs[i].run && k < ds->runs[i].run->nev; k++)
+			ndiff += run_event_diff(ds->runs[i].run, k) != NULL;
+	printf("search diffs (%zu file edits rendered, once per load): %.1f ms, CPU %.1f ms\n", ndiff, now_ms() - t0,
+	       cpu_ms() - c0);
+	for (int p = 0; p < npat; p++) {
+		struct search *s = search_new(pats[p], &err);
+		size_t lines = 0;
+		if (!s) {
+			fprintf(stderr, "kbbench: %s\n", err);
+			return 1;
+		}
+		for (int k = 0; k < SEARCH_REPS; k++) {
+			lines = 0;
+			double t0 = now_ms();
+			for (size_t i = 0; i < ds->nruns; i++)
+				if (ds->runs[i].run)
+					flag_grep(s, ds->runs[i].run, search_count, &lines);
+			v[k] = now_ms() - t0;
+		}
+		search_stats(v, &best, &med);
+		printf("search matching '%s': %zu lines, best %.1f ms, median %.1f ms\n", pats[p], lines, best, med);
+		printf("RESULT search_match best %.1f median %.1f\n", best, med);
+		search_free(s);
+	}
+	dataset_free(ds);
+	fclose(null);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc >= 4 && !strcmp(argv[1], "search"))
+		return bench_search(argv[2], argc - 3, argv + 3);
 	if (argc >= 4 && !strcmp(argv[1], "parse")) {
 		int rep = atoi(argv[2]);
 		long long bytes = 0, events = 0;
@@ -113,6 +223,6 @@ int main(int argc, char **argv)
 		printf("index: %zu runs, best %.2f ms, mean %.2f ms over 50 opens\n", n, best, total / 50);
 		return 0;
 	}
-	fprintf(stderr, "usage: kbbench parse REPEAT FILE... | keep FILE... | index DIR\n");
+	fprintf(stderr, "usage: kbbench parse REPEAT FILE... | keep FILE... | index DIR | search DIR REGEX...\n");
 	return 2;
 }

@@ -3,6 +3,7 @@
 #include "diff.h"
 #include "util.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,7 +44,6 @@ static void diff_split(const char *t, struct dlines *L)
 		}
 		L->v[L->n].s = t;
 		L->v[L->n].n = n;
-		L->v[L->n].h = diff_hash(t, n);
 		L->n++;
 		if (!nl) {
 			L->last_nl = 0;
@@ -56,6 +56,21 @@ static void diff_split(const char *t, struct dlines *L)
 static int diff_eq(const struct dline *a, const struct dline *b)
 {
 	return a->h == b->h && a->n == b->n && memcmp(a->s, b->s, a->n) == 0;
+}
+
+/* diff_eq before the hashes are made: most edits change a few lines of a
+ * long file, and hashing every line of both versions was a fifth of the
+ * diff's time (make bench). */
+static int diff_same(const struct dline *a, const struct dline *b)
+{
+	return a->n == b->n && memcmp(a->s, b->s, a->n) == 0;
+}
+
+/* Hashes lines [from, to) of L, the ones the search compares. */
+static void diff_hash_lines(struct dlines *L, size_t from, size_t to)
+{
+	for (size_t i = from; i < to; i++)
+		L->v[i].h = diff_hash(L->v[i].s, L->v[i].n);
 }
 
 /* Edit script as one op per output line: ' ', '-', '+', with indexes. */
@@ -85,54 +100,61 @@ static void script_add(struct dscript *s, char op, size_t ai, size_t bi)
  * still a correct diff, just not minimal, and bounded in time and memory. */
 #define DIFF_MAX_D 2000
 
-/* Myers forward search over a[a0..a1) x b[b0..b1), keeping each round's V
- * so the path can be walked back. Returns 0 when D exceeded the cap. */
+/* Myers forward search over a[a0..a1) x b[b0..b1). Round d's V (diagonals
+ * -d..d) is written straight into one history buffer, at H[d*d + d + k],
+ * reading round d-1's just before it, so that the path can be walked back.
+ * The history is O(D^2): kept in ints, in one block grown in few steps,
+ * since fresh memory page by page cost more than the search (make bench).
+ * Returns 0 when D exceeded the cap. */
 static int diff_myers(const struct dlines *A, const struct dlines *B, size_t a0, size_t a1,
                       size_t b0, size_t b1, struct dscript *out)
 {
 	long N = (long)(a1 - a0), M = (long)(b1 - b0);
-	long max = N + M, off;
+	long max = N + M;
 	long dmax = max < DIFF_MAX_D ? max : DIFF_MAX_D;
-	long *V, **hist;
+	int *H = NULL, round0[3] = { 0, 0, 0 };
+	size_t cap = 0;
 	long d, found = -1;
 
-	off = dmax + 1;
-	V = xcalloc((size_t)(2 * off + 1), sizeof *V);
-	hist = xcalloc((size_t)dmax + 1, sizeof *hist);
+	if (max > INT_MAX - DIFF_MAX_D - 2)  /* x and y fit an int (a file of 2^31 lines cannot) */
+		return 0;
+
 	for (d = 0; d <= dmax && found < 0; d++) {
+		size_t need = (size_t)(d + 1) * (size_t)(d + 1), most = (size_t)(dmax + 1) * (size_t)(dmax + 1);
+		if (need > cap) {  /* O(D^2) in all, grown in few steps */
+			cap = need < 4096 ? 4096 : need * 4;
+			cap = cap < most ? cap : most;
+			H = xrealloc(H, cap * sizeof *H);
+		}
+		/* round 0 starts from x 0 on diagonal 1, as if a round -1 had */
+		int *V = H + d * d + d, *Vp = d ? H + (d - 1) * (d - 1) + (d - 1) : round0 + 1;
 		for (long k = -d; k <= d; k += 2) {
 			long x;
-			if (k == -d || (k != d && V[off + k - 1] < V[off + k + 1]))
-				x = V[off + k + 1];
+			if (k == -d || (k != d && Vp[k - 1] < Vp[k + 1]))
+				x = Vp[k + 1];
 			else
-				x = V[off + k - 1] + 1;
+				x = Vp[k - 1] + 1;
 			long y = x - k;
 			while (x < N && y < M && diff_eq(&A->v[a0 + x], &B->v[b0 + y])) {
 				x++;
 				y++;
 			}
-			V[off + k] = x;
+			V[k] = (int)x;
 			if (x >= N && y >= M) {
 				found = d;
 				break;
 			}
 		}
-		/* keep only diagonals -d..d of this round: O(D^2) memory */
-		hist[d] = xmalloc((size_t)(2 * d + 1) * sizeof *V);
-		memcpy(hist[d], V + off - d, (size_t)(2 * d + 1) * sizeof *V);
 	}
 	if (found < 0) {
-		for (d = 0; d <= dmax; d++)
-			free(hist[d]); /* rounds never reached are NULL */
-		free(hist);
-		free(V);
+		free(H);
 		return 0;
 	}
 	/* Walk back from (N, M), collecting ops in reverse. */
 	struct dscript rev = {0};
 	long x = N, y = M;
 	for (d = found; d > 0; d--) {
-		long *Vp = hist[d - 1] + (d - 1); /* Vp[k] for k in -(d-1)..d-1 */
+		int *Vp = H + (d - 1) * (d - 1) + (d - 1); /* Vp[k] for k in -(d-1)..d-1 */
 		long k = x - y, pk, px, py;
 		if (k == -d || (k != d && Vp[k - 1] < Vp[k + 1]))
 			pk = k + 1;
@@ -158,21 +180,20 @@ static int diff_myers(const struct dlines *A, const struct dlines *B, size_t a0,
 	for (size_t i = rev.n; i-- > 0;)
 		script_add(out, rev.v[i].op, rev.v[i].ai, rev.v[i].bi);
 	free(rev.v);
-	for (d = 0; d <= found; d++)
-		free(hist[d]);
-	free(hist);
-	free(V);
+	free(H);
 	return 1;
 }
 
-static void diff_script(const struct dlines *A, const struct dlines *B, struct dscript *out)
+static void diff_script(struct dlines *A, struct dlines *B, struct dscript *out)
 {
 	size_t pre = 0, suf = 0;
-	while (pre < A->n && pre < B->n && diff_eq(&A->v[pre], &B->v[pre]))
+	while (pre < A->n && pre < B->n && diff_same(&A->v[pre], &B->v[pre]))
 		pre++;
 	while (suf < A->n - pre && suf < B->n - pre &&
-	       diff_eq(&A->v[A->n - 1 - suf], &B->v[B->n - 1 - suf]))
+	       diff_same(&A->v[A->n - 1 - suf], &B->v[B->n - 1 - suf]))
 		suf++;
+	diff_hash_lines(A, pre, A->n - suf);
+	diff_hash_lines(B, pre, B->n - suf);
 	for (size_t i = 0; i < pre; i++)
 		script_add(out, ' ', i, i);
 	/* only insertions or only deletions (a new file, an appended block):
