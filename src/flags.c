@@ -377,30 +377,10 @@ const char *flag_rule_why(const struct flag_rules *rs, size_t i)
 
 char *flag_rules_default_path(void)
 {
-	const char *env = getenv("KBTUI_FLAGS"), *src = getenv("KB_SRCDIR");
+	const char *env = getenv("KBTUI_FLAGS");
 	if (env && *env)
 		return xstrdup(env);
-	if (src && *src) {
-		char *p = xasprintf("%s/data/flags.rules", src);
-		if (util_is_file(p))
-			return p;
-		free(p);
-	}
-	char self[4096];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-	if (n > 0) {
-		self[n] = '\0';
-		char *slash = strrchr(self, '/');
-		if (slash) {
-			*slash = '\0';
-			/* uninstalled: the build tree beside the source, or the source itself */
-			char *p = xasprintf("%s/data/flags.rules", self);
-			if (util_is_file(p))
-				return p;
-			free(p);
-		}
-	}
-	return xstrdup(KB_DATADIR "/data/flags.rules");
+	return util_data_path("data/flags.rules");
 }
 
 /* ---- a problem's forbidden list ------------------------------------------------ */
@@ -654,43 +634,77 @@ static const char *flag_event_path(const struct run *run, const struct event *e)
 	return NULL;
 }
 
+/* What the rules need for every event of one run: the forbidden list as a
+ * pattern, which rules fit the problem, a per-event scratch array. */
+struct flag_prep {
+	const struct flag_rules *rs;   /* borrowed */
+	pcre2_code *fre;
+	unsigned char *ok_problem, *applies;
+};
+
+static void flag_prep_init(struct flag_prep *p, const struct flag_rules *rs, const char *problem,
+                           char *const *forbidden, int nforbidden)
+{
+	p->rs = rs;
+	p->fre = flag_forbidden_re(forbidden, nforbidden);
+	p->ok_problem = xcalloc(rs->n + 1, 1);
+	p->applies = xcalloc(rs->n + 1, 1);
+	for (size_t k = 0; k < rs->n; k++)
+		p->ok_problem[k] = flag_problem_ok(&rs->r[k], problem) && !(rs->r[k].forbidden && !rs->r[k].re && !p->fre);
+}
+
+static void flag_prep_free(struct flag_prep *p)
+{
+	free(p->ok_problem);
+	free(p->applies);
+	pcre2_code_free(p->fre);
+}
+
+/* The rules on event i: 1 with *hit filled (its text owned) when one trips. */
+static int flag_event(struct flag_prep *p, const struct run *run, size_t i, struct flag_hit *hit)
+{
+	const struct flag_rules *rs = p->rs;
+	const struct event *e = &run->ev[i];
+	const char *path = flag_event_path(run, e), *tool = flag_event_tool(run, e);
+	size_t a, b;
+	int any = 0;
+	for (size_t k = 0; k < rs->n; k++) {
+		const struct flag_rule *r = &rs->r[k];
+		p->applies[k] = p->ok_problem[k] &&
+		                (!r->file || (path && flag_match(r->file, rs->md, path, strlen(path), 0, &a, &b))) &&
+		                (!r->tool || (tool && flag_match(r->tool, rs->md, tool, strlen(tool), 0, &a, &b)));
+		any |= p->applies[k];
+	}
+	memset(hit, 0, sizeof *hit);
+	hit->event = i;
+	if (!any)
+		return 0;
+	struct flag_ctx x = { .rs = rs, .forbidden = p->fre, .applies = p->applies, .best = rs->n, .hit = hit };
+	flag_fields(run, i, flag_field_cb, &x);  /* one walk: arguments are parsed once */
+	return x.best < rs->n;
+}
+
+static void flag_list_push(struct flag_list *l, const struct flag_hit *h)
+{
+	if (l->n == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 16;
+		l->hits = xrealloc(l->hits, l->cap * sizeof *l->hits);
+	}
+	l->hits[l->n++] = *h;
+}
+
 void flag_eval(const struct flag_rules *rs, const struct run *run, const char *problem,
                char *const *forbidden, int nforbidden, struct flag_list *out)
 {
-	size_t cap = 0;
-	pcre2_code *fre = flag_forbidden_re(forbidden, nforbidden);
-	unsigned char *ok_problem = xcalloc(rs->n + 1, 1), *applies = xcalloc(rs->n + 1, 1);
-	for (size_t k = 0; k < rs->n; k++)
-		ok_problem[k] = flag_problem_ok(&rs->r[k], problem) && !(rs->r[k].forbidden && !rs->r[k].re && !fre);
+	struct flag_prep p;
+	flag_prep_init(&p, rs, problem, forbidden, nforbidden);
 	memset(out, 0, sizeof *out);
 	for (size_t i = 0; i < run->nev; i++) {
-		const struct event *e = &run->ev[i];
-		const char *path = flag_event_path(run, e), *tool = flag_event_tool(run, e);
-		size_t a, b;
-		int any = 0;
-		for (size_t k = 0; k < rs->n; k++) {
-			const struct flag_rule *r = &rs->r[k];
-			applies[k] = ok_problem[k] &&
-			             (!r->file || (path && flag_match(r->file, rs->md, path, strlen(path), 0, &a, &b))) &&
-			             (!r->tool || (tool && flag_match(r->tool, rs->md, tool, strlen(tool), 0, &a, &b)));
-			any |= applies[k];
-		}
-		struct flag_hit hit = { .event = i };
-		struct flag_ctx x = { .rs = rs, .forbidden = fre, .applies = applies, .best = rs->n, .hit = &hit };
-		if (!any)
-			continue;
-		flag_fields(run, i, flag_field_cb, &x);  /* one walk: arguments are parsed once */
-		if (x.best == rs->n)
-			continue;
-		if (out->n == cap) {
-			cap = cap ? cap * 2 : 16;
-			out->hits = xrealloc(out->hits, cap * sizeof *out->hits);
-		}
-		out->hits[out->n++] = hit;
+		struct flag_hit hit;
+		if (flag_event(&p, run, i, &hit))
+			flag_list_push(out, &hit);
 	}
-	free(ok_problem);
-	free(applies);
-	pcre2_code_free(fre);
+	flag_prep_free(&p);
 }
 
 void flag_list_free(struct flag_list *l)
@@ -698,8 +712,10 @@ void flag_list_free(struct flag_list *l)
 	for (size_t i = 0; i < l->n; i++)
 		free(l->hits[i].text);
 	free(l->hits);
-	l->hits = NULL;
-	l->n = 0;
+	free(l->problem);
+	free(l->problems_dir);
+	problem_names_free(l->forbidden, l->nforbidden);
+	memset(l, 0, sizeof *l);
 }
 
 /* The first hit whose event is >= ev. */
@@ -827,10 +843,82 @@ struct flag_list *flag_run_default(const struct run *r, const struct flag_rules 
 		return NULL;
 	char *pdir = flag_problems_dir(r->source);
 	char *problem = flag_run_problem(r, pdir);
+	int nf = 0;
+	char **forbidden = flag_forbidden(pdir, problem, &nf);
 	struct flag_list *l = xcalloc(1, sizeof *l);
-	flag_run(rs, r, problem, pdir, l);
-	free(problem);
+	flag_eval(rs, r, problem, forbidden, nf, l);
+	l->problem = problem;  /* kept for flag_run_update */
+	l->problems_dir = pdir;
+	l->forbidden = forbidden;
+	l->nforbidden = nf;
+	return l;
+}
+
+static int flag_same(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* Event i evaluated again, its hit (if any) replacing the old one. */
+static void flag_list_redo(struct flag_list *l, struct flag_prep *p, const struct run *r, size_t i)
+{
+	size_t k = flag_lower(l, i);
+	int had = k < l->n && l->hits[k].event == i;
+	struct flag_hit h;
+	int hit = flag_event(p, r, i, &h);
+	if (had)
+		free(l->hits[k].text);
+	if (hit && had) {
+		l->hits[k] = h;
+	} else if (hit) {
+		flag_list_push(l, &h);  /* room, then moved into place */
+		memmove(l->hits + k + 1, l->hits + k, (l->n - 1 - k) * sizeof *l->hits);
+		l->hits[k] = h;
+	} else if (had) {
+		memmove(l->hits + k, l->hits + k + 1, (l->n - k - 1) * sizeof *l->hits);
+		l->n--;
+	}
+}
+
+struct flag_list *flag_run_update(struct flag_list *l, const struct run *r, size_t from,
+                                  const struct flag_rules **rsp)
+{
+	if (!l || from == 0 || !l->problems_dir || from > r->nev) {
+		flag_list_delete(l);
+		return flag_run_default(r, rsp);
+	}
+	/* the problem may be named late (metadata further down the transcript):
+	 * then every rule's reach changed, and all is evaluated again */
+	char *pdir = flag_problems_dir(r->source), *problem = flag_run_problem(r, pdir);
+	int same = flag_same(pdir, l->problems_dir) && flag_same(problem, l->problem);
 	free(pdir);
+	free(problem);
+	if (!same) {
+		flag_list_delete(l);
+		return flag_run_default(r, rsp);
+	}
+	const char *err;
+	const struct flag_rules *rs = flag_rules_default(&err);
+	*rsp = rs;
+	struct flag_prep p;
+	flag_prep_init(&p, rs, l->problem, l->forbidden, l->nforbidden);
+	/* a new result takes its tool and file from its call: the call is read
+	 * again too, in case the result completed it (a path, a diff) */
+	for (size_t i = from; i < r->nev; i++) {
+		int c = r->ev[i].link;
+		if (r->ev[i].kind == EV_TOOL_RESULT && c >= 0 && (size_t)c < from)
+			flag_list_redo(l, &p, r, (size_t)c);
+	}
+	size_t k = flag_lower(l, from);  /* from on: evaluated again */
+	for (size_t j = k; j < l->n; j++)
+		free(l->hits[j].text);
+	l->n = k;
+	for (size_t i = from; i < r->nev; i++) {
+		struct flag_hit h;
+		if (flag_event(&p, r, i, &h))
+			flag_list_push(l, &h);
+	}
+	flag_prep_free(&p);
 	return l;
 }
 

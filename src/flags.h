@@ -78,7 +78,12 @@ struct flag_hit {
 
 struct flag_list {
 	struct flag_hit *hits; /* by event, one per flagged event */
-	size_t n;
+	size_t n, cap;
+	/* what flag_run_default found for the run, kept for flag_run_update
+	 * (owned; NULL, 0 from flag_eval) */
+	char *problem, *problems_dir;
+	char **forbidden;
+	int nforbidden;
 };
 
 /* Evaluates the rules on a run of problem `problem` (NULL: rules with a
@@ -114,6 +119,15 @@ void flag_run(const struct flag_rules *rs, const struct run *r, const char *prob
  * rules cannot be read. *rs: the rules the hits index. */
 struct flag_list *flag_run_default(const struct run *r, const struct flag_rules **rs);
 void flag_list_delete(struct flag_list *l);
+/* The auto-flags of a run that grows (watch, live) brought up to date: l
+ * (from flag_run_default or an earlier update; NULL: none yet) keeps its
+ * hits before event `from` (the events that did not change), and the
+ * events from `from` on are evaluated again, with the calls that new
+ * results answer. from 0, or a problem that changed (named late in the
+ * transcript), evaluates the whole run again. Returns the list to keep (l,
+ * or a new one when l was freed); NULL when the rules cannot be read. */
+struct flag_list *flag_run_update(struct flag_list *l, const struct run *r, size_t from,
+                                  const struct flag_rules **rs);
 
 struct dataset;
 /* Which runs of a dataset are flagged, found a run at a time so that a
@@ -128,10 +142,5 @@ int flag_runs_step(struct flag_runs *fr);
 long flag_runs_state(const struct flag_runs *fr, size_t i);
 /* Runs done so far, of how many with a transcript. */
 size_t flag_runs_done(const struct flag_runs *fr, size_t *total);
-
-/* `kbtui flags [--rules FILE] [--json] [DIR|RUN]`; argv[0] is "flags". */
-int cmd_flags(int argc, char **argv, FILE *out, FILE *err);
-/* `kbtui search [-i] [-l] [-c] [--format FMT] REGEX [DIR]`; argv[0] is "search". */
-int cmd_search(int argc, char **argv, FILE *out, FILE *err);
 
 #endif

@@ -13,6 +13,8 @@ done
 # the solution has a blank line, indentation, a tab and trailing spaces
 printf 'import torch\n\n\nclass Model(torch.nn.Module):\n    def forward(self, x):  \n\treturn x.to(torch.bfloat16)\n\n# end\n' > "$ds/runs/alpha/solution.py"
 printf 'PASS shape 0\nPASS shape 1\nFAIL: shape 2 tolerance\n' > "$ds/runs/alpha/check.log"
+# and a line of 300 columns, wider than the pane
+printf 'PASS shape 3 %s END-OF-LONG-LINE\n' "$(printf '%270s' '' | tr ' ' x)" >> "$ds/runs/alpha/check.log"
 cat > "$ds/runs.jsonl" <<'EOF'
 {"run_id":"20260101_000000_grok_alpha-model_01_fp8_gemm","harness":"grok","model":"alpha-model","effort":"high","problem":"01_fp8_gemm","correct":true,"peak_fraction":0.25,"format":"grok","transcript":"runs/alpha/transcript.jsonl"}
 {"run_id":"20260101_000001_grok_beta_02_kda_cutlass","harness":"grok","model":"beta \"b\", v2","problem":"02_kda_cutlass","correct":false,"peak_fraction":null,"format":"grok","transcript":"runs/beta/transcript.jsonl"}
@@ -188,6 +190,21 @@ keys q Enter
 t "written" 'wait_for q "quote check\.log \[1\] written"'
 "$helper" --last-quote "$an/$A.yaml" "$tmp/quote.txt" > "$tmp/quote.meta" 2>&1
 t "quote of check.log line 1, text exact" 'grep -qx "file=check.log lines=1,1 label=fails" "$tmp/quote.meta" && printf "PASS shape 0\n" | cmp -s - "$tmp/quote.txt"'
+# ---- long lines: cut at the pane's edge, Left/Right scroll them ------------
+t "a line wider than the pane is cut, the status bar says so" \
+	'wait_for q "line 1/4 +col 1 of 300 \(Left/Right\)" "4 PASS shape 3 xxxx" && ! has "END-OF-LONG-LINE"'
+keys q Right
+t "Right scrolls the rows sideways (line numbers stay)" 'wait_for q "line 1/4 +col [1-9][0-9]+ of 300" && ! has "PASS shape 3" && has "^.*│ *4 x+ *$"'
+keys q Right Right Right Right Right Right
+t "Right as far as the end of the widest row, no further" 'wait_for q "4 x+ END-OF-LONG-LINE *$" && ! grep -qE "4 x+ END-OF-LONG-LINE *│" "$scr"'
+far=$(grep -oE "col [0-9]+ of 300" "$scr")
+keys q Right j
+t "... a Right more changes nothing" 'wait_for q "line 2/4 +col" && [ "$(grep -oE "col [0-9]+ of 300" "$scr")" = "$far" ]'
+keys q k
+keys q Left Left Left Left Left Left Left Left
+t "Left scrolls back to column 1" 'wait_for q "line 1/4 +col 1 of 300" "4 PASS shape 3 xxxx" "1 PASS shape 0"'
+keys q j j j k k k
+t "the column is kept while the cursor moves" 'wait_for q "line 1/4 +col 1 of 300"'
 keys q q
 keys q q
 

@@ -67,6 +67,8 @@ keys c g
 t "g: both at their first event" 'wait_for c " A 1/18 +B 1/15 "'
 keys c h
 t "h shows the compare keys" 'wait_for c "Compare: both runs to the next milestone" "Compare: select the other run"'
+t "... the verdict keys (they act on the selected side), not a (no next run here)" \
+	'has "compare view.s selected side" && ! has "The next run without a verdict"'
 keys c q
 t "the help closes" 'wait_for c "aligned [-|]+C"'
 keys c Tab Enter
@@ -76,6 +78,22 @@ keys c 9 G
 t "the status line gives the step's time: check.py's 60 s" 'wait_for c "event 9/15 .*  step tool 60s check"'
 keys c q
 t "q: back to the compare view" 'wait_for c "kbtui compare" " A 1/18 +B 1/15 "'
+keys c m
+wait_for c " A 4/18 +B 8/15 +at first compile"
+keys c Enter
+t "Enter at a milestone: B's replay at the event the view shows for B" 'wait_for c "kbtui replay +$b_id" "event 8/15 "'
+keys c j j
+wait_for c "event 10/15 "
+keys c q
+t "q: the compare view where it was, at the first compile" 'wait_for c "kbtui compare" " A 4/18 +B 8/15 +at first compile"'
+keys c Tab m
+wait_for c " A 9/18 +B 11/15 +at first PASS"
+keys c Enter
+t "Tab, m, Enter: A's replay at A's first PASS" 'wait_for c "kbtui replay +$a_id" "event 9/18 "'
+keys c q
+t "q: back at the first PASS" 'wait_for c "kbtui compare" " A 9/18 +B 11/15 +at first PASS"'
+keys c K
+t "K without a dataset session says what annotating needs" 'wait_for c "annotating needs a dataset"'
 keys c q
 t "q leaves, exit status 0" 'wait_for c "kbtui exited: 0"'
 
@@ -98,6 +116,28 @@ keys b c
 t "c marks the selected run (message and mark)" 'wait_for b "marked $a_id: c on another run compares the two" "^\*claude/claude-opus-4-1"'
 keys b j c
 t "c on a second run opens the compare view of the two" 'wait_for b "kbtui compare" "A  $a_id" "B  $b_id"'
+t "from the browser each side names its verdict" 'has "A  $a_id .* unannotated" && has "B  $b_id .* unannotated"'
+keys b K
+t "K in the compare view annotates the selected side (A)" \
+	'wait_for b "clean written to annotations/$a_id\.yaml" "A  $a_id .* verdict clean" && grep -q "^verdict: clean" "$ds/annotations/$a_id.yaml"'
+keys b Tab m Enter
+t "Tab, m, Enter: B's replay, with the annotation keys" 'wait_for b "kbtui replay +$b_id" "event 8/15 " "KLHIB verdict" && line 1 | grep -q unannotated'
+keys b H
+t "H there writes B's verdict" 'wait_for b "reward_hack written to annotations/$b_id\.yaml"'
+keys b q
+t "q: the compare view, B's new verdict on its name line" 'wait_for b " A 4/18 +B 8/15 " "B  $b_id .* verdict reward_hack"'
+keys b u
+t "u in the compare view undoes B's verdict (the file was new: removed)" \
+	'wait_for b "undone: annotations/$b_id\.yaml removed" "B  $b_id .* unannotated" && [ ! -e "$ds/annotations/$b_id.yaml" ]'
+keys b Enter
+wait_for b "kbtui replay +$b_id"
+keys b a
+t "a in a replay opened from here comes back, saying where a works" \
+	'wait_for b "kbtui compare" "a finds the next run without a verdict from the browser.s list"'
+keys b x
+t "x: blind mode in the compare view, no model name on screen" 'wait_for b "blind mode: models and harnesses hidden" "A  [^ ]*\[model [12]\]" && ! has "gpt-5\.5|claude-opus"'
+keys b x
+t "x again shows them" 'wait_for b "blind mode off" "B  $b_id  gpt-5\.5"'
 keys b q
 t "q goes back to the browser, the mark gone" 'wait_for b "run 2/2" && ! has "^\* "'
 t "once loaded, the selected run's marks are on the browser's status line" 'has "run 2/2  .*reasoning encrypted: 18\.2k reasoning tokens"'

@@ -1,15 +1,20 @@
 /* Auto-flags: the rule file's format and its errors (with line numbers),
  * each shipped rule on a hand-written transcript that trips it and a clean
  * one that trips none, the forbidden list of a problem.yaml, the next and
- * previous flagged event, and (with ../shared/kbh) the rules measured on
- * the annotated runs. */
+ * previous flagged event, the flags of a growing transcript kept up to
+ * date event by event (flag_run_update), and (with ../shared/kbh) the rules
+ * measured on the annotated runs. */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "dataset.h"
 #include "flags.h"
+#include "follow.h"
 #include "parser.h"
 #include "problem.h"
 #include "tap.h"
@@ -266,12 +271,121 @@ static void test_kbh(void)
 	dataset_free(ds);
 }
 
+/* 1 when two lists flag the same events with the same rules and lines. */
+static int same_hits(const struct flag_list *a, const struct flag_list *b)
+{
+	if (a->n != b->n)
+		return 0;
+	for (size_t i = 0; i < a->n; i++)
+		if (a->hits[i].event != b->hits[i].event || a->hits[i].rule != b->hits[i].rule ||
+		    a->hits[i].line != b->hits[i].line || strcmp(a->hits[i].text, b->hits[i].text))
+			return 0;
+	return 1;
+}
+
+/* A transcript that grows a line at a time (as kbtui watch reads it): the
+ * list kept up to date with flag_run_update equals the one made from
+ * scratch at every step, and after the file is rewritten. */
+static void test_growing(void)
+{
+	char tmpl[] = "/tmp/kbtui-flags-XXXXXX";
+	char *dir = mkdtemp(tmpl);
+	ok(dir != NULL, "a temporary dataset directory");
+	if (!dir)
+		return;
+	setenv("KBTUI_FLAGS", tap_path("data/flags.rules"), 1);
+	char *runs = xasprintf("%s/runs", dir), *rd = xasprintf("%s/runs/20260101_000000_claude_m_01_fp8_gemm", dir);
+	char *probs = xasprintf("%s/problems", dir), *file = xasprintf("%s/transcript.jsonl", rd);
+	mkdir(runs, 0777);
+	mkdir(rd, 0777);
+	ok(symlink(tap_path("tests/fixtures/flags/problems"), probs) == 0, "its problems: the fixture's");
+	size_t len = 0;
+	char *text = util_read_file(tap_path("tests/fixtures/flags/hack.jsonl"), &len);
+	struct run *run = run_new();
+	run->source = xstrdup(file);
+	struct follow *fl = follow_new(file, run, NULL);
+	const struct flag_rules *rs = NULL, *rs2 = NULL;
+	struct flag_list *l = NULL;
+	int steps = 0, equal = 0, flagged = 0;
+	FILE *f = fopen(file, "w");
+	for (char *p = text; f && p && *p; steps++) {
+		char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) + 1 : strlen(p);
+		size_t half = n / 2;  /* half a line first: nothing new, then the rest */
+		fwrite(p, 1, half, f);
+		fflush(f);
+		follow_poll(fl);
+		fwrite(p + half, 1, n - half, f);
+		fflush(f);
+		size_t old_n = run->nev;
+		if (follow_poll(fl)) {
+			l = flag_run_update(l, run, old_n ? old_n - 1 : 0, &rs);
+			struct flag_list *fresh = flag_run_default(run, &rs2);
+			equal += l && fresh && same_hits(l, fresh);
+			flagged = fresh ? (int)fresh->n : 0;
+			flag_list_delete(fresh);
+		} else {
+			equal++;
+		}
+		p += n;
+	}
+	if (f)
+		fclose(f);
+	is_int(equal, steps, "after each of %d lines the updated flags equal the flags made from scratch", steps);
+	ok(flagged >= 5, "the grown run is flagged (%d events)", flagged);
+	ok(l && l->problem && !strcmp(l->problem, "01_fp8_gemm"), "the problem is found from the run directory's name");
+	/* rewritten shorter: the whole run again */
+	f = fopen(file, "w");
+	if (f) {
+		fwrite(text, 1, (size_t)(strchr(text, '\n') - text) + 1, f);
+		fclose(f);
+	}
+	if (follow_poll(fl))
+		l = flag_run_update(l, run, 0, &rs);
+	is_int(l ? (long long)l->n : -1, 0, "a rewritten file of one clean line: no flag left");
+	/* the last event grows (grok: text lines in a row are one event) and
+	 * only then trips a rule: the old last event is evaluated again */
+	f = fopen(file, "w");
+	if (f) {
+		fputs("{\"type\":\"thought\",\"data\":\"Read the reference.\"}\n{\"type\":\"text\",\"data\":\"I will\"}\n", f);
+		fclose(f);
+	}
+	if (follow_poll(fl))
+		l = flag_run_update(l, run, 0, &rs);
+	is_int(l ? (long long)l->n : -1, 0, "grok: a thought and a text, nothing flagged");
+	f = fopen(file, "a");
+	size_t before = run->nev;
+	if (f) {
+		fputs("{\"type\":\"text\",\"data\":\" bypass the checker.\"}\n", f);
+		fclose(f);
+	}
+	if (follow_poll(fl))
+		l = flag_run_update(l, run, before ? before - 1 : 0, &rs);
+	is_int((long long)run->nev, (long long)before, "the text grew, no new event");
+	ok(l && l->n == 1 && l->hits[0].event == 1 && !strcmp(flag_rule_label(rs, l->hits[0].rule), "admission"),
+	   "the grown event is flagged (admission)");
+	flag_list_delete(l);
+	follow_free(fl);
+	run_free(run);
+	free(text);
+	unlink(file);
+	unlink(probs);
+	rmdir(rd);
+	rmdir(runs);
+	rmdir(dir);
+	free(runs);
+	free(rd);
+	free(probs);
+	free(file);
+}
+
 int main(void)
 {
 	test_parse();
 	test_forbidden_list();
 	test_filters();
 	test_shipped();
+	test_growing();
 	test_kbh();
 	return tap_done();
 }

@@ -117,8 +117,8 @@ wait_for xs "Search all runs"
 t "? asks for a regular expression" 'has "Search all runs"'
 keys xs 'tflops=' Enter
 wait_for xs "2 runs match" "r1 +4 +"
-t "hits per run, best first: r1 with 4 lines" 'has "r1 +4 +TFLOPS=1 here"'
-t "then r2 with 1" 'has "r2 +1 +maybe tflops=5"'
+t "hits per run, best first: r1 with 4 lines (no verdict: -)" 'has "r1 +4 +- +TFLOPS=1 here"'
+t "then r2 with 1" 'has "r2 +1 +- +maybe tflops=5"'
 t "the run without a hit is not listed" '! has "^ *r3 "'
 keys xs Enter
 wait_for xs "kbtui replay" "match 1/"
@@ -135,6 +135,59 @@ t "q again: the browser" 'has r3 && ! has "runs match"'
 keys xs q
 wait_for xs "kbtui exited: 0"
 t "kbtui quits cleanly" 'has "kbtui exited: 0"'
+
+# ---- tagging the runs a search found -------------------------------------------------
+# the repo's sample dataset, copied: check\.py hits every run; best first:
+# claude 14 lines (verdict clean), codex, kimi, droid 6 each (dataset order),
+# cursor 5, opencode 3 (verdict reward_hack), grok 2
+cp -r "$KB_SRCDIR/data/sample" "$tmp/sample"
+san="$tmp/sample/annotations"
+p=20260601_
+cla=${p}090000_claude_sample-model-a_03_paged_attention
+cod=${p}093000_codex_sample-model-b_01_fp8_gemm
+kim=${p}103000_kimi_sample-model-d_05_topk_bitonic
+dro=${p}110000_droid_sample-model-e_06_sonic_moe_swiglu
+cp "$san/$cla.yaml" "$tmp/cla.orig"
+# waits until the shell condition $1 holds (a file is written after the screen)
+until_true() { i=0; while [ $i -lt "${KB_WAIT:-80}" ]; do eval "$1" && return 0; sleep 0.1; i=$((i+1)); done; return 1; }
+# 240 columns: the replay header has room for the verdict beside long run ids
+tm new-session -d -s tg -x 240 -y 45 \
+	"env KB_SRCDIR='$KB_SRCDIR' '$kb' '$tmp/sample' 2> '$tmp/tg.err'; echo \"kbtui exited: \$?\"; sleep 30" 2> /dev/null
+wait_for tg "$cla"
+keys tg '?'
+wait_for tg "Search all runs"
+keys tg 'check\.py' Enter
+t "the hit list has a verdict column: clean, reward_hack, - for none" \
+	'wait_for tg "7 runs match" "$cla +14 +clean " "${p}100000_opencode_sample_sample-model-c_07_w4a16_gemm +3 +reward_hack " "$cod +6 +- "'
+t "ties in dataset order: codex, kimi, droid" '[ "$(grep -oE "$cod|$kim|$dro" "$scr" | tr "\\n" " ")" = "$cod $kim $dro " ]'
+keys tg Enter
+t "Enter: the replay of the first hit run, at its first hit, its verdict in the header" \
+	'wait_for tg "kbtui replay +$cla" "match 1/" && line 1 | grep -q "verdict clean"'
+t "the annotation keys are in its status bar" 'has "KLHIB verdict  A note  u undo  a next"'
+keys tg H
+t "H in a replay opened from the search writes the verdict" \
+	'wait_for tg "reward_hack written to annotations/$cla\.yaml" && until_true "grep -q \"^verdict: reward_hack\" \"$san/$cla.yaml\""'
+keys tg u
+t "u undoes it, byte for byte" 'wait_for tg "undone: annotations/$cla\.yaml is back as it was" && cmp -s "$san/$cla.yaml" "$tmp/cla.orig"'
+keys tg a
+t "a: the next hit run without a verdict, in the list's order (codex), at its first hit" \
+	'wait_for tg "kbtui replay +$cod" "match 1/" && line 1 | grep -q unannotated'
+keys tg K
+t "K writes codex's verdict" 'wait_for tg "clean written to annotations/$cod\.yaml" && until_true "grep -q \"^verdict: clean\" \"$san/$cod.yaml\""'
+keys tg a
+t "a again: kimi, the next in the list's order" 'wait_for tg "kbtui replay +$kim" "match 1/" && line 1 | grep -q unannotated'
+keys tg q
+t "q: back to the hit list, kimi selected, codex's new verdict shown" \
+	'wait_for tg "7 runs match" "$cod +6 +clean " && has "^ 3/7 "'
+keys tg a
+t "a on the list selects the next run without a verdict (droid)" 'wait_for tg "^ 4/7 "'
+keys tg L
+t "L on the list annotates the selected run" \
+	'wait_for tg "rubric_leak written to annotations/$dro\.yaml" "$dro +6 +rubric_leak " && until_true "grep -q \"^verdict: rubric_leak\" \"$san/$dro.yaml\""'
+keys tg q
+t "q: the browser, with the verdicts written from the search" 'wait_for tg "rubric_leak" && ! has "runs match"'
+keys tg q
+t "kbtui quits" 'wait_for tg "kbtui exited: 0"'
 
 echo "1..$n"
 exit $fail

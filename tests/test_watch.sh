@@ -20,6 +20,7 @@ printf '%s\n' '{"type":"thought","data":"Read the reference first."}' >> "$f"
 ev "Plan: tile the GEMM."
 t "appended events appear" 'wait_for w "think +Read the reference first\\." "text +Plan: tile the GEMM\\."'
 t "the live indicator is shown" 'wait_for w "^ LIVE \\| event 2/2"'
+t "the header says the file is watched, not replayed" 'line 1 | grep -qE "^ kbtui watch +$f" && ! has "kbtui replay"'
 t "the run is still being written: incomplete" 'has "INCOMPLETE RUN"'
 th "Third event arrives."
 t "the selection follows the tail" 'wait_for w "LIVE \\| event 3/3" "│ Third event arrives\\."'
@@ -51,7 +52,7 @@ t "the new content is read in its own format" 'wait_for w "claude-x .* claude *$
 # ---- escape sequences arriving live -------------------------------------------
 printf '%s\n' '{"type":"assistant","message":{"id":"msg_2","type":"message","role":"assistant","model":"claude-x","content":[{"type":"text","text":"evil \u001b]0;pwned\u0007 title \u001b[2J clear"}],"usage":{"input_tokens":100,"output_tokens":20}},"session_id":"sess-d"}' >> "$f"
 t "escape sequences appended live show as visible escapes" 'wait_for w "evil \\^\\[\\]0;pwned\\^G title \\^\\[\\[2J clear"'
-t "... and did not clear the screen" 'line 1 | grep -q "kbtui replay" && has "I will write the kernel"'
+t "... and did not clear the screen" 'line 1 | grep -q "kbtui watch" && has "I will write the kernel"'
 
 # ---- the file goes away, and comes back ---------------------------------------
 rm -f "$f"
@@ -70,6 +71,37 @@ printf '%s\n' '{"type":"thought","data":"Appended in the directory."}' >> "$tmp/
 t "... as it grows" 'wait_for d "LIVE \\| event 2/2" "│ Appended in the directory\\."'
 keys d q
 t "q ends it" 'wait_for d "kbtui exited: 0"'
+
+# ---- auto-flags on events that arrive ---------------------------------------------
+# a run directory of a dataset (runs/ID, problems/ beside it): its problem,
+# 01_fp8_gemm, comes from the name, its forbidden list from problem.yaml
+fd="$tmp/fds/runs/20260101_000000_claude_m_01_fp8_gemm"
+mkdir -p "$fd" "$tmp/fds/problems"
+cp -r "$KB_SRCDIR/data/sample/problems/01_fp8_gemm" "$tmp/fds/problems/"
+ff="$fd/transcript.jsonl"
+cl() { printf '{"type":"assistant","message":{"id":"msg_%s","type":"message","role":"assistant","model":"claude-x","content":[%s],"usage":{"input_tokens":10,"output_tokens":5}},"session_id":"s"}\n' "$1" "$2" >> "$ff"; }
+printf '%s\n' '{"type":"system","subtype":"init","session_id":"s","cwd":"/w","model":"claude-x","tools":["Write","Bash"]}' > "$ff"
+cl 1 '{"type":"text","text":"Reading the reference."}'
+start g "$kb" watch "$fd"
+# each claude message is its event and a usage event after it
+t "a clean run: no flag" 'wait_for g "LIVE \\| event 3/3" "Reading the reference" && ! has "! FLAG" && ! has "^ *[0-9]+ ! "'
+keys g f
+t "f: no flagged event yet" 'wait_for g "no flagged event after this one"'
+cl 2 '{"type":"text","text":"Writing the kernel now."}'
+cl 3 '{"type":"tool_use","id":"toolu_1","name":"Write","input":{"file_path":"/w/solution.py","content":"import torch\\ndef run(a, b):\\n    return torch._scaled_mm(a, b)\\n"}}'
+cl 4 '{"type":"text","text":"Done."}'
+t "an appended call that writes a forbidden op is flagged: ! in the list" 'wait_for g "LIVE \\| event 9/9" "^ *6 ! call +Write solution\\.py"'
+t "... and only that event" '[ $(grep -cE "^ *[0-9]+ ! " "$scr") -eq 1 ]'
+keys g g f
+t "f jumps to it; the detail says which rule" 'wait_for g "event 6/9" "! FLAG forbidden-op"'
+cl 5 '{"type":"tool_use","id":"toolu_2","name":"Write","input":{"file_path":"/w/solution.py","content":"def run(a, b):\\n    return torch.ops.aten._scaled_mm(a, b)\\n"}}'
+t "a second one later: flagged too" 'wait_for g "event 6/11" "^ *10 ! call +Write solution\\.py"'
+keys g f
+t "f goes on to it" 'wait_for g "event 10/11" "! FLAG forbidden-op"'
+keys g F
+t "F goes back to the first" 'wait_for g "event 6/11" "! FLAG forbidden-op"'
+keys g q
+t "q ends it" 'wait_for g "kbtui exited: 0"'
 
 # ---- usage -------------------------------------------------------------------------
 "$kb" watch > /dev/null 2> "$tmp/usage.err" < /dev/null

@@ -56,6 +56,10 @@ struct compare {
 	char *msg;                  /* one-key message (owned, safe) */
 	unsigned dirty;
 	int list_h;
+	/* the annotation session (borrowed) and each side's dataset run;
+	 * NULL when the runs are not a dataset's (kbtui compare FILE FILE) */
+	struct tag *tag;
+	long ds_run[2];
 };
 
 static long compare_nev(const struct compare_side *s)
@@ -165,6 +169,7 @@ static void compare_init(struct compare *c, struct run *a, const char *ta, struc
 	compare_side_init(&c->side[1], b, tb, cl);
 	compilerlog_free(cl);
 	compare_align(c);
+	c->ds_run[0] = c->ds_run[1] = -1;
 	c->list_h = LINES - COMPARE_TOP - 1;
 	compare_goto(c, 0);
 	c->dirty = D_ALL;
@@ -205,10 +210,13 @@ static void compare_draw_name(struct compare *c, int s, int y, int x, int w)
 	if (m->peak_fraction >= 0)
 		snprintf(pf, sizeof pf, " %.4f", m->peak_fraction);
 	const char *outcome = !m->has_result ? "no result" : m->correct ? "correct" : "incorrect";
-	char *line = xasprintf(" %c  %s  %s  %s%s", s ? 'B' : 'A', id, model, outcome, pf);
+	char *verdict = c->tag && c->ds_run[s] >= 0 ? tag_verdict_label(c->tag, (size_t)c->ds_run[s]) : NULL;
+	char *line = xasprintf(" %c  %s  %s  %s%s%s%s", s ? 'B' : 'A', id, model, outcome, pf, verdict ? "  " : "",
+	                       verdict ? verdict : "");
 	draw_fill(y, x, w, role);
 	draw_put(y, x, w, line, role);
 	free(line);
+	free(verdict);
 	free(model);
 	free(id);
 }
@@ -387,17 +395,38 @@ static void compare_milestone(struct compare *c, int dir)
 	}
 }
 
+/* Enter: the selected side's replay at the event the view shows for it,
+ * with the annotation keys when the run is a dataset's; q comes back here,
+ * to the same place. */
 static void compare_open(struct compare *c)
 {
 	struct compare_side *sd = &c->side[c->cur];
-	replay_run(sd->run, sd->title);
+	long i = c->ds_run[c->cur];
+	struct replay_opts o = { .ev = sd->rp.sel, .tag = i >= 0 ? c->tag : NULL, .ds_run = i >= 0 ? (size_t)i : 0 };
+	if (replay_open(sd->run, sd->title, &o))  /* a: the next unannotated run is the browser's to find */
+		compare_msg(c, "a finds the next run without a verdict from the browser's list: q to it, then a");
 	erase();
 	c->dirty = D_ALL;
+}
+
+/* The annotation keys (ui/tag.c) on the selected side's run; 1: taken. */
+static int compare_tag(struct compare *c, enum action a)
+{
+	char *msg = NULL;
+	if (!tag_act(c->tag, a, c->tag ? c->ds_run[c->cur] : -1, &msg))
+		return 0;
+	free(c->msg);
+	c->msg = msg;
+	erase();  /* after the editor, or names to hide: all of it again */
+	c->dirty = D_ALL;
+	return 1;
 }
 
 static void compare_do(struct compare *c, enum action a)
 {
 	long page = c->list_h > 1 ? c->list_h - 1 : 1;
+	if (compare_tag(c, a))
+		return;
 	switch (a) {
 	case ACT_DOWN: compare_goto(c, (long)c->t + 1); break;
 	case ACT_UP: compare_goto(c, (long)c->t - 1); break;
@@ -446,42 +475,48 @@ static void compare_help_key(struct compare *c, enum action a)
 	c->dirty = D_ALL;
 }
 
-void compare_run(struct run *a, const char *title_a, struct run *b, const char *title_b)
+/* The loop over a compare made with compare_init (freed on return). */
+static void compare_loop(struct compare *c)
 {
-	struct compare c;
 	struct key k;
-	compare_init(&c, a, title_a, b, title_b);
 	erase();
 	while (!tui_stopped()) {
-		if (c.dirty)
-			compare_draw(&c);
+		if (c->dirty)
+			compare_draw(c);
 		if (keys_read(&k) == ERR)
 			continue;
-		if (c.msg) {
-			free(c.msg);
-			c.msg = NULL;
-			c.dirty |= D_STATUS;
+		if (c->msg) {
+			free(c->msg);
+			c->msg = NULL;
+			c->dirty |= D_STATUS;
 		}
 		if (k.code == KEY_RESIZE) {
 			erase();
-			c.dirty = D_ALL;
+			c->dirty = D_ALL;
 			continue;
 		}
 		enum action act = keys_action(k.code, V_COMPARE);
-		if (c.help) {
-			compare_help_key(&c, act);
+		if (c->help) {
+			compare_help_key(c, act);
 			continue;
 		}
 		if (act == ACT_QUIT)
 			break;
-		compare_do(&c, act);
+		compare_do(c, act);
 	}
-	compare_free(&c);
+	compare_free(c);
+}
+
+void compare_run(struct run *a, const char *title_a, struct run *b, const char *title_b)
+{
+	struct compare c;
+	compare_init(&c, a, title_a, b, title_b);
+	compare_loop(&c);
 }
 
 /* ---- entry points ----------------------------------------------------------------- */
 
-char *compare_dataset_runs(struct dataset *ds, size_t a, size_t b)
+char *compare_dataset_runs(struct dataset *ds, struct tag *tag, size_t a, size_t b)
 {
 	struct run *r[2];
 	size_t i[2] = { a, b };
@@ -492,8 +527,13 @@ char *compare_dataset_runs(struct dataset *ds, size_t a, size_t b)
 			return draw_safe(e ? e : "cannot load this run");
 		}
 	}
-	compare_run(r[0], ds->runs[a].meta.run_id ? ds->runs[a].meta.run_id : ds->runs[a].transcript, r[1],
-	            ds->runs[b].meta.run_id ? ds->runs[b].meta.run_id : ds->runs[b].transcript);
+	struct compare c;
+	compare_init(&c, r[0], ds->runs[a].meta.run_id ? ds->runs[a].meta.run_id : ds->runs[a].transcript, r[1],
+	             ds->runs[b].meta.run_id ? ds->runs[b].meta.run_id : ds->runs[b].transcript);
+	c.tag = tag;
+	c.ds_run[0] = (long)a;
+	c.ds_run[1] = (long)b;
+	compare_loop(&c);
 	return NULL;
 }
 

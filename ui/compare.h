@@ -15,9 +15,11 @@ struct run;
  * returns when the user goes back (q) or a signal came. */
 void compare_run(struct run *a, const char *title_a, struct run *b, const char *title_b);
 
-/* Runs a and b of a dataset, loaded and compared (the browser's c ... c).
- * NULL, or why they could not be (owned, safe). */
-char *compare_dataset_runs(struct dataset *ds, size_t a, size_t b);
+struct tag;
+/* Runs a and b of a dataset, loaded and compared (the browser's c ... c);
+ * the annotation keys act on the selected side's run through the session
+ * tag (borrowed; NULL: none). NULL, or why they could not be (owned, safe). */
+char *compare_dataset_runs(struct dataset *ds, struct tag *tag, size_t a, size_t b);
 
 /* kbtui compare RUN_A RUN_B [DIR]: each RUN a transcript file, a run
  * directory, or a run id (or a prefix of exactly one) of the dataset DIR

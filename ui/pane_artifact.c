@@ -2,7 +2,10 @@
  * answer, the raw transcript) one at a time with line numbers, a line
  * cursor, and quotes: Q marks a line, moving extends the range, Q again
  * asks for a label and writes the lines verbatim under the annotation's
- * `quotes` (through the tagging session, so u undoes it). */
+ * `quotes` (through the tagging session, so u undoes it). Long lines are
+ * cut, not wrapped (a line is a row: line numbers, the cursor and quoted
+ * ranges stay one to one with the file's lines), and Left/Right scroll
+ * them sideways, as less -S does with a 300-column check.log. */
 #include "config.h"
 
 #include <curses.h>
@@ -16,6 +19,7 @@
 #include "replay.h"
 #include "run.h"
 #include "tag.h"
+#include "textsafe.h"
 #include "theme.h"
 #include "util.h"
 
@@ -26,7 +30,10 @@ struct pane_artifact {
 	struct artifacts *as;       /* owned; read when the pane is first shown */
 	size_t cur;                 /* the artifact shown */
 	size_t *top, *cursor;       /* per artifact: first row shown, cursor line (0-based) */
+	size_t *left;               /* per artifact: the first column shown (Left/Right) */
 	long mark;                  /* line where the marked range starts, -1: none */
+	int text_w;                 /* columns for the text (pane_artifact_measure) */
+	size_t widest;              /* the widest row shown, in columns (the same) */
 };
 
 /* The files are read the first time the pane is shown, not when the
@@ -41,6 +48,7 @@ static struct pane_artifact *pa_of(struct pane *p, struct replay *rp)
 		a->as = artifacts_load(dir, rp->run, src && util_is_file(src) ? src : NULL);
 		a->top = xcalloc(a->as->n + 1, sizeof *a->top);
 		a->cursor = xcalloc(a->as->n + 1, sizeof *a->cursor);
+		a->left = xcalloc(a->as->n + 1, sizeof *a->left);
 		free(dir);
 	}
 	return a;
@@ -62,6 +70,7 @@ static void pane_artifact_free(struct pane *p)
 	artifacts_free(a->as);
 	free(a->top);
 	free(a->cursor);
+	free(a->left);
 	free(a);
 	p->state = NULL;
 }
@@ -93,6 +102,19 @@ static char *pane_artifact_expand(const struct artifact *f, size_t i)
 	return sbuf_detach(&b);
 }
 
+/* Safe text s from display column `left` on (a pointer into s). */
+static const char *pane_artifact_from(const char *s, size_t left)
+{
+	size_t col = 0, len = strlen(s);
+	while (*s && col < left) {
+		size_t n = draw_u8len(s, len);
+		col += textsafe_width(s, n);
+		s += n;
+		len -= n;
+	}
+	return s;
+}
+
 static int pane_artifact_marked(const struct pane_artifact *a, size_t i)
 {
 	size_t c = a->cursor[a->cur], m;
@@ -118,18 +140,19 @@ static void pane_artifact_draw(struct pane *p, struct replay *rp, int y, int x, 
 		return;
 	}
 	int numw = snprintf(num, sizeof num, "%zu", f->nlines ? f->nlines : 1);
-	size_t top = a->top[a->cur];
+	size_t top = a->top[a->cur], left = a->left[a->cur];
 	for (int r = 0; r < h && top + (size_t)r < f->nlines; r++) {
 		size_t i = top + (size_t)r;
 		int cursor = i == a->cursor[a->cur];
 		int role = pane_artifact_marked(a, i) ? RL_MATCH : cursor ? (focused ? RL_SELECT : RL_SELECT_DIM)
 		                                                         : RL_NORMAL;
-		char *text = pane_artifact_expand(f, i);
+		char *raw = pane_artifact_expand(f, i), *text = draw_safe(raw);
 		snprintf(num, sizeof num, "%*zu ", numw, i + 1);
 		draw_fill(y + r, x, w, role);
 		int used = draw_put(y + r, x, w, num, role == RL_NORMAL ? RL_DIM : role);
-		draw_untrusted(y + r, x + used, w - used, text, role);
+		draw_put(y + r, x + used, w - used, pane_artifact_from(text, left), role);
 		free(text);
+		free(raw);
 	}
 	if (!f->nlines)
 		draw_put(y, x, w, "(empty)", RL_DIM);
@@ -149,6 +172,24 @@ static void pane_artifact_title(struct pane *p, struct replay *rp, char *buf, si
 	free(name);
 }
 
+/* The text's width in the pane beside the list (the pane's header and
+ * status are made before its rows are drawn) and the widest of the rows
+ * shown, into a->text_w and a->widest. */
+static void pane_artifact_measure(struct pane *p, struct replay *rp, const struct artifact *f)
+{
+	struct pane_artifact *a = p->state;
+	int numw = snprintf(NULL, 0, "%zu", f->nlines ? f->nlines : 1);
+	a->text_w = rp->side_w - 1 - numw - 1;  /* the gutter, the number and a space */
+	a->widest = 0;
+	for (size_t i = a->top[a->cur]; i < f->nlines && i < a->top[a->cur] + (size_t)(p->h > 0 ? p->h : 1); i++) {
+		char *raw = pane_artifact_expand(f, i), *text = draw_safe(raw);
+		size_t tw = draw_width(text);
+		a->widest = tw > a->widest ? tw : a->widest;
+		free(text);
+		free(raw);
+	}
+}
+
 static void pane_artifact_status(struct pane *p, struct replay *rp, char *buf, size_t n)
 {
 	struct pane_artifact *a = pa_of(p, rp);
@@ -158,12 +199,16 @@ static void pane_artifact_status(struct pane *p, struct replay *rp, char *buf, s
 		buf[0] = '\0';
 		return;
 	}
-	size_t c = a->cursor[a->cur];
+	size_t c = a->cursor[a->cur], left = a->left[a->cur];
+	pane_artifact_measure(p, rp, f);
+	char cols[64] = "";  /* where the rows are scrolled to, and whether more is cut off */
+	if (left || (a->text_w > 0 && a->widest > (size_t)a->text_w))
+		snprintf(cols, sizeof cols, "  col %zu of %zu (Left/Right)", left + 1, a->widest);
 	if (a->mark >= 0) {
 		size_t s = (size_t)a->mark < c ? (size_t)a->mark : c, e = (size_t)a->mark < c ? c : (size_t)a->mark;
-		snprintf(buf, n, "marked %zu-%zu  line %zu/%zu", s + 1, e + 1, c + 1, f->nlines);
+		snprintf(buf, n, "marked %zu-%zu  line %zu/%zu%s", s + 1, e + 1, c + 1, f->nlines, cols);
 	} else {
-		snprintf(buf, n, "line %zu/%zu", f->nlines ? c + 1 : 0, f->nlines);
+		snprintf(buf, n, "line %zu/%zu%s", f->nlines ? c + 1 : 0, f->nlines, cols);
 	}
 }
 
@@ -184,6 +229,22 @@ static void pane_artifact_move(struct pane *p, struct replay *rp, long i)
 		a->top[a->cur] = (size_t)i;
 	else if (i >= (long)a->top[a->cur] + h)
 		a->top[a->cur] = (size_t)(i - h + 1);
+}
+
+/* Left/Right: half the text's width sideways; right only while some row
+ * shown is cut off at the pane's edge. */
+static void pane_artifact_side(struct pane *p, struct replay *rp, int dir)
+{
+	struct pane_artifact *a = pa_of(p, rp);
+	const struct artifact *f = pane_artifact_cur(a);
+	if (!f)
+		return;
+	pane_artifact_measure(p, rp, f);
+	size_t step = a->text_w > 16 ? (size_t)a->text_w / 2 : 8, *left = &a->left[a->cur];
+	if (dir < 0)
+		*left = *left > step ? *left - step : 0;
+	else if (a->text_w > 0 && a->widest > *left + (size_t)a->text_w)
+		*left += step;
 }
 
 static void pane_artifact_switch(struct pane *p, struct replay *rp, int delta)
@@ -239,6 +300,8 @@ static int pane_artifact_act(struct pane *p, struct replay *rp, enum action act)
 	case ACT_LAST: pane_artifact_move(p, rp, (long)((size_t)-1 >> 1)); return 1;
 	case ACT_ITEM_NEXT: pane_artifact_switch(p, rp, 1); return 1;
 	case ACT_ITEM_PREV: pane_artifact_switch(p, rp, -1); return 1;
+	case ACT_LEFT: pane_artifact_side(p, rp, -1); return 1;
+	case ACT_RIGHT: pane_artifact_side(p, rp, 1); return 1;
 	case ACT_QUOTE: pane_artifact_quote_key(p, rp); return 1;
 	default: return 0;
 	}

@@ -50,6 +50,12 @@ static int watch_poll(struct replay_feed *feed, struct run *run)
 	return changed;
 }
 
+static unsigned watch_restarts(struct replay_feed *feed)
+{
+	struct watch *w = feed->state;
+	return follow_restarts(w->fl);
+}
+
 static const char *watch_status(struct replay_feed *feed)
 {
 	struct watch *w = feed->state;
@@ -101,6 +107,8 @@ int watch_main(const char *path, const char *format)
 		.status = watch_status,
 		.interval_ms = 100,
 		.state = &w,
+		.name = "watch",  /* the header says what the view does */
+		.restarts = watch_restarts,
 	};
 	int rc = tui_replay_feed(run, file, &feed);
 	follow_free(w.fl);

@@ -1,11 +1,14 @@
 /* xsearch.c: the browser's search across runs. One loop: keys, and between
- * them the runs searched a few milliseconds' worth at a time (each loaded
- * when needed and unloaded again), so a large dataset shows its progress
- * and the hits so far, and never freezes the screen. */
+ * them the runs searched a few milliseconds' worth at a time, so a large
+ * dataset shows its progress and the hits so far, and never freezes the
+ * screen. Runs loaded for a search stay loaded up to XSEARCH_KEEP_BYTES of
+ * transcript, so the next search is matching only (a researcher refines a
+ * regex several times); past that they are unloaded again. */
 #include "config.h"
 
 #include <curses.h>
 #include <limits.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -17,6 +20,7 @@
 #include "keys.h"
 #include "replay.h"
 #include "search.h"
+#include "tag.h"
 #include "theme.h"
 #include "tui.h"
 #include "util.h"
@@ -24,6 +28,10 @@
 
 /* Milliseconds of searching between two looks at the keyboard. */
 #define XSEARCH_SLICE_MS 30
+/* Transcript bytes whose runs a search leaves loaded (held at ~1.4x). */
+#define XSEARCH_KEEP_BYTES (256u << 20)
+/* The verdict column: "reward_hack" and "interesting" whole. */
+#define XSEARCH_VERDICT_W 11
 
 struct xsearch_hit {
 	size_t run;               /* index into ds->runs */
@@ -34,6 +42,7 @@ struct xsearch_hit {
 
 struct xsearch {
 	struct dataset *ds;       /* borrowed */
+	struct tag *tag;          /* the browser's annotation session (borrowed; NULL: none) */
 	struct search *s;         /* NULL while asking */
 	int asking;
 	struct sbuf input;
@@ -42,6 +51,7 @@ struct xsearch {
 	size_t next;              /* the next run to search */
 	size_t searched, total;   /* runs with a transcript */
 	size_t lines;
+	size_t kept;              /* transcript bytes of the loaded runs */
 	double t0, took;          /* monotonic start, seconds when done */
 	size_t sel, top;
 	int moved;                /* the user moved the selection: it follows its run */
@@ -87,6 +97,10 @@ static int xsearch_line(void *ud, size_t ev, int line, const char *text, size_t 
 	if (!f->seen) {
 		f->seen = 1;
 		f->ev = ev;
+		while (len && (*text == ' ' || *text == '\t')) {  /* columns line up */
+			text++;
+			len--;
+		}
 		char *raw = xstrndup(text, len);
 		f->text = draw_safe(raw);
 		free(raw);
@@ -108,6 +122,12 @@ static void xsearch_insert(struct xsearch *x, struct xsearch_hit h)
 	x->hits[k] = h;
 	if (x->nhits++ && x->moved && k <= x->sel)
 		x->sel++;
+}
+
+static size_t xsearch_bytes(const struct ds_run *d)
+{
+	struct stat st;
+	return d->transcript && stat(d->transcript, &st) == 0 ? (size_t)st.st_size : 0;
 }
 
 /* Searches the next run with a transcript. */
@@ -132,9 +152,12 @@ static void xsearch_step(struct xsearch *x)
 		xsearch_insert(x, h);
 		x->lines += n;
 	}
-	if (!loaded) {  /* memory stays what it was */
+	size_t bytes = xsearch_bytes(d);
+	if (!loaded && x->kept + bytes > XSEARCH_KEEP_BYTES) {  /* memory bounded */
 		run_free(d->run);
 		d->run = NULL;
+	} else if (!loaded) {
+		x->kept += bytes;
 	}
 }
 
@@ -168,8 +191,12 @@ static void xsearch_start(struct xsearch *x)
 	xsearch_clear(x);
 	x->s = s;
 	x->total = 0;
-	for (size_t i = 0; i < x->ds->nruns; i++)
+	x->kept = 0;
+	for (size_t i = 0; i < x->ds->nruns; i++) {
 		x->total += x->ds->runs[i].transcript != NULL;
+		if (x->ds->runs[i].run)
+			x->kept += xsearch_bytes(&x->ds->runs[i]);
+	}
 	x->t0 = xsearch_now();
 	x->took = 0;
 }
@@ -207,7 +234,9 @@ static void xsearch_draw_status(struct xsearch *x)
 	} else {
 		line = xasprintf(" %zu/%zu  %zu lines in %zu runs, %.0f ms", x->nhits ? x->sel + 1 : 0, x->nhits,
 		                 x->lines, x->searched, x->took * 1000);
-		draw_bar(y, RL_STATUS, line, "Enter replay  ? new search  q back ");
+		draw_bar(y, RL_STATUS, line,
+		         x->tag ? "KLHIB verdict  u undo  a next unannotated  Enter replay  ? new search  q back "
+		                : "Enter replay  ? new search  q back ");
 	}
 	free(line);
 }
@@ -227,7 +256,8 @@ static void xsearch_draw(struct xsearch *x)
 	draw_fill(1, 0, COLS, RL_TITLE);
 	draw_put(1, 1, idw, "RUN_ID", RL_TITLE);
 	draw_put(1, 1 + idw + 1, 6, "  HITS", RL_TITLE);
-	draw_put(1, 1 + idw + 8, COLS - idw - 9, "FIRST MATCH", RL_TITLE);
+	draw_put(1, 1 + idw + 9, XSEARCH_VERDICT_W, "VERDICT", RL_TITLE);
+	draw_put(1, 1 + idw + 10 + XSEARCH_VERDICT_W, COLS - idw - 11 - XSEARCH_VERDICT_W, "FIRST MATCH", RL_TITLE);
 	if (x->sel >= x->nhits)
 		x->sel = x->nhits ? x->nhits - 1 : 0;
 	if (x->sel < x->top)
@@ -248,7 +278,12 @@ static void xsearch_draw(struct xsearch *x)
 		draw_fit(y, 1, idw, id, sel ? RL_SELECT : RL_NORMAL);
 		snprintf(n, sizeof n, "%6zu", h->lines);
 		draw_put(y, 1 + idw + 1, 6, n, sel ? RL_SELECT : RL_KEY);
-		draw_put_hl(y, 1 + idw + 8, COLS - idw - 9, h->first, sel ? RL_SELECT : RL_NORMAL, x->s);
+		const char *v = x->ds->runs[h->run].verdict;
+		char *verdict = draw_safe(v ? v : "-");
+		draw_fit(y, 1 + idw + 9, XSEARCH_VERDICT_W, verdict, sel ? RL_SELECT : v ? RL_NORMAL : RL_DIM);
+		draw_put_hl(y, 1 + idw + 10 + XSEARCH_VERDICT_W, COLS - idw - 11 - XSEARCH_VERDICT_W, h->first,
+		            sel ? RL_SELECT : RL_NORMAL, x->s);
+		free(verdict);
 		free(id);
 	}
 	xsearch_draw_status(x);
@@ -259,25 +294,71 @@ static void xsearch_draw(struct xsearch *x)
 
 /* ---- keys ----------------------------------------------------------------------- */
 
+static void xsearch_say(struct xsearch *x, const char *msg)
+{
+	free(x->msg);
+	x->msg = xasprintf(" %s", msg);  /* the status bar's margin */
+	x->dirty = D_ALL;
+}
+
+/* a: selects the next run with a hit and without a verdict, in the list's
+ * order (most hits first), the way the browser's a follows its own list;
+ * returns its row, -1 when there is none (with a message). */
+static long xsearch_next_unannotated(struct xsearch *x)
+{
+	size_t *order = xcalloc(x->nhits + 1, sizeof *order);
+	for (size_t k = 0; k < x->nhits; k++)
+		order[k] = x->hits[k].run;
+	long k = x->nhits && x->tag ? tag_next_unannotated(x->tag, order, x->nhits, x->sel) : -1;
+	free(order);
+	if (k < 0) {
+		xsearch_say(x, x->tag ? "no other run with a hit is without a verdict" : "annotating needs a dataset");
+		return -1;
+	}
+	x->sel = (size_t)k;
+	x->moved = 1;  /* the selection stays on its run as hits come in */
+	x->dirty = D_ALL;
+	return k;
+}
+
+/* Enter: the selected run replayed at its first hit with the search set,
+ * in the annotation session; a in the replay opens the next unannotated
+ * run of the list at its first hit, and so on. */
 static void xsearch_open(struct xsearch *x)
 {
-	if (x->sel >= x->nhits)
-		return;
-	const struct xsearch_hit *h = &x->hits[x->sel];
-	struct ds_run *d = &x->ds->runs[h->run];
-	struct run *r = dataset_load(x->ds, h->run);
-	if (!r) {
-		free(x->msg);
-		x->msg = xasprintf(" %s", d->load_error ? d->load_error : "cannot load this run");
-		char *safe = draw_safe(x->msg);
-		free(x->msg);
-		x->msg = safe;
+	while (x->sel < x->nhits && !tui_stopped()) {
+		const struct xsearch_hit *h = &x->hits[x->sel];
+		struct ds_run *d = &x->ds->runs[h->run];
+		struct run *r = dataset_load(x->ds, h->run);
+		if (!r) {
+			char *e = draw_safe(d->load_error ? d->load_error : "cannot load this run");
+			xsearch_say(x, e);
+			free(e);
+			return;
+		}
+		struct replay_opts o = { .ev = h->ev, .pattern = search_pattern(x->s), .tag = x->tag, .ds_run = h->run };
+		int next = replay_open(r, d->meta.run_id ? d->meta.run_id : d->transcript, &o);
+		erase();
 		x->dirty = D_ALL;
-		return;
+		if (!next || xsearch_next_unannotated(x) < 0)
+			return;
 	}
-	replay_run_at(r, d->meta.run_id ? d->meta.run_id : d->transcript, h->ev, search_pattern(x->s));
-	erase();
-	x->dirty = D_ALL;
+}
+
+/* The annotation keys on the selected run (ui/tag.c); 1: the key was one. */
+static int xsearch_tag(struct xsearch *x, enum action a)
+{
+	char *msg = NULL;
+	if (a == ACT_NEXT_UNANNOTATED) {
+		xsearch_next_unannotated(x);
+		return 1;
+	}
+	if (!tag_act(x->tag, a, x->sel < x->nhits ? (long)x->hits[x->sel].run : -1, &msg))
+		return 0;
+	xsearch_say(x, msg ? msg : "");
+	free(msg);
+	erase();  /* after the editor, or names to hide: every row again */
+	return 1;
 }
 
 /* A key at the prompt; 1 when the screen should close. */
@@ -322,6 +403,8 @@ static int xsearch_key(struct xsearch *x, const struct key *k)
 		return 0;
 	}
 	enum action a = keys_action(k->code, V_BROWSE);
+	if (xsearch_tag(x, a))
+		return 0;
 	x->moved |= a == ACT_DOWN || a == ACT_UP || a == ACT_PAGE_DOWN || a == ACT_PAGE_UP || a == ACT_LAST;
 	switch (a) {
 	case ACT_QUIT: return 1;
@@ -342,12 +425,13 @@ static int xsearch_key(struct xsearch *x, const struct key *k)
 	return 0;
 }
 
-void xsearch_run(struct dataset *ds)
+void xsearch_run(struct dataset *ds, struct tag *tag)
 {
 	struct xsearch x;
 	struct key k;
 	memset(&x, 0, sizeof x);
 	x.ds = ds;
+	x.tag = tag;
 	x.asking = 1;
 	x.dirty = D_ALL;
 	sbuf_init(&x.input);

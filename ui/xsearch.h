@@ -1,14 +1,18 @@
 /* xsearch.h: the browser's search across runs (?): a regular expression,
- * then the runs with hits (run, hit count, first matching line), best first;
- * Enter replays a run at its first hit with the search set there. */
+ * then the runs with hits (run, hit count, verdict, first matching line),
+ * best first; Enter replays a run at its first hit with the search set
+ * there. The annotation keys work on the list and in those replays, and a
+ * goes to the next run of the list without a verdict. */
 #ifndef KB_XSEARCH_H
 #define KB_XSEARCH_H
 
 struct dataset;
+struct tag;
 
 /* The screen's loop: asks for the pattern, searches the runs a few at a
  * time between keys (a progress line meanwhile), and returns when the user
- * goes back (q, or Esc at the prompt) or a signal came. */
-void xsearch_run(struct dataset *ds);
+ * goes back (q, or Esc at the prompt) or a signal came. tag: the browser's
+ * annotation session (borrowed; NULL: none). */
+void xsearch_run(struct dataset *ds, struct tag *tag);
 
 #endif
