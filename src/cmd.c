@@ -6,6 +6,7 @@
 #include "textsafe.h"
 #include "util.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,11 +39,24 @@ static const char *nz(const char *s)
 static void cmd_cell(FILE *out, const char *s, int width)
 {
 	char *safe = textsafe(nz(s), strlen(nz(s)), 0);
-	int n = (int)strlen(safe);
+	int n = (int)textsafe_width(safe, strlen(safe));
 	if (width > 0 && n > width) {
-		fprintf(out, "%.*s~ ", width - 1, safe);
+		/* cut by display width, never inside a character */
+		size_t i = 0, len = strlen(safe);
+		int used = 0;
+		while (i < len) {
+			size_t cl = 1;
+			while (i + cl < len && ((unsigned char)safe[i + cl] & 0xC0) == 0x80)
+				cl++;
+			int cw = (int)textsafe_width(safe + i, cl);
+			if (used + cw > width - 1)
+				break;
+			used += cw;
+			i += cl;
+		}
+		fprintf(out, "%.*s~%*s ", (int)i, safe, width - 1 - used, "");
 	} else {
-		fprintf(out, "%-*s ", width, safe);
+		fprintf(out, "%s%*s ", safe, width - n, "");
 	}
 	free(safe);
 }
@@ -63,6 +77,21 @@ static void cmd_put_json(FILE *out, const char *s)
 			fputc(*u, out);
 	}
 	fputc('\n', out);
+}
+
+/* The display width of the widest field at off of the runs' metadata
+ * (and of the title), at most cap. */
+static int cmd_width(const struct dataset *ds, size_t off, const char *title, int cap)
+{
+	int w = (int)strlen(title);
+	for (size_t i = 0; i < ds->nruns; i++) {
+		const char *v = *(char *const *)((const char *)&ds->runs[i].meta + off);
+		char *safe = textsafe(nz(v), strlen(nz(v)), 0);
+		int n = (int)textsafe_width(safe, strlen(safe));
+		free(safe);
+		w = n > w ? n : w;
+	}
+	return w < cap ? w : cap;
 }
 
 static void cmd_runs_json(FILE *out, const struct ds_run *d, const struct run *r)
@@ -114,16 +143,17 @@ int cmd_runs(const char *dir, int json, FILE *out, FILE *err)
 		free(e);
 		return CMD_BADINPUT;
 	}
-	int idw = 6;
+	/* columns as wide as their longest value (capped), so that no two
+	 * models cut to one name */
+	int idw = cmd_width(ds, offsetof(struct run_meta, run_id), "RUN_ID", 96);
+	int hw = cmd_width(ds, offsetof(struct run_meta, harness), "HARNESS", 24);
+	int mw = cmd_width(ds, offsetof(struct run_meta, model), "MODEL", 48);
+	int pw = cmd_width(ds, offsetof(struct run_meta, problem), "PROBLEM", 32);
 	cmd_report_ds(ds, err);
 	bad = ds->nerrors > 0;
-	for (size_t i = 0; i < ds->nruns; i++) {
-		int n = (int)strlen(ds->runs[i].meta.run_id);
-		idw = n > idw ? (n < 96 ? n : 96) : idw;
-	}
 	if (!json)
-		fprintf(out, "%-*s %-28s %-20s %-3s %6s %-12s %6s %5s\n", idw, "RUN_ID", "MODEL",
-		        "PROBLEM", "OK", "PEAK", "VERDICT", "EVENTS", "TOOLS");
+		fprintf(out, "%-*s %-*s %-*s %-*s %-3s %6s %-12s %6s %5s\n", idw, "RUN_ID", hw, "HARNESS", mw, "MODEL",
+		        pw, "PROBLEM", "OK", "PEAK", "VERDICT", "EVENTS", "TOOLS");
 	for (size_t i = 0; i < ds->nruns; i++) {
 		struct ds_run *d = &ds->runs[i];
 		struct run *r = d->transcript ? dataset_load(ds, i) : NULL;
@@ -140,8 +170,9 @@ int cmd_runs(const char *dir, int json, FILE *out, FILE *err)
 			continue;
 		}
 		cmd_cell(out, d->meta.run_id, idw);
-		cmd_cell(out, d->meta.model, 28);
-		cmd_cell(out, d->meta.problem, 20);
+		cmd_cell(out, d->meta.harness, hw);
+		cmd_cell(out, d->meta.model, mw);
+		cmd_cell(out, d->meta.problem, pw);
 		cmd_cell(out, !d->meta.has_result ? "-" : d->meta.correct ? "yes" : "no", 3);
 		if (d->meta.peak_fraction >= 0)
 			fprintf(out, "%6.4f ", d->meta.peak_fraction);
@@ -217,13 +248,34 @@ static void cmd_dump_text(FILE *out, const struct run *r, size_t i)
 {
 	const struct event *e = &r->ev[i];
 	const char *body = e->kind == EV_TOOL_CALL ? (e->path ? e->path : e->args) : e->text;
+	char *tokens = e->kind == EV_USAGE ? xasprintf("in %lld out %lld cache_read %lld cache_write %lld reasoning %lld",
+	                                               e->tok_in, e->tok_out, e->tok_cache_read, e->tok_cache_write,
+	                                               e->tok_reasoning) : NULL;
+	if (tokens)
+		body = tokens;
 	char *safe = textsafe(nz(body), strlen(nz(body)), 0);
 	char *name = textsafe(nz(e->name), strlen(nz(e->name)), 0);
 
-	fprintf(out, "%5zu %-11s%s %s%s%.160s\n", i, ev_kind_name(e->kind),
+	/* numbered from 1, as the replay, search and flags number events */
+	fprintf(out, "%5zu %-11s%s %s%s%.160s\n", i + 1, ev_kind_name(e->kind),
 	        e->sidechain ? "*" : " ", name, *name ? ": " : "", safe);
+	free(tokens);
 	free(safe);
 	free(name);
+}
+
+/* Whether a file holds nothing but white space (an agent that exited at
+ * once leaves an empty transcript). */
+static int cmd_blank_file(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	int c = EOF;
+	if (!f)
+		return 1;
+	while ((c = getc(f)) != EOF && (c == ' ' || c == '\n' || c == '\r' || c == '\t'))
+		;
+	fclose(f);
+	return c == EOF;
 }
 
 int cmd_dump(const char *path, const char *format, int jsonl, FILE *out, FILE *err)
@@ -240,13 +292,20 @@ int cmd_dump(const char *path, const char *format, int jsonl, FILE *out, FILE *e
 	if (util_is_dir(path)) {
 		file = dataset_find_transcript(path);
 		if (!file) {
-			fprintf(err, "kbtui: %s: no transcript (transcript.jsonl or one *.jsonl) in this directory\n", path);
+			char *idx = util_path_join(path, "runs.jsonl");
+			int dataset = util_is_file(idx);
+			free(idx);
+			if (dataset)  /* the next thing a user tries: say what dump wants */
+				fprintf(err, "kbtui: %s: a dataset, not a run: dump takes a run directory (%s/runs/RUN_ID) "
+				        "or a transcript; kbtui runs %s lists the runs\n", path, path, path);
+			else
+				fprintf(err, "kbtui: %s: no transcript (transcript.jsonl or one *.jsonl) in this directory\n", path);
 			return CMD_BADINPUT;
 		}
 	} else {
 		file = xstrdup(path);
 	}
-	r = parser_load_file(file, forced, &e);
+	r = parser_load_final(file, forced, &e);
 	if (!r) {
 		fprintf(err, "kbtui: %s\n", e);
 		free(e);
@@ -259,7 +318,7 @@ int cmd_dump(const char *path, const char *format, int jsonl, FILE *out, FILE *e
 		else
 			cmd_dump_text(out, r, i);
 	}
-	if (!r->meta.format && r->nev == 0 && r->malformed == 0) {
+	if (!r->meta.format && r->nev == 0 && r->malformed == 0 && cmd_blank_file(file)) {
 		/* an empty transcript: nothing to recognise, nothing wrong */
 	} else if (!r->meta.format && !r->malformed) {
 		fprintf(err, "%s:1: unrecognised transcript format (try --format)\n", file);

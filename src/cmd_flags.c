@@ -213,7 +213,7 @@ static int cmd_flags_one(struct cmd_flags *c, const char *path, FILE *err)
 		fprintf(err, "kbtui: %s: no transcript in it\n", path);
 		return CMD_BADINPUT;
 	}
-	struct run *r = parser_load_file(file, NULL, &e);
+	struct run *r = parser_load_final(file, NULL, &e);
 	if (!r) {
 		fprintf(err, "kbtui: %s\n", e);
 		free(e);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd.h"
 #include "dataset.h"
 #include "flags.h"
 #include "parser.h"
@@ -18,9 +19,10 @@
 enum { SEARCH_FOUND = 0, SEARCH_NONE = 1, SEARCH_TROUBLE = 2 };
 
 static const char cmd_search_usage[] =
-	"Usage: kbtui search [-i] [-l] [-c] [--format FMT] REGEX [DIR]\n"
+	"Usage: kbtui search [-i] [-l] [-c] [--format FMT] REGEX [DIR|RUN]\n"
 	"Print run_id:event:line: text for every line of every event of every run\n"
-	"of the dataset that matches REGEX (PCRE2; all lower case: case ignored).\n"
+	"of the dataset that matches REGEX (PCRE2; all lower case: case ignored);\n"
+	"RUN, a run directory or a transcript: that run alone.\n"
 	"  -i  ignore case    -l  the matching runs' ids only    -c  matching lines per run\n"
 	"Exit status: 0 a match, 1 none, 2 bad regular expression or usage.\n";
 
@@ -82,6 +84,43 @@ static struct search *cmd_search_compile(const char *pat, int icase, char **err)
 	return s;
 }
 
+/* The transcript of path when it is one run rather than a dataset (a
+ * transcript file, or a directory with no runs.jsonl or runs/ and one
+ * transcript); owned, NULL for a dataset. */
+static char *cmd_search_one_file(const char *path)
+{
+	if (util_is_file(path))
+		return xstrdup(path);
+	char *idx = util_path_join(path, "runs.jsonl"), *runs = util_path_join(path, "runs");
+	int dataset = !util_is_dir(path) || util_is_file(idx) || util_is_dir(runs);
+	free(idx);
+	free(runs);
+	return dataset ? NULL : dataset_find_transcript(path);
+}
+
+/* Searches the one run of file; it is named as its directory (a run
+ * directory's name is the run id) or, given as a file, by the file. */
+static int cmd_search_file(struct cmd_search *c, const char *file, const char *path,
+                           const struct parser_ops *fmt, FILE *err)
+{
+	char *e = NULL, *name = xstrdup(path);
+	size_t n = strlen(name);
+	while (n > 1 && name[n - 1] == '/')
+		name[--n] = '\0';
+	const char *base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
+	struct run *r = parser_load_final(file, fmt, &e);
+	int rc = SEARCH_TROUBLE;
+	if (!r) {
+		fprintf(err, "kbtui: %s\n", e);
+		free(e);
+	} else {
+		rc = cmd_search_run(c, r, base) ? SEARCH_FOUND : SEARCH_NONE;
+		run_free(r);
+	}
+	free(name);
+	return rc;
+}
+
 int cmd_search(int argc, char **argv, FILE *out, FILE *err)
 {
 	static const struct option opts[] = {
@@ -128,6 +167,14 @@ int cmd_search(int argc, char **argv, FILE *out, FILE *err)
 	}
 	char *def = argc - optind > 1 ? NULL : dataset_default_dir(NULL);
 	const char *dir = def ? def : argv[optind + 1];
+	char *one = cmd_search_one_file(dir);
+	if (one) {  /* a run directory or a transcript: that run alone */
+		int rc = cmd_search_file(&c, one, dir, fmt, err);
+		free(one);
+		free(def);
+		search_free(c.s);
+		return rc;
+	}
 	struct dataset *ds = dataset_open(dir, &e);
 	int rc = SEARCH_NONE;
 	if (!ds) {
@@ -139,7 +186,7 @@ int cmd_search(int argc, char **argv, FILE *out, FILE *err)
 		struct ds_run *d = &ds->runs[i];
 		if (!d->transcript)
 			continue;
-		struct run *r = fmt ? parser_load_file(d->transcript, fmt, &e) : dataset_load(ds, i);
+		struct run *r = fmt ? parser_load_final(d->transcript, fmt, &e) : dataset_load(ds, i);
 		if (!r) {
 			fprintf(err, "kbtui: %s\n", fmt ? e : d->load_error);
 			free(e);

@@ -88,15 +88,26 @@ void export_rows_free(struct export_row *rows, size_t n)
 
 /* ---- CSV ------------------------------------------------------------- */
 
+/* A cell a spreadsheet would read as a formula (OWASP's CSV injection:
+ * =, +, -, @, tab or CR first) gets a ' in front, which spreadsheets take
+ * as "text" and do not show; the annotations' free text reaches here. */
+static int export_csv_formula(const char *s)
+{
+	return *s && strchr("=+-@\t\r", *s) != NULL;
+}
+
 void export_csv_field(struct sbuf *b, const char *s)
 {
 	if (!s)
 		return;
+	const char *guard = export_csv_formula(s) ? "'" : "";
 	if (!strpbrk(s, ",\"\r\n")) {
+		sbuf_adds(b, guard);
 		sbuf_adds(b, s);
 		return;
 	}
 	sbuf_addc(b, '"');
+	sbuf_adds(b, guard);
 	for (; *s; s++) {
 		if (*s == '"')
 			sbuf_addc(b, '"');

@@ -38,7 +38,9 @@ void export_json(struct sbuf *b, const struct export_row *rows, size_t n);
 void export_md(struct sbuf *b, const struct export_row *rows, size_t n);
 
 /* Appends s as one CSV field: quoted when it holds a comma, quote, CR or
- * LF, quotes doubled (RFC 4180). NULL: empty. */
+ * LF, quotes doubled (RFC 4180); a ' put before a value that begins with
+ * =, +, -, @, tab or CR so that no spreadsheet runs it as a formula.
+ * NULL: empty. */
 void export_csv_field(struct sbuf *b, const char *s);
 
 /* kbtui export --format csv|json|md [DIR]; argv[0] is "export", argv0

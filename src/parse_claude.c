@@ -548,13 +548,16 @@ static void claude_init(struct parse_ctx *ctx, const cJSON *obj)
  * the tool call that started it. */
 static void claude_task(struct parse_ctx *ctx, const cJSON *obj, const char *sub)
 {
-	const char *keys[] = {"description", "summary", "status", "task_id"};
-	const char *text = NULL;
+	const char *text = jx_str(obj, "description"), *id = jx_str(obj, "task_id"), *status = jx_str(obj, "status");
 	struct event *e;
 
-	for (size_t i = 0; i < sizeof keys / sizeof *keys && !text; i++)
-		text = jx_str(obj, keys[i]);
-	e = parser_text(ctx, EV_SYSTEM, text ? text : "");
+	if (!text)
+		text = jx_str(obj, "summary");
+	/* a bare task id says nothing in a list of events: say what happened */
+	char *said = text ? NULL : xasprintf("task %s %s", id ? id : "?", status ? status :
+	                                     !strcmp(sub, "task_started") ? "started" : "ended");
+	e = parser_text(ctx, EV_SYSTEM, text ? text : said);
+	free(said);
 	e->name = xstrdup(sub);
 	e->call_id = xstrdup(jx_str(obj, "tool_use_id"));
 }
@@ -609,8 +612,25 @@ static void claude_system(struct parse_ctx *ctx, struct claude_state *st, const 
 	}
 }
 
-/* The completion marker. Its usage is the session's total, already
- * counted message by message, so it adds no usage event. */
+/* stream-json gives each message's usage as the message started, so its
+ * output count is a small part of the real one (110k output tokens over a
+ * run show as 2.5k); the result's usage has the session's. What its
+ * output has beyond the messages' sum becomes one usage event, before the
+ * result, so that the run's output total is the result's. Input and cache
+ * counts per message are whole and stay as they are. */
+static void claude_result_usage(struct parse_ctx *ctx, const cJSON *obj)
+{
+	const cJSON *u = jx_get(obj, "usage");
+	long long out;
+	if (!cJSON_IsObject(u))
+		return;
+	run_tokens(ctx->run, NULL, &out, NULL, NULL, NULL);
+	out = claude_tokens(u, "output_tokens") - out;
+	if (out > 16)  /* a message or two cut before their last line: not worth an event */
+		run_add(ctx->run, EV_USAGE, ctx->lineno)->tok_out = out;
+}
+
+/* The completion marker; its usage completes the messages' (above). */
 static void claude_result(struct parse_ctx *ctx, const cJSON *obj)
 {
 	const char *sub = jx_str(obj, "subtype");
@@ -623,6 +643,7 @@ static void claude_result(struct parse_ctx *ctx, const cJSON *obj)
 		text = owned = claude_result_text(jx_get(obj, "errors"));
 	if (!text)
 		text = sub ? sub : "";
+	claude_result_usage(ctx, obj);
 	e = parser_text(ctx, failed ? EV_ERROR : EV_SYSTEM, text);
 	e->is_error = failed ? 1 : 0;
 	/* an error subtype (error_max_turns, ...) names the failure */

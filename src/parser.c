@@ -296,7 +296,26 @@ void reader_finish(struct reader *rd)
 	run_link(run);
 }
 
+static int parser_whole_json(const char *s, size_t n)
+{
+	cJSON *o = jx_parse(s, n);
+	cJSON_Delete(o);
+	return o != NULL;
+}
+
+static struct run *parser_load(const char *path, const struct parser_ops *forced, char **err, int final);
+
 struct run *parser_load_file(const char *path, const struct parser_ops *forced, char **err)
+{
+	return parser_load(path, forced, err, 0);
+}
+
+struct run *parser_load_final(const char *path, const struct parser_ops *forced, char **err)
+{
+	return parser_load(path, forced, err, 1);
+}
+
+static struct run *parser_load(const char *path, const struct parser_ops *forced, char **err, int final)
 {
 	FILE *f = fopen(path, "rb");
 	struct run *run;
@@ -313,9 +332,24 @@ struct run *parser_load_file(const char *path, const struct parser_ops *forced, 
 	run->source = xstrdup(path);
 	rd = reader_new(run, forced);
 	buf = xmalloc(1 << 20);
-	while ((n = fread(buf, 1, 1 << 20, f)) > 0)
+	char last = '\n';
+	while ((n = fread(buf, 1, 1 << 20, f)) > 0) {
 		reader_feed(rd, buf, n);
+		last = buf[n - 1];
+	}
 	free(buf);
+	/* a finished file: its last line ends here even without a newline
+	 * (a plain-text tail would otherwise wait for more, and a line cut off
+	 * mid-JSON would vanish instead of being reported with its number) */
+	if (!final)
+		;
+	else if (last != '\n' && rd->pending.len && rd->pending.s[0] == '{' && !(rd->ops && rd->ops->plain_text) &&
+	    !parser_whole_json(rd->pending.s, rd->pending.len)) {
+		run_error(run, ++rd->ctx.lineno, "cut off: the last line ends without a newline, its JSON unfinished");
+		reader_pending_done(rd);
+	} else if (last != '\n' && rd->pending.len) {
+		reader_feed(rd, "\n", 1);
+	}
 	if (ferror(f)) {
 		if (err)
 			*err = xasprintf("%s: read error: %s", path, strerror(errno));

@@ -62,6 +62,10 @@ size_t reader_offset(const struct reader *rd);
 /* Load a whole transcript file into a new run (NULL + *err on I/O failure;
  * *err owned by caller). */
 struct run *parser_load_file(const char *path, const struct parser_ops *forced, char **err);
+/* The same for a file that is finished: a last line without its newline
+ * is parsed (plain text), or reported as cut off (JSON), where
+ * parser_load_file leaves it waiting as a file still being written does. */
+struct run *parser_load_final(const char *path, const struct parser_ops *forced, char **err);
 
 /* Helpers for parsers. */
 /* Adds a tool_call; fills path and records the file change (its diff is

@@ -113,6 +113,35 @@ int draw_fit(int y, int x, int w, const char *s, int role)
 	return used + draw_put(y, x + used, 1, theme_glyph()->more, role);
 }
 
+int draw_fit_mid(int y, int x, int w, const char *s, int role)
+{
+	if (w <= 2 || (int)draw_width(s) <= w)
+		return draw_fit(y, x, w, s, role);
+	/* filtered whole first: blind mode must see a model name before the cut */
+	char *f = draw_filter ? draw_filter(s) : NULL;
+	if (f)
+		s = f;
+	if ((int)draw_width(s) <= w) {  /* the mask made it short enough */
+		int used = draw_put(y, x, w, s, role);
+		free(f);
+		return used;
+	}
+	size_t n = strlen(s), i = 0;
+	int total = (int)draw_width(s), head = (w - 1) * 2 / 5, tail = w - 1 - head, seen = 0;
+	while (i < n && total - seen > tail) {  /* the tail starts where what is left fits */
+		size_t cl = draw_u8len(s + i, n - i);
+		seen += (int)textsafe_width(s + i, cl);
+		i += cl;
+	}
+	char *h = xstrndup(s, draw_span(s, n, head, &head));
+	int used = draw_put(y, x, head, h, role);
+	used += draw_put(y, x + used, 1, theme_glyph()->more, role);
+	used += draw_put(y, x + used, w - used, s + i, role);
+	free(h);
+	free(f);
+	return used;
+}
+
 int draw_untrusted(int y, int x, int w, const char *s, int role)
 {
 	char *t = draw_safe(s);
@@ -165,6 +194,21 @@ void draw_fill(int y, int x, int w, int role)
 {
 	if (w > 0)
 		mvhline(y, x, ' ' | theme_attr(role), w);
+}
+
+void draw_bar_cut(int y, int role, const char *left, size_t head, const char *right)
+{
+	int lw = (int)draw_width(left), rw = right ? (int)draw_width(right) : 0, keep = COLS - rw - 3;
+	if (!right || rw + lw + 2 < COLS || keep < 20 || head > strlen(left)) {
+		draw_bar(y, role, left, right);
+		return;
+	}
+	draw_fill(y, 0, COLS, role);
+	char *h = xstrndup(left, head);
+	int used = draw_put(y, 0, keep, h, role);
+	free(h);
+	draw_fit_mid(y, used, keep - used, left + head, role);
+	draw_put(y, COLS - rw, rw, right, role);
 }
 
 void draw_bar(int y, int role, const char *left, const char *right)

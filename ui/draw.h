@@ -19,6 +19,9 @@ enum {
 int draw_put(int y, int x, int w, const char *s, int role);
 /* Like draw_put, ending with an ellipsis when s does not fit. */
 int draw_fit(int y, int x, int w, const char *s, int role);
+/* Like draw_fit, the cut in the middle: names that differ at their end
+ * (a model under a long provider path, a run id) stay told apart. */
+int draw_fit_mid(int y, int x, int w, const char *s, int role);
 /* Like draw_put, for untrusted text. */
 int draw_untrusted(int y, int x, int w, const char *s, int role);
 /* Like draw_put, with the matches of hl (may be NULL) in the match role. */
@@ -27,6 +30,10 @@ void draw_fill(int y, int x, int w, int role);
 /* A whole row in one role: text on the left, and right-aligned text when
  * there is room for it. */
 void draw_bar(int y, int role, const char *left, const char *right);
+/* Like draw_bar, the left text after its first head bytes cut in the
+ * middle when both do not fit, so that the right text stays (while the
+ * left keeps 20 columns). */
+void draw_bar_cut(int y, int role, const char *left, size_t head, const char *right);
 
 /* A filter every string passes on its way to the screen (blind mode masks
  * model names with it): returns an owned replacement, or NULL to keep s.

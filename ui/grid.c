@@ -15,6 +15,7 @@
 #include "util.h"
 
 #define GRID_CELL_W 9   /* "+ 0.423 C" */
+#define GRID_LABEL_MAX 64
 #define GRID_REF_ROWS 3 /* eager, compiled, SOTA */
 
 char *grid_model(const struct run_meta *m)
@@ -117,10 +118,58 @@ void grid_build(struct grid *g, const struct dataset *ds, const size_t *order, s
 		if (w > g->label_w)
 			g->label_w = w;
 	}
-	if (g->label_w > 32)
-		g->label_w = 32;
+	if (g->label_w > GRID_LABEL_MAX)
+		g->label_w = GRID_LABEL_MAX;
 	g->r = g->c = 0;
 	g->top = g->left = 0;
+}
+
+static const struct dataset *grid_rank_ds;  /* qsort has no context argument */
+static const struct grid *grid_rank_g;
+
+/* A row's mean peak_fraction over every problem column: a failed, missing
+ * or unmeasured cell counts 0, as a leaderboard ranks. */
+static double grid_row_score(const struct grid *g, const struct dataset *ds, size_t r)
+{
+	double sum = 0;
+	for (size_t c = 0; c < g->ncols; c++) {
+		long i = g->cell[r * g->ncols + c];
+		const struct run_meta *m = i >= 0 ? &ds->runs[i].meta : NULL;
+		if (m && m->has_result && m->correct && m->peak_fraction > 0)
+			sum += m->peak_fraction;
+	}
+	return g->ncols ? sum / (double)g->ncols : 0;
+}
+
+static int grid_rank_cmp(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	double sx = grid_row_score(grid_rank_g, grid_rank_ds, x), sy = grid_row_score(grid_rank_g, grid_rank_ds, y);
+	if (sx != sy)
+		return sx < sy ? 1 : -1;
+	return strcmp(grid_rank_g->models[x], grid_rank_g->models[y]);
+}
+
+void grid_rank(struct grid *g, const struct dataset *ds)
+{
+	size_t *perm = xmalloc((g->nrows + 1) * sizeof *perm);
+	for (size_t r = 0; r < g->nrows; r++)
+		perm[r] = r;
+	grid_rank_ds = ds;
+	grid_rank_g = g;
+	qsort(perm, g->nrows, sizeof *perm, grid_rank_cmp);
+	char **models = xmalloc((g->nrows + 1) * sizeof *models);
+	long *cell = xmalloc((g->nrows * g->ncols + 1) * sizeof *cell);
+	for (size_t r = 0; r < g->nrows; r++) {
+		models[r] = g->models[perm[r]];
+		memcpy(&cell[r * g->ncols], &g->cell[perm[r] * g->ncols], g->ncols * sizeof *cell);
+	}
+	free(g->models);
+	free(g->cell);
+	g->models = models;
+	g->cell = cell;
+	g->ranked = 1;
+	free(perm);
 }
 
 void grid_free(struct grid *g)
@@ -167,6 +216,29 @@ void grid_move(struct grid *g, long dr, long dc)
 	g->c = c < 0 ? 0 : (size_t)c;
 }
 
+/* The widths of the labels and of a cell at this terminal's width: the
+ * labels cut to a third of it while columns are left off, then, with room
+ * to spare, whole labels first and whole problem names next. */
+static void grid_layout(const struct grid *g, int *lw, int *cw)
+{
+	int avail = COLS - 2, cap = avail / 3;  /* 2: the margin and the gap after the labels */
+	cap = cap < 16 ? 16 : cap > 32 ? 32 : cap;
+	*lw = g->label_w < cap ? g->label_w : cap;
+	*cw = GRID_CELL_W;
+	int nc = g->ncols ? (int)g->ncols : 1, spare = avail - *lw - nc * (GRID_CELL_W + 1);
+	if (spare <= 0)
+		return;
+	int grow = g->label_w - *lw < spare ? g->label_w - *lw : spare;
+	*lw += grow;
+	int title = 0;
+	for (size_t c = 0; c < g->ncols; c++) {
+		int t = (int)strlen(g->problems[c]);
+		title = t > title ? t : title;
+	}
+	int per = (spare - grow) / nc;
+	*cw += per < title - GRID_CELL_W ? per : title - GRID_CELL_W > 0 ? title - GRID_CELL_W : 0;
+}
+
 static size_t grid_fit(const struct grid *g);
 
 /* The cell at screen cell (my, mx) of a grid drawn at rows y..y+h-1, as
@@ -174,11 +246,12 @@ static size_t grid_fit(const struct grid *g);
  * is not on a cell (titles, reference rows, labels, legend). */
 int grid_hit(struct grid *g, int y, int h, int my, int mx)
 {
-	int body_y = y + 1 + GRID_REF_ROWS, body_h = h - 2 - GRID_REF_ROWS;
-	int cx = mx - (1 + g->label_w + 1);
-	if (my < body_y || my >= body_y + body_h || cx < 0 || cx % (GRID_CELL_W + 1) == GRID_CELL_W)
+	int body_y = y + 1 + GRID_REF_ROWS, body_h = h - 2 - GRID_REF_ROWS, lw, cw;
+	grid_layout(g, &lw, &cw);
+	int cx = mx - (1 + lw + 1);
+	if (my < body_y || my >= body_y + body_h || cx < 0 || cx % (cw + 1) == cw)
 		return 0;
-	size_t r = g->top + (size_t)(my - body_y), c = g->left + (size_t)(cx / (GRID_CELL_W + 1));
+	size_t r = g->top + (size_t)(my - body_y), c = g->left + (size_t)(cx / (cw + 1));
 	if (r >= g->nrows || c >= g->ncols || c >= g->left + grid_fit(g))
 		return 0;
 	g->r = r;
@@ -237,12 +310,14 @@ void grid_set_flags(const struct flag_runs *fr)
 	grid_flags = fr;
 }
 
-static void grid_cell(const struct grid *g, const struct dataset *ds, size_t r, size_t c, int y, int x)
+/* A cell w wide: its text on the right, under the reference rows' numbers. */
+static void grid_cell(const struct grid *g, const struct dataset *ds, size_t r, size_t c, int y, int x, int w)
 {
 	long i = g->cell[r * g->ncols + c];
 	int sel = r == g->r && c == g->c;
+	draw_fill(y, x, w, sel ? RL_SELECT : RL_NORMAL);
+	x += w - GRID_CELL_W;
 	if (i < 0) {
-		draw_fill(y, x, GRID_CELL_W, sel ? RL_SELECT : RL_NORMAL);
 		draw_put(y, x + 4, 1, sel ? "_" : " ", sel ? RL_SELECT : RL_DIM);
 		return;
 	}
@@ -267,29 +342,31 @@ static void grid_cell(const struct grid *g, const struct dataset *ds, size_t r, 
 /* How many problem columns fit beside the labels. */
 static size_t grid_fit(const struct grid *g)
 {
-	int avail = COLS - 1 - g->label_w - 1;
-	size_t n = avail > 0 ? (size_t)(avail / (GRID_CELL_W + 1)) : 0;
+	int lw, cw;
+	grid_layout(g, &lw, &cw);
+	int avail = COLS - 1 - lw - 1;
+	size_t n = avail > 0 ? (size_t)(avail / (cw + 1)) : 0;
 	return n ? n : 1;
 }
 
 /* Column title: the problem's name cut to a cell. */
-static void grid_titles(const struct grid *g, int y, size_t ncol)
+static void grid_titles(const struct grid *g, int y, size_t ncol, int lw, int cw)
 {
 	draw_fill(y, 0, COLS, RL_TITLE);
-	draw_put(y, 1, g->label_w, "MODEL", RL_TITLE);
+	draw_put(y, 1, lw, "MODEL", RL_TITLE);
 	for (size_t k = 0; k < ncol && g->left + k < g->ncols; k++) {
 		char *t = draw_safe(g->problems[g->left + k]);
-		draw_fit(y, 1 + g->label_w + 1 + (int)k * (GRID_CELL_W + 1), GRID_CELL_W, t, RL_TITLE);
+		draw_fit(y, 1 + lw + 1 + (int)k * (cw + 1), cw, t, RL_TITLE);
 		free(t);
 	}
 }
 
-static void grid_refs(const struct grid *g, const struct dataset *ds, int y, size_t ncol)
+static void grid_refs(const struct grid *g, const struct dataset *ds, int y, size_t ncol, int lw, int cw)
 {
 	static const char *const names[GRID_REF_ROWS] = { "eager ms", "compiled ms", "SOTA ms" };
 	for (int k = 0; k < GRID_REF_ROWS; k++) {
 		draw_fill(y + k, 0, COLS, RL_REF);
-		draw_put(y + k, 1, g->label_w, names[k], RL_REF);
+		draw_put(y + k, 1, lw, names[k], RL_REF);
 		for (size_t c = 0; c < ncol && g->left + c < g->ncols; c++) {
 			const char *pn = g->problems[g->left + c];
 			const struct ds_problem *p = NULL;
@@ -299,10 +376,10 @@ static void grid_refs(const struct grid *g, const struct dataset *ds, int y, siz
 			double ms = !p ? -1 : k == 0 ? p->eager.ms : k == 1 ? p->compiled.ms : p->sota.ms;
 			char buf[32];
 			if (ms >= 0)
-				snprintf(buf, sizeof buf, "%9.4g", ms);
+				snprintf(buf, sizeof buf, "%*.4g", cw, ms);
 			else
-				snprintf(buf, sizeof buf, "%9s", "-");
-			draw_put(y + k, 1 + g->label_w + 1 + (int)c * (GRID_CELL_W + 1), GRID_CELL_W, buf, RL_REF);
+				snprintf(buf, sizeof buf, "%*s", cw, "-");
+			draw_put(y + k, 1 + lw + 1 + (int)c * (cw + 1), cw, buf, RL_REF);
 		}
 	}
 }
@@ -310,12 +387,14 @@ static void grid_refs(const struct grid *g, const struct dataset *ds, int y, siz
 void grid_draw(struct grid *g, const struct dataset *ds, int y, int h)
 {
 	size_t ncol = grid_fit(g);
+	int lw, cw;
+	grid_layout(g, &lw, &cw);
 	if (g->c < g->left)
 		g->left = g->c;
 	else if (g->c >= g->left + ncol)
 		g->left = g->c - ncol + 1;
-	grid_titles(g, y, ncol);
-	grid_refs(g, ds, y + 1, ncol);
+	grid_titles(g, y, ncol, lw, cw);
+	grid_refs(g, ds, y + 1, ncol, lw, cw);
 	int body_y = y + 1 + GRID_REF_ROWS, body_h = h - 2 - GRID_REF_ROWS;
 	if (body_h < 1)
 		body_h = 1;
@@ -331,13 +410,13 @@ void grid_draw(struct grid *g, const struct dataset *ds, int y, int h)
 				draw_put(body_y, 1, COLS - 1, "no run matches the filter", RL_DIM);
 			continue;
 		}
-		draw_fit(body_y + k, 1, g->label_w, g->models[r], r == g->r ? RL_PANE : RL_NORMAL);
+		draw_fit_mid(body_y + k, 1, lw, g->models[r], r == g->r ? RL_PANE : RL_NORMAL);
 		for (size_t c = 0; c < ncol && g->left + c < g->ncols; c++)
-			grid_cell(g, ds, r, g->left + c, body_y + k, 1 + g->label_w + 1 + (int)c * (GRID_CELL_W + 1));
+			grid_cell(g, ds, r, g->left + c, body_y + k, 1 + lw + 1 + (int)c * (cw + 1), cw);
 	}
 	const struct theme_glyphs *gl = theme_glyph();
 	char *legend = xasprintf(" %s correct  %s failed  %s no solution  %s no result  %s held out  %s incomplete  "
-	                         "C clean  L rubric_leak  H reward_hack  I interesting  B bug  ? other verdict  colour: peak_fraction",
+	                         "! flagged  C clean  L rubric_leak  H reward_hack  I interesting  B bug  ? other verdict  colour: peak_fraction",
 	                         gl->ok, gl->fail, gl->none, gl->unknown, gl->held, gl->incomplete);
 	draw_fill(y + h - 1, 0, COLS, RL_DIM);
 	draw_put(y + h - 1, 0, COLS, legend, RL_DIM);

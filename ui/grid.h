@@ -20,6 +20,7 @@ struct grid {
 	size_t r, c;              /* selected cell */
 	size_t top, left;         /* first row and column shown */
 	int label_w;
+	int ranked;               /* rows by mean peak_fraction (grid_rank), else by name */
 };
 
 /* A run's row label: the leaderboard label, else harness/model [effort];
@@ -29,6 +30,10 @@ char *grid_model(const struct run_meta *m);
  * grid; columns are every problem of the dataset. */
 void grid_build(struct grid *g, const struct dataset *ds, const size_t *order, size_t n);
 void grid_free(struct grid *g);
+/* Orders the rows by their mean peak_fraction over every problem, best
+ * first (a failed, missing or unmeasured cell counts 0), as a leaderboard
+ * ranks models; ties by name. The selection stays on the same row index. */
+void grid_rank(struct grid *g, const struct dataset *ds);
 /* Draws rows y..y+h-1 (column titles and reference rows included). */
 void grid_draw(struct grid *g, const struct dataset *ds, int y, int h);
 /* The one-line description of the selected cell (safe, owned). */

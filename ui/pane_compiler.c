@@ -141,7 +141,7 @@ static void pane_compiler_build(struct pane *p, struct replay *rp, int width)
 		last = h->ev;
 		char *tool = draw_safe(h->tool), *text = draw_safe(h->text);
 		char *row = xasprintf("  %-8s %-7s %s", tool, compilerlog_level_name(h->level), text);
-		tlines_wrap(L, row, strlen(row), pane_compiler_role(h->level), width);
+		tlines_wrap_hang(L, row, strlen(row), pane_compiler_role(h->level), width, 19);  /* under the text */
 		free(row);
 		free(text);
 		free(tool);

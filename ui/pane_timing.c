@@ -314,7 +314,15 @@ static void pane_timing_summary(const struct pane_timing *t, const struct replay
 	}
 	draw_fill(y, x, w, RL_NORMAL);
 	if (!t->npts) {
-		draw_put(y, x + 1, w - 1, "no peak_fraction line in this run's tool results", RL_DIM);
+		/* the agent's benchmark output may be cut in the transcript: say
+		 * what the harness measured after the run, when it is known */
+		const struct run_meta *m = &rp->run->meta;
+		if (m->peak_fraction >= 0)
+			snprintf(buf, sizeof buf, "no peak_fraction line in this run's tool results; "
+			         "the harness measured %.4f after the run", m->peak_fraction);
+		else
+			snprintf(buf, sizeof buf, "no peak_fraction line in this run's tool results");
+		draw_put(y, x + 1, w - 1, buf, RL_DIM);
 		return;
 	}
 	int n = snprintf(buf, sizeof buf, " peak_fraction over %zu benchmark runs: best %.4f (event %zu)", t->npts, best,

@@ -42,9 +42,33 @@ void tlines_push(struct tlines *L, const char *s, size_t n, int role)
 
 void tlines_wrap(struct tlines *L, const char *s, size_t n, int role, int width)
 {
+	tlines_wrap_hang(L, s, n, role, width, 0);
+}
+
+void tlines_wrap_hang(struct tlines *L, const char *s, size_t n, int role, int width, int hang)
+{
 	if (width < 1)
 		width = 1;
+	if (hang < 0 || hang > width / 2)  /* a narrow pane: the text's width matters more */
+		hang = 0;
+	int first = 1;
 	do {
+		if (!first) {  /* a continuation row: under the first row's text */
+			struct sbuf b;
+			sbuf_init(&b);
+			sbuf_addf(&b, "%*s", hang, "");
+			size_t before = L->n;
+			tlines_wrap_hang(L, s, n, role, width - hang, -1);
+			for (size_t k = before; k < L->n; k++) {
+				sbuf_reset(&b);
+				sbuf_addf(&b, "%*s%s", hang, "", L->v[k].s);
+				free(L->v[k].s);
+				L->v[k].s = sbuf_detach(&b);
+			}
+			sbuf_free(&b);
+			return;
+		}
+		first = 0;
 		size_t i = 0, brk = 0;
 		int w = 0;
 		while (i < n) {

@@ -31,6 +31,9 @@ void tlines_push(struct tlines *L, const char *s, size_t n, int role);
 /* Breaks one safe line (no newline, no tab) into rows of width columns,
  * at a space when there is one in the row's second half. */
 void tlines_wrap(struct tlines *L, const char *s, size_t n, int role, int width);
+/* The same, rows after the first indented by hang columns (none when hang
+ * is over half the width), so that a table's text column stays one. */
+void tlines_wrap_hang(struct tlines *L, const char *s, size_t n, int role, int width, int hang);
 /* Untrusted multi-line text, made safe, indented, tabs expanded, wrapped.
  * With TL_DIFF each line's role comes from its +/-/@@ prefix. */
 void tlines_text(struct tlines *L, const char *raw, int role, int width, int indent, int flags);
