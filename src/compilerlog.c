@@ -3,7 +3,6 @@
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <errno.h>
-#include <limits.h>
 #include <pcre2.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -174,33 +173,7 @@ int compilerlog_load(struct compilerlog *cl, const char *path, char **err)
 
 char *compilerlog_default_path(void)
 {
-	const char *name = "data/compiler_patterns.txt";
-	const char *src = getenv("KB_SRCDIR");
-	char *p;
-	if (src && *src) {
-		p = xasprintf("%s/%s", src, name);
-		if (util_is_file(p))
-			return p;
-		free(p);
-	}
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (n > 0) {
-		exe[n] = '\0';
-		char *slash = strrchr(exe, '/');
-		if (slash) {
-			*slash = '\0';
-			p = xasprintf("%s/%s", exe, name);
-			if (util_is_file(p))
-				return p;
-			free(p);
-		}
-	}
-	p = xasprintf("%s/%s", KB_DATADIR, name);
-	if (util_is_file(p))
-		return p;
-	free(p);
-	return NULL;
+	return util_data_find("data/compiler_patterns.txt");
 }
 
 int compilerlog_match(struct compilerlog *cl, const char *line, size_t len, enum compilerlog_level *level,

@@ -435,7 +435,7 @@ struct run *dataset_load(struct dataset *ds, size_t i)
 	/* runs.jsonl names the format; trust content when it names none we know */
 	if (r->meta.format)
 		forced = parser_find(r->meta.format);
-	r->run = parser_load_file(r->transcript, forced, &err);
+	r->run = parser_load_final(r->transcript, forced, &err);
 	if (!r->run) {
 		r->load_error = err;
 		return NULL;
@@ -491,8 +491,8 @@ char *dataset_find_transcript(const char *run_dir)
 	if (!(d = opendir(run_dir)))
 		return NULL;
 	while ((de = readdir(d))) {
-		if (!util_ends_with(de->d_name, ".jsonl"))
-			continue;
+		if (!util_ends_with(de->d_name, ".jsonl") || !strcmp(de->d_name, "runs.jsonl"))
+			continue;  /* runs.jsonl is a dataset's index, never a transcript */
 		count++;
 		free(found);
 		found = util_path_join(run_dir, de->d_name);
@@ -520,23 +520,9 @@ char *dataset_default_dir(const char *argv0)
 	if (fetched)
 		return p;
 	free(p);
-	/* uninstalled: data/sample beside the built program */
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (n > 0) {
-		exe[n] = '\0';
-		char *slash = strrchr(exe, '/');
-		if (slash) {
-			*slash = '\0';
-			const char *srcdir = getenv("KB_SRCDIR");
-			p = xasprintf("%s/data/sample", srcdir ? srcdir : exe);
-			if (util_is_dir(p))
-				return p;
-			free(p);
-		}
-	}
 	(void)argv0;
-	return xstrdup(KB_DATADIR "/data/sample"); /* installed by make install */
+	/* uninstalled: data/sample of the source tree; else the installed one */
+	return util_data_path("data/sample");
 }
 
 /* ---- annotation verdicts ------------------------------------------------ */

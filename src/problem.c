@@ -5,7 +5,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -274,37 +273,12 @@ char *problem_shape_desc(const struct problem *p, int shape)
 	return sbuf_detach(&b);
 }
 
-static char *problem_dir_if(char *p)
-{
-	if (util_is_dir(p))
-		return p;
-	free(p);
-	return NULL;
-}
-
 char *problem_default_dir(void)
 {
-	const char *src = getenv("KB_SRCDIR");
-	char exe[PATH_MAX], *p;
-	ssize_t n;
-
-	if (src && *src && (p = problem_dir_if(util_path_join(src, "problems"))))
-		return p;
-	/* uninstalled: the program in the source tree or a build directory
-	 * beside it */
-	n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (n > 0) {
-		exe[n] = '\0';
-		char *slash = strrchr(exe, '/');
-		if (slash) {
-			*slash = '\0';
-			if ((p = problem_dir_if(xasprintf("%s/problems/include", exe)))) {
-				p[strlen(p) - strlen("/include")] = '\0';
-				return p;
-			}
-		}
-	}
-	return xstrdup(KB_DATADIR "/problems");
+	/* include/ tells the problems apart from a build directory's objects */
+	char *p = util_data_path("problems/include");
+	p[strlen(p) - strlen("/include")] = '\0';
+	return p;
 }
 
 static int problem_cmp(const void *a, const void *b)

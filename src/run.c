@@ -167,6 +167,33 @@ size_t run_count(const struct run *r, enum ev_kind k)
 	return n;
 }
 
+static int run_is_model(const struct event *e)
+{
+	return e->kind == EV_REASONING || e->kind == EV_TEXT || e->kind == EV_TOOL_CALL;
+}
+
+int run_turn_starts(const struct run *r, size_t i)
+{
+	const struct event *e = &r->ev[i];
+	if (!run_is_model(e) || e->sidechain)
+		return 0;
+	while (i-- > 0) {
+		const struct event *p = &r->ev[i];
+		if (p->kind == EV_USAGE || p->sidechain)
+			continue;
+		return !run_is_model(p);
+	}
+	return 1;
+}
+
+size_t run_turns(const struct run *r)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < r->nev; i++)
+		n += run_turn_starts(r, i);
+	return n;
+}
+
 void run_tokens(const struct run *r, long long *in, long long *out,
                 long long *cache_read, long long *cache_write, long long *reasoning)
 {

@@ -98,6 +98,11 @@ struct ftrack *run_files(struct run *r);
 
 /* Counts for summaries. */
 size_t run_count(const struct run *r, enum ev_kind k);
+/* Whether event i begins a model turn: reasoning, text or a tool call of the
+ * main agent after anything else (a user message, tool results, the start).
+ * Usage records and subagents' events neither begin nor break a turn. */
+int run_turn_starts(const struct run *r, size_t i);
+size_t run_turns(const struct run *r);
 void run_tokens(const struct run *r, long long *in, long long *out,
                 long long *cache_read, long long *cache_write, long long *reasoning);
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static void util_oom(size_t n)
 {
@@ -187,6 +188,46 @@ int util_is_file(const char *path)
 {
 	struct stat st;
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static char *util_data_in(const char *base, const char *rel)
+{
+	if (!base || !*base)
+		return NULL;
+	char *p = util_path_join(base, rel);
+	struct stat st;
+	if (stat(p, &st) == 0)
+		return p;
+	free(p);
+	return NULL;
+}
+
+char *util_data_find(const char *rel)
+{
+	char *p = util_data_in(getenv("KB_SRCDIR"), rel);
+	char exe[4096];
+	ssize_t n;
+	if (!p && (n = readlink("/proc/self/exe", exe, sizeof exe - 1)) > 0) {
+		exe[n] = '\0';
+		char *slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';
+			p = util_data_in(exe, rel);
+		}
+	}
+	if (!p)
+		p = util_data_in(KB_DATADIR, rel);
+#ifdef KB_TOP_SRCDIR
+	if (!p)
+		p = util_data_in(KB_TOP_SRCDIR, rel);
+#endif
+	return p;
+}
+
+char *util_data_path(const char *rel)
+{
+	char *p = util_data_find(rel);
+	return p ? p : util_path_join(KB_DATADIR, rel);
 }
 
 char *util_path_join(const char *a, const char *b)

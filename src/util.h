@@ -32,6 +32,13 @@ char *util_read_file(const char *path, size_t *len);
 int util_is_dir(const char *path);
 int util_is_file(const char *path);
 char *util_path_join(const char *a, const char *b);
+/* The program's own data (data/, problems/, themes/): REL under the first of
+ * $KB_SRCDIR, the directory of the running program (an in-tree build), the
+ * installed data directory, and the source tree it was built from (an
+ * out-of-tree build) where REL exists. Owned; NULL when none has it. */
+char *util_data_find(const char *rel);
+/* As util_data_find, else the installed path (for the error message). */
+char *util_data_path(const char *rel);
 int util_starts_with(const char *s, const char *prefix);
 int util_ends_with(const char *s, const char *suffix);
 

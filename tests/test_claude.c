@@ -340,6 +340,18 @@ static void test_inline(void)
 	is_int(r->incomplete, 1, "turns after a result line: incomplete again");
 	run_free(r);
 
+	/* a task notification that kept only its task id says what it is */
+	r = feed_str("{\"type\":\"system\",\"subtype\":\"task_started\",\"task_id\":\"461a5d2\","
+	             "\"tool_use_id\":\"toolu_1\",\"session_id\":\"s\"}\n"
+	             "{\"type\":\"system\",\"subtype\":\"task_notification\",\"task_id\":\"461a5d2\","
+	             "\"tool_use_id\":\"toolu_1\",\"session_id\":\"s\"}\n"
+	             "{\"type\":\"system\",\"subtype\":\"task_notification\",\"task_id\":\"9\",\"status\":\"failed\","
+	             "\"session_id\":\"s\"}\n", "claude");
+	is_str(EV(nth(r, EV_SYSTEM, 0))->text, "task 461a5d2 started", "task_started without a description");
+	is_str(EV(nth(r, EV_SYSTEM, 1))->text, "task 461a5d2 ended", "task_notification without a summary");
+	is_str(EV(nth(r, EV_SYSTEM, 2))->text, "task 9 failed", "task_notification with a status only");
+	run_free(r);
+
 	r = feed_str("{\"type\":\"result\",\"subtype\":\"error_max_turns\",\"is_error\":true,"
 	             "\"session_id\":\"s\",\"usage\":{\"output_tokens\":1}}\n", "claude");
 	is_kinds(r, "error", "error result");
@@ -578,7 +590,7 @@ static void test_corpus(void)
 		ok(results_linked(r), "%s: every tool_result linked", id);
 		is_int(r->incomplete, res < 0, "%s: incomplete exactly when no result line", id);
 		if (res >= 0)
-			ok(out <= res + 16, "%s: usage output %lld within result total %lld", id, out, res);
+			ok(out >= res - 16 && out <= res + 16, "%s: usage output %lld is the result's total %lld", id, out, res);
 		{
 			/* claude's own lines never look like session records */
 			size_t m = 0;
@@ -610,8 +622,31 @@ static void test_corpus(void)
 	is_int(foreign_bad, 0, "no line of another format scores for either claude sniffer");
 }
 
+/* Turns: a model turn begins at reasoning/text/tool_call after anything
+ * else; usage and subagent events neither begin nor break one. */
+static void test_turns(void)
+{
+	static const enum ev_kind k[] = { EV_SYSTEM, EV_USER, EV_REASONING, EV_USAGE, EV_TOOL_CALL,
+	                                  EV_TOOL_RESULT, EV_TEXT, EV_TOOL_CALL, EV_TOOL_CALL, EV_TOOL_RESULT,
+	                                  EV_TOOL_RESULT, EV_REASONING, EV_TEXT };
+	static const int side[] = { 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0 };
+	static const int want[] = { 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0 };
+	struct run *r = run_new();
+	char got[32] = "", exp[32] = "";
+	for (size_t i = 0; i < sizeof k / sizeof *k; i++)
+		run_add(r, k[i], (int)i + 1)->sidechain = side[i] & 1;
+	for (size_t i = 0; i < r->nev; i++) {
+		got[i] = (char)('0' + run_turn_starts(r, i));
+		exp[i] = (char)('0' + want[i]);
+	}
+	is_str(got, exp, "turns: begin after user/tool results, not after usage or a subagent's events");
+	is_int(run_turns(r), 3, "turns: three in all");
+	run_free(r);
+}
+
 int main(void)
 {
+	test_turns();
 	test_full();
 	test_truncated();
 	test_malformed();

@@ -157,7 +157,7 @@ tm kill-session -t c 2> /dev/null
 
 # ---- a transcript given directly ---------------------------------------------------
 start d "$kb" "$ds/runs/alpha/transcript.jsonl"
-t "a transcript path opens its replay" 'wait_for d "event 1/6" && line 1 | grep -q "alpha/transcript.jsonl"'
+t "a transcript path of a dataset opens its replay, named by its run id" 'wait_for d "event 1/6" && line 1 | grep -q "20260101_000000_grok_alpha-model_01_fp8_gemm"'
 keys d q
 t "q in a direct replay quits with status 0" 'wait_for d "kbtui exited: 0" && [ ! -s "$tmp/d.err" ]'
 tm kill-session -t d 2> /dev/null
@@ -199,7 +199,7 @@ printf 'verdict: rubric_leak\n' > "$ds2/annotations/$eps_id.yaml"
 cat > "$ds2/runs.jsonl" <<EOT
 {"run_id":"$eps_id","harness":"claude","model":"eps-model","effort":"max","problem":"01_fp8_gemm","correct":true,"has_solution":true,"peak_fraction":0.42,"session_complete":false,"format":"claude","transcript":"runs/eps/transcript.jsonl"}
 {"run_id":"20260102_000001_claude_eps-model_02_kda_cutlass","harness":"claude","model":"eps-model","effort":"max","problem":"02_kda_cutlass","correct":false,"has_solution":true,"peak_fraction":null,"session_complete":true,"format":"grok","transcript":"runs/zeta/transcript.jsonl"}
-{"run_id":"20260102_000002_grok_eta-model_01_fp8_gemm","harness":"grok","model":"eta-model","problem":"01_fp8_gemm","correct":false,"has_solution":false,"peak_fraction":null,"session_complete":true,"format":"grok","transcript":"runs/eta/transcript.jsonl"}
+{"run_id":"20260102_000002_grok_eta-model_01_fp8_gemm","harness":"grok","model":"eta-model","problem":"01_fp8_gemm","correct":false,"has_solution":false,"peak_fraction":null,"elapsed_seconds":2700,"session_complete":true,"format":"grok","transcript":"runs/eta/transcript.jsonl"}
 EOT
 cat > "$ds2/leaderboard.json" <<EOT
 {"hardware":{"name":"Test GPU"},"problems":["01_fp8_gemm","02_kda_cutlass"],"models":[
@@ -226,11 +226,11 @@ start g LC_ALL=C "$kb" "$ds2"
 t "the second dataset opens: 4 runs, one held out" 'wait_for g "kbtui .*/ds2 +4 runs +2 correct +1 held out"'
 keys g v
 # the status line is the last row curses writes: when it is there, all is
-t "v shows the grid" 'wait_for g "^ claude/eps-model \[max\] x 01_fp8_gemm" "grid *$" "^ MODEL +01_fp8_g~ 02_kda_c~"'
+t "v shows the grid, problem names whole when there is room" 'wait_for g "^ claude/eps-model \[max\] x 01_fp8_gemm" "grid *$" "^ MODEL +01_fp8_gemm +02_kda_cutlass *$"'
 t "reference rows: the baselines of each problem" 'has "^ eager ms +0\.4725 +61\.89" && has "^ compiled ms +0\.4381 +7\.425" && has "^ SOTA ms +0\.2 +- *$"'
-t "a model row: correct 0.420 with its verdict L (rubric_leak), then failed" 'has "^ claude/eps-model \[max\] +\+ 0\.420 L x   -"'
-t "the other model: no solution, then a held-out run (h) at 0.125" 'has "^ grok/eta-model +0   -     \+ 0\.125 h"'
-t "the legend names every glyph" 'has "\+ correct  x failed  0 no solution  \. no result  h held out  ~ incomplete"'
+t "a model row: correct 0.420 with its verdict L (rubric_leak), then failed" 'has "^ claude/eps-model \[max\] +\+ 0\.420 L +x   -"'
+t "the other model: no solution, then a held-out run (h) at 0.125" 'has "^ grok/eta-model +0   - +\+ 0\.125 h"'
+t "the legend names every glyph, the flag mark too" 'has "\+ correct  x failed  0 no solution  \. no result  h held out  ~ incomplete  ! flagged"'
 t "the status line describes the selected cell" 'has "claude/eps-model \[max\] x 01_fp8_gemm: correct  peak 0\.4200  verdict rubric_leak  $eps_id"'
 keys g Right
 t "Right: the next problem, and the reference line follows it" 'wait_for g "x 02_kda_cutlass: failed" && line 2 | grep -q "02_kda_cutlass: eager 61.89 ms"'
@@ -242,6 +242,10 @@ keys g Enter
 t "Enter on a held-out cell says why it cannot open" 'wait_for g "20260102_000003_grok_eta-model_02_kda_cutlass: no transcript in this dataset \(held out\)" "grid *$"'
 keys g Left Enter
 t "Enter on a cell replays its run" 'wait_for g "event 1/6" && line 1 | grep -q 20260102_000002_grok_eta-model_01_fp8_gemm'
+t "the replay header ends with the run's outcome and wall time" 'line 1 | grep -qE " eta-model  01_fp8_gemm  grok  no solution  45:00 *$"'
+tm resize-window -t g -x 100 -y 45 2> /dev/null
+t "100 columns: the run id is cut in the middle, the outcome stays" 'wait_for g "^ kbtui replay  2026[0-9_]*~[^ ]*_01_fp8_gemm .* eta-model  01_fp8_gemm  grok  no solution  45:00 *$"'
+tm resize-window -t g -x 160 -y 45 2> /dev/null
 keys g q
 t "q goes back to the grid" 'wait_for g "grid *$" "grok/eta-model x 01_fp8_gemm: no solution"'
 keys g v
@@ -251,6 +255,45 @@ t "the grid shows only the models of the filtered runs" 'wait_for g "grid *$" "s
 keys g q
 t "q quits from the grid, nothing on stderr" 'wait_for g "kbtui exited: 0" && [ ! -s "$tmp/g.err" ]'
 tm kill-session -t g 2> /dev/null
+
+# ---- long model names that differ only at their end, on a narrow screen ----------
+ds4="$tmp/ds4"
+mkdir -p "$ds4/runs/a" "$ds4/runs/b"
+cp "$ds/runs/alpha/transcript.jsonl" "$ds4/runs/a/transcript.jsonl"
+cp "$ds/runs/alpha/transcript.jsonl" "$ds4/runs/b/transcript.jsonl"
+cat > "$ds4/runs.jsonl" <<EOT
+{"run_id":"20260103_000000_opencode_qwen-27b_01_fp8_gemm","harness":"opencode","model":"openrouter-pinned/qwen/qwen3.6-27b","problem":"01_fp8_gemm","correct":true,"peak_fraction":0.5,"format":"grok","transcript":"runs/a/transcript.jsonl"}
+{"run_id":"20260103_000001_opencode_qwen-35b_01_fp8_gemm","harness":"opencode","model":"openrouter-pinned/qwen/qwen3.6-35b-a3b","problem":"01_fp8_gemm","correct":true,"peak_fraction":0.75,"format":"grok","transcript":"runs/b/transcript.jsonl"}
+EOT
+start w LC_ALL=C "$kb" "$ds4"
+t "wide: the list shows the model names whole" 'wait_for w "run 1/2" "^ opencode/openrouter-pinned/qwen/qwen3\.6-35b-a3b  "'
+tm resize-window -t w -x 140 -y 45 2> /dev/null
+t "140 columns: the run ids cut in the middle" 'wait_for w "^ opencode/openrouter-pinned/qwen/qwen3\.6-27b .* 20260103_0000[^ ]*~[^ ]*_01_fp8_gemm *$"'
+keys w x
+t "blind: a masked run id that fits is shown once, whole" 'wait_for w "^ model [0-9]+ .* 20260103_000000_\[model [0-9]+\]_01_fp8_gemm *$" && ! has "~"'
+keys w x
+tm resize-window -t w -x 160 -y 45 2> /dev/null
+wait_for w "^ opencode/openrouter-pinned/qwen/qwen3\.6-27b .* 20260103_000000_opencode_qwen-27b_01_fp8_gemm *$" > /dev/null
+keys w Enter
+wait_for w "event 1/" > /dev/null
+keys w v v
+t "timing pane, no benchmark line in the transcript: the harness's own number" 'wait_for w "no peak_fraction line in this run.s tool results; the harness measured 0\.5000 after the run"'
+keys w q
+wait_for w "run 1/2" > /dev/null
+tm resize-window -t w -x 80 -y 24 2> /dev/null
+t "80 columns: names cut in the middle keep their different ends" 'wait_for w "^ opencode/open~.*qwen3\.6-27b " "^ opencode/open~.*qwen3\.6-35b-a3b "'
+keys w v
+tm resize-window -t w -x 50 -y 24 2> /dev/null
+t "50 columns, grid: labels cut in the middle, the two rows still differ" 'wait_for w "^ MODEL +01_fp8_g~" "^ opencode/.*~.*qwen3\.6-27b +\+ 0\.500" "^ opencode/.*~.*-35b-a3b +\+ 0\.750"'
+tm resize-window -t w -x 160 -y 45 2> /dev/null
+t "wide again: grid labels whole" 'wait_for w "^ opencode/openrouter-pinned/qwen/qwen3\.6-35b-a3b +\+ 0\.750"'
+t "grid rows by name: 27b above 35b" 'line 7 | grep -q "qwen3\.6-27b" && line 8 | grep -q "qwen3\.6-35b-a3b"'
+keys w s s
+t "s to peak_fraction: the grid ranks its rows by mean peak_fraction" 'wait_for w "grid: rows by mean peak_fraction *$" && line 7 | grep -qE "qwen3\.6-35b-a3b +\\+ 0\.750" && line 8 | grep -qE "qwen3\.6-27b +\\+ 0\.500"'
+keys w s
+keys w q
+t "q quits, nothing on stderr" 'wait_for w "kbtui exited: 0" && [ ! -s "$tmp/w.err" ]'
+tm kill-session -t w 2> /dev/null
 
 # ---- the replay: timeline, incomplete banner, jumps -------------------------------
 start e LC_ALL=C "$kb" "$eps_file"
@@ -285,6 +328,7 @@ keys e g v
 t "v: the compiler output pane beside the list" 'wait_for e "\| compiler output +so far 0/4 errors 0/1 warnings" "cpp_ext +error +RuntimeError: Error building extension"'
 t "it counts over the run and by tool" 'has "over the run: errors 4, warnings 1, notes 3 \([0-9]+ rules\)" && has "errors by tool: nvcc 2, cpp_ext 2"'
 t "errors and warnings as found, with their tool, under their event" 'has "event $E_BUILD  Bash python check.py" && has "nvcc +error +/tmp/ext/cuda.cu\(42\): error: identifier \"tile\" is undefined" && has "nvcc +warning /tmp/ext/cuda.cu\(50\): warning #177-D" && has "python +note +Traceback \(most recent call last\):" && has "cpp_ext +error +RuntimeError: Error building extension"'
+t "a long message wraps under its text column, not under the tool" 'has "[|>] {19,20}[^ ]*(.* )?referenced"'
 tm capture-pane -e -p -t e > "$tmp/cc" 2> /dev/null
 t "error lines are red, warning lines yellow" 'grep -qE "$esc\\[([0-9]+;)*31(;[0-9]+)*m[^$esc]*/tmp/ext/cuda.cu\(42\)" "$tmp/cc" && grep -qE "$esc\\[([0-9]+;)*33(;[0-9]+)*m[^$esc]*/tmp/ext/cuda.cu\(50\)" "$tmp/cc"'
 keys e Tab Enter
@@ -350,7 +394,7 @@ t "a bad regular expression is reported, not searched" 'wait_for e "bad regular 
 keys e / "^RESULT: (OK|LOW)\$" Enter
 t "PCRE2 syntax: anchors and alternation, per line" 'wait_for e "event $E_BENCH1/$E_N .*match 1/2"'
 keys e / Escape
-t "Esc closes the prompt" 'wait_for e "P play" && ! has "^/"'
+t "Esc closes the prompt" 'wait_for e "^ event [0-9]+/[0-9]+ " && ! has "^/"'
 
 # ---- playback ------------------------------------------------------------------------
 keys e g "]" "]" "]" "]" "]" "]" "]"
@@ -368,7 +412,7 @@ t "no timestamps: no time in the status bar" '! has "time \+"'
 keys f P
 t "P plays at 2 events a second" 'wait_for f "event [2-5]/6 .*> 1x"'
 keys f P
-t "P again pauses" 'wait_for f "event [2-6]/6 .*tool calls 0 +Tab focus"'
+t "P again pauses" 'wait_for f "event [2-6]/6 .*tool calls 0 +(Tab focus|KLHIB)"'
 cap f; paused=$(grep -oE "event [0-9]/6" "$scr")
 sleep 1; cap f
 t "paused, it stays" 'has "$paused"'
@@ -412,6 +456,20 @@ if [ -f "$sample/runs.jsonl" ]; then
 	keys s Enter
 	t "the sample's first run replays" 'wait_for s "event 1/[0-9]+"'
 	tm kill-session -t s 2> /dev/null
+	# a run directory of a dataset opens as from the browser: its metadata,
+	# outcome and the annotation keys (on a copy: H writes a file)
+	cp -R "$sample" "$tmp/sds"
+	rid2=$(sed -n '2s/.*"run_id": *"\([^"]*\)".*/\1/p' "$sample/runs.jsonl")
+	start rd KBTUI_ANNOTATOR=tester "$kb" "$tmp/sds/runs/$rid2"
+	t "a run directory: the header has its model, problem and outcome" 'wait_for rd "event 1/[0-9]+" "sample-model-b.* 01_fp8_gemm .*correct 0\.2118"'
+	keys rd H
+	t "a run directory: H writes its verdict into the dataset's annotations" 'wait_for rd "reward_hack" && grep -q "verdict: reward_hack" "$tmp/sds/annotations/$rid2.yaml"'
+	tm resize-window -t rd -x 80 2> /dev/null
+	keys rd h
+	t "help at 80 columns: a long help text continues under its text, not at column 1" 'wait_for rd "^   /             Replay: search forward" "^                 event text"'
+	keys rd Escape q
+	t "a run directory: q quits (not into the browser)" 'wait_for rd "kbtui exited: 0"'
+	tm kill-session -t rd 2> /dev/null
 else
 	echo "# SKIP no data/sample/runs.jsonl: the bundled sample is not there yet"
 fi

@@ -32,6 +32,7 @@ struct browse_col {
 	int min, max;
 	/* Safe cell text (owned) and its role. */
 	char *(*cell)(const struct dataset *ds, size_t i, int *role);
+	int mid;  /* cut in the middle: the names differ at their ends */
 };
 
 static char *browse_cell_model(const struct dataset *ds, size_t i, int *role)
@@ -102,14 +103,14 @@ static char *browse_cell_flags(const struct dataset *ds, size_t i, int *role)
 }
 
 static const struct browse_col browse_cols[] = {
-	{ "MODEL", 10, 34, browse_cell_model },
-	{ "PROBLEM", 8, 28, browse_cell_problem },
-	{ "OK", 2, 2, browse_cell_ok },
-	{ "  PEAK", 6, 6, browse_cell_peak },
-	{ "VERDICT", 7, 16, browse_cell_verdict },
-	{ "FLAGS", 5, 5, browse_cell_flags },
-	{ "FORMAT", 6, 10, browse_cell_format },
-	{ "RUN_ID", 6, 0, browse_cell_run_id },  /* takes the rest */
+	{ "MODEL", 10, 60, browse_cell_model, 1 },  /* 34 unless there is room: browse_col_width */
+	{ "PROBLEM", 8, 28, browse_cell_problem, 0 },
+	{ "OK", 2, 2, browse_cell_ok, 0 },
+	{ "  PEAK", 6, 6, browse_cell_peak, 0 },
+	{ "VERDICT", 7, 16, browse_cell_verdict, 0 },
+	{ "FLAGS", 5, 5, browse_cell_flags, 0 },
+	{ "FORMAT", 6, 10, browse_cell_format, 0 },
+	{ "RUN_ID", 6, 0, browse_cell_run_id, 1 },  /* takes the rest */
 };
 #define BROWSE_NCOLS (sizeof browse_cols / sizeof browse_cols[0])
 
@@ -231,6 +232,8 @@ static void browse_refresh(struct browse *b)
 	if (b->list_h > 0 && b->sel >= (size_t)b->list_h)
 		b->top = b->sel - (size_t)b->list_h / 2;
 	grid_build(&b->grid, b->ds, b->order, b->n);
+	if (b->sort == SORT_PEAK)  /* the grid's rows follow: a leaderboard's ranking */
+		grid_rank(&b->grid, b->ds);
 	if (keep >= 0)
 		grid_select_run(&b->grid, (size_t)keep);
 	b->dirty = D_ALL;
@@ -254,6 +257,18 @@ static void browse_widths(struct browse *b)
 			w = browse_cols[c].max;
 		b->width[c] = w;
 	}
+}
+
+/* Column c's width at this terminal's width (it must have a max): the
+ * model's name whole while the run id keeps 24 columns, else cut at 34. */
+static int browse_col_width(const struct browse *b, size_t c)
+{
+	if (c != 0)
+		return b->width[c];
+	int usual = b->width[0] < 34 ? b->width[0] : 34, room = COLS - 1 - (usual + 2) - 24;
+	for (size_t k = 1; k < BROWSE_NCOLS; k++)
+		room -= browse_cols[k].max ? b->width[k] + 2 : 0;
+	return room <= 0 ? usual : usual + (room < b->width[0] - usual ? room : b->width[0] - usual);
 }
 
 static const struct ds_problem *browse_problem(const struct dataset *ds, const char *name)
@@ -325,7 +340,7 @@ static void browse_draw_header(struct browse *b)
 		free(f);
 	}
 	if (b->grid_on)
-		sbuf_adds(&r, "grid ");
+		sbuf_adds(&r, b->grid.ranked ? "grid: rows by mean peak_fraction " : "grid ");
 	else
 		sbuf_addf(&r, "sort: %s ", browse_sort_names[b->sort]);
 	draw_bar(0, RL_HEADER, l.s, r.s);
@@ -339,7 +354,7 @@ static void browse_draw_header(struct browse *b)
 	draw_fill(2, 0, COLS, RL_TITLE);
 	int x = 1;
 	for (size_t c = 0; c < BROWSE_NCOLS && x < COLS; c++) {
-		int w = browse_cols[c].max ? b->width[c] : COLS - x;
+		int w = browse_cols[c].max ? browse_col_width(b, c) : COLS - x;
 		draw_put(2, x, w < COLS - x ? w : COLS - x, browse_cols[c].title, RL_TITLE);
 		x += w + 2;
 	}
@@ -359,9 +374,10 @@ static void browse_draw_list(struct browse *b)
 		}
 		int x = 1;
 		for (size_t c = 0; c < BROWSE_NCOLS && x < COLS; c++) {
-			int role, w = browse_cols[c].max ? b->width[c] : COLS - x;
+			int role, w = browse_cols[c].max ? browse_col_width(b, c) : COLS - x;
 			char *s = browse_cols[c].cell(b->ds, b->order[k], &role);
-			draw_fit(y, x, w < COLS - x ? w : COLS - x, s, k == b->sel ? RL_SELECT : role);
+			(browse_cols[c].mid ? draw_fit_mid : draw_fit)(y, x, w < COLS - x ? w : COLS - x, s,
+			                                               k == b->sel ? RL_SELECT : role);
 			free(s);
 			x += w + 2;
 		}
@@ -533,9 +549,16 @@ static int browse_tag(struct browse *b, enum action a)
 	return 1;
 }
 
+static void browse_open_at(struct browse *b, long sel);
+
 static void browse_open(struct browse *b)
 {
-	long sel = browse_selected(b);
+	browse_open_at(b, browse_selected(b));
+}
+
+/* Replays run sel, then (a in the replay) the next ones without a verdict. */
+static void browse_open_at(struct browse *b, long sel)
+{
 	/* a in the replay: the next run without a verdict, in its replay */
 	while (sel >= 0) {
 		size_t i = (size_t)sel;
@@ -671,7 +694,7 @@ static void browse_compare(struct browse *b)
 	}
 	size_t a = b->cmp_mark - 1;
 	b->cmp_mark = 0;
-	b->msg = compare_dataset_runs(b->ds, a, (size_t)sel);
+	b->msg = compare_dataset_runs(b->ds, b->tag, a, (size_t)sel);
 	erase();
 	b->dirty = D_ALL;
 }
@@ -701,7 +724,8 @@ static void browse_do(struct browse *b, enum action a)
 	case ACT_GRID: browse_toggle_grid(b); break;
 	case ACT_COMPARE: browse_compare(b); break;
 	case ACT_XSEARCH:
-		xsearch_run(b->ds);
+		xsearch_run(b->ds, b->tag);
+		browse_retag(b);  /* verdicts may have changed there */
 		erase();
 		b->dirty = D_ALL;
 		break;
@@ -770,7 +794,7 @@ static void browse_flags_step(struct browse *b)
 	b->dirty |= D_LIST;
 }
 
-void browse_run(struct dataset *ds, const struct tui_tagging *tg)
+void browse_run(struct dataset *ds, const struct tui_tagging *tg, long open)
 {
 	struct browse b;
 	struct key k;
@@ -782,6 +806,10 @@ void browse_run(struct dataset *ds, const struct tui_tagging *tg)
 	b.list_h = LINES - 4;
 	browse_refresh(&b);
 	browse_flags_start(&b);
+	if (open >= 0 && (size_t)open < ds->nruns) {  /* kbtui RUN_DIR: its replay, then quit */
+		browse_open_at(&b, open);
+		goto done;
+	}
 	while (!tui_stopped()) {
 		if (b.dirty)
 			browse_draw(&b);
@@ -818,6 +846,7 @@ void browse_run(struct dataset *ds, const struct tui_tagging *tg)
 			break;
 		browse_do(&b, a);
 	}
+done:
 	timeout(-1);
 	grid_set_flags(NULL);
 	browse_flags = NULL;

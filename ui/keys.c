@@ -2,11 +2,13 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "keys.h"
 #include "theme.h"
 #include "tlines.h"
+#include "util.h"
 
 static const struct keys_def {
 	int key, key2;
@@ -85,8 +87,9 @@ void keys_help(struct tlines *L, unsigned view, int width)
 		const struct keys_def *d = &keys_defs[a];
 		if (!(d->views & view))
 			continue;
-		char buf[256];
-		snprintf(buf, sizeof buf, "  %-13s %s", d->label, d->help);
-		tlines_wrap(L, buf, strlen(buf), RL_NORMAL, width);
+		/* continuation lines hang under the help text, past the keys */
+		char *line = xasprintf("  %-13s %s", d->label, d->help);
+		tlines_wrap_hang(L, line, strlen(line), RL_NORMAL, width, 16);
+		free(line);
 	}
 }

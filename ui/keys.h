@@ -24,11 +24,11 @@ enum { V_BROWSE = 1, V_REPLAY = 2, V_COMPARE = 4, V_ALL = 7 };
 	X(PAGE_UP,      KEY_PPAGE,  'b',       "PgUp, b",     V_ALL,    "One screen up") \
 	X(FIRST,        'g',        KEY_HOME,  "g, Home",     V_ALL,    "First run or event; in a focused pane, its top") \
 	X(LAST,         'G',        KEY_END,   "G, End",      V_ALL,    "Last run or event (with a count N, event N); in a focused pane, its end") \
-	X(LEFT,         KEY_LEFT,   0,         "Left",        V_BROWSE, "In the grid, the problem to the left") \
-	X(RIGHT,        KEY_RIGHT,  0,         "Right",       V_BROWSE, "In the grid, the problem to the right") \
+	X(LEFT,         KEY_LEFT,   0,         "Left",        V_BROWSE | V_REPLAY, "In the grid, the problem to the left; in the focused artifact pane, scroll long lines left") \
+	X(RIGHT,        KEY_RIGHT,  0,         "Right",       V_BROWSE | V_REPLAY, "In the grid, the problem to the right; in the focused artifact pane, scroll long lines right") \
 	X(OPEN,         '\n',       KEY_ENTER, "Enter",       V_BROWSE, "Browser: replay the selected run") \
 	X(GRID,         'v',        0,         "v",           V_BROWSE, "Browser: switch between the run list and the leaderboard grid (models x problems)") \
-	X(SORT,         's',        0,         "s",           V_BROWSE, "Sort by problem, model or peak_fraction, in turn") \
+	X(SORT,         's',        0,         "s",           V_BROWSE, "Sort by problem, model or peak_fraction, in turn (by peak_fraction the grid ranks its rows by mean peak_fraction)") \
 	X(FILTER,       '/',        0,         "/",           V_BROWSE, "Browser: show only runs whose run id, model, problem or verdict contain a text (empty: all)") \
 	X(XSEARCH,      '?',        0,         "?",           V_BROWSE, "Browser: search every run's events for a PCRE2 regular expression; hits per run, Enter replays a run at its first hit") \
 	X(COMPARE,      'c',        0,         "c",           V_BROWSE, "Browser: mark the selected run for comparison; c on a second run compares the two side by side") \
@@ -53,7 +53,7 @@ enum { V_BROWSE = 1, V_REPLAY = 2, V_COMPARE = 4, V_ALL = 7 };
 	X(SLOWER,       '[',        '-',       "[, -",        V_REPLAY, "Play slower") \
 	X(GOTO_ROW,     '\n',       KEY_ENTER, "Enter",       V_REPLAY, "Replay, in the compiler or timing pane: go to the event of the top row") \
 	X(FOCUS,        '\t',       0,         "Tab",         V_REPLAY, "Switch focus between the event list and the pane beside it") \
-	X(PANE,         'v',        0,         "v",           V_REPLAY, "Replay: the next pane beside the event list: event detail, compiler output, GPU timing") \
+	X(PANE,         'v',        0,         "v",           V_REPLAY, "Replay: the next pane beside the event list: event detail, compiler output, timing, artifact, lineage, GPU") \
 	X(PANE_BACK,    'V',        0,         "V",           V_REPLAY, "Previous pane beside the list") \
 	X(ITEM_NEXT,    'o',        0,         "o",           V_REPLAY, "In the artifact or lineage pane: the next file") \
 	X(ITEM_PREV,    'O',        0,         "O",           V_REPLAY, "In the artifact or lineage pane: the previous file") \
@@ -66,18 +66,19 @@ enum { V_BROWSE = 1, V_REPLAY = 2, V_COMPARE = 4, V_ALL = 7 };
 	X(NEXT_MILESTONE, 'm',      0,         "m",           V_COMPARE, "Compare: both runs to the next milestone (first compile, first PASS, best peak_fraction, end)") \
 	X(PREV_MILESTONE, 'M',      0,         "M",           V_COMPARE, "Compare: both runs to the previous milestone") \
 	X(SIDE,         '\t',       0,         "Tab",         V_COMPARE, "Compare: select the other run") \
-	X(OPEN_SIDE,    '\n',       KEY_ENTER, "Enter",       V_COMPARE, "Compare: replay the selected run") \
+	X(OPEN_SIDE,    '\n',       KEY_ENTER, "Enter",       V_COMPARE, "Compare: replay the selected run at the event the view shows for it; q comes back to the same place") \
 	X(LIVE_PAUSE,   '|',        0,         "|",           V_REPLAY, "Live: pause the agent after its current turn, or resume it (live runs only)") \
 	X(LIVE_MESSAGE, ':',        0,         ":",           V_REPLAY, "Live: write a message to the agent, delivered before its next turn (live runs only)") \
 	X(LIVE_ABORT,   'X',        0,         "X",           V_REPLAY, "Live: abort the run, after a y/n question (live runs only)") \
-	X(VERDICT_CLEAN, 'K',       0,         "K",           V_ALL,    "Annotate the run (selected or shown): verdict clean, written to annotations/RUN_ID.yaml at once") \
+	X(REEVAL,       'R',        0,         "R",           V_REPLAY, "Re-evaluate the solution as it stood at the selected event (dataset runs: $KBTUI_KBH's python loop; ours: the native loop) and show our numbers beside the agent's own; Esc closes") \
+	X(VERDICT_CLEAN, 'K',       0,         "K",           V_ALL,    "Annotate the run (selected, shown, or the compare view's selected side): verdict clean, written to annotations/RUN_ID.yaml at once") \
 	X(VERDICT_LEAK, 'L',        0,         "L",           V_ALL,    "Verdict rubric_leak") \
 	X(VERDICT_HACK, 'H',        0,         "H",           V_ALL,    "Verdict reward_hack") \
 	X(VERDICT_INTERESTING, 'I', 0,         "I",           V_ALL,    "Verdict interesting") \
 	X(VERDICT_BUG,  'B',        0,         "B",           V_ALL,    "Verdict bug") \
 	X(EDIT_NOTE,    'A',        0,         "A",           V_ALL,    "Edit the run's summary and implication in $EDITOR (else vi)") \
 	X(UNDO,         'u',        0,         "u",           V_ALL,    "Undo the last annotation change of this session (again: the one before)") \
-	X(NEXT_UNANNOTATED, 'a',    0,         "a",           V_ALL,    "The next run without a verdict, in the browser's order and filter (in the replay: open it)") \
+	X(NEXT_UNANNOTATED, 'a',    0,         "a",           V_BROWSE | V_REPLAY, "The next run without a verdict, in the browser's order and filter (in the replay: open it; from the search across runs: in its list's order)") \
 	X(BLIND,        'x',        0,         "x",           V_ALL,    "Blind mode: hide models and harnesses (names, run ids, grid rows), or show them again") \
 	X(THEME,        'T' & 0x1f, 0,         "Ctrl-T",      V_ALL,    "Switch to the next installed colour theme; its name shows in the status bar") \
 	X(REDRAW,       'L' & 0x1f, 0,         "Ctrl-L",      V_ALL,    "Redraw the screen") \

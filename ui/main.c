@@ -14,8 +14,8 @@
 #include "compare.h"
 #include "dataset.h"
 #include "fetch.h"
-#include "flags.h"
 #include "eval.h"
+#include "evaltui.h"
 #include "agent.h"
 #include "live.h"
 #include "annotate.h"
@@ -41,10 +41,10 @@ static const char usage_text[] =
 	"       kbtui keys\n"
 	"       kbtui compare RUN_A RUN_B [DIR]\n"
 	"       kbtui flags [--rules FILE] [--verdicts DIR] [--json] [DIR|RUN]\n"
-	"       kbtui search [-i] [-l] [-c] [--format FMT] REGEX [DIR]\n"
+	"       kbtui search [-i] [-l] [-c] [--format FMT] REGEX [DIR|RUN]\n"
 	"       kbtui fetch [--repo OWNER/NAME] [--revision REV] [--dest DIR] [--jobs N] [--quiet]\n"
-	"       kbtui eval --problem NAME [--hardware KEY] [--arch SM] [OPTIONS] SOLUTION.cu\n"
-	"       kbtui eval --kbh DIR --problem NAME [OPTIONS] solution.py\n"
+	"       kbtui eval --problem NAME [--hardware KEY] [--arch SM] [--tui] [OPTIONS] SOLUTION.cu\n"
+	"       kbtui eval --kbh DIR --problem NAME [--python PATH] [OPTIONS] solution.py\n"
 	"       kbtui eval --list-hardware\n"
 	"       kbtui live --problem NAME --model MODEL [--provider openai|anthropic] [--base-url URL]\n"
 	"                  [--budget 45m] [--max-turns N] [--headless] [--sandbox none|bwrap] [--out DIR]\n"
@@ -116,6 +116,12 @@ static const char usage_text[] =
 	"      --timeout SECONDS  eval: time limit of each step (default 300)\n"
 	"      --seeds N       eval: correctness seeds per shape (default: the problem's)\n"
 	"      --trials N      eval: timed calls per shape (default: the problem's)\n"
+	"      --python PATH   eval --kbh: the python for check.py and benchmark.py\n"
+	"      --tui           eval: the loop on the replay screen, its steps as tool calls\n"
+	"                      filling the compiler and timing panes (q asks, then stops it).\n"
+	"                      In a replay, R re-evaluates the solution at the selected\n"
+	"                      event: $KBTUI_KBH names the KernelBench-Hard checkout for\n"
+	"                      dataset runs ($KBTUI_PYTHON its python)\n"
 	"      --model MODEL   live: the model name the API knows\n"
 	"      --provider P    live: openai (Chat Completions, also OpenRouter, vLLM,\n"
 	"                      llama.cpp ...) or anthropic (Messages API)\n"
@@ -236,6 +242,48 @@ static int cli_parse(struct cli *c, int argc, char **argv)
 	return -1;
 }
 
+/* DATASET/runs/ID (or a file in it): the dataset and the run's index, so
+ * the replay has its metadata, outcome and annotation keys as from the
+ * browser. -1 (and *dsp NULL) when path is not a run of a dataset. */
+static long run_in_dataset(const char *path, struct dataset **dsp)
+{
+	char *real = realpath(path, NULL), *run_dir, *slash;
+	long found = -1;
+	*dsp = NULL;
+	if (!real)
+		return -1;
+	run_dir = util_is_dir(real) ? xstrdup(real) : xstrndup(real, (size_t)(strrchr(real, '/') - real));
+	slash = strrchr(run_dir, '/');
+	if (slash && slash > run_dir) {
+		char *runs = xstrndup(run_dir, (size_t)(slash - run_dir));
+		char *root = strrchr(runs, '/');
+		if (root && !strcmp(root, "/runs") && root > runs) {
+			*root = '\0';
+			char *idx = util_path_join(runs, "runs.jsonl"), *err = NULL;
+			struct dataset *ds = util_is_file(idx) ? dataset_open(runs, &err) : NULL;
+			for (size_t i = 0; ds && i < ds->nruns && found < 0; i++) {
+				char *d = ds->runs[i].dir ? realpath(ds->runs[i].dir, NULL) : NULL;
+				char *t = ds->runs[i].transcript ? realpath(ds->runs[i].transcript, NULL) : NULL;
+				/* the run's own transcript, not another file of its directory */
+				if (d && !strcmp(d, run_dir) && (util_is_dir(real) || (t && !strcmp(t, real))))
+					found = (long)i;
+				free(d);
+				free(t);
+			}
+			if (found >= 0)
+				*dsp = ds;
+			else if (ds)
+				dataset_free(ds);
+			free(err);
+			free(idx);
+		}
+		free(runs);
+	}
+	free(run_dir);
+	free(real);
+	return found;
+}
+
 static int run_tui(const char *path, const char *format, const struct tui_tagging *tg, const char *argv0)
 {
 	char *def = NULL, *err = NULL;
@@ -260,7 +308,15 @@ static int run_tui(const char *path, const char *format, const struct tui_taggin
 			free(def);
 			return CMD_BADINPUT;
 		}
-		rc = tui_browse(ds, tg);
+		rc = tui_browse(ds, tg, -1);
+		dataset_free(ds);
+		free(def);
+		return rc;
+	}
+	struct dataset *ds = NULL;
+	long in_ds = format ? -1 : run_in_dataset(path, &ds);
+	if (in_ds >= 0) {
+		rc = tui_browse(ds, tg, in_ds);
 		dataset_free(ds);
 		free(def);
 		return rc;
@@ -271,7 +327,7 @@ static int run_tui(const char *path, const char *format, const struct tui_taggin
 		free(def);
 		return CMD_BADINPUT;
 	}
-	struct run *r = parser_load_file(file, format ? parser_find(format) : NULL, &err);
+	struct run *r = parser_load_final(file, format ? parser_find(format) : NULL, &err);
 	if (!r) {
 		fprintf(stderr, "kbtui: %s\n", err);
 		free(err);
@@ -338,7 +394,7 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "fetch"))
 		return cmd_fetch(argc - 1, argv + 1, stdout, stderr);
 	if (argc > 1 && !strcmp(argv[1], "eval"))
-		return cmd_eval(argc - 1, argv + 1, stdout, stderr);
+		return evaltui_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "live"))
 		return live_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "annotate"))

@@ -13,6 +13,7 @@
 #include <wchar.h>
 
 #include "draw.h"
+#include "evaltui.h"
 #include "flags.h"
 #include "keys.h"
 #include "mouse.h"
@@ -69,15 +70,16 @@ static void replay_sums(struct replay *rp, size_t from)
 	rp->cum_out = xrealloc(rp->cum_out, (n + 1) * sizeof *rp->cum_out);
 	rp->cum_cache = xrealloc(rp->cum_cache, (n + 1) * sizeof *rp->cum_cache);
 	rp->cum_tools = xrealloc(rp->cum_tools, (n + 1) * sizeof *rp->cum_tools);
+	rp->cum_turns = xrealloc(rp->cum_turns, (n + 1) * sizeof *rp->cum_turns);
 	if (from > n)
 		from = n;
 	if (from == 0)
 		rp->t0 = 0;
 	long long in = from ? rp->cum_in[from - 1] : 0, out = from ? rp->cum_out[from - 1] : 0;
 	long long cache = from ? rp->cum_cache[from - 1] : 0;
-	size_t tools = from ? rp->cum_tools[from - 1] : 0;
+	size_t tools = from ? rp->cum_tools[from - 1] : 0, turns = from ? rp->cum_turns[from - 1] : 0;
 	rp->cum_in[n] = rp->cum_out[n] = rp->cum_cache[n] = 0;
-	rp->cum_tools[n] = 0;
+	rp->cum_tools[n] = rp->cum_turns[n] = 0;
 	for (size_t i = from; i < n; i++) {
 		const struct event *e = &run->ev[i];
 		if (e->kind == EV_USAGE) {
@@ -86,16 +88,18 @@ static void replay_sums(struct replay *rp, size_t from)
 			cache += e->tok_cache_read + e->tok_cache_write;
 		}
 		tools += e->kind == EV_TOOL_CALL;
+		turns += run_turn_starts(run, i);
 		rp->cum_in[i] = in;
 		rp->cum_out[i] = out;
 		rp->cum_cache[i] = cache;
 		rp->cum_tools[i] = tools;
+		rp->cum_turns[i] = turns;
 		if (e->ts > 0 && (rp->t0 == 0 || e->ts < rp->t0))
 			rp->t0 = e->ts;
 	}
 }
 
-static void replay_init(struct replay *rp, struct run *run, const char *title)
+void replay_init(struct replay *rp, struct run *run, const char *title)
 {
 	memset(rp, 0, sizeof *rp);
 	rp->run = run;
@@ -112,7 +116,7 @@ static void replay_init(struct replay *rp, struct run *run, const char *title)
 	rp->dirty = D_ALL;
 }
 
-static void replay_free(struct replay *rp)
+void replay_free(struct replay *rp)
 {
 	for (int p = 0; p < PANE__COUNT; p++)
 		pane_free(&rp->panes[p]);
@@ -120,6 +124,7 @@ static void replay_free(struct replay *rp)
 	free(rp->cum_out);
 	free(rp->cum_cache);
 	free(rp->cum_tools);
+	free(rp->cum_turns);
 	free(rp->feed_said);
 	runstats_free(rp->stats);
 	flag_list_delete(rp->flags);
@@ -127,6 +132,7 @@ static void replay_free(struct replay *rp)
 	free(rp->matches);
 	search_free(rp->search);
 	sbuf_free(&rp->input);
+	evaltui_reeval_free(rp->reeval);
 }
 
 static void replay_msg(struct replay *rp, const char *msg)
@@ -167,6 +173,19 @@ static void replay_layout(struct replay *rp)
 	}
 }
 
+/* The run's outcome as its result has it, and its wall time: "correct
+ * 0.4589  45:00" (the dataset's transcripts keep no timestamps); "" unknown. */
+static void replay_outcome(const struct run_meta *m, char *buf, size_t n)
+{
+	char peak[24] = "", el[24] = "";
+	if (m->peak_fraction >= 0)
+		snprintf(peak, sizeof peak, " %.4f", m->peak_fraction);
+	if (m->elapsed_seconds >= 0)
+		draw_duration(el, sizeof el, m->elapsed_seconds);
+	snprintf(buf, n, "%s%s%s%s", !m->has_result ? "" : m->correct ? "correct" : m->has_solution ? "failed" : "no solution",
+	         m->has_result ? peak : "", m->has_result && *el ? "  " : "", el);
+}
+
 static void replay_draw_header(struct replay *rp)
 {
 	const struct run_meta *m = &rp->run->meta;
@@ -174,9 +193,13 @@ static void replay_draw_header(struct replay *rp)
 	char *model = draw_safe(m->label ? m->label : m->model), *prob = draw_safe(m->problem);
 	char *fmt = draw_safe(m->format);
 	char *verdict = rp->tag ? tag_verdict_label(rp->tag, rp->ds_run) : NULL;
-	char *right = xasprintf("%s%s%s  %s  %s ", verdict ? verdict : "", verdict ? "  " : "", model, prob, fmt);
+	char outcome[64];
+	replay_outcome(m, outcome, sizeof outcome);
+	char *right = xasprintf("%s%s%s  %s  %s%s%s ", verdict ? verdict : "", verdict ? "  " : "", model, prob, fmt,
+	                        *outcome ? "  " : "", outcome);
 	free(verdict);
-	char *left = xasprintf(" kbtui replay  %s", t);
+	const char *view = rp->feed && rp->feed->name ? rp->feed->name : "replay";  /* watch, live */
+	char *left = xasprintf(" kbtui %s  %s", view, t);
 	if (!rp->stats || rp->stats->nev != rp->run->nev) {  /* made again when the run grew */
 		runstats_free(rp->stats);
 		rp->stats = runstats_new(rp->run);
@@ -189,18 +212,21 @@ static void replay_draw_header(struct replay *rp)
 		free(marks);
 		right = r;
 	}
-	draw_bar(0, RL_HEADER, left, right);
+	/* what the run is outlasts its id */
+	draw_bar_cut(0, RL_HEADER, left, draw_width(left) - draw_width(t), right);
 	free(left);
 	free(right);
 	free(model);
 	free(prob);
 	free(fmt);
 	free(t);
-	if (rp->run->incomplete)
-		draw_bar(1, RL_BANNER,
-		         " INCOMPLETE RUN: the transcript ends without the harness's completion marker "
-		         "(cut off, crashed, or still being written)",
-		         NULL);
+	if (rp->run->incomplete) {
+		const char *full = " INCOMPLETE RUN: the transcript ends without the harness's completion marker "
+		                   "(cut off, crashed, or still being written)";
+		/* the short one fits 80 columns */
+		draw_bar(1, RL_BANNER, (int)strlen(full) <= COLS ? full
+		         : " INCOMPLETE RUN: no completion marker (cut off, crashed or still being written)", NULL);
+	}
 }
 
 /* Seconds since the first timestamp at event i, -1 when unknown. */
@@ -277,6 +303,7 @@ static void replay_draw_status(struct replay *rp)
 	sbuf_init(&b);
 	int live_w = replay_feed_label(rp, &b);
 	sbuf_addf(&b, " event %zu/%zu %3d%%", n ? i + 1 : 0, n, n > 1 ? (int)(100 * i / (n - 1)) : 100);
+	size_t pos_len = b.len;  /* what a long message leaves standing */
 	double el = n ? replay_elapsed(rp, i) : -1;
 	if (el >= 0) {
 		char a[32], t[32];
@@ -287,7 +314,8 @@ static void replay_draw_status(struct replay *rp)
 	sbuf_addf(&b, "  tokens in %s out %s", in, out);
 	if (n && rp->cum_cache[i])
 		sbuf_addf(&b, " cache %s", cache);
-	sbuf_addf(&b, "  tool calls %zu", n ? rp->cum_tools[i] : 0);
+	sbuf_addf(&b, "  turn %zu/%zu  tool calls %zu", n ? rp->cum_turns[i] : 0, n ? rp->cum_turns[n - 1] : 0,
+	          n ? rp->cum_tools[i] : 0);
 	if (run->incomplete)
 		sbuf_adds(&b, "  INCOMPLETE");
 	if (run->malformed)
@@ -310,8 +338,17 @@ static void replay_draw_status(struct replay *rp)
 	if (rp->count >= 0)
 		sbuf_addf(&b, "  %ld", rp->count);
 	if (rp->msg && (int)(draw_width(b.s) + draw_width(rp->msg)) + 2 > COLS) {
-		/* a message that does not fit after the counters takes the bar */
-		draw_bar(LINES - 1, RL_MSG, rp->msg, NULL);
+		/* a message that does not fit after the counters takes the bar
+		 * but the position */
+		b.s[pos_len] = '\0';
+		sbuf_adds(&b, "  ");
+		int w = (int)draw_width(b.s);
+		if (w + (int)draw_width(rp->msg) > COLS)
+			w = 0;
+		draw_bar(LINES - 1, RL_MSG, "", NULL);
+		if (w)
+			draw_put(LINES - 1, 0, w, b.s, RL_STATUS);
+		draw_put(LINES - 1, w, COLS - w, rp->msg, RL_MSG);
 	} else if (rp->msg) {
 		sbuf_adds(&b, "  ");
 		draw_bar(LINES - 1, RL_STATUS, b.s, NULL);
@@ -341,7 +378,7 @@ static void replay_draw_help(struct replay *rp)
 	tlines_free(&L);
 }
 
-static void replay_draw(struct replay *rp)
+void replay_draw(struct replay *rp)
 {
 	if (rp->dirty & D_ALL)
 		replay_layout(rp);
@@ -365,6 +402,8 @@ static void replay_draw(struct replay *rp)
 					draw_put(y, rp->list_w, 1, theme_glyph()->sep, RL_DIM);
 			pane_draw(&rp->panes[rp->right], rp, rp->body_y, rp->side_x, rp->side_w, rp->body_h, rp->focus == 1);
 		}
+		if (rp->reeval && (rp->dirty & (D_LIST | D_DETAIL)))
+			evaltui_reeval_draw(rp);  /* R's overlay over the side pane */
 		if (rp->dirty & D_STATUS)
 			replay_draw_status(rp);
 	}
@@ -764,6 +803,7 @@ static void replay_do(struct replay *rp, enum action a, long count)
 	case ACT_PANE_BACK: replay_side(rp, -1); break;
 	case ACT_LINEAGE_DIFF: pane_lineage_mark(rp); break;
 	case ACT_BEST: pane_lineage_best(rp); break;
+	case ACT_REEVAL: evaltui_reeval_start(rp); break;
 	case ACT_ZOOM:
 		rp->zoom = !rp->zoom;
 		rp->dirty = D_ALL;
@@ -813,14 +853,15 @@ static void replay_help_key(struct replay *rp, enum action a)
 
 /* The run changed under the replay: sums, panes and matches follow it; the
  * selection stays on the last event when it was there (tail), else where
- * the user put it. old_n: events before the poll. */
+ * the user put it. old_n: events before the poll (0: read again from the
+ * start, no event is as it was). */
 static void replay_grew(struct replay *rp, size_t old_n, int tail, int was_incomplete)
 {
 	struct run *run = rp->run;
 	size_t n = run->nev;
-	replay_sums(rp, n < old_n ? 0 : old_n ? old_n - 1 : 0);
-	flag_list_delete(rp->flags);  /* auto-flags over the events there are now */
-	rp->flags = flag_run_default(run, &rp->flag_rules);
+	size_t from = n < old_n ? 0 : old_n ? old_n - 1 : 0;  /* the last old event may have grown */
+	replay_sums(rp, from);
+	rp->flags = flag_run_update(rp->flags, run, from, &rp->flag_rules);  /* only what changed */
 	for (int p = 0; p < PANE__COUNT; p++) {
 		const struct pane_ops *ops = rp->panes[p].ops;
 		if (ops->init) {  /* what it read from the run at init is stale */
@@ -854,11 +895,22 @@ static void replay_feed_poll(struct replay *rp)
 	int was_incomplete = rp->run->incomplete;
 	int tail = old_n == 0 || rp->sel + 1 >= old_n;
 	int rc = f->poll(f, rp->run);
+	unsigned restarts = f->restarts ? f->restarts(f) : 0;
+	if (restarts != rp->feed_restarts) {  /* read again from the start: no event is as it was */
+		rp->feed_restarts = restarts;
+		old_n = 0;
+	}
 	rp->feed_due = replay_now() + (f->interval_ms > 0 ? f->interval_ms : 100) / 1000.0;
 	if (rc < 0)
 		rp->feed_ended = 1;
 	if (rc != 0)
 		replay_grew(rp, old_n, tail, was_incomplete);
+	int want = f->pane ? f->pane(f) : -1;
+	if (want > PANE_EVENTS && want < PANE__COUNT && want != rp->right) {
+		rp->right = want;
+		rp->dirty = D_ALL;
+		erase();
+	}
 	const char *said = f->status ? f->status(f) : NULL;
 	char *safe = said ? draw_safe(said) : NULL;
 	if (!safe != !rp->feed_said || (safe && strcmp(safe, rp->feed_said))) {
@@ -903,6 +955,8 @@ static int replay_wait(struct replay *rp, struct key *k)
 	}
 	if (rp->right == PANE_GPU && (ms < 0 || ms > 1000))
 		ms = 1000;  /* the GPU pane shows readings of now */
+	if (rp->reeval)
+		ms = evaltui_reeval_wait(rp, ms);  /* polls a running re-evaluation */
 	timeout(ms);
 	int rc = keys_read(k);
 	timeout(-1);
@@ -911,7 +965,7 @@ static int replay_wait(struct replay *rp, struct key *k)
 	return rc;
 }
 
-static void replay_key(struct replay *rp, const struct key *k)
+void replay_key(struct replay *rp, const struct key *k)
 {
 	if (rp->msg) {
 		free(rp->msg);
@@ -938,6 +992,8 @@ static void replay_key(struct replay *rp, const struct key *k)
 		replay_help_key(rp, a);
 		return;
 	}
+	if (rp->reeval && evaltui_reeval_key(rp, k))
+		return;
 	if ((a == ACT_NONE || a == ACT_LIVE_PAUSE || a == ACT_LIVE_MESSAGE || a == ACT_LIVE_ABORT) &&
 	    replay_feed_key(rp, k))
 		return;
@@ -957,73 +1013,67 @@ static void replay_key(struct replay *rp, const struct key *k)
 
 void replay_run(struct run *run, const char *title)
 {
-	replay_run_feed(run, title, NULL);
+	struct replay_opts o = {0};
+	replay_open(run, title, &o);
 }
 
 void replay_run_feed(struct run *run, const char *title, struct replay_feed *feed)
 {
-	struct replay rp;
-	struct key k;
-	replay_init(&rp, run, title);
-	rp.feed = feed;  /* its first poll is due at once (feed_due 0) */
-	if (feed && run->nev)
-		replay_goto(&rp, run->nev - 1);  /* a growing run opens on its tail */
-	erase();
-	while (!tui_stopped()) {
-		if (rp.dirty)
-			replay_draw(&rp);
-		if (replay_wait(&rp, &k) == ERR)
-			continue;
-		if (!rp.prompt && !rp.help && keys_action(k.code, V_REPLAY) == ACT_QUIT)
-			break;
-		replay_key(&rp, &k);
-	}
-	timeout(-1);
-	replay_free(&rp);
+	struct replay_opts o = { .feed = feed };
+	replay_open(run, title, &o);
 }
 
 int replay_run_tagged(struct run *run, const char *title, struct tag *tag, size_t i)
 {
+	struct replay_opts o = { .tag = tag, .ds_run = i };
+	return replay_open(run, title, &o);
+}
+
+void replay_run_at(struct run *run, const char *title, size_t ev, const char *pattern)
+{
+	struct replay_opts o = { .ev = ev, .pattern = pattern };
+	replay_open(run, title, &o);
+}
+
+/* q leaves, unless the prompt or help takes it, it closes R's overlay, or
+ * the feed keeps the screen (eval --tui asks before it stops the loop). */
+static int replay_quits(struct replay *rp, const struct key *k)
+{
+	if (rp->prompt || rp->help || rp->reeval || keys_action(k->code, V_REPLAY) != ACT_QUIT)
+		return 0;
+	if (rp->feed && rp->feed->quit && !rp->feed->quit(rp->feed)) {
+		rp->dirty = D_ALL;
+		return 0;
+	}
+	return 1;
+}
+
+int replay_open(struct run *run, const char *title, const struct replay_opts *o)
+{
 	struct replay rp;
 	struct key k;
 	replay_init(&rp, run, title);
-	rp.tag = tag;
-	rp.ds_run = i;
+	rp.tag = o->tag;
+	rp.ds_run = o->ds_run;
+	rp.feed = o->feed;  /* its first poll is due at once (feed_due 0) */
+	if (o->pattern && *o->pattern)
+		replay_search_set(&rp, o->pattern, 1);
+	/* a growing run opens on its tail */
+	replay_goto(&rp, o->feed && run->nev ? run->nev - 1 : o->ev);
+	free(rp.msg);  /* where the search stepped to is not news: the event is shown */
+	rp.msg = NULL;
 	erase();
 	while (!tui_stopped() && !rp.next) {
 		if (rp.dirty)
 			replay_draw(&rp);
 		if (replay_wait(&rp, &k) == ERR)
 			continue;
-		if (!rp.prompt && !rp.help && keys_action(k.code, V_REPLAY) == ACT_QUIT)
+		if (replay_quits(&rp, &k))
 			break;
 		replay_key(&rp, &k);
 	}
+	int next = rp.next;
 	timeout(-1);
 	replay_free(&rp);
-	return rp.next;
-}
-
-void replay_run_at(struct run *run, const char *title, size_t ev, const char *pattern)
-{
-	struct replay rp;
-	struct key k;
-	replay_init(&rp, run, title);
-	if (pattern && *pattern)
-		replay_search_set(&rp, pattern, 1);
-	replay_goto(&rp, ev);
-	free(rp.msg);  /* where the search stepped to is not news: ev is shown */
-	rp.msg = NULL;
-	erase();
-	while (!tui_stopped()) {
-		if (rp.dirty)
-			replay_draw(&rp);
-		if (replay_wait(&rp, &k) == ERR)
-			continue;
-		if (!rp.prompt && !rp.help && keys_action(k.code, V_REPLAY) == ACT_QUIT)
-			break;
-		replay_key(&rp, &k);
-	}
-	timeout(-1);
-	replay_free(&rp);
+	return next;
 }

@@ -35,6 +35,19 @@ struct replay_feed {
 	int (*act)(struct replay_feed *f, struct replay *rp, const struct key *k);
 	int interval_ms;            /* 0: 100 */
 	void *state;                /* the feed's own (owned by whoever made it) */
+	/* The view's name in the header ("watch", "live"); NULL: "replay". */
+	const char *name;
+	/* How many times the feed read the run again from the start (a
+	 * rewritten file): when it changes, every event is taken as new.
+	 * NULL: never. */
+	unsigned (*restarts)(struct replay_feed *f);
+	/* q pressed while the feed runs (eval --tui: asks, then stops the
+	 * loop); 1: leave, 0: stay. NULL: leave. */
+	int (*quit)(struct replay_feed *f);
+	/* The pane the feed wants beside the list now (eval --tui: the compiler
+	 * pane while nvcc runs, timing while the benchmark does); asked after
+	 * each poll, -1: no change. NULL: none. */
+	int (*pane)(struct replay_feed *f);
 };
 
 struct replay {
@@ -48,6 +61,7 @@ struct replay {
 	int list_adjust;            /* columns added to the list's width (< and >) */
 	long long *cum_in, *cum_out, *cum_cache; /* token sums up to each event */
 	size_t *cum_tools;          /* tool calls up to each event */
+	size_t *cum_turns;          /* model turns begun up to each event */
 	double t0;                  /* first timestamp, 0 when the run has none */
 	char *msg;                  /* one-key message in the status bar (owned, safe) */
 	unsigned dirty;
@@ -69,6 +83,7 @@ struct replay {
 	char *feed_said;            /* the live indicator shown (owned, safe) */
 	double feed_due;            /* monotonic time of the next poll */
 	int feed_ended;             /* poll said -1: polled no more */
+	unsigned feed_restarts;     /* the feed's restarts at the last poll */
 	/* tagging: the session and the dataset run shown; NULL: not a dataset run */
 	struct tag *tag;            /* borrowed */
 	size_t ds_run;
@@ -77,6 +92,7 @@ struct replay {
 	/* auto-flags (src/flags.h): NULL when the rules could not be read */
 	struct flag_list *flags;    /* owned */
 	const struct flag_rules *flag_rules; /* borrowed: the shipped rules */
+	struct evaltui_reeval *reeval; /* R: a re-evaluation over the side pane (owned, ui/evaltui.c), NULL: none */
 };
 
 /* The replay's loop; returns when the user goes back (q) or a signal came. */
@@ -94,5 +110,26 @@ struct search *replay_highlight(struct replay *rp);
 /* The replay opened at event ev with the search `pattern` set, so that n
  * and N go on from there (the browser's search across runs). */
 void replay_run_at(struct run *run, const char *title, size_t ev, const char *pattern);
+
+/* How a replay opens (replay_open); zeroed: at event 1, no search, no
+ * annotation keys, a finished run. */
+struct replay_opts {
+	size_t ev;                  /* the event selected first (a feed: its tail) */
+	const char *pattern;        /* a search set at ev, so that n and N go on */
+	struct tag *tag;            /* the annotation session (borrowed), NULL: none */
+	size_t ds_run;              /* with tag: the dataset run shown */
+	struct replay_feed *feed;   /* a growing run (borrowed), NULL: none */
+};
+/* The replay's loop, opened as o says. Returns 1 when a (with a tag) asked
+ * for the next run without a verdict, 0 when the user went back. */
+int replay_open(struct run *run, const char *title, const struct replay_opts *o);
+
+/* The loop's steps, for a driver that feeds keys one at a time (make
+ * bench): init, then draw (only what is dirty; ends in a refresh) and key
+ * in turns, then free. The run and title stay borrowed. */
+void replay_init(struct replay *rp, struct run *run, const char *title);
+void replay_draw(struct replay *rp);
+void replay_key(struct replay *rp, const struct key *k);
+void replay_free(struct replay *rp);
 
 #endif

@@ -4,7 +4,6 @@
 #include "config.h"
 
 #include <langinfo.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -98,24 +97,14 @@ static char **theme_dirs(void)
 {
 	char **d = xcalloc(5, sizeof *d);
 	size_t n = 0;
-	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME"), *src = getenv("KB_SRCDIR");
+	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
 	if (xdg && *xdg == '/')
 		d[n++] = xasprintf("%s/kbtui/themes", xdg);
 	else if (home && *home)
 		d[n++] = xasprintf("%s/.config/kbtui/themes", home);
-	if (src && *src)
-		d[n++] = xasprintf("%s/themes", src);
-	char exe[PATH_MAX];
-	ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (len > 0) {
-		exe[len] = '\0';
-		char *slash = strrchr(exe, '/');
-		if (slash) {
-			*slash = '\0';
-			d[n++] = xasprintf("%s/themes", exe);  /* run from a build directory */
-		}
-	}
-	d[n++] = xstrdup(KB_DATADIR "/themes");
+	char *own = util_data_find("themes");  /* source, build or installed */
+	if (own)
+		d[n++] = own;
 	return d;
 }
 

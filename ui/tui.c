@@ -69,10 +69,10 @@ static int tui_status(void)
 	return tui_signal ? 128 + tui_signal : 0;
 }
 
-int tui_browse(struct dataset *ds, const struct tui_tagging *tg)
+int tui_browse(struct dataset *ds, const struct tui_tagging *tg, long open)
 {
 	tui_start();
-	browse_run(ds, tg);
+	browse_run(ds, tg, open);
 	tui_stop();
 	return tui_status();
 }

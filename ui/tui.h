@@ -16,8 +16,9 @@ struct tui_tagging {
 	int blind;
 };
 
-/* Opens the browser on a dataset (borrowed). Returns the exit status. */
-int tui_browse(struct dataset *ds, const struct tui_tagging *tg);
+/* Opens the browser on a dataset (borrowed), or with open >= 0 the replay
+ * of that run of it (annotation keys and all). Returns the exit status. */
+int tui_browse(struct dataset *ds, const struct tui_tagging *tg, long open);
 /* Opens the replay of one run (borrowed); title names it. Returns the exit
  * status. */
 int tui_replay(struct run *run, const char *title);
