@@ -259,6 +259,27 @@ void eval_step_printf(struct eval_step *st, const char *fmt, ...)
 	eval_step_text(st, buf, strlen(buf));
 }
 
+/* proc_run, but the caller's abort kills the group at once; 1 when it did. */
+static int eval_proc_run(struct eval_ctx *x, const struct proc_spec *spec, struct proc_result *res)
+{
+	int killed = 0;
+	if (eval_aborted(x)) {   /* no step starts after an abort */
+		memset(res, 0, sizeof *res);
+		res->end = PROC_SIGNALED;
+		res->sig = SIGKILL;
+		return 1;
+	}
+	struct proc *p = proc_start(spec);
+	while (proc_wait(p, x->o->abort ? 100 : -1))
+		if (eval_aborted(x) && !killed) {
+			proc_kill(p);
+			killed = 1;
+		}
+	*res = *proc_result(p);
+	proc_free(p);
+	return killed;
+}
+
 void eval_step_run(struct eval_step *st, char *const *argv, const char *cwd, char *const *env,
                           double timeout, struct proc_result *res)
 {
@@ -267,23 +288,11 @@ void eval_step_run(struct eval_step *st, char *const *argv, const char *cwd, cha
 		.output_cap = EVAL_OUTPUT_CAP, .on_line = eval_step_line, .ud = st,
 	};
 	struct eval_ctx *x = st->x;
-	int killed = 0;
 	if (eval_aborted(x)) {   /* no step starts after an abort */
-		memset(res, 0, sizeof *res);
-		res->end = PROC_SIGNALED;
-		res->sig = SIGKILL;
+		eval_proc_run(x, &spec, res);
 		return;
 	}
-	/* proc_run's loop, with the caller's abort killing the group at once */
-	struct proc *p = proc_start(&spec);
-	while (proc_wait(p, x->o->abort ? 100 : -1))
-		if (eval_aborted(x) && !killed) {
-			proc_kill(p);
-			killed = 1;
-		}
-	*res = *proc_result(p);
-	proc_free(p);
-	if (killed)
+	if (eval_proc_run(x, &spec, res))
 		eval_fail(x, eval_step_stage(st), 1, "aborted by the user during %s", st->stage);
 	if (res->truncated)
 		eval_step_printf(st, "kbtui eval: output cut at %u bytes", EVAL_OUTPUT_CAP);
@@ -667,11 +676,14 @@ static int eval_info(struct eval_ctx *x)
 	struct proc_result res;
 	struct proc_spec shapes = {.argv = sargv, .cwd = x->r->workdir, .env = env, .timeout_s = 30,
 	                           .output_cap = 65536, .on_line = eval_shape_line, .ud = x->r};
-	proc_run(&shapes, &res);
+	/* abortable: a user closing a re-evaluation does not wait for these */
+	eval_proc_run(x, &shapes, &res);
 	struct proc_spec spec = {.argv = argv, .cwd = x->r->workdir, .env = env, .timeout_s = 60,
 	                         .output_cap = 65536, .on_line = eval_info_line, .ud = x};
-	proc_run(&spec, &res);
+	eval_proc_run(x, &spec, &res);
 	free(cache);
+	if (eval_aborted(x))
+		return eval_fail(x, EVAL_CHECK, 1, "aborted by the user while asking the device");
 	if (res.end == PROC_EXITED && res.code == H_NODEV) {
 		x->r->no_device = 1;
 		return eval_fail(x, EVAL_CHECK, 1, "no CUDA device here: compiled, but check and benchmark need a GPU");
