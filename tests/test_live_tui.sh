@@ -49,6 +49,7 @@ t "reasoning streams onto the screen" 'w L "think +I should read the reference"'
 t "text streams onto the screen before the turn is recorded" \
 	'w L "text +Streaming hello" && ! grep -q "Streaming hello" "$run/transcript.jsonl"'
 t "the status line says LIVE, turn 1" 'has "LIVE \\| turn 1 \\|"'
+t "the header says kbtui live" 'line 1 | grep -q "^ kbtui live "'
 keys L '|'
 t "| asks for a pause after the current turn" 'w L "pausing after this turn"'
 t "the tool call appears" 'w L "call +bash echo tool-output-xyz"'

@@ -519,6 +519,7 @@ static int live_screen(struct live_cmd *lc)
 		live_shared_free(&lv.sh);
 		return CMD_BADINPUT;
 	}
+	feed.name = "live";  /* the header says what the view does */
 	feed.poll = live_poll;
 	feed.status = live_status;
 	feed.act = live_act;
