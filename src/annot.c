@@ -581,20 +581,18 @@ static int write_all(int fd, const char *s, size_t n)
 	return 0;
 }
 
-/* Exclusive lock on path.lock, waiting up to two seconds for another
- * annotator's save to finish. Returns the fd or -1. */
-static int annot_lock(const char *path, char **err)
+int annot_lock(const char *path, char **err)
 {
 	char *lp = xasprintf("%s.lock", path);
 	int fd = open(lp, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0) {
-		*err = xasprintf("%s: %s", lp, strerror(errno));
+		*err = xasprintf("%s: cannot lock it (%s: %s); nothing written", path, lp, strerror(errno));
 		free(lp);
 		return -1;
 	}
 	for (int tries = 0; flock(fd, LOCK_EX | LOCK_NB) != 0; tries++) {
 		if (tries >= 40) {
-			*err = xasprintf("%s: held by another annotator's save; try again", lp);
+			*err = xasprintf("%s: locked by another annotator's save; try again", path);
 			close(fd);
 			free(lp);
 			return -1;
@@ -606,10 +604,56 @@ static int annot_lock(const char *path, char **err)
 	return fd;
 }
 
+int annot_replace(const char *path, const char *bytes, size_t len, char **err)
+{
+	char *slash = strrchr(path, '/'), *tmp = NULL;
+	char *dir = slash ? xstrndup(path, (size_t)(slash - path)) : xstrdup(".");
+	int fd, rc = -1;
+
+	if (!bytes) {
+		if (unlink(path) < 0)
+			*err = xasprintf("%s: cannot remove it: %s", path, strerror(errno));
+		else
+			rc = 0;
+		goto out;
+	}
+	tmp = xasprintf("%s/.%s.XXXXXX", dir, slash ? slash + 1 : path);
+	if ((fd = mkstemp(tmp)) < 0) {
+		*err = xasprintf("%s: cannot create a temporary file in %s: %s; nothing written", path, dir,
+		                 strerror(errno));
+		goto out;
+	}
+	if (write_all(fd, bytes, len) < 0 || fsync(fd) < 0) {
+		*err = xasprintf("%s: write failed: %s (the previous file is intact)", path, strerror(errno));
+		close(fd);
+		unlink(tmp);
+		goto out;
+	}
+	fchmod(fd, 0644);
+	close(fd);
+	if (rename(tmp, path) < 0) {
+		*err = xasprintf("%s: rename failed: %s (the previous file is intact)", path, strerror(errno));
+		unlink(tmp);
+		goto out;
+	}
+	rc = 0;
+out:
+	if (rc == 0) { /* the rename or unlink itself must survive a crash */
+		int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (dfd >= 0) {
+			fsync(dfd);
+			close(dfd);
+		}
+	}
+	free(tmp);
+	free(dir);
+	return rc;
+}
+
 int annot_save(const struct annot *a, const char *path, long long expected_mtime_ns, char **err)
 {
-	char *text, *tmp, *dir, *slash;
-	int lock, fd, rc = -1;
+	char *text;
+	int lock, rc = -1;
 
 	*err = NULL;
 	if (!(text = annot_emit(a, err)))
@@ -618,43 +662,11 @@ int annot_save(const struct annot *a, const char *path, long long expected_mtime
 		free(text);
 		return -1;
 	}
-	if (expected_mtime_ns && annot_mtime_ns(path) != expected_mtime_ns) {
+	if (expected_mtime_ns && annot_mtime_ns(path) != expected_mtime_ns)
 		*err = xasprintf("%s: changed on disk since it was loaded (another annotator?); "
 		                 "not overwritten: reload it first", path);
-		goto out_lock;
-	}
-	slash = strrchr(path, '/');
-	dir = slash ? xstrndup(path, (size_t)(slash - path)) : xstrdup(".");
-	tmp = xasprintf("%s/.%s.XXXXXX", dir, slash ? slash + 1 : path);
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		*err = xasprintf("%s: cannot create a temporary file: %s", dir, strerror(errno));
-		goto out_tmp;
-	}
-	if (write_all(fd, text, strlen(text)) < 0 || fsync(fd) < 0) {
-		*err = xasprintf("%s: write failed: %s (the previous file is intact)", path, strerror(errno));
-		close(fd);
-		unlink(tmp);
-		goto out_tmp;
-	}
-	fchmod(fd, 0644);
-	close(fd);
-	if (rename(tmp, path) < 0) {
-		*err = xasprintf("%s: rename failed: %s (the previous file is intact)", path, strerror(errno));
-		unlink(tmp);
-		goto out_tmp;
-	}
-	/* the rename itself must survive a crash */
-	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0) {
-		fsync(dfd);
-		close(dfd);
-	}
-	rc = 0;
-out_tmp:
-	free(tmp);
-	free(dir);
-out_lock:
+	else
+		rc = annot_replace(path, text, strlen(text), err);
 	close(lock);
 	free(text);
 	return rc;

@@ -58,6 +58,14 @@ char *annot_emit(const struct annot *a, char **err);
  * another annotator's work is not overwritten. 0 ok, -1 with *err. */
 int annot_save(const struct annot *a, const char *path, long long expected_mtime_ns, char **err);
 long long annot_mtime_ns(const char *path);   /* 0 when absent */
+/* The lock every writer of an annotation takes (flock on "<path>.lock",
+ * waiting up to two seconds for another annotator's save). The fd, or -1
+ * with *err (owned). */
+int annot_lock(const char *path, char **err);
+/* With the lock held: path replaced by len bytes (removed when bytes is
+ * NULL) through a temporary file, fsync and rename, the directory synced:
+ * a crash leaves the old file or the new one. 0, or -1 with *err. */
+int annot_replace(const char *path, const char *bytes, size_t len, char **err);
 
 /* Schema check. Appends one message per line to *msgs (owned, may be NULL
  * when none); returns the number of errors (warnings do not count). */

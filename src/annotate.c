@@ -5,11 +5,9 @@
 #include "util.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -27,46 +25,6 @@ void annotate_now(char *buf, size_t n)
 	struct tm tm;
 	gmtime_r(&t, &tm);
 	strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
-static int write_all(int fd, const char *s, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, s, n);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		s += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-/* The same lock as annot_save (flock on "<path>.lock"), so the two never
- * interleave; waits up to two seconds. Returns the fd or -1 with *err. */
-static int lock_file(const char *path, char **err)
-{
-	char *lp = xasprintf("%s.lock", path);
-	int fd = open(lp, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		*err = xasprintf("%s: cannot lock it (%s: %s); nothing written", path, lp, strerror(errno));
-		free(lp);
-		return -1;
-	}
-	for (int tries = 0; flock(fd, LOCK_EX | LOCK_NB) != 0; tries++) {
-		if (tries >= 40) {
-			*err = xasprintf("%s: locked by another annotator's save; try again", path);
-			close(fd);
-			free(lp);
-			return -1;
-		}
-		struct timespec ts = {0, 50 * 1000 * 1000};
-		nanosleep(&ts, NULL);
-	}
-	free(lp);
-	return fd;
 }
 
 /* Whether the file holds exactly what we expect (or is absent, as expected). */
@@ -87,56 +45,15 @@ static int file_is(const char *path, int exists, const char *bytes, size_t len)
 static int write_guarded(const char *path, int expect_exists, const char *expect, size_t expect_len,
                          const char *bytes, size_t len, char **err)
 {
-	char *tmp = NULL, *dir, *slash;
-	int lock, fd, rc = -1;
+	int lock, rc = -1;
 
-	if ((lock = lock_file(path, err)) < 0)
+	if ((lock = annot_lock(path, err)) < 0)
 		return -1;
-	if (!file_is(path, expect_exists, expect, expect_len)) {
+	if (!file_is(path, expect_exists, expect, expect_len))
 		*err = xasprintf("%s: changed on disk since it was read (another annotator?); "
 		                 "not overwritten: reload it first", path);
-		close(lock);
-		return -1;
-	}
-	slash = strrchr(path, '/');
-	dir = slash ? xstrndup(path, (size_t)(slash - path)) : xstrdup(".");
-	if (!bytes) {
-		if (unlink(path) < 0)
-			*err = xasprintf("%s: cannot remove it: %s", path, strerror(errno));
-		else
-			rc = 0;
-		goto out;
-	}
-	tmp = xasprintf("%s/.%s.XXXXXX", dir, slash ? slash + 1 : path);
-	if ((fd = mkstemp(tmp)) < 0) {
-		*err = xasprintf("%s: cannot create a temporary file in %s: %s; nothing written", path, dir,
-		                 strerror(errno));
-		goto out;
-	}
-	if (write_all(fd, bytes, len) < 0 || fsync(fd) < 0) {
-		*err = xasprintf("%s: write failed: %s (the previous file is intact)", path, strerror(errno));
-		close(fd);
-		unlink(tmp);
-		goto out;
-	}
-	fchmod(fd, 0644);
-	close(fd);
-	if (rename(tmp, path) < 0) {
-		*err = xasprintf("%s: rename failed: %s (the previous file is intact)", path, strerror(errno));
-		unlink(tmp);
-		goto out;
-	}
-	rc = 0;
-out:
-	if (rc == 0) { /* the rename or unlink itself must survive a crash */
-		int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (dfd >= 0) {
-			fsync(dfd);
-			close(dfd);
-		}
-	}
-	free(tmp);
-	free(dir);
+	else
+		rc = annot_replace(path, bytes, len, err);
 	close(lock);
 	return rc;
 }
