@@ -65,7 +65,7 @@ static void cmd_cell(FILE *out, const char *s, int width)
  * cJSON passes through raw) escaped as \u00XX too, so that a terminal
  * showing `dump --jsonl` or `runs --json` acts on none of a transcript's bytes (an 8-bit CSI
  * is as live as ESC [). They only occur inside strings, so this stays JSON. */
-static void cmd_put_json(FILE *out, const char *s)
+void cmd_put_json(FILE *out, const char *s)
 {
 	const unsigned char *u = (const unsigned char *)s;
 	for (; *u; u++) {

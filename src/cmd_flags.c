@@ -32,22 +32,6 @@ struct cmd_flags {
 	const char *annotations;     /* verdicts from here first (--verdicts) */
 };
 
-/* JSON with DEL and C1 controls escaped too (cJSON passes them raw). */
-static void cmd_flags_put_json(FILE *out, cJSON *o)
-{
-	char *s = cJSON_PrintUnformatted(o);
-	for (const unsigned char *u = (const unsigned char *)s; *u; u++) {
-		if (*u == 0x7f)
-			fputs("\\u007f", out);
-		else if (*u == 0xc2 && u[1] >= 0x80 && u[1] <= 0x9f)
-			fprintf(out, "\\u%04x", *++u);
-		else
-			fputc(*u, out);
-	}
-	fputc('\n', out);
-	cJSON_free(s);
-}
-
 static void cmd_flags_print(struct cmd_flags *c, const char *run_id, const struct flag_list *l)
 {
 	for (size_t i = 0; i < l->n; i++) {
@@ -62,7 +46,9 @@ static void cmd_flags_print(struct cmd_flags *c, const char *run_id, const struc
 			cJSON_AddStringToObject(o, "in", flag_where_name(h->where));
 			cJSON_AddNumberToObject(o, "line", h->line);
 			cJSON_AddStringToObject(o, "text", h->text);
-			cmd_flags_put_json(c->out, o);
+			char *js = cJSON_PrintUnformatted(o);
+			cmd_put_json(c->out, js);
+			cJSON_free(js);
 			cJSON_Delete(o);
 			continue;
 		}

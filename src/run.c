@@ -53,7 +53,7 @@ struct run *run_new(void)
 	return r;
 }
 
-static void event_free(struct event *e)
+void run_event_free(struct event *e)
 {
 	free(e->text);
 	free(e->name);
@@ -69,7 +69,7 @@ void run_free(struct run *r)
 	if (!r)
 		return;
 	for (size_t i = 0; i < r->nev; i++)
-		event_free(&r->ev[i]);
+		run_event_free(&r->ev[i]);
 	free(r->ev);
 	free(r->source);
 	ftrack_free(r->files);
@@ -80,7 +80,7 @@ void run_free(struct run *r)
 void run_clear(struct run *r)
 {
 	for (size_t i = 0; i < r->nev; i++)
-		event_free(&r->ev[i]);
+		run_event_free(&r->ev[i]);
 	r->nev = 0;
 	ftrack_free(r->files);
 	r->files = NULL;

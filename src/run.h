@@ -77,6 +77,8 @@ void run_meta_free(struct run_meta *m);
 /* Empties a run for reading it again from the start (a followed file was
  * truncated or replaced): events, metadata and errors go; source stays. */
 void run_clear(struct run *r);
+/* The strings an event owns (the event itself is the run's). */
+void run_event_free(struct event *e);
 void run_meta_init(struct run_meta *m);
 
 /* Appends a zeroed event of kind k (link = -1) and returns it. The pointer

@@ -257,16 +257,6 @@ void runstats_duration(char *buf, size_t n, double secs)
 		snprintf(buf, n, "%ldh%02ldm", t / 3600, t % 3600 / 60);
 }
 
-static void rs_count(char *buf, size_t n, long long v)
-{
-	if (v < 1000)
-		snprintf(buf, n, "%lld", v);
-	else if (v < 1000000)
-		snprintf(buf, n, "%.1fk", (double)v / 1e3);
-	else
-		snprintf(buf, n, "%.1fM", (double)v / 1e6);
-}
-
 char *runstats_split_text(const struct runstats *s)
 {
 	char a[32], b[32], c[32];
@@ -308,8 +298,8 @@ char *runstats_reasoning_text(const struct runstats *s)
 {
 	char tok[32], shown[32];
 	const char *word = s->thinking ? "thinking" : "reasoning";
-	rs_count(tok, sizeof tok, s->tok_reasoning);
-	rs_count(shown, sizeof shown, (long long)s->chars_shown);
+	util_fmt_count(tok, sizeof tok, s->tok_reasoning);
+	util_fmt_count(shown, sizeof shown, (long long)s->chars_shown);
 	if (s->reasoning == RS_R_NONE)
 		return xstrdup("reasoning: none recorded");
 	struct sbuf o;
@@ -321,7 +311,7 @@ char *runstats_reasoning_text(const struct runstats *s)
 		sbuf_addf(&o, " %zu block%s (no token count),", s->nreasoning, s->nreasoning == 1 ? "" : "s");
 	sbuf_addf(&o, " %s chars shown", shown);
 	if (s->reasoning == RS_R_SUMMARY || (s->reasoning == RS_R_PARTIAL && s->chars_summary)) {
-		rs_count(shown, sizeof shown, (long long)s->chars_summary);
+		util_fmt_count(shown, sizeof shown, (long long)s->chars_summary);
 		sbuf_addf(&o, " + %s of summaries", shown);
 	}
 	if (s->reasoning == RS_R_PARTIAL)

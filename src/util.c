@@ -190,6 +190,16 @@ int util_is_file(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+void util_fmt_count(char *buf, size_t n, long long v)
+{
+	if (v < 1000)
+		snprintf(buf, n, "%lld", v);
+	else if (v < 1000000)
+		snprintf(buf, n, "%.1fk", (double)v / 1e3);
+	else
+		snprintf(buf, n, "%.1fM", (double)v / 1e6);
+}
+
 static char *util_data_in(const char *base, const char *rel)
 {
 	if (!base || !*base)

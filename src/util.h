@@ -39,6 +39,8 @@ char *util_path_join(const char *a, const char *b);
 char *util_data_find(const char *rel);
 /* As util_data_find, else the installed path (for the error message). */
 char *util_data_path(const char *rel);
+/* A count as a person reads it: 950, 12.3k, 4.5M. */
+void util_fmt_count(char *buf, size_t n, long long v);
 int util_starts_with(const char *s, const char *prefix);
 int util_ends_with(const char *s, const char *suffix);
 

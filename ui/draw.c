@@ -45,16 +45,6 @@ size_t draw_width(const char *s)
 	return textsafe_width(s, strlen(s));
 }
 
-void draw_count(char *buf, size_t n, long long v)
-{
-	if (v < 1000)
-		snprintf(buf, n, "%lld", v);
-	else if (v < 1000000)
-		snprintf(buf, n, "%.1fk", (double)v / 1e3);
-	else
-		snprintf(buf, n, "%.1fM", (double)v / 1e6);
-}
-
 void draw_duration(char *buf, size_t n, double seconds)
 {
 	long s = seconds < 0 ? 0 : (long)(seconds + 0.5);

@@ -48,8 +48,6 @@ char *draw_first_line(const char *s, size_t cap);
 size_t draw_width(const char *s);
 /* Bytes of the UTF-8 character at s (1 for a stray byte). */
 size_t draw_u8len(const char *s, size_t n);
-/* Human count: 950, 12.3k, 4.5M. */
-void draw_count(char *buf, size_t n, long long v);
 /* Elapsed time: 42s, 12:03, 1:02:03. */
 void draw_duration(char *buf, size_t n, double seconds);
 

@@ -211,13 +211,7 @@ static void live_overlay_drop(struct live *lv)
 	while (lv->overlay && lv->run->nev) {
 		struct event *e = &lv->run->ev[--lv->run->nev];
 		/* what we set, and what the screen may have cached in it */
-		free(e->text);
-		free(e->name);
-		free(e->call_id);
-		free(e->args);
-		free(e->path);
-		free(e->diff);
-		free(e->parent);
+		run_event_free(e);
 		lv->overlay--;
 	}
 	lv->overlay = 0;
@@ -244,8 +238,8 @@ static void live_status_text(struct live *lv)
 	const char *state;
 	double el_s = live_now() - lv->t0;
 
-	draw_count(in, sizeof in, sh->tok_in);
-	draw_count(out, sizeof out, sh->tok_out);
+	util_fmt_count(in, sizeof in, sh->tok_in);
+	util_fmt_count(out, sizeof out, sh->tok_out);
 	draw_duration(el, sizeof el, sh->ended ? sh->res.seconds : el_s);
 	if (lv->lc->o.budget_s > 0)
 		draw_duration(bud, sizeof bud, lv->lc->o.budget_s);

@@ -43,8 +43,8 @@ static void pane_events_row(struct replay *rp, size_t i, int y, int x, int w)
 	}
 	if (e->kind == EV_USAGE) {
 		char a[24], b[24];
-		draw_count(a, sizeof a, e->tok_in);
-		draw_count(b, sizeof b, e->tok_out);
+		util_fmt_count(a, sizeof a, e->tok_in);
+		util_fmt_count(b, sizeof b, e->tok_out);
 		snprintf(buf, sizeof buf, "in %s out %s", a, b);
 		draw_put(y, x + used, w - used, buf, ROLE(RL_USAGE));
 	} else {

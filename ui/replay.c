@@ -297,9 +297,9 @@ static void replay_draw_status(struct replay *rp)
 		replay_draw_prompt(rp);
 		return;
 	}
-	draw_count(in, sizeof in, n ? rp->cum_in[i] : 0);
-	draw_count(out, sizeof out, n ? rp->cum_out[i] : 0);
-	draw_count(cache, sizeof cache, n ? rp->cum_cache[i] : 0);
+	util_fmt_count(in, sizeof in, n ? rp->cum_in[i] : 0);
+	util_fmt_count(out, sizeof out, n ? rp->cum_out[i] : 0);
+	util_fmt_count(cache, sizeof cache, n ? rp->cum_cache[i] : 0);
 	sbuf_init(&b);
 	int live_w = replay_feed_label(rp, &b);
 	sbuf_addf(&b, " event %zu/%zu %3d%%", n ? i + 1 : 0, n, n > 1 ? (int)(100 * i / (n - 1)) : 100);
