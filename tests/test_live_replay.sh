@@ -1,5 +1,5 @@
 #!/bin/sh
-# kbtui live replaying real recorded runs (../shared/kbh) through the live
+# kbtui live replaying real recorded runs (tests/fixtures/kbh, or $KB_KBH) through the live
 # path end to end: tests/fakellm --from-transcript turns each assistant
 # turn of a recorded run into one streamed reply (OpenAI Chat Completions
 # or Anthropic Messages), its tool calls mapped to ours; kbtui live runs
@@ -14,7 +14,8 @@ KB_WAIT=${KB_WAIT:-300}
 
 fakellm="$KB_BUILDDIR/tests/fakellm"
 problems="$KB_SRCDIR/problems"
-kbh="$KB_SRCDIR/../shared/kbh"
+# Four real runs ship with the tests; KB_KBH=DIR replays another dataset's.
+kbh="${KB_KBH:-$KB_SRCDIR/tests/fixtures/kbh}"
 KEY="sk-test-SECRET-replay-4242"
 if [ ! -x "$fakellm" ]; then
 	echo "1..0 # SKIP tests/fakellm is not built (make check builds it)"
