@@ -66,7 +66,10 @@ void cmd_list(const struct cmd_entry *const *table, FILE *out)
 int cmd_usage_error(FILE *err, const char *name, const char *fmt, const char *arg)
 {
 	char *a = textsafe(arg ? arg : "", strlen(arg ? arg : ""), 0);
-	fprintf(err, "kbtui %s: ", name);
+	/* "kbtui compare: compare needs ..." reads twice: a message that names
+	 * the command itself goes after "kbtui: " */
+	int named = !strncmp(fmt, "%s", 2) && !strncmp(a, name, strlen(name)) && a[strlen(name)] == ' ';
+	fprintf(err, named ? "kbtui: " : "kbtui %s: ", name);
 	fprintf(err, fmt, a);
 	fprintf(err, "\nTry 'kbtui %s --help'.\n", name);
 	free(a);

@@ -14,7 +14,7 @@ static int cmd_compare_exec(int argc, char **argv, const struct cmd_ctx *ctx)
 		return rc;
 	int nargs = argc - first;
 	if (nargs < 2 || nargs > 3)
-		return cmd_usage_error(ctx->err, "compare", "%s", "needs RUN_A and RUN_B, and a DIR at most");
+		return cmd_usage_error(ctx->err, "compare", "%s", "compare needs RUN_A and RUN_B, and a DIR at most");
 	if ((rc = cmd_screen_prepare(&s, ctx->err)) >= 0)
 		return rc;
 	/* run ids are looked up in DIR, else in the dataset the working

@@ -14,7 +14,7 @@ static int cmd_watch_exec(int argc, char **argv, const struct cmd_ctx *ctx)
 	if ((rc = cmd_screen_parse(argc, argv, "watch", &s, &first, ctx->err)) >= 0)
 		return rc;
 	if (argc - first != 1)
-		return cmd_usage_error(ctx->err, "watch", "%s", "needs exactly one FILE, RUN_DIR or RUN");
+		return cmd_usage_error(ctx->err, "watch", "%s", "watch needs exactly one FILE or RUN_DIR (or RUN, a run id)");
 	if ((rc = cmd_screen_prepare(&s, ctx->err)) >= 0)
 		return rc;
 	/* a run id or a prefix of one, when it names one: its transcript;
