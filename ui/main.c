@@ -20,10 +20,24 @@
 #include "tui.h"
 #include "util.h"
 
-/* Every command, in the order --help lists them. */
+/* Every command, in the order --help lists them: one line each. */
 #define KBTUI_COMMANDS(X) \
-	X(runs) X(dump) X(watch) X(formats) X(annotations) X(annotate) X(export) \
-	X(keys) X(compare) X(flags) X(search) X(fetch) X(eval) X(live) X(help)
+	X(runs) \
+	X(dump) \
+	X(watch) \
+	X(formats) \
+	X(annotations) \
+	X(annotate) \
+	X(export) \
+	X(keys) \
+	X(compare) \
+	X(flags) \
+	X(search) \
+	X(fetch) \
+	X(eval) \
+	X(live) \
+	X(help) \
+	/* end */
 
 #define KBTUI_DECLARE(n) extern const struct cmd_entry cmd_##n##_entry;
 KBTUI_COMMANDS(KBTUI_DECLARE)
