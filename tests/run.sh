@@ -11,7 +11,8 @@
 : "${KB_SRCDIR:=.}"
 export KB_SRCDIR
 # the programs read the data of this source tree, whatever is installed
-: "${KBTUI_DATADIR:=$KB_SRCDIR}"
+# (absolute: tests change directory)
+: "${KBTUI_DATADIR:=$(cd "$KB_SRCDIR" && pwd)}"
 export KBTUI_DATADIR
 
 run_one() {
