@@ -1,16 +1,279 @@
-/* cmd.c: headless subcommands over the core: `runs` and `dump`. */
+/* cmd.c: what the subcommands share: the table's help and dispatch, write
+ * errors, and the dataset and run a command works on. */
 #include "cmd.h"
 #include "dataset.h"
-#include "jsonx.h"
 #include "parser.h"
 #include "textsafe.h"
 #include "util.h"
 
-#include <stddef.h>
+#include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-static void cmd_report_run(const struct run *r, FILE *err)
+/* ---- the table -------------------------------------------------------- */
+
+const struct cmd_entry *cmd_lookup(const struct cmd_entry *const *table, const char *name)
+{
+	for (size_t i = 0; table && table[i]; i++)
+		if (!strcmp(table[i]->name, name))
+			return table[i];
+	return NULL;
+}
+
+/* Each form of e's usage, one per line, after prefix and "kbtui NAME"; a
+ * line that starts with a space goes on the form above it. */
+static void cmd_forms(const struct cmd_entry *e, const char *first, const char *next, FILE *out)
+{
+	const char *u = e->usage;
+	int i = 0;
+	do {
+		size_t n = strcspn(u, "\n");
+		if (*u == ' ') {
+			size_t sp = strspn(u, " ");
+			fprintf(out, "%s%*s%.*s\n", next, (int)(7 + strlen(e->name)), "", (int)(n - sp), u + sp);
+		} else {
+			fprintf(out, "%skbtui %s%s%.*s\n", i ? next : first, e->name, n ? " " : "", (int)n, u);
+		}
+		i++;
+		u += n;
+	} while (*u && *++u);
+}
+
+void cmd_help(const struct cmd_entry *e, FILE *out)
+{
+	cmd_forms(e, "Usage: ", "       ", out);
+	fprintf(out, "\n%c%s.\n", e->summary[0] >= 'a' && e->summary[0] <= 'z' ? e->summary[0] - 'a' + 'A' :
+	        e->summary[0], e->summary + 1);
+	if (e->help && *e->help)
+		fprintf(out, "\n%s", e->help);
+	fprintf(out, "  -h, --help      show this help and exit\n\nSee kbtui(1).\n");
+}
+
+void cmd_usage_lines(const struct cmd_entry *const *table, FILE *out)
+{
+	for (size_t i = 0; table[i]; i++)
+		cmd_forms(table[i], "       ", "       ", out);
+}
+
+void cmd_list(const struct cmd_entry *const *table, FILE *out)
+{
+	for (size_t i = 0; table[i]; i++)
+		fprintf(out, "  %-14s %s\n", table[i]->name, table[i]->summary);
+}
+
+int cmd_usage_error(FILE *err, const char *name, const char *fmt, const char *arg)
+{
+	char *a = textsafe(arg ? arg : "", strlen(arg ? arg : ""), 0);
+	/* "kbtui compare: compare needs ..." reads twice: a message that names
+	 * the command itself goes after "kbtui: " */
+	int named = !strncmp(fmt, "%s", 2) && !strncmp(a, name, strlen(name)) && a[strlen(name)] == ' ';
+	fprintf(err, named ? "kbtui: " : "kbtui %s: ", name);
+	fprintf(err, fmt, a);
+	fprintf(err, "\nTry 'kbtui %s --help'.\n", name);
+	free(a);
+	return CMD_USAGE;
+}
+
+int cmd_write_failed(FILE *out, FILE *err)
+{
+	errno = 0;
+	if (fflush(out) == 0 && !ferror(out))
+		return 0;
+	fprintf(err, "kbtui: write error on the standard output: %s\n", errno ? strerror(errno) : "failed");
+	return 1;
+}
+
+int cmd_dispatch(const struct cmd_entry *e, int argc, char **argv, const struct cmd_ctx *ctx)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			cmd_help(e, ctx->out);
+			return cmd_write_failed(ctx->out, ctx->err) ? CMD_BADINPUT : CMD_OK;
+		}
+	int rc = e->exec(argc, argv, ctx);
+	if (cmd_write_failed(ctx->out, ctx->err) && (rc == CMD_OK || e->trouble))
+		rc = e->trouble ? e->trouble : CMD_BADINPUT;
+	return rc;
+}
+
+/* ---- the dataset ------------------------------------------------------- */
+
+int cmd_is_dataset(const char *dir)
+{
+	char *idx = util_path_join(dir, "runs.jsonl"), *runs = util_path_join(dir, "runs");
+	int yes = util_is_dir(dir) && (util_is_file(idx) || util_is_dir(runs));
+	free(idx);
+	free(runs);
+	return yes;
+}
+
+/* The dataset the working directory is in (it or its nearest parent that is
+ * one); owned, NULL when none. *depth: how many levels up. */
+static char *cmd_dataset_here(int *depth)
+{
+	char *cwd = getcwd(NULL, 0);
+	*depth = 0;
+	while (cwd && *cwd) {
+		if (cmd_is_dataset(cwd))
+			return cwd;
+		char *slash = strrchr(cwd, '/');
+		if (!slash || slash == cwd)
+			break;
+		*slash = '\0';
+		(*depth)++;
+	}
+	free(cwd);
+	return NULL;
+}
+
+char *cmd_default_dataset(const char *argv0, FILE *err)
+{
+	int depth;
+	char *here = cmd_dataset_here(&depth);
+	if (here) {
+		if (err && depth > 0)
+			fprintf(err, "kbtui: dataset: %s (the working directory is in it)\n", here);
+		return here;
+	}
+	char *d = dataset_default_dir(argv0);
+	if (err) {
+		const char *env = getenv("KBTUI_DATA");
+		char *safe = textsafe(d, strlen(d), 0);
+		fprintf(err, "kbtui: dataset: %s (%s)\n", safe,
+		        env && *env ? "$KBTUI_DATA" : "no DIR given and none here; kbtui fetch gets the real one");
+		free(safe);
+	}
+	return d;
+}
+
+struct dataset *cmd_open_dataset(const char *dir, const char *argv0, FILE *err)
+{
+	char *def = dir ? NULL : cmd_default_dataset(argv0, err), *e = NULL;
+	struct dataset *ds = dataset_open(dir ? dir : def, &e);
+	if (!ds && err) {
+		fprintf(err, "kbtui: %s\n", e);
+		free(e);
+	}
+	free(def);
+	return ds;
+}
+
+/* ---- the run ----------------------------------------------------------- */
+
+long cmd_run_in_dataset(const char *path, struct dataset **dsp)
+{
+	char *real = realpath(path, NULL), *run_dir, *slash;
+	long found = -1;
+	*dsp = NULL;
+	if (!real)
+		return -1;
+	run_dir = util_is_dir(real) ? xstrdup(real) : xstrndup(real, (size_t)(strrchr(real, '/') - real));
+	slash = strrchr(run_dir, '/');
+	if (slash && slash > run_dir) {
+		char *runs = xstrndup(run_dir, (size_t)(slash - run_dir));
+		char *root = strrchr(runs, '/');
+		if (root && !strcmp(root, "/runs") && root > runs) {
+			*root = '\0';
+			char *err = NULL;
+			struct dataset *ds = cmd_is_dataset(runs) ? dataset_open(runs, &err) : NULL;
+			for (size_t i = 0; ds && i < ds->nruns && found < 0; i++) {
+				char *d = ds->runs[i].dir ? realpath(ds->runs[i].dir, NULL) : NULL;
+				char *t = ds->runs[i].transcript ? realpath(ds->runs[i].transcript, NULL) : NULL;
+				/* the run's own transcript, not another file of its directory */
+				if (d && !strcmp(d, run_dir) && (util_is_dir(real) || (t && !strcmp(t, real))))
+					found = (long)i;
+				free(d);
+				free(t);
+			}
+			if (found >= 0)
+				*dsp = ds;
+			else if (ds)
+				dataset_free(ds);
+			free(err);
+		}
+		free(runs);
+	}
+	free(run_dir);
+	free(real);
+	return found;
+}
+
+long cmd_find_run(const struct dataset *ds, const char *id, FILE *err)
+{
+	long hit = dataset_find(ds, id), n = 0;
+	size_t len = strlen(id);
+	if (hit >= 0)
+		return hit;
+	for (size_t i = 0; i < ds->nruns; i++)
+		if (ds->runs[i].meta.run_id && !strncmp(ds->runs[i].meta.run_id, id, len)) {
+			if (n++ == 0)
+				hit = (long)i;
+		}
+	if (n == 1)
+		return hit;
+	if (!err)
+		return -1;
+	char *safe = textsafe(id, len, 0);
+	if (n == 0)
+		fprintf(err, "kbtui: %s: no run `%s` (and no such file; kbtui runs lists the runs)\n", ds->root, safe);
+	else
+		fprintf(err, "kbtui: %s: `%s` matches %ld runs:\n", ds->root, safe, n);
+	free(safe);
+	for (size_t i = 0, shown = 0; n > 1 && i < ds->nruns && shown < 10; i++)
+		if (ds->runs[i].meta.run_id && !strncmp(ds->runs[i].meta.run_id, id, len)) {
+			fprintf(err, "  %s\n", ds->runs[i].meta.run_id);
+			shown++;
+		}
+	return -1;
+}
+
+int cmd_run_resolve(const char *arg, const char *dir, const char *argv0, struct cmd_run *cr, FILE *err)
+{
+	memset(cr, 0, sizeof *cr);
+	cr->idx = -1;
+	if (util_is_file(arg) || util_is_dir(arg)) {
+		cr->idx = cmd_run_in_dataset(arg, &cr->ds);
+		if (cr->idx >= 0) {
+			const struct ds_run *d = &cr->ds->runs[cr->idx];
+			cr->transcript = d->transcript ? xstrdup(d->transcript) : NULL;
+			cr->name = xstrdup(d->meta.run_id ? d->meta.run_id : arg);
+			return 0;
+		}
+		cr->transcript = util_is_dir(arg) ? dataset_find_transcript(arg) : xstrdup(arg);
+		if (!cr->transcript) {
+			if (err)
+				fprintf(err, "kbtui: %s: no transcript (transcript.jsonl or one *.jsonl) in this directory\n", arg);
+			return -1;
+		}
+		cr->name = xstrdup(arg);
+		return 0;
+	}
+	if (!(cr->ds = cmd_open_dataset(dir, argv0, err)))
+		return -1;
+	if ((cr->idx = cmd_find_run(cr->ds, arg, err)) < 0) {
+		cmd_run_free(cr);
+		return -1;
+	}
+	const struct ds_run *d = &cr->ds->runs[cr->idx];
+	cr->transcript = d->transcript ? xstrdup(d->transcript) : NULL;
+	cr->name = xstrdup(d->meta.run_id);
+	return 0;
+}
+
+void cmd_run_free(struct cmd_run *cr)
+{
+	dataset_free(cr->ds);
+	free(cr->transcript);
+	free(cr->name);
+	memset(cr, 0, sizeof *cr);
+	cr->idx = -1;
+}
+
+/* ---- what the commands print ------------------------------------------ */
+
+void cmd_report_run(const struct run *r, FILE *err)
 {
 	for (int i = 0; i < r->nerrors; i++)
 		fprintf(err, "%s:%d: %s\n", r->source ? r->source : "-", r->errors[i].line,
@@ -20,46 +283,34 @@ static void cmd_report_run(const struct run *r, FILE *err)
 		        r->malformed - r->nerrors);
 }
 
-static void cmd_report_ds(const struct dataset *ds, FILE *err)
+/* Whether a file holds nothing but white space (an agent that exited at
+ * once leaves an empty transcript). */
+static int cmd_blank_file(const char *path)
 {
-	for (int i = 0; i < ds->nerrors; i++) {
-		if (ds->errors[i].line > 0)
-			fprintf(err, "%s:%d: %s\n", ds->error_files[i], ds->errors[i].line, ds->errors[i].msg);
-		else
-			fprintf(err, "%s: %s\n", ds->error_files[i], ds->errors[i].msg);
-	}
+	FILE *f = fopen(path, "rb");
+	int c = EOF;
+	if (!f)
+		return 1;
+	while ((c = getc(f)) != EOF && (c == ' ' || c == '\n' || c == '\r' || c == '\t'))
+		;
+	fclose(f);
+	return c == EOF;
 }
 
-static const char *nz(const char *s)
+int cmd_not_a_transcript(const struct run *r, const char *file, FILE *err)
 {
-	return s ? s : "";
-}
-
-/* A cell of the text table: untrusted, so made safe and cut to width. */
-static void cmd_cell(FILE *out, const char *s, int width)
-{
-	char *safe = textsafe(nz(s), strlen(nz(s)), 0);
-	int n = (int)textsafe_width(safe, strlen(safe));
-	if (width > 0 && n > width) {
-		/* cut by display width, never inside a character */
-		size_t i = 0, len = strlen(safe);
-		int used = 0;
-		while (i < len) {
-			size_t cl = 1;
-			while (i + cl < len && ((unsigned char)safe[i + cl] & 0xC0) == 0x80)
-				cl++;
-			int cw = (int)textsafe_width(safe + i, cl);
-			if (used + cw > width - 1)
-				break;
-			used += cw;
-			i += cl;
-		}
-		fprintf(out, "%.*s~%*s ", (int)i, safe, width - 1 - used, "");
-	} else {
-		fprintf(out, "%s%*s ", safe, width - n, "");
-	}
+	if (r->meta.format)
+		return 0;
+	if (r->nev == 0 && r->malformed == 0 && cmd_blank_file(file))
+		return 0;  /* an empty transcript: nothing to recognise, nothing wrong */
+	if (r->malformed)  /* the lines that failed say why (the caller reports them) */
+		return r->nev == 0;
+	char *safe = textsafe(file, strlen(file), 0);
+	fprintf(err, "%s:1: unrecognised transcript format (try --format; kbtui formats lists them)\n", safe);
 	free(safe);
+	return 1;
 }
+
 
 /* Writes cJSON's output with DEL and the C1 controls (U+0080..U+009F, which
  * cJSON passes through raw) escaped as \u00XX too, so that a terminal
@@ -77,265 +328,4 @@ void cmd_put_json(FILE *out, const char *s)
 			fputc(*u, out);
 	}
 	fputc('\n', out);
-}
-
-/* The display width of the widest field at off of the runs' metadata
- * (and of the title), at most cap. */
-static int cmd_width(const struct dataset *ds, size_t off, const char *title, int cap)
-{
-	int w = (int)strlen(title);
-	for (size_t i = 0; i < ds->nruns; i++) {
-		const char *v = *(char *const *)((const char *)&ds->runs[i].meta + off);
-		char *safe = textsafe(nz(v), strlen(nz(v)), 0);
-		int n = (int)textsafe_width(safe, strlen(safe));
-		free(safe);
-		w = n > w ? n : w;
-	}
-	return w < cap ? w : cap;
-}
-
-static void cmd_runs_json(FILE *out, const struct ds_run *d, const struct run *r)
-{
-	cJSON *o = cJSON_CreateObject();
-	char *s;
-	cJSON_AddStringToObject(o, "run_id", d->meta.run_id);
-	cJSON_AddStringToObject(o, "harness", nz(d->meta.harness));
-	cJSON_AddStringToObject(o, "model", nz(d->meta.model));
-	cJSON_AddStringToObject(o, "effort", nz(d->meta.effort));
-	cJSON_AddStringToObject(o, "problem", nz(d->meta.problem));
-	if (d->meta.has_result)
-		cJSON_AddBoolToObject(o, "correct", d->meta.correct);
-	else
-		cJSON_AddNullToObject(o, "correct");
-	if (d->meta.peak_fraction >= 0)
-		cJSON_AddNumberToObject(o, "peak_fraction", d->meta.peak_fraction);
-	else
-		cJSON_AddNullToObject(o, "peak_fraction");
-	if (d->verdict)
-		cJSON_AddStringToObject(o, "verdict", d->verdict);
-	else
-		cJSON_AddNullToObject(o, "verdict");
-	cJSON_AddStringToObject(o, "format", r ? nz(r->meta.format) : nz(d->meta.format));
-	cJSON_AddBoolToObject(o, "held_out", d->held_out);
-	if (r) {
-		cJSON_AddNumberToObject(o, "events", (double)r->nev);
-		cJSON_AddNumberToObject(o, "tool_calls", (double)run_count(r, EV_TOOL_CALL));
-		cJSON_AddBoolToObject(o, "incomplete", r->incomplete);
-		cJSON_AddNumberToObject(o, "malformed", r->malformed);
-	} else {
-		cJSON_AddNullToObject(o, "events");
-		cJSON_AddNullToObject(o, "tool_calls");
-	}
-	s = cJSON_PrintUnformatted(o);
-	cmd_put_json(out, s);
-	cJSON_free(s);
-	cJSON_Delete(o);
-}
-
-int cmd_runs(const char *dir, int json, FILE *out, FILE *err)
-{
-	char *e = NULL;
-	struct dataset *ds = dataset_open(dir, &e);
-	int bad = 0;
-
-	if (!ds) {
-		fprintf(err, "kbtui: %s\n", e);
-		free(e);
-		return CMD_BADINPUT;
-	}
-	/* columns as wide as their longest value (capped), so that no two
-	 * models cut to one name */
-	int idw = cmd_width(ds, offsetof(struct run_meta, run_id), "RUN_ID", 96);
-	int hw = cmd_width(ds, offsetof(struct run_meta, harness), "HARNESS", 24);
-	int mw = cmd_width(ds, offsetof(struct run_meta, model), "MODEL", 48);
-	int pw = cmd_width(ds, offsetof(struct run_meta, problem), "PROBLEM", 32);
-	cmd_report_ds(ds, err);
-	bad = ds->nerrors > 0;
-	if (!json)
-		fprintf(out, "%-*s %-*s %-*s %-*s %-3s %6s %-12s %6s %5s\n", idw, "RUN_ID", hw, "HARNESS", mw, "MODEL",
-		        pw, "PROBLEM", "OK", "PEAK", "VERDICT", "EVENTS", "TOOLS");
-	for (size_t i = 0; i < ds->nruns; i++) {
-		struct ds_run *d = &ds->runs[i];
-		struct run *r = d->transcript ? dataset_load(ds, i) : NULL;
-		if (d->transcript && !r) {
-			fprintf(err, "kbtui: %s\n", d->load_error);
-			bad = 1;
-		}
-		if (r && r->malformed) {
-			cmd_report_run(r, err);
-			bad = 1;
-		}
-		if (json) {
-			cmd_runs_json(out, d, r);
-			continue;
-		}
-		cmd_cell(out, d->meta.run_id, idw);
-		cmd_cell(out, d->meta.harness, hw);
-		cmd_cell(out, d->meta.model, mw);
-		cmd_cell(out, d->meta.problem, pw);
-		cmd_cell(out, !d->meta.has_result ? "-" : d->meta.correct ? "yes" : "no", 3);
-		if (d->meta.peak_fraction >= 0)
-			fprintf(out, "%6.4f ", d->meta.peak_fraction);
-		else
-			fprintf(out, "%6s ", "-");
-		cmd_cell(out, d->verdict ? d->verdict : "-", 12);
-		if (r)
-			fprintf(out, "%6zu %5zu\n", r->nev, run_count(r, EV_TOOL_CALL));
-		else
-			fprintf(out, "%6s %5s\n", "-", d->held_out ? "held" : "-");
-		/* a listing of all runs need not keep every transcript in memory */
-		run_free(d->run);
-		d->run = NULL;
-	}
-	dataset_free(ds);
-	return bad ? CMD_BADINPUT : CMD_OK;
-}
-
-static void cmd_dump_json(FILE *out, const struct run *r, size_t i)
-{
-	const struct event *e = &r->ev[i];
-	cJSON *o = cJSON_CreateObject();
-	char *s;
-
-	cJSON_AddNumberToObject(o, "i", (double)i);
-	cJSON_AddStringToObject(o, "kind", ev_kind_name(e->kind));
-	if (e->name)
-		cJSON_AddStringToObject(o, "name", e->name);
-	else
-		cJSON_AddNullToObject(o, "name");
-	if (e->call_id)
-		cJSON_AddStringToObject(o, "call_id", e->call_id);
-	else
-		cJSON_AddNullToObject(o, "call_id");
-	cJSON_AddBoolToObject(o, "is_error", e->is_error);
-	if (e->text)
-		cJSON_AddStringToObject(o, "text", e->text);
-	else
-		cJSON_AddNullToObject(o, "text");
-	cJSON_AddNumberToObject(o, "line", e->line);
-	if (e->ts > 0)
-		cJSON_AddNumberToObject(o, "ts", e->ts);
-	if (e->sidechain)
-		cJSON_AddBoolToObject(o, "sidechain", 1);
-	if (e->redacted)
-		cJSON_AddBoolToObject(o, "redacted", 1);
-	if (e->link >= 0)
-		cJSON_AddNumberToObject(o, "link", e->link);
-	if (e->parent)
-		cJSON_AddStringToObject(o, "parent", e->parent);
-	if (e->path)
-		cJSON_AddStringToObject(o, "path", e->path);
-	if (e->args)
-		cJSON_AddStringToObject(o, "args", e->args);
-	const char *diff = run_event_diff(r, i);
-	if (diff && *diff)
-		cJSON_AddStringToObject(o, "diff", diff);
-	if (e->kind == EV_USAGE) {
-		cJSON *t = cJSON_AddObjectToObject(o, "tokens");
-		cJSON_AddNumberToObject(t, "input", (double)e->tok_in);
-		cJSON_AddNumberToObject(t, "output", (double)e->tok_out);
-		cJSON_AddNumberToObject(t, "cache_read", (double)e->tok_cache_read);
-		cJSON_AddNumberToObject(t, "cache_write", (double)e->tok_cache_write);
-		cJSON_AddNumberToObject(t, "reasoning", (double)e->tok_reasoning);
-	}
-	s = cJSON_PrintUnformatted(o);
-	cmd_put_json(out, s);
-	cJSON_free(s);
-	cJSON_Delete(o);
-}
-
-static void cmd_dump_text(FILE *out, const struct run *r, size_t i)
-{
-	const struct event *e = &r->ev[i];
-	const char *body = e->kind == EV_TOOL_CALL ? (e->path ? e->path : e->args) : e->text;
-	char *tokens = e->kind == EV_USAGE ? xasprintf("in %lld out %lld cache_read %lld cache_write %lld reasoning %lld",
-	                                               e->tok_in, e->tok_out, e->tok_cache_read, e->tok_cache_write,
-	                                               e->tok_reasoning) : NULL;
-	if (tokens)
-		body = tokens;
-	char *safe = textsafe(nz(body), strlen(nz(body)), 0);
-	char *name = textsafe(nz(e->name), strlen(nz(e->name)), 0);
-
-	/* numbered from 1, as the replay, search and flags number events */
-	fprintf(out, "%5zu %-11s%s %s%s%.160s\n", i + 1, ev_kind_name(e->kind),
-	        e->sidechain ? "*" : " ", name, *name ? ": " : "", safe);
-	free(tokens);
-	free(safe);
-	free(name);
-}
-
-/* Whether a file holds nothing but white space (an agent that exited at
- * once leaves an empty transcript). */
-static int cmd_blank_file(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	int c = EOF;
-	if (!f)
-		return 1;
-	while ((c = getc(f)) != EOF && (c == ' ' || c == '\n' || c == '\r' || c == '\t'))
-		;
-	fclose(f);
-	return c == EOF;
-}
-
-int cmd_dump(const char *path, const char *format, int jsonl, FILE *out, FILE *err)
-{
-	const struct parser_ops *forced = NULL;
-	char *file = NULL, *e = NULL;
-	struct run *r;
-	int rc = CMD_OK;
-
-	if (format && !(forced = parser_find(format))) {
-		fprintf(err, "kbtui: unknown format '%s' (kbtui formats lists them)\n", format);
-		return CMD_USAGE;
-	}
-	if (util_is_dir(path)) {
-		file = dataset_find_transcript(path);
-		if (!file) {
-			char *idx = util_path_join(path, "runs.jsonl");
-			int dataset = util_is_file(idx);
-			free(idx);
-			if (dataset)  /* the next thing a user tries: say what dump wants */
-				fprintf(err, "kbtui: %s: a dataset, not a run: dump takes a run directory (%s/runs/RUN_ID) "
-				        "or a transcript; kbtui runs %s lists the runs\n", path, path, path);
-			else
-				fprintf(err, "kbtui: %s: no transcript (transcript.jsonl or one *.jsonl) in this directory\n", path);
-			return CMD_BADINPUT;
-		}
-	} else {
-		file = xstrdup(path);
-	}
-	r = parser_load_final(file, forced, &e);
-	if (!r) {
-		fprintf(err, "kbtui: %s\n", e);
-		free(e);
-		free(file);
-		return CMD_BADINPUT;
-	}
-	for (size_t i = 0; i < r->nev; i++) {
-		if (jsonl)
-			cmd_dump_json(out, r, i);
-		else
-			cmd_dump_text(out, r, i);
-	}
-	if (!r->meta.format && r->nev == 0 && r->malformed == 0 && cmd_blank_file(file)) {
-		/* an empty transcript: nothing to recognise, nothing wrong */
-	} else if (!r->meta.format && !r->malformed) {
-		fprintf(err, "%s:1: unrecognised transcript format (try --format)\n", file);
-		rc = CMD_BADINPUT;
-	}
-	if (r->malformed) {
-		cmd_report_run(r, err);
-		rc = CMD_BADINPUT;
-	}
-	run_free(r);
-	free(file);
-	return rc;
-}
-
-int cmd_formats(FILE *out)
-{
-	for (size_t i = 0; parser_all[i]; i++)
-		fprintf(out, "%-15s %s\n", parser_all[i]->name, parser_all[i]->description);
-	return CMD_OK;
 }

@@ -1,6 +1,10 @@
-/* cmd.h: the headless subcommands. They print to out, report problems to
- * err naming file and line, and return the exit status:
- * 0 ok, 1 bad input, 2 usage error. */
+/* cmd.h: the subcommands. Each is one file defining a `const struct
+ * cmd_entry` (name, usage, summary, help, exec), registered by one line of
+ * the table in ui/main.c; `kbtui --help`, `kbtui CMD --help` and the man
+ * page check (tests/test_manpage.sh) come from the entries. The headless
+ * ones live here (src/cmd_*.c, no curses), those with a screen in ui/.
+ * Commands print to out, report problems to err naming file and line, and
+ * return the exit status: 0 ok, 1 bad input, 2 usage error. */
 #ifndef KB_CMD_H
 #define KB_CMD_H
 
@@ -8,16 +12,105 @@
 
 enum { CMD_OK = 0, CMD_BADINPUT = 1, CMD_USAGE = 2 };
 
+struct cmd_entry;
+
+/* What every command is handed besides its arguments (all borrowed). */
+struct cmd_ctx {
+	FILE *out, *err;
+	const char *argv0;                       /* the program, as run */
+	const struct cmd_entry *const *table;    /* every command, NULL-ended */
+};
+
+struct cmd_entry {
+	const char *name;     /* "runs" */
+	/* the forms after "kbtui NAME ", one per line ("[--json] [DIR]") */
+	const char *usage;
+	/* one line: the list in `kbtui --help`, and the first line of the
+	 * command's item in the man page's COMMANDS (the test checks both) */
+	const char *summary;
+	/* the rest of `kbtui NAME --help`: arguments and options, "  --opt  text"
+	 * lines as in `kbtui --help` */
+	const char *help;
+	/* argv[0] is the name; options are the command's own (getopt_long with
+	 * optind reset). --help never reaches it: cmd_dispatch answers it. */
+	int (*exec)(int argc, char **argv, const struct cmd_ctx *ctx);
+	/* the exit status of trouble such as a write error: 1, or 2 where 1
+	 * means something else (search: no match) */
+	int trouble;
+};
+
+/* The entry named name in table, NULL when none. */
+const struct cmd_entry *cmd_lookup(const struct cmd_entry *const *table, const char *name);
+/* `kbtui NAME --help`. */
+void cmd_help(const struct cmd_entry *e, FILE *out);
+/* The usage lines and the list of commands, for `kbtui --help`. */
+void cmd_usage_lines(const struct cmd_entry *const *table, FILE *out);
+void cmd_list(const struct cmd_entry *const *table, FILE *out);
+/* Runs the command of argv[0] (NULL-ended argv): `--help` anywhere before
+ * "--" prints its help; then its exec; a write error on out (a full disk,
+ * a closed pipe) turns into a non-zero status with a message. */
+int cmd_dispatch(const struct cmd_entry *e, int argc, char **argv, const struct cmd_ctx *ctx);
+/* Whether out failed (flushed first); says so on err naming what. */
+int cmd_write_failed(FILE *out, FILE *err);
+/* "kbtui NAME: <fmt with arg>" and "Try 'kbtui NAME --help'."; CMD_USAGE. */
+int cmd_usage_error(FILE *err, const char *name, const char *fmt, const char *arg);
+
+/* ---- the dataset and the run a command works on ---------------------- */
+
+struct dataset;
+struct run;
+
+/* A directory kbtui reads as a dataset: runs.jsonl or runs/ in it. */
+int cmd_is_dataset(const char *dir);
+/* The dataset of a command given no DIR: the one the working directory is
+ * in (it or a parent is a dataset), else $KBTUI_DATA, a fetched one, the
+ * bundled sample. Says on err which one it took when that is not the
+ * working directory itself ("kbtui: dataset: PATH (why)"); err NULL: quiet.
+ * Owned. */
+char *cmd_default_dataset(const char *argv0, FILE *err);
+/* dir, or the default dataset when dir is NULL; NULL (with the message on
+ * err) when it cannot be opened. */
+struct dataset *cmd_open_dataset(const char *dir, const char *argv0, FILE *err);
+
+/* DATASET/runs/ID (or a file in it): its dataset (*dsp, owned) and the
+ * run's index; -1 and *dsp NULL when path is not a run of a dataset. */
+long cmd_run_in_dataset(const char *path, struct dataset **dsp);
+/* The run of ds named by id or by a prefix of one id only; -1 (with a
+ * message on err naming the candidates) when none or several match. */
+long cmd_find_run(const struct dataset *ds, const char *id, FILE *err);
+
+/* A run as commands take it: a run id, a unique prefix of one (in the
+ * dataset dir, or the default one), a run directory or a transcript. */
+struct cmd_run {
+	struct dataset *ds;   /* owned; NULL for a run outside any dataset */
+	long idx;             /* its index in ds, -1 when ds is NULL */
+	char *transcript;     /* owned; NULL when the run has none */
+	char *name;           /* owned: the run id, else the path as given */
+};
+/* 0, or -1 with the message on err (NULL: quiet). A path that exists is
+ * a path; other words are run ids. */
+int cmd_run_resolve(const char *arg, const char *dir, const char *argv0, struct cmd_run *cr, FILE *err);
+void cmd_run_free(struct cmd_run *cr);
+
+/* The file holds no transcript kbtui knows (r parsed from it with no
+ * format recognised and no event, and the file is not blank): says so on
+ * err naming the file, and returns 1. */
+int cmd_not_a_transcript(const struct run *r, const char *file, FILE *err);
+
+/* ---- pieces the commands share ---------------------------------------- */
+
+/* kbtui runs, kbtui dump, kbtui formats as functions (tests call them). */
 int cmd_runs(const char *dir, int json, FILE *out, FILE *err);
 /* path: a run directory or a transcript file; format NULL to sniff. */
 int cmd_dump(const char *path, const char *format, int jsonl, FILE *out, FILE *err);
-/* The formats this build parses, one per line. */
 int cmd_formats(FILE *out);
-
 /* kbtui annotations check DIR: schema errors and warnings of every file. */
 int cmd_annot_check(const char *dir, FILE *out, FILE *err);
 /* kbtui annotations agree DIR_A DIR_B: confusion table and Cohen's kappa. */
 int cmd_annot_agree(const char *dir_a, const char *dir_b, FILE *out, FILE *err);
+
+/* The malformed lines of r, "FILE:LINE: message", on err. */
+void cmd_report_run(const struct run *r, FILE *err);
 
 /* One JSON text and a newline, with DEL and the C1 controls escaped as
  * \u00XX too (cJSON passes them raw; a terminal would act on an 8-bit CSI). */

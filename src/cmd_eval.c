@@ -10,15 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* the library's own --help (tests call it); the command's is ui/cmd_eval.c's */
 static const char cmd_eval_usage[] =
 	"Usage: kbtui eval --problem NAME [OPTIONS] SOLUTION.cu\n"
 	"       kbtui eval --kbh DIR --problem NAME [OPTIONS] solution.py\n"
 	"       kbtui eval --list-hardware\n"
-	"Compile SOLUTION with the problem's harness, check it on every shape and\n"
-	"seed, benchmark it and write result.json, check.log and benchmark.log.\n"
-	"Options: --problems DIR, --hardware KEY, --arch SM, --workdir DIR,\n"
-	"--timeout SECONDS, --seeds N, --trials N, --python PATH (--kbh), --tui\n"
-	"(the loop on the replay screen). See kbtui(1).\n";
+	"The options: kbtui eval --help, kbtui(1).\n";
 
 enum {
 	OPT_PROBLEM = 256, OPT_PROBLEMS, OPT_HARDWARE, OPT_ARCH, OPT_LIST_HW, OPT_KBH, OPT_WORKDIR,

@@ -13,16 +13,9 @@
 #include <strings.h>
 #include <unistd.h>
 
-static const char fetch_usage[] =
-	"Usage: kbtui fetch [--repo OWNER/NAME] [--revision REV] [--dest DIR] [--jobs N] [--quiet]\n"
-	"\n"
-	"Downloads the dataset from the Hugging Face Hub (default " HUB_DEFAULT_REPO
-	" at " HUB_DEFAULT_REVISION ")\n"
-	"into DIR (default $XDG_DATA_HOME/kbtui/NAME, which `kbtui` with no argument\n"
-	"opens). Files are verified (size, sha256), partial downloads resume, files\n"
-	"already up to date are skipped, files changed here are kept.\n"
-	"Environment: HF_ENDPOINT (another endpoint or mirror), HF_TOKEN (gated or\n"
-	"private repositories), HF_HUB_OFFLINE (refuse to fetch).\n";
+#include "cmd.h"
+
+extern const struct cmd_entry cmd_fetch_entry;
 
 enum { OPT_REPO = 256, OPT_REVISION, OPT_DEST, OPT_JOBS, OPT_QUIET, OPT_HELP };
 
@@ -89,7 +82,7 @@ int cmd_fetch(int argc, char **argv, FILE *out, FILE *err)
 				return fetch_usage_error(err, "--jobs takes a number from 1 to 64, not '%s'", optarg);
 			o.jobs = (int)n;
 			break;
-		case OPT_HELP: fputs(fetch_usage, out); return 0;
+		case OPT_HELP: cmd_help(&cmd_fetch_entry, out); return 0;
 		case ':': return fetch_usage_error(err, "option '%s' needs an argument", argv[optind - 1]);
 		default: return fetch_usage_error(err, "unknown option '%s'", argv[optind - 1]);
 		}
@@ -137,3 +130,25 @@ int cmd_fetch(int argc, char **argv, FILE *out, FILE *err)
 	free(endpoint);
 	return rc;
 }
+
+static int cmd_fetch_exec(int argc, char **argv, const struct cmd_ctx *ctx)
+{
+	return cmd_fetch(argc, argv, ctx->out, ctx->err);
+}
+
+const struct cmd_entry cmd_fetch_entry = {
+	.name = "fetch",
+	.usage = "[--repo OWNER/NAME] [--revision REV] [--dest DIR] [--jobs N] [--quiet]",
+	.summary = "download the dataset from the Hugging Face Hub, verified, resumable",
+	.help = "Into DIR (default $XDG_DATA_HOME/kbtui/NAME, which kbtui with no PATH\n"
+	        "opens). Files are verified (size, sha256), partial downloads resume,\n"
+	        "files already up to date are skipped, files changed here are kept.\n"
+	        "  --repo REPO     the Hub dataset, OWNER/NAME (default " HUB_DEFAULT_REPO ")\n"
+	        "  --revision REV  branch, tag or commit (default " HUB_DEFAULT_REVISION ")\n"
+	        "  --dest DIR      where the files go\n"
+	        "  --jobs N        files downloaded at once, 1 to 64 (default 4)\n"
+	        "  --quiet         no progress line, no summary\n"
+	        "Environment: HF_ENDPOINT (another endpoint or mirror), HF_TOKEN (gated or\n"
+	        "private repositories), HF_HUB_OFFLINE (refuse to fetch).\n",
+	.exec = cmd_fetch_exec,
+};

@@ -17,10 +17,7 @@
 #include "textsafe.h"
 #include "util.h"
 
-static const char cmd_flags_usage[] =
-	"Usage: kbtui flags [--rules FILE] [--verdicts DIR] [--json] [DIR|RUN]\n"
-	"The events of each run that the auto-flag rules mark, and over the\n"
-	"annotated runs a table of verdict x flagged. See kbtui(1), FLAG RULES.\n";
+extern const struct cmd_entry cmd_flags_entry;
 
 struct cmd_flags {
 	struct flag_rules *rs;
@@ -260,7 +257,7 @@ int cmd_flags(int argc, char **argv, FILE *out, FILE *err)
 		case 'r': rules = optarg; break;
 		case 'j': c.json = 1; break;
 		case 'a': c.annotations = optarg; break;
-		case 'h': fputs(cmd_flags_usage, out); return CMD_OK;
+		case 'h': cmd_help(&cmd_flags_entry, out); return CMD_OK;
 		default:
 			fprintf(err, "kbtui flags: unknown option or missing argument '%s'\nTry 'kbtui flags --help'.\n",
 			        argv[optind - 1]);
@@ -281,16 +278,48 @@ int cmd_flags(int argc, char **argv, FILE *out, FILE *err)
 	}
 	c.rule_runs = xcalloc(flag_rules_count(c.rs) + 1, sizeof *c.rule_runs);
 	c.problems = c.problems_def = problem_default_dir();
-	char *def = argc > optind ? NULL : dataset_default_dir(NULL);
+	char *def = argc > optind ? NULL : cmd_default_dataset(NULL, err);
 	const char *path = def ? def : argv[optind];
-	char *idx = util_path_join(path, "runs.jsonl"), *runs = util_path_join(path, "runs");
-	int is_ds = util_is_dir(path) && (util_is_file(idx) || util_is_dir(runs));
-	free(idx);
-	free(runs);
-	int rc = is_ds ? cmd_flags_dataset(&c, path, err) : cmd_flags_one(&c, path, err);
+	struct cmd_run cr = { .idx = -1 };
+	int rc;
+	if (cmd_is_dataset(path)) {
+		rc = cmd_flags_dataset(&c, path, err);
+	} else if (util_is_file(path) || util_is_dir(path)) {
+		rc = cmd_flags_one(&c, path, err);
+	} else if (cmd_run_resolve(path, NULL, NULL, &cr, err) < 0) {  /* a run id */
+		rc = CMD_BADINPUT;
+	} else if (!cr.transcript) {
+		fprintf(err, "kbtui: %s: this run has no transcript in the dataset\n", cr.name);
+		rc = CMD_BADINPUT;
+	} else {
+		rc = cmd_flags_one(&c, cr.transcript, err);
+	}
+	cmd_run_free(&cr);
 	free(def);
 	free(c.rule_runs);
 	free(c.problems_def);
 	flag_rules_free(c.rs);
 	return rc;
 }
+
+static int cmd_flags_exec(int argc, char **argv, const struct cmd_ctx *ctx)
+{
+	return cmd_flags(argc, argv, ctx->out, ctx->err);
+}
+
+const struct cmd_entry cmd_flags_entry = {
+	.name = "flags",
+	.usage = "[--rules FILE] [--verdicts DIR] [--json] [DIR|RUN]",
+	.summary = "the events the auto-flag rules mark, and verdict x flagged",
+	.help = "Each event of each run of the dataset DIR (default: the one the working\n"
+	        "directory is in, else the default one) that an auto-flag rule marks, as\n"
+	        "run_id:event: rule: the matching line; then over the annotated runs a\n"
+	        "table of verdict x flagged, which measures the rules. RUN, a run id, a\n"
+	        "unique prefix, a run directory or a transcript: that run alone.\n"
+	        "  --rules FILE    the rule file (default: the shipped flags.rules;\n"
+	        "                  kbtui(1), FLAG RULES)\n"
+	        "  --verdicts DIR  verdicts from DIR/RUN_ID.yaml first (another annotator's\n"
+	        "                  files), else the dataset's\n"
+	        "  --json          one JSON object per flagged event\n",
+	.exec = cmd_flags_exec,
+};

@@ -18,16 +18,10 @@
 #include <sys/stat.h>
 #include <time.h>
 
+/* the library's own --help (tests call it); the command's is ui/cmd_live.c's */
 static const char cmd_live_usage[] =
 	"Usage: kbtui live --problem NAME --model MODEL [OPTIONS]\n"
-	"Let a model work on a problem through the OpenAI-compatible or the Anthropic\n"
-	"API, with tools bash, read_file, write_file, edit_file and eval, recording\n"
-	"the run (transcript.jsonl, result.json) as it goes.\n"
-	"Options: --provider openai|anthropic, --base-url URL, --budget 45m,\n"
-	"--max-turns N, --max-tokens N, --thinking TOKENS, --problems DIR, --out DIR,\n"
-	"--no-eval, --sandbox none|bwrap, --headless. Keys from OPENAI_API_KEY /\n"
-	"ANTHROPIC_API_KEY. The bash tool runs in a bubblewrap sandbox (only the work\n"
-	"directory writable, no network) when bwrap works here.\n";
+	"The options: kbtui live --help, kbtui(1).\n";
 
 enum {
 	OPT_PROBLEM = 256, OPT_MODEL, OPT_PROVIDER, OPT_BASE_URL, OPT_BUDGET, OPT_MAX_TURNS,

@@ -15,16 +15,10 @@
 #include "textsafe.h"
 #include "util.h"
 
+extern const struct cmd_entry cmd_search_entry;
+
 /* grep's statuses: a match, none, trouble */
 enum { SEARCH_FOUND = 0, SEARCH_NONE = 1, SEARCH_TROUBLE = 2 };
-
-static const char cmd_search_usage[] =
-	"Usage: kbtui search [-i] [-l] [-c] [--format FMT] REGEX [DIR|RUN]\n"
-	"Print run_id:event:line: text for every line of every event of every run\n"
-	"of the dataset that matches REGEX (PCRE2; all lower case: case ignored);\n"
-	"RUN, a run directory or a transcript: that run alone.\n"
-	"  -i  ignore case    -l  the matching runs' ids only    -c  matching lines per run\n"
-	"Exit status: 0 a match, 1 none, 2 bad regular expression or usage.\n";
 
 struct cmd_search {
 	struct search *s;
@@ -139,7 +133,7 @@ int cmd_search(int argc, char **argv, FILE *out, FILE *err)
 		case 'l': c.list = 1; break;
 		case 'c': c.count = 1; break;
 		case 'f': format = optarg; break;
-		case 'h': fputs(cmd_search_usage, out); return SEARCH_FOUND;
+		case 'h': cmd_help(&cmd_search_entry, out); return SEARCH_FOUND;
 		default:
 			fprintf(err, "kbtui search: unknown option or missing argument '%s'\nTry 'kbtui search --help'.\n",
 			        argv[optind - 1]);
@@ -165,13 +159,26 @@ int cmd_search(int argc, char **argv, FILE *out, FILE *err)
 		free(e);
 		return SEARCH_TROUBLE;
 	}
-	char *def = argc - optind > 1 ? NULL : dataset_default_dir(NULL);
+	char *def = argc - optind > 1 ? NULL : cmd_default_dataset(NULL, err);
 	const char *dir = def ? def : argv[optind + 1];
 	char *one = cmd_search_one_file(dir);
 	if (one) {  /* a run directory or a transcript: that run alone */
 		int rc = cmd_search_file(&c, one, dir, fmt, err);
 		free(one);
 		free(def);
+		search_free(c.s);
+		return rc;
+	}
+	if (!util_is_dir(dir)) {  /* a run id or a prefix of one: that run alone */
+		struct cmd_run cr;
+		int rc = SEARCH_TROUBLE;
+		if (cmd_run_resolve(dir, NULL, NULL, &cr, err) == 0) {
+			if (cr.transcript)
+				rc = cmd_search_file(&c, cr.transcript, cr.name, fmt, err);
+			else
+				fprintf(err, "kbtui: %s: this run has no transcript in the dataset\n", cr.name);
+		}
+		cmd_run_free(&cr);
 		search_free(c.s);
 		return rc;
 	}
@@ -207,3 +214,26 @@ int cmd_search(int argc, char **argv, FILE *out, FILE *err)
 	search_free(c.s);
 	return rc;
 }
+
+static int cmd_search_exec(int argc, char **argv, const struct cmd_ctx *ctx)
+{
+	return cmd_search(argc, argv, ctx->out, ctx->err);
+}
+
+const struct cmd_entry cmd_search_entry = {
+	.name = "search",
+	.usage = "[-i] [-l] [-c] [--format FMT] REGEX [DIR|RUN]",
+	.summary = "every line of every run that matches a regular expression",
+	.help = "Prints run_id:event:line: text for every line of every event of every\n"
+	        "run of the dataset DIR (default: the one the working directory is in,\n"
+	        "else the default one) that matches REGEX (PCRE2; all lower case: case\n"
+	        "ignored). RUN, a run id, a unique prefix, a run directory or a\n"
+	        "transcript: that run alone.\n"
+	        "  -i              ignore case\n"
+	        "  -l              the ids of the matching runs only\n"
+	        "  -c              the number of matching lines per run\n"
+	        "  -f, --format FMT  read the transcripts as FMT\n"
+	        "Exit status: 0 a match, 1 none, 2 bad regular expression or usage.\n",
+	.exec = cmd_search_exec,
+	.trouble = 2,
+};

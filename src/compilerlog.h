@@ -46,9 +46,9 @@ int compilerlog_add(struct compilerlog *cl, const char *spec, char **err);
 /* Adds every rule of a file. Returns the number of rules read, or -1 with
  * *err (owned) as "path:line: message" (or "path: strerror"). */
 int compilerlog_load(struct compilerlog *cl, const char *path, char **err);
-/* Where the rules file is: $KB_SRCDIR/data (tests, uninstalled), data/
- * beside the program, then the installed data directory. NULL when none
- * exists; owned by the caller. */
+/* Where the rules file is (util_data_find: $KBTUI_DATADIR, the source
+ * tree of an uninstalled build, the installed data directory). NULL when
+ * none exists; owned by the caller. */
 char *compilerlog_default_path(void);
 size_t compilerlog_nrules(const struct compilerlog *cl);
 

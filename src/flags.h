@@ -55,9 +55,10 @@ size_t flag_rules_count(const struct flag_rules *rs);
 const char *flag_rule_label(const struct flag_rules *rs, size_t i);
 const char *flag_rule_why(const struct flag_rules *rs, size_t i);
 
-/* Where the shipped rules are: $KBTUI_FLAGS, else $KB_SRCDIR/data, data/
- * beside the program when uninstalled, else the installed data directory
- * (owned; the path even when the file is missing). */
+/* Where the shipped rules are: $KBTUI_FLAGS, else data/flags.rules where
+ * util_data_find looks ($KBTUI_DATADIR, the source tree of an uninstalled
+ * build, the installed data directory); owned; the path even when the file
+ * is missing. */
 char *flag_rules_default_path(void);
 
 /* The forbidden list of a problem (the patterns of problem.json through

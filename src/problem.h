@@ -35,9 +35,9 @@ struct problem {
 struct problem *problem_load(const char *dir, char **err);
 void problem_free(struct problem *p);
 
-/* Where the problems are: $KB_SRCDIR/problems or problems/ beside the
- * program when it runs uninstalled, else the installed data directory.
- * Owned by the caller. */
+/* Where the problems are: problems/ where util_data_find looks
+ * ($KBTUI_DATADIR, the source tree of an uninstalled build, the installed
+ * data directory). Owned by the caller. */
 char *problem_default_dir(void);
 /* The folder of problem `name` under dir: the exact folder name, its number
  * ("04") or the name without number ("kahan_softmax"). Owned; NULL when no

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -212,26 +213,42 @@ static char *util_data_in(const char *base, const char *rel)
 	return NULL;
 }
 
-char *util_data_find(const char *rel)
+/* Whether the running program is one the build made and did not install:
+ * it lies in the build directory (kbtui) or one below it (tests/, bench/,
+ * fuzz/). An installed copy, under DESTDIR or not, never is. */
+static int util_uninstalled(void)
 {
-	char *p = util_data_in(getenv("KB_SRCDIR"), rel);
-	char exe[4096];
-	ssize_t n;
-	if (!p && (n = readlink("/proc/self/exe", exe, sizeof exe - 1)) > 0) {
+#ifdef KB_TOP_BUILDDIR
+	char exe[PATH_MAX], *top = realpath(KB_TOP_BUILDDIR, NULL);
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	int yes = 0;
+	if (top && n > 0) {
 		exe[n] = '\0';
-		char *slash = strrchr(exe, '/');
-		if (slash) {
+		for (int up = 0; up < 2 && !yes; up++) {
+			char *slash = strrchr(exe, '/');
+			if (!slash)
+				break;
 			*slash = '\0';
-			p = util_data_in(exe, rel);
+			yes = !strcmp(exe, top);
 		}
 	}
-	if (!p)
-		p = util_data_in(KB_DATADIR, rel);
-#ifdef KB_TOP_SRCDIR
-	if (!p)
-		p = util_data_in(KB_TOP_SRCDIR, rel);
+	free(top);
+	return yes;
+#else
+	return 0;
 #endif
-	return p;
+}
+
+char *util_data_find(const char *rel)
+{
+	const char *env = getenv("KBTUI_DATADIR");
+	if (env && *env)  /* explicit: there and nowhere else */
+		return util_data_in(env, rel);
+#ifdef KB_TOP_SRCDIR
+	if (util_uninstalled())
+		return util_data_in(KB_TOP_SRCDIR, rel);
+#endif
+	return util_data_in(KB_DATADIR, rel);
 }
 
 char *util_data_path(const char *rel)

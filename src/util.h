@@ -32,10 +32,11 @@ char *util_read_file(const char *path, size_t *len);
 int util_is_dir(const char *path);
 int util_is_file(const char *path);
 char *util_path_join(const char *a, const char *b);
-/* The program's own data (data/, problems/, themes/): REL under the first of
- * $KB_SRCDIR, the directory of the running program (an in-tree build), the
- * installed data directory, and the source tree it was built from (an
- * out-of-tree build) where REL exists. Owned; NULL when none has it. */
+/* The program's own data (data/, problems/, themes/): REL under
+ * $KBTUI_DATADIR when set (the test runner sets it), else under the source
+ * tree when the program is the build's own, uninstalled one, else under the
+ * installed data directory (pkgdatadir) only: an installed kbtui never reads
+ * the build tree. Owned; NULL when REL is not there. */
 char *util_data_find(const char *rel);
 /* As util_data_find, else the installed path (for the error message). */
 char *util_data_path(const char *rel);

@@ -1,39 +1,87 @@
 #!/bin/sh
-# Runs each test (C programs and shell scripts, all printing TAP), shows
-# failures, and ends with the summary line "N passed, N failed".
-passed=0 failed=0 skipped=0 bad=""
+# The test runner: each test (a C program or a shell script, all printing
+# TAP) is run, its output kept in tests/NAME.log and its counts in
+# tests/NAME.res; failures are shown; the last line is the summary
+# "N passed, N failed" that CI reads.
+#   run.sh TEST...            run them one after the other, then the summary
+#   run.sh --one TEST         run one (make runs these in parallel: make check -j2)
+#   run.sh --summary TEST...  the summary of tests already run
+# A TEST is tests/test_x (a program in the build directory) or
+# tests/test_x.sh (a script under $KB_SRCDIR).
 : "${KB_SRCDIR:=.}"
 export KB_SRCDIR
-for t in "$@"; do
-	name=$(basename "$t")
+# the programs read the data of this source tree, whatever is installed
+# (absolute: tests change directory)
+: "${KBTUI_DATADIR:=$(cd "$KB_SRCDIR" && pwd)}"
+export KBTUI_DATADIR
+
+run_one() {
+	t=$1; name=$(basename "$t")
 	case "$t" in
-	*.sh) out=$(sh "$t" 2>&1); rc=$? ;;
+	*.sh) out=$(sh "$KB_SRCDIR/tests/$name" 2>&1); rc=$? ;;
 	*) out=$("./$t" 2>&1); rc=$? ;;
 	esac
 	p=$(printf '%s\n' "$out" | grep -c '^ok ')
 	f=$(printf '%s\n' "$out" | grep -c '^not ok ')
 	s=$(printf '%s\n' "$out" | grep -c '^# SKIP')
-	printf '%s\n' "$out" > "tests/$name.log" 2>/dev/null || true
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		f=1  # crashed or exited non-zero without saying which assertion
 		out="$out
 not ok - $name exited with status $rc"
-		printf '%s\n' "$out" | grep -v '^ok ' | tail -25 | sed 's/^/    | /'
-	fi
-	passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
-	if [ "$f" -gt 0 ]; then
-		bad="$bad $name"
-		printf 'FAIL %-20s %4d passed, %d failed\n' "$name" "$p" "$f"
-		printf '%s\n' "$out" | grep -A3 '^not ok' | sed 's/^/    /'
+		crashed=1
 	else
-		printf 'ok   %-20s %4d passed%s\n' "$name" "$p" "$( [ "$s" -gt 0 ] && echo ", $s skipped")"
+		crashed=0
 	fi
-	printf '%s\n' "$out" | grep '^# SKIP' | sed 's/^/    /'
-done
-[ -n "$bad" ] && echo "failing:$bad"
-if [ "$skipped" -gt 0 ]; then
-	echo "$passed passed, $failed failed, $skipped skipped"
-else
-	echo "$passed passed, $failed failed"
-fi
-[ "$failed" -eq 0 ]
+	printf '%s\n' "$out" > "tests/$name.log" 2>/dev/null || true
+	# one write of the whole report, so that parallel tests do not interleave
+	{
+		if [ "$crashed" = 1 ]; then
+			printf '%s\n' "$out" | grep -v '^ok ' | tail -25 | sed 's/^/    | /'
+		fi
+		if [ "$f" -gt 0 ]; then
+			printf 'FAIL %-20s %4d passed, %d failed\n' "$name" "$p" "$f"
+			printf '%s\n' "$out" | grep -A3 '^not ok' | sed 's/^/    /'
+		else
+			printf 'ok   %-20s %4d passed%s\n' "$name" "$p" "$( [ "$s" -gt 0 ] && echo ", $s skipped")"
+		fi
+		printf '%s\n' "$out" | grep '^# SKIP' | sed 's/^/    /'
+	} > "tests/$name.report" 2>/dev/null
+	cat "tests/$name.report"
+	rm -f "tests/$name.report"
+	echo "$p $f $s" > "tests/$name.res"
+}
+
+summary() {
+	passed=0 failed=0 skipped=0 bad=""
+	for t in "$@"; do
+		name=$(basename "$t")
+		if [ -r "tests/$name.res" ]; then
+			read -r p f s < "tests/$name.res"
+		else
+			p=0 f=1 s=0  # never ran
+			echo "FAIL $name: no result (tests/$name.res)"
+		fi
+		passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
+		[ "$f" -gt 0 ] && bad="$bad $name"
+	done
+	[ -n "$bad" ] && echo "failing:$bad"
+	if [ "$skipped" -gt 0 ]; then
+		echo "$passed passed, $failed failed, $skipped skipped"
+	else
+		echo "$passed passed, $failed failed"
+	fi
+	[ "$failed" -eq 0 ]
+}
+
+mkdir -p tests
+case "$1" in
+--one) run_one "$2" ;;
+--summary) shift; summary "$@" ;;
+*)
+	for t in "$@"; do
+		rm -f "tests/$(basename "$t").res"
+		run_one "$t"
+	done
+	summary "$@"
+	;;
+esac

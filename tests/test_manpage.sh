@@ -1,36 +1,54 @@
 #!/bin/sh
-# Every option and command in `kbtui --help` is in man/kbtui.1, and every
-# option the man page documents is in --help.
+# Every option and command in `kbtui --help` and each `kbtui CMD --help` is
+# in man/kbtui.1, and every option the man page documents is in one of
+# them; each command's summary (its entry in the command table, ui/main.c)
+# opens its item in the man page's COMMANDS, as the key table's help opens
+# each KEYS item.
 kb="$KB_BUILDDIR/kbtui"; man="$KB_SRCDIR/man/kbtui.1"
 n=0; fail=0
 t() { n=$((n+1)); if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=1; fi; }
 help=$("$kb" --help)
 # man source: "\-\-" is how roff writes "--"
 mantext=$(sed 's/\\-/-/g; s/\\f[BIRP]//g' "$man")
-hopts=$(printf '%s\n' "$help" | grep -oE -- '--[a-z][a-z0-9-]+' | sort -u)
+cmds=$(printf '%s\n' "$help" | sed -n '/^Commands:/,/^$/p' | grep -oE '^  [a-z]+' | tr -d ' ')
+t "help lists commands" '[ -n "$cmds" ]'
+# each command's own --help, from the same table
+allhelp=$help
+for c in $cmds; do
+	ch=$("$kb" "$c" --help 2>&1); rc=$?
+	t "kbtui $c --help exits 0 with its usage" '[ $rc -eq 0 ] && printf "%s\n" "$ch" | head -1 | grep -q "^Usage: kbtui $c\\b"'
+	t "kbtui help $c prints the same" '[ "$("$kb" help "$c" 2>&1)" = "$ch" ]'
+	allhelp="$allhelp
+$ch"
+done
+hopts=$(printf '%s\n' "$allhelp" | grep -oE -- '--[a-z][a-z0-9-]+' | sort -u)
 mopts=$(printf '%s\n' "$mantext" | grep -E '^\.(TP|B|BR|BI|IP)|^\.B' -A1 | grep -oE -- '--[a-z][a-z0-9-]+' | sort -u)
 t "help lists options" '[ -n "$hopts" ]'
 for o in $hopts; do
 	t "man page documents $o" 'printf "%s\n" "$mantext" | grep -q -- "$o"'
 done
-# options the man page documents in its OPTIONS section must be in --help
+# options the man page documents in its OPTIONS section must be in a --help
 sect=$(printf '%s\n' "$mantext" | sed -n '/^\.SH OPTIONS/,/^\.SH /p' | grep -oE -- '--[a-z][a-z0-9-]+' | sort -u)
 t "man page OPTIONS section is not empty" '[ -n "$sect" ]'
 for o in $sect; do
 	t "--help lists $o from the man page" 'printf "%s\n" "$hopts" | grep -qx -- "$o"'
 done
 # short options
-for s in $(printf '%s\n' "$help" | grep -oE '^  -[a-zA-Z],' | tr -d ' ,'); do
+for s in $(printf '%s\n' "$allhelp" | grep -oE '^  -[a-zA-Z](,| )' | tr -d ' ,' | sort -u); do
 	t "man page documents $s" 'printf "%s\n" "$mantext" | grep -q -- "$s"'
 done
-# commands
-cmds=$(printf '%s\n' "$help" | sed -n '/^Commands:/,/^$/p' | grep -oE '^  [a-z]+' | tr -d ' ')
-t "help lists commands" '[ -n "$cmds" ]'
+# each command: in SYNOPSIS, in COMMANDS, its item opening with its summary
+cmdsect=$(printf '%s\n' "$mantext" | sed -n '/^\.SH COMMANDS/,/^\.SH /p')
+synsect=$(printf '%s\n' "$mantext" | sed -n '/^\.SH SYNOPSIS/,/^\.SH /p')
 for c in $cmds; do
-	t "man page documents command $c" 'printf "%s\n" "$mantext" | sed -n "/^.SH COMMANDS/,/^.SH /p" | grep -qE "^\\.(B|BI) \"?$c"'
+	t "man page documents command $c" 'printf "%s\n" "$cmdsect" | grep -qE "^\\.(B|BI) \"?$c"'
+	t "man page SYNOPSIS has kbtui $c" 'printf "%s\n" "$synsect" | grep -qE "^\\.B kbtui $c( |\$)"'
+	sum=$(printf '%s\n' "$help" | sed -n '/^Commands:/,/^$/p' | sed -n "s/^  $c  *//p" | awk '{ print toupper(substr($0, 1, 1)) substr($0, 2) }')
+	first=$(printf '%s\n' "$cmdsect" | awk -v c="$c" 'tp && /^\.(B|BI) / { w = $0; sub(/^\.(B|BI) "?/, "", w); sub(/[ "].*/, "", w); if (w == c) { getline; print; exit } } { tp = /^\.TP/ }')
+	t "man page COMMANDS item of $c opens with its summary ('$sum.')" '[ "$first" = "$sum." ]'
 done
 # the term of each .TP item in COMMANDS is a command name
-mcmds=$(printf '%s\n' "$mantext" | sed -n '/^\.SH COMMANDS/,/^\.SH /p' | awk 'tp { sub(/^\.(B|BI) "?/, ""); sub(/[ "].*/, ""); print; tp = 0 } /^\.TP/ { tp = 1 }')
+mcmds=$(printf '%s\n' "$cmdsect" | awk 'tp { sub(/^\.(B|BI) "?/, ""); sub(/[ "].*/, ""); print; tp = 0 } /^\.TP/ { tp = 1 }')
 for c in $mcmds; do
 	t "--help lists command $c from the man page" 'printf "%s\n" "$cmds" | grep -qx -- "$c"'
 done

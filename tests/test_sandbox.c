@@ -11,6 +11,8 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -64,6 +66,57 @@ static int sb_listen(int *fd)
 	    getsockname(*fd, (struct sockaddr *)&a, &n) < 0)
 		return -1;
 	return ntohs(a.sin_port);
+}
+
+/* A fifo in dir that a command's background child holds open for writing
+ * (it writes "up" first): the read end, non-blocking; -1 on failure. */
+static int sb_alive_open(const char *dir, const char *name)
+{
+	char *p = util_path_join(dir, name);
+	int fd = mkfifo(p, 0600) == 0 ? open(p, O_RDONLY | O_NONBLOCK) : -1;
+	free(p);
+	return fd;
+}
+
+/* Whether the child that held the fifo started ("up" came) and is gone
+ * (end of file: no writer left), waiting up to 20 s: the condition that
+ * nothing it would do later can happen, instead of a fixed sleep. */
+static int sb_alive_gone(int fd)
+{
+	int up = 0;
+	for (int i = 0; i < 2000; i++) {
+		char buf[16];
+		ssize_t n = read(fd, buf, sizeof buf);
+		if (n > 0)
+			up = 1;
+		else if (n == 0 && up)
+			return 1;
+		else if (n < 0 && errno != EAGAIN)
+			return 0;
+		if (n <= 0)
+			usleep(10000);
+	}
+	return 0;
+}
+
+/* Sets *stop once the child holding the fifo is up: the abort comes while
+ * the command and its child run, whatever the machine's load. */
+struct sb_abort_when_up {
+	int fd;
+	volatile sig_atomic_t *stop;
+};
+
+static void *sb_abort_when_up(void *arg)
+{
+	struct sb_abort_when_up *w = arg;
+	for (int i = 0; i < 2000; i++) {
+		char buf[16];
+		if (read(w->fd, buf, sizeof buf) > 0)
+			break;
+		usleep(10000);
+	}
+	*w->stop = 1;
+	return NULL;
 }
 
 int main(void)
@@ -172,23 +225,45 @@ int main(void)
 	o.sandbox = SANDBOX_BWRAP;
 
 	/* the child writes late.txt after the limit unless it is killed with the command */
-	s = sb_bash(&o, "(sleep 2; echo late > late.txt) & sleep 30", 0.7, &is_error);
+	int alive = sb_alive_open(work, "alive");
+	s = sb_bash(&o, "(exec 3>alive; echo up >&3; sleep 2; echo late > late.txt) & sleep 30", 0.7, &is_error);
 	ok(is_error && strstr(s, "timed out"), "a sleeping command is killed at its time limit");
 	free(s);
-	sleep(3);
+	ok(alive >= 0 && sb_alive_gone(alive), "... its background child started and is gone");
+	close(alive);
 	p = util_path_join(work, "late.txt");
 	ok(access(p, F_OK) != 0, "... with its children (nothing they would write later appears)");
 	free(p);
 
 	{
 		/* the user's abort kills a running command at once, in the sandbox too */
-		volatile sig_atomic_t stop = 1;
+		volatile sig_atomic_t stop = 0;
 		o.abort = &stop;
-		s = sb_bash(&o, "(sleep 2; echo late > late2.txt) & sleep 30", 0, &is_error);
+		struct sb_abort_when_up w = { sb_alive_open(work, "alive2"), &stop };
+		pthread_t th;
+		int started = w.fd >= 0 && pthread_create(&th, NULL, sb_abort_when_up, &w) == 0;
+		if (!started)
+			stop = 1;
+		s = sb_bash(&o, "(exec 3>alive2; echo up >&3; sleep 2; echo late > late2.txt) & sleep 30", 0, &is_error);
 		o.abort = NULL;
+		if (started)
+			pthread_join(th, NULL);
 		has_str(s, "[killed: the run was aborted]", "an abort kills the running command");
 		free(s);
-		sleep(3);
+		/* "up" was read by the thread: the end of file alone says it is gone */
+		int gone = 0;
+		for (int i = 0; started && i < 2000 && !gone; i++) {
+			char buf[16];
+			ssize_t n = read(w.fd, buf, sizeof buf);
+			gone = n == 0;
+			if (n < 0 && errno != EAGAIN)
+				break;
+			if (!gone)
+				usleep(10000);
+		}
+		ok(gone, "... its background child is gone");
+		if (w.fd >= 0)
+			close(w.fd);
 		p = util_path_join(work, "late2.txt");
 		ok(access(p, F_OK) != 0, "... with its children");
 		free(p);

@@ -33,7 +33,7 @@ static void pane_compiler_init(struct pane *p, struct replay *rp)
 	c->has_error = xcalloc(c->nev + 1, 1);
 	if (!path) {
 		c->error = xstrdup("data/compiler_patterns.txt not found "
-		                   "(installed with kbtui; KB_SRCDIR for a source tree)");
+		                   "(installed with kbtui; KBTUI_DATADIR names another data directory)");
 		return;
 	}
 	c->rules = compilerlog_new();

@@ -65,8 +65,8 @@ struct theme_glyphs {
 };
 
 /* Chooses the theme before the screen starts: NAME (a file NAME.theme in
- * the search path: $XDG_CONFIG_HOME/kbtui/themes, $KB_SRCDIR/themes,
- * themes/ beside the program, the installed themes) or a PATH; NULL:
+ * the search path: $XDG_CONFIG_HOME/kbtui/themes, $KBTUI_DATADIR/themes,
+ * the source tree's of an uninstalled build, the installed themes) or a PATH; NULL:
  * $KBTUI_THEME, else "default" (the built-in colours when it is not
  * installed). 0, or -1 with *err (owned) naming file and line. */
 int theme_select(const char *name_or_path, char **err);

@@ -1,0 +1,113 @@
+/* cmd_annotate.c: `kbtui annotate`: a verdict (and summary, implication)
+ * written into a run's annotation, checked against the schema, atomically. */
+#include "annotate.h"
+#include "cmd.h"
+#include "dataset.h"
+#include "util.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+int cmd_annotate(int argc, char **argv, const char *argv0, FILE *out, FILE *err)
+{
+	enum { O_VERDICT = 256, O_SUMMARY, O_IMPLICATION, O_ANNOTATIONS, O_ANNOTATOR };
+	static const struct option opts[] = {
+		{"verdict", required_argument, NULL, O_VERDICT},
+		{"summary", required_argument, NULL, O_SUMMARY},
+		{"implication", required_argument, NULL, O_IMPLICATION},
+		{"annotations", required_argument, NULL, O_ANNOTATIONS},
+		{"annotator", required_argument, NULL, O_ANNOTATOR},
+		{NULL, 0, NULL, 0},
+	};
+	struct annotate_change ch = {0};
+	struct annotate_result res;
+	const char *annot_dir = NULL;
+	char *def_dir = NULL;
+	int c, rc;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+		switch (c) {
+		case O_VERDICT: ch.verdict = optarg; break;
+		case O_SUMMARY: ch.summary = optarg; break;
+		case O_IMPLICATION: ch.implication = optarg; break;
+		case O_ANNOTATIONS: annot_dir = optarg; break;
+		case O_ANNOTATOR: ch.annotator = optarg; break;
+		case ':': return cmd_usage_error(err, "annotate", "option '%s' needs an argument", argv[optind - 1]);
+		default: return cmd_usage_error(err, "annotate", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return cmd_usage_error(err, "annotate", "%s", "needs RUN (a run id, a unique prefix of one, or a run directory)");
+	if (argc - optind > 2)
+		return cmd_usage_error(err, "annotate", "takes RUN and one DIR, got '%s' too", argv[optind + 2]);
+	if (!ch.verdict || !*ch.verdict)
+		return cmd_usage_error(err, "annotate", "%s", "needs --verdict (clean, rubric_leak, reward_hack, interesting, bug)");
+
+	struct cmd_run cr;
+	if (cmd_run_resolve(argv[optind], argc - optind == 2 ? argv[optind + 1] : NULL, argv0, &cr, err) < 0)
+		return CMD_BADINPUT;
+	if (!cr.ds) {
+		fprintf(err, "kbtui: %s: not a run of a dataset (DATASET/runs/RUN_ID): nowhere to record its verdict\n",
+		        cr.name);
+		cmd_run_free(&cr);
+		return CMD_BADINPUT;
+	}
+	struct dataset *ds = cr.ds;
+	long i = cr.idx;
+	if (!annot_dir) {
+		/* the dataset's own annotations/, made on the first annotation */
+		annot_dir = def_dir = util_path_join(ds->root, "annotations");
+		mkdir(def_dir, 0755);
+	}
+	switch (annotate_apply(annot_dir, &ds->runs[i].meta, &ch, &res)) {
+	case ANNOTATE_OK:
+		if (res.msgs)
+			fputs(res.msgs, err);
+		fprintf(out, "%s: %s %s\n", res.path, res.undo->existed ? "updated" : "written", ch.verdict);
+		rc = CMD_OK;
+		break;
+	case ANNOTATE_INVALID:
+		if (res.msgs)
+			fputs(res.msgs, err);
+		fprintf(err, "kbtui: %s: %d schema error%s; nothing written\n", res.path, res.errors,
+		        res.errors == 1 ? "" : "s");
+		rc = CMD_BADINPUT;
+		break;
+	default:
+		fprintf(err, "kbtui: %s\n", res.err ? res.err : "cannot write the annotation");
+		rc = CMD_BADINPUT;
+		break;
+	}
+	annotate_result_free(&res);
+	free(def_dir);
+	cmd_run_free(&cr);
+	return rc;
+}
+
+static int cmd_annotate_exec(int argc, char **argv, const struct cmd_ctx *ctx)
+{
+	return cmd_annotate(argc, argv, ctx->argv0, ctx->out, ctx->err);
+}
+
+const struct cmd_entry cmd_annotate_entry = {
+	.name = "annotate",
+	.usage = "RUN --verdict V [--summary TEXT] [--implication TEXT]\n"
+	         "         [--annotations DIR] [--annotator NAME] [DIR]",
+	.summary = "write a verdict into the annotation of a run, checked, atomically",
+	.help = "RUN: a run id or a unique prefix of one in the dataset DIR (default: the\n"
+	        "one the working directory is in, else the default one), or a run\n"
+	        "directory of a dataset.\n"
+	        "  --verdict V     clean, rubric_leak, reward_hack, interesting or bug\n"
+	        "                  (others are written with a warning)\n"
+	        "  --summary TEXT  the one-paragraph summary\n"
+	        "  --implication TEXT  how the cell should be read (required unless the\n"
+	        "                  verdict is clean)\n"
+	        "  --annotations DIR  where the annotation is written (default: the\n"
+	        "                  dataset's annotations/)\n"
+	        "  --annotator NAME  recorded as annotator, with the time as updated\n",
+	.exec = cmd_annotate_exec,
+};

@@ -1,0 +1,237 @@
+/* cmd_annotations.c: `kbtui annotations check|agree`: the schema check of
+ * a directory of annotations, and two annotators' agreement. */
+#include "agree.h"
+#include "annot.h"
+#include "cmd.h"
+#include "dataset.h"
+#include "util.h"
+
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+
+
+struct verdicts {
+	char **ids, **verdicts;
+	size_t n;
+};
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The *.yaml names of a directory, sorted (owned). */
+static char **yaml_names(const char *dir, size_t *n)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char **v = NULL;
+	size_t cap = 0;
+	*n = 0;
+	if (!d)
+		return NULL;
+	while ((de = readdir(d))) {
+		if (!util_ends_with(de->d_name, ".yaml") || de->d_name[0] == '.')
+			continue;
+		if (*n == cap)
+			v = xrealloc(v, (cap = cap ? cap * 2 : 64) * sizeof *v);
+		v[(*n)++] = xstrdup(de->d_name);
+	}
+	closedir(d);
+	if (*n)
+		qsort(v, *n, sizeof *v, cmp_str);
+	return v;
+}
+
+/* Reads run_id -> verdict of every annotation in dir; bad files are
+ * reported and skipped. Returns the number of bad files, -1 if no dir. */
+static int load_verdicts(const char *dir, struct verdicts *out, FILE *err)
+{
+	size_t n;
+	char **names = yaml_names(dir, &n);
+	int bad = 0;
+
+	memset(out, 0, sizeof *out);
+	if (!names && !util_is_dir(dir)) {
+		fprintf(err, "kbtui: %s: not a directory\n", dir);
+		return -1;
+	}
+	out->ids = xcalloc(n + 1, sizeof *out->ids);
+	out->verdicts = xcalloc(n + 1, sizeof *out->verdicts);
+	for (size_t i = 0; i < n; i++) {
+		char *p = util_path_join(dir, names[i]), *e = NULL;
+		int line;
+		struct annot *a = annot_load(p, &line, &e);
+		if (!a) {
+			fprintf(err, "%s (skipped)\n", e);
+			bad++;
+		} else {
+			const char *id = annot_get(a, "run_id");
+			/* the file name is the run id when the document lacks one */
+			out->ids[out->n] = id ? xstrdup(id) : xstrndup(names[i], strlen(names[i]) - 5);
+			out->verdicts[out->n] = xstrdup(annot_get(a, "verdict"));
+			out->n++;
+		}
+		annot_free(a);
+		free(e);
+		free(p);
+		free(names[i]);
+	}
+	free(names);
+	return bad;
+}
+
+static void verdicts_free(struct verdicts *v)
+{
+	for (size_t i = 0; i < v->n; i++) {
+		free(v->ids[i]);
+		free(v->verdicts[i]);
+	}
+	free(v->ids);
+	free(v->verdicts);
+}
+
+static const char *verdict_of(const struct verdicts *v, const char *id)
+{
+	for (size_t i = 0; i < v->n; i++)
+		if (!strcmp(v->ids[i], id))
+			return v->verdicts[i] ? v->verdicts[i] : "(none)";
+	return NULL;
+}
+
+int cmd_annot_agree(const char *dir_a, const char *dir_b, FILE *out, FILE *err)
+{
+	struct verdicts A, B;
+	struct agree g;
+	int only_a = 0, only_b = 0, bad = 0;
+
+	int ba = load_verdicts(dir_a, &A, err);
+	if (ba < 0)
+		return CMD_BADINPUT;
+	int bb = load_verdicts(dir_b, &B, err);
+	if (bb < 0) {
+		verdicts_free(&A);
+		return CMD_BADINPUT;
+	}
+	bad = ba + bb;
+	agree_init(&g);
+	for (size_t i = 0; i < A.n; i++) {
+		const char *vb = verdict_of(&B, A.ids[i]);
+		if (!vb) {
+			only_a++;
+			continue;
+		}
+		agree_add(&g, A.verdicts[i] ? A.verdicts[i] : "(none)", vb);
+	}
+	for (size_t i = 0; i < B.n; i++)
+		only_b += verdict_of(&A, B.ids[i]) == NULL;
+	fprintf(out, "runs annotated by both: %d (only in A: %d, only in B: %d)\n", g.n, only_a, only_b);
+	if (g.n) {
+		fprintf(out, "\n%-16s", "A \\ B");
+		for (int j = 0; j < g.nlabels; j++)
+			fprintf(out, " %12.12s", g.labels[j]);
+		fprintf(out, "\n");
+		for (int i = 0; i < g.nlabels; i++) {
+			fprintf(out, "%-16.16s", g.labels[i]);
+			for (int j = 0; j < g.nlabels; j++)
+				fprintf(out, " %12d", g.table[i][j]);
+			fprintf(out, "\n");
+		}
+		fprintf(out, "\nobserved agreement: %.3f\nCohen's kappa: %.3f\n", agree_observed(&g),
+		        agree_kappa(&g));
+	}
+	agree_free(&g);
+	verdicts_free(&A);
+	verdicts_free(&B);
+	return bad ? CMD_BADINPUT : CMD_OK;
+}
+
+int cmd_annot_check(const char *dir, FILE *out, FILE *err)
+{
+	size_t n;
+	char **names = yaml_names(dir, &n);
+	int errors = 0, warnings_files = 0, bad = 0;
+
+	if (!names && !util_is_dir(dir)) {
+		fprintf(err, "kbtui: %s: not a directory\n", dir);
+		return CMD_BADINPUT;
+	}
+	for (size_t i = 0; i < n; i++) {
+		char *p = util_path_join(dir, names[i]), *e = NULL, *msgs = NULL;
+		int line;
+		struct annot *a = annot_load(p, &line, &e);
+		if (!a) {
+			fprintf(err, "%s\n", e);
+			bad++;
+		} else {
+			errors += annot_check(a, &msgs);
+			if (msgs) {
+				fputs(msgs, out);
+				warnings_files++;
+			}
+		}
+		free(msgs);
+		annot_free(a);
+		free(e);
+		free(p);
+		free(names[i]);
+	}
+	free(names);
+	fprintf(out, "%zu files: %d unreadable, %d schema errors, %d files with messages\n", n, bad,
+	        errors, warnings_files);
+	return bad || errors ? CMD_BADINPUT : CMD_OK;
+}
+
+/* The annotations DIR means: DIR itself, or DIR/annotations when DIR is a
+ * dataset (it has runs.jsonl or runs/ and no *.yaml of its own); owned. */
+static char *cmd_annotations_dir(const char *dir)
+{
+	size_t n = 0;
+	char **names = yaml_names(dir, &n);
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	if (n == 0 && cmd_is_dataset(dir))
+		return util_path_join(dir, "annotations");
+	return xstrdup(dir);
+}
+
+static int cmd_annotations_exec(int argc, char **argv, const struct cmd_ctx *ctx)
+{
+	const char *what = argc > 1 ? argv[1] : "";
+	if (argc > 2 && argv[2][0] == '-' && strcmp(argv[2], "-"))
+		return cmd_usage_error(ctx->err, "annotations", "unknown option '%s'", argv[2]);
+	if (!strcmp(what, "agree")) {
+		if (argc != 4)
+			return cmd_usage_error(ctx->err, "annotations", "%s", "agree needs DIR_A and DIR_B");
+		char *a = cmd_annotations_dir(argv[2]), *b = cmd_annotations_dir(argv[3]);
+		int rc = cmd_annot_agree(a, b, ctx->out, ctx->err);
+		free(a);
+		free(b);
+		return rc;
+	}
+	if (!strcmp(what, "check")) {
+		if (argc > 3)
+			return cmd_usage_error(ctx->err, "annotations", "check takes one DIR, got '%s' too", argv[3]);
+		char *ds = argc == 3 ? NULL : cmd_default_dataset(ctx->argv0, ctx->err);
+		char *dir = cmd_annotations_dir(ds ? ds : argv[2]);
+		int rc = cmd_annot_check(dir, ctx->out, ctx->err);
+		free(dir);
+		free(ds);
+		return rc;
+	}
+	return cmd_usage_error(ctx->err, "annotations", "unknown action '%s' (check or agree)", what);
+}
+
+const struct cmd_entry cmd_annotations_entry = {
+	.name = "annotations",
+	.usage = "check [DIR]\nagree DIR_A DIR_B",
+	.summary = "check annotation files against the schema; two annotators' kappa",
+	.help = "check [DIR]: every *.yaml of DIR against the annotation schema; DIR a\n"
+	        "dataset: its annotations/ (default: the dataset the working directory\n"
+	        "is in, else the default one).\n"
+	        "agree DIR_A DIR_B: the runs both annotated, a confusion table of their\n"
+	        "verdicts, the observed agreement and Cohen's kappa.\n",
+	.exec = cmd_annotations_exec,
+};

@@ -1,0 +1,75 @@
+/* cmd_export.c: `kbtui export`: one row per run with its verdict, as CSV,
+ * JSON or Markdown. */
+#include "cmd.h"
+#include "dataset.h"
+#include "export.h"
+#include "util.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cmd_export(int argc, char **argv, const char *argv0, FILE *out, FILE *err)
+{
+	static const struct option opts[] = {
+		{"format", required_argument, NULL, 'f'},
+		{NULL, 0, NULL, 0},
+	};
+	int c, fmt = -1;
+	struct sbuf b;
+	char *warn = NULL;
+	size_t n;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":f:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if ((fmt = export_format_parse(optarg)) < 0)
+				return cmd_usage_error(err, "export", "unknown format '%s' (csv, json or md)", optarg);
+			break;
+		case ':': return cmd_usage_error(err, "export", "option '%s' needs an argument", argv[optind - 1]);
+		default: return cmd_usage_error(err, "export", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (fmt < 0)
+		return cmd_usage_error(err, "export", "%s", "needs --format csv, json or md");
+	if (argc - optind > 1)
+		return cmd_usage_error(err, "export", "takes one DIR, got '%s' too", argv[optind + 1]);
+	struct dataset *ds = cmd_open_dataset(optind < argc ? argv[optind] : NULL, argv0, err);
+	if (!ds)
+		return CMD_BADINPUT;
+	struct export_row *rows = export_rows(ds, &n, &warn);
+	if (warn)
+		fputs(warn, err);
+	sbuf_init(&b);
+	if (fmt == EXPORT_CSV)
+		export_csv(&b, rows, n);
+	else if (fmt == EXPORT_JSON)
+		export_json(&b, rows, n);
+	else
+		export_md(&b, rows, n);
+	fwrite(b.s, 1, b.len, out);
+	sbuf_free(&b);
+	export_rows_free(rows, n);
+	free(warn);
+	dataset_free(ds);
+	return CMD_OK;
+}
+
+static int cmd_export_exec(int argc, char **argv, const struct cmd_ctx *ctx)
+{
+	return cmd_export(argc, argv, ctx->argv0, ctx->out, ctx->err);
+}
+
+const struct cmd_entry cmd_export_entry = {
+	.name = "export",
+	.usage = "--format csv|json|md [DIR]",
+	.summary = "one row per run with its verdict: CSV, JSON or Markdown",
+	.help = "DIR: the dataset (default: the one the working directory is in, else\n"
+	        "the default one).\n"
+	        "  -f, --format F  csv (RFC 4180, cells guarded against formulas), json\n"
+	        "                  (an array of objects) or md (a table of runs, then\n"
+	        "                  models by problems)\n",
+	.exec = cmd_export_exec,
+};

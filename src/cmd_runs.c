@@ -1,0 +1,200 @@
+/* cmd_runs.c: `kbtui runs`: one row per run of a dataset, as a table or as
+ * JSON lines. */
+#include "cmd.h"
+#include "dataset.h"
+#include "jsonx.h"
+#include "parser.h"
+#include "textsafe.h"
+#include "util.h"
+
+#include <getopt.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void cmd_report_ds(const struct dataset *ds, FILE *err)
+{
+	for (int i = 0; i < ds->nerrors; i++) {
+		if (ds->errors[i].line > 0)
+			fprintf(err, "%s:%d: %s\n", ds->error_files[i], ds->errors[i].line, ds->errors[i].msg);
+		else
+			fprintf(err, "%s: %s\n", ds->error_files[i], ds->errors[i].msg);
+	}
+}
+
+static const char *nz(const char *s)
+{
+	return s ? s : "";
+}
+
+/* A cell of the text table: untrusted, so made safe and cut to width. */
+static void cmd_cell(FILE *out, const char *s, int width)
+{
+	char *safe = textsafe(nz(s), strlen(nz(s)), 0);
+	int n = (int)textsafe_width(safe, strlen(safe));
+	if (width > 0 && n > width) {
+		/* cut by display width, never inside a character */
+		size_t i = 0, len = strlen(safe);
+		int used = 0;
+		while (i < len) {
+			size_t cl = 1;
+			while (i + cl < len && ((unsigned char)safe[i + cl] & 0xC0) == 0x80)
+				cl++;
+			int cw = (int)textsafe_width(safe + i, cl);
+			if (used + cw > width - 1)
+				break;
+			used += cw;
+			i += cl;
+		}
+		fprintf(out, "%.*s~%*s ", (int)i, safe, width - 1 - used, "");
+	} else {
+		fprintf(out, "%s%*s ", safe, width - n, "");
+	}
+	free(safe);
+}
+
+/* The display width of the widest field at off of the runs' metadata
+ * (and of the title), at most cap. */
+static int cmd_width(const struct dataset *ds, size_t off, const char *title, int cap)
+{
+	int w = (int)strlen(title);
+	for (size_t i = 0; i < ds->nruns; i++) {
+		const char *v = *(char *const *)((const char *)&ds->runs[i].meta + off);
+		char *safe = textsafe(nz(v), strlen(nz(v)), 0);
+		int n = (int)textsafe_width(safe, strlen(safe));
+		free(safe);
+		w = n > w ? n : w;
+	}
+	return w < cap ? w : cap;
+}
+
+static void cmd_runs_json(FILE *out, const struct ds_run *d, const struct run *r)
+{
+	cJSON *o = cJSON_CreateObject();
+	char *s;
+	cJSON_AddStringToObject(o, "run_id", d->meta.run_id);
+	cJSON_AddStringToObject(o, "harness", nz(d->meta.harness));
+	cJSON_AddStringToObject(o, "model", nz(d->meta.model));
+	cJSON_AddStringToObject(o, "effort", nz(d->meta.effort));
+	cJSON_AddStringToObject(o, "problem", nz(d->meta.problem));
+	if (d->meta.has_result)
+		cJSON_AddBoolToObject(o, "correct", d->meta.correct);
+	else
+		cJSON_AddNullToObject(o, "correct");
+	if (d->meta.peak_fraction >= 0)
+		cJSON_AddNumberToObject(o, "peak_fraction", d->meta.peak_fraction);
+	else
+		cJSON_AddNullToObject(o, "peak_fraction");
+	if (d->verdict)
+		cJSON_AddStringToObject(o, "verdict", d->verdict);
+	else
+		cJSON_AddNullToObject(o, "verdict");
+	cJSON_AddStringToObject(o, "format", r ? nz(r->meta.format) : nz(d->meta.format));
+	cJSON_AddBoolToObject(o, "held_out", d->held_out);
+	if (r) {
+		cJSON_AddNumberToObject(o, "events", (double)r->nev);
+		cJSON_AddNumberToObject(o, "tool_calls", (double)run_count(r, EV_TOOL_CALL));
+		cJSON_AddBoolToObject(o, "incomplete", r->incomplete);
+		cJSON_AddNumberToObject(o, "malformed", r->malformed);
+	} else {
+		cJSON_AddNullToObject(o, "events");
+		cJSON_AddNullToObject(o, "tool_calls");
+	}
+	s = cJSON_PrintUnformatted(o);
+	cmd_put_json(out, s);
+	cJSON_free(s);
+	cJSON_Delete(o);
+}
+
+int cmd_runs(const char *dir, int json, FILE *out, FILE *err)
+{
+	char *e = NULL;
+	struct dataset *ds = dataset_open(dir, &e);
+	int bad = 0;
+
+	if (!ds) {
+		fprintf(err, "kbtui: %s\n", e);
+		free(e);
+		return CMD_BADINPUT;
+	}
+	/* columns as wide as their longest value (capped), so that no two
+	 * models cut to one name */
+	int idw = cmd_width(ds, offsetof(struct run_meta, run_id), "RUN_ID", 96);
+	int hw = cmd_width(ds, offsetof(struct run_meta, harness), "HARNESS", 24);
+	int mw = cmd_width(ds, offsetof(struct run_meta, model), "MODEL", 48);
+	int pw = cmd_width(ds, offsetof(struct run_meta, problem), "PROBLEM", 32);
+	cmd_report_ds(ds, err);
+	bad = ds->nerrors > 0;
+	if (!json)
+		fprintf(out, "%-*s %-*s %-*s %-*s %-3s %6s %-12s %6s %5s\n", idw, "RUN_ID", hw, "HARNESS", mw, "MODEL",
+		        pw, "PROBLEM", "OK", "PEAK", "VERDICT", "EVENTS", "TOOLS");
+	for (size_t i = 0; i < ds->nruns; i++) {
+		struct ds_run *d = &ds->runs[i];
+		struct run *r = d->transcript ? dataset_load(ds, i) : NULL;
+		if (d->transcript && !r) {
+			fprintf(err, "kbtui: %s\n", d->load_error);
+			bad = 1;
+		}
+		if (r && r->malformed) {
+			cmd_report_run(r, err);
+			bad = 1;
+		}
+		if (json) {
+			cmd_runs_json(out, d, r);
+			continue;
+		}
+		cmd_cell(out, d->meta.run_id, idw);
+		cmd_cell(out, d->meta.harness, hw);
+		cmd_cell(out, d->meta.model, mw);
+		cmd_cell(out, d->meta.problem, pw);
+		cmd_cell(out, !d->meta.has_result ? "-" : d->meta.correct ? "yes" : "no", 3);
+		if (d->meta.peak_fraction >= 0)
+			fprintf(out, "%6.4f ", d->meta.peak_fraction);
+		else
+			fprintf(out, "%6s ", "-");
+		cmd_cell(out, d->verdict ? d->verdict : "-", 12);
+		if (r)
+			fprintf(out, "%6zu %5zu\n", r->nev, run_count(r, EV_TOOL_CALL));
+		else
+			fprintf(out, "%6s %5s\n", "-", d->held_out ? "held" : "-");
+		/* a listing of all runs need not keep every transcript in memory */
+		run_free(d->run);
+		d->run = NULL;
+	}
+	dataset_free(ds);
+	return bad ? CMD_BADINPUT : CMD_OK;
+}
+
+static int cmd_runs_exec(int argc, char **argv, const struct cmd_ctx *ctx)
+{
+	static const struct option opts[] = {
+		{"json", no_argument, NULL, 'j'},
+		{NULL, 0, NULL, 0},
+	};
+	int json = 0, ch;
+	optind = 0;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+		if (ch == 'j')
+			json = 1;
+		else
+			return cmd_usage_error(ctx->err, "runs", ch == ':' ? "option '%s' needs an argument" :
+			                       "unknown option '%s'", argv[optind - 1]);
+	}
+	if (argc - optind > 1)
+		return cmd_usage_error(ctx->err, "runs", "takes one DIR, got '%s' too", argv[optind + 1]);
+	char *def = optind < argc ? NULL : cmd_default_dataset(ctx->argv0, ctx->err);
+	int rc = cmd_runs(def ? def : argv[optind], json, ctx->out, ctx->err);
+	free(def);
+	return rc;
+}
+
+const struct cmd_entry cmd_runs_entry = {
+	.name = "runs",
+	.usage = "[--json] [DIR]",
+	.summary = "one row per run: id, model, problem, outcome, verdict, counts",
+	.help = "DIR: the dataset (default: the one the working directory is in, else\n"
+	        "$KBTUI_DATA, a fetched one, the bundled sample).\n"
+	        "  --json          one JSON object per run, one per line\n",
+	.exec = cmd_runs_exec,
+};
