@@ -27,6 +27,7 @@
 #include "parser.h"
 #include "jsonx.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,6 +87,11 @@ static int codex_sniff(const char *line, size_t len, const cJSON *obj)
 	}
 	if (!t && codex_is(jx_str(obj, "record_type"), "state"))
 		return 40;
+	/* top-level system/user/assistant records belong to other tools' stores
+	 * (Grok's chat history shares the Responses API reasoning items with
+	 * legacy rollouts): evidence against */
+	if (codex_is(t, "system") || codex_is(t, "user") || codex_is(t, "assistant"))
+		return -60;
 	return codex_legacy_item(obj) ? 50 : 0;
 }
 
@@ -329,7 +335,7 @@ static int codex_response_item(struct parse_ctx *ctx, struct codex_state *st, co
 	else if (!strcmp(t, "compaction") || !strcmp(t, "compaction_summary"))
 		codex_event(ctx, EV_COMPACTION, "", "encrypted")->redacted = 1;
 	else if (strcmp(t, "ghost_snapshot") != 0)
-		codex_event(ctx, EV_SYSTEM, "", t); /* not modelled yet: stays visible */
+		codex_event(ctx, EV_SYSTEM, t, t); /* not modelled yet: stays visible */
 	return 0;
 }
 
@@ -449,7 +455,7 @@ static void codex_event_msg(struct parse_ctx *ctx, struct codex_state *st, const
 		/* a retry notice: the stream went on */
 		codex_event(ctx, EV_SYSTEM, jx_str(p, "message"), t);
 	} else if (!strcmp(t, "entered_review_mode") || !strcmp(t, "exited_review_mode")) {
-		codex_event(ctx, EV_SYSTEM, "", t);
+		codex_event(ctx, EV_SYSTEM, t, t);
 	} else if (!strcmp(t, "user_message") || !strcmp(t, "agent_message") ||
 	           !strcmp(t, "agent_reasoning") || !strcmp(t, "agent_reasoning_raw_content")) {
 		if (!st->has_items)
@@ -480,7 +486,7 @@ static int codex_record(struct parse_ctx *ctx, struct codex_state *st, const cha
 	else if (!strcmp(t, "compacted"))
 		codex_event(ctx, EV_COMPACTION, jx_str(p, "message"), NULL);
 	else
-		codex_event(ctx, EV_SYSTEM, "", t);
+		codex_event(ctx, EV_SYSTEM, t, t);
 	return 0;
 }
 
@@ -519,6 +525,29 @@ static void codex_finish(struct parse_ctx *ctx)
 	ctx->run->incomplete = st->turn != CODEX_TURN_DONE;
 }
 
+/* "event_msg/token_count": the line's type and its payload's. */
+static const char *codex_record_key(const cJSON *obj, char *buf, size_t n)
+{
+	const char *t = jx_str(obj, "type"), *pt = jx_pstr(obj, "payload.type");
+	if (!t)
+		return NULL;
+	snprintf(buf, n, "%s%s%s", t, pt ? "/" : "", pt ? pt : "");
+	return buf;
+}
+
+static const struct parser_ignored codex_ignored[] = {
+	{"turn_context", "a turn's settings: its model and effort become the run's metadata, not an event"},
+	{"event_msg/*", "the UI's event stream, which repeats the response items (messages, reasoning, "
+	                "calls and their ends) and reports progress; only token_count, errors, aborted "
+	                "turns, compactions and (in files without response items) the messages become events"},
+	{"response_item/ghost_snapshot", "a git snapshot Codex takes to undo a turn; no part of the conversation"},
+	{NULL, NULL},
+};
+
+static const char *const codex_types[] = {"session_meta", "response_item", "event_msg", "turn_context",
+                                          "compacted", NULL};
+static const char *const codex_names[] = {"codex_session.jsonl", NULL};
+
 const struct parser_ops parse_codex_ops = {
 	.name = "codex",
 	.description = "Codex CLI session rollout JSONL (session_meta/response_item/event_msg)",
@@ -527,4 +556,11 @@ const struct parser_ops parse_codex_ops = {
 	.state_free = free,
 	.line = codex_line,
 	.finish = codex_finish,
+	.record_key = codex_record_key,
+	.ignored = codex_ignored,
+	.types = codex_types,
+	.transcript_names = codex_names,
+	.tokens = "the last token_count event's total_token_usage (cumulative); input_tokens less "
+	          "cached_input_tokens is input, reasoning_output_tokens are reasoning",
+	.harness = "codex",
 };

@@ -183,7 +183,7 @@ static int oc_line(struct parse_ctx *ctx, const char *line, size_t len, const cJ
 		st->last = OC_ERROR;
 	} else {
 		/* records we do not model yet stay visible */
-		parser_text(ctx, EV_SYSTEM, "")->name = xstrdup(t);
+		parser_text(ctx, EV_SYSTEM, t)->name = xstrdup(t);
 	}
 	for (size_t i = first; i < ctx->run->nev; i++)
 		if (!ctx->run->ev[i].ts)
@@ -200,6 +200,13 @@ static void oc_finish(struct parse_ctx *ctx)
 	ctx->run->incomplete = !done;
 }
 
+static const struct parser_ignored opencode_ignored[] = {
+	{"step_start", "a model step begins (its git snapshot); the step's parts and its step_finish are the events"},
+	{NULL, NULL},
+};
+
+static const char *const opencode_types[] = {"step_start", "text", "tool_use", "step_finish", "error", "reasoning", NULL};
+
 const struct parser_ops parse_opencode_ops = {
 	.name = "opencode",
 	.description = "opencode run --format json (step_start/text/tool_use/step_finish/error)",
@@ -208,4 +215,7 @@ const struct parser_ops parse_opencode_ops = {
 	.state_free = free,
 	.line = oc_line,
 	.finish = oc_finish,
+	.ignored = opencode_ignored,
+	.types = opencode_types,
+	.harness = "opencode",
 };

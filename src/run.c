@@ -85,7 +85,7 @@ void run_clear(struct run *r)
 	ftrack_free(r->files);
 	r->files = NULL;
 	run_meta_free(&r->meta);
-	r->incomplete = r->complete_seen = r->malformed = r->nerrors = 0;
+	r->incomplete = r->complete_seen = r->malformed = r->nerrors = r->tokens_approx = 0;
 }
 
 struct event *run_add(struct run *r, enum ev_kind k, int line)

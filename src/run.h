@@ -65,6 +65,7 @@ struct run {
 	int incomplete;           /* the format's completion marker is missing */
 	int complete_seen;        /* set by a parser when it sees the marker */
 	int malformed;            /* malformed lines seen */
+	int tokens_approx;        /* token totals known to undercount (a parser says why) */
 	struct run_error errors[RUN_MAX_ERRORS]; /* first few, with line numbers */
 	int nerrors;
 	char *source;             /* owned: transcript path, for messages */
