@@ -268,6 +268,62 @@ static const char *codex_call_id(const cJSON *p)
 	return id ? id : jx_str(p, "id");
 }
 
+/* A shell call's command as one line, not its workdir (the first string
+ * argument): ["bash", "-lc", "ls -la"] shows as "ls -la", any other array
+ * as its words. Owned; NULL when the arguments hold no command array. */
+static char *codex_command_line(const cJSON *args)
+{
+	const cJSON *cmd = jx_get(args, "command"), *w;
+	int n = cJSON_GetArraySize(cmd);
+	struct sbuf b;
+
+	if (!cJSON_IsArray(cmd) || n == 0)
+		return NULL;
+	const char *sh, *flag = NULL, *body = NULL;
+	sh = cJSON_IsString(cJSON_GetArrayItem(cmd, 0)) ? cJSON_GetArrayItem(cmd, 0)->valuestring : "";
+	if (n == 3 && cJSON_IsString(cJSON_GetArrayItem(cmd, 1)) && cJSON_IsString(cJSON_GetArrayItem(cmd, 2))) {
+		flag = cJSON_GetArrayItem(cmd, 1)->valuestring;
+		body = cJSON_GetArrayItem(cmd, 2)->valuestring;
+	}
+	const char *base = strrchr(sh, '/') ? strrchr(sh, '/') + 1 : sh;
+	if (body && (!strcmp(flag, "-lc") || !strcmp(flag, "-c")) &&
+	    (!strcmp(base, "bash") || !strcmp(base, "zsh") || !strcmp(base, "sh")))
+		return xstrdup(body);
+	sbuf_init(&b);
+	cJSON_ArrayForEach(w, cmd)
+		if (cJSON_IsString(w))
+			sbuf_addf(&b, "%s%s", b.len ? " " : "", w->valuestring);
+	return b.s ? sbuf_detach(&b) : NULL;
+}
+
+/* An exec_command or shell result as "exit 0: first output line" rather
+ * than its "Chunk ID: 6ecf91" header. known: the exit code came from the
+ * output's metadata. Owned; NULL when the text has no header and no known
+ * exit code (the output is then shown as it is). */
+static char *codex_result_line(const char *text, long code, int known)
+{
+	const char *out = NULL, *p;
+	if (util_starts_with(text, "Chunk ID: ") || util_starts_with(text, "Exit code: ")) {
+		out = strstr(text, "\nOutput:\n");
+		out = out ? out + strlen("\nOutput:\n") : NULL;
+		if (strstr(text, "\nProcess running with session ID ") && !strstr(text, "Process exited with code "))
+			return xstrdup("still running");
+	} else if (!known) {
+		return NULL;
+	} else {
+		out = text;
+	}
+	/* the first line that says something */
+	for (p = out; p && *p;) {
+		size_t n = strcspn(p, "\n");
+		size_t lead = strspn(p, " \t");
+		if (n > lead)
+			return xasprintf("exit %ld: %.*s", code, (int)(n - lead > 200 ? 200 : n - lead), p + lead);
+		p += n + (p[n] == '\n');
+	}
+	return xasprintf("exit %ld", code);
+}
+
 static int codex_function_call(struct parse_ctx *ctx, const cJSON *p, const char *args_key)
 {
 	const char *name = jx_str(p, "name");
@@ -280,11 +336,17 @@ static int codex_function_call(struct parse_ctx *ctx, const cJSON *p, const char
 	}
 	/* arguments are JSON text; custom tools (apply_patch) take raw text */
 	if (!cJSON_IsString(args)) {
-		parser_tool_call_obj(ctx, name, codex_call_id(p), args, 1);
+		struct event *e = parser_tool_call_obj(ctx, name, codex_call_id(p), args, 1);
+		e->summary = codex_command_line(args);
 		return 0;
 	}
 	text = xstrdup(args->valuestring);
-	parser_tool_call(ctx, name, codex_call_id(p), text);
+	struct event *e = parser_tool_call(ctx, name, codex_call_id(p), text);
+	if (strstr(text, "\"command\"")) {
+		cJSON *a = jx_parse(text, strlen(text));
+		e->summary = codex_command_line(a);
+		cJSON_Delete(a);
+	}
 	free(text);
 	return 0;
 }
@@ -292,8 +354,21 @@ static int codex_function_call(struct parse_ctx *ctx, const cJSON *p, const char
 static void codex_output(struct parse_ctx *ctx, const cJSON *p)
 {
 	int is_error;
-	char *text = codex_output_text(jx_get(p, "output"), &is_error);
-	parser_tool_result(ctx, codex_call_id(p), text, is_error);
+	const cJSON *out = jx_get(p, "output");
+	char *text = codex_output_text(out, &is_error);
+	struct event *e = parser_tool_result(ctx, codex_call_id(p), text, is_error);
+	/* a shell's JSON output ({output, metadata.exit_code}) or exec_command's
+	 * text header: the exit code and the first line of output */
+	const char *raw = cJSON_IsString(out) ? out->valuestring : "";
+	if (*raw == '{' && strstr(raw, "\"exit_code\"")) {
+		cJSON *j = jx_parse(raw, strlen(raw));
+		const cJSON *ec = jx_path(j, "metadata.exit_code");
+		if (cJSON_IsNumber(ec))
+			e->summary = codex_result_line(text, (long)ec->valuedouble, 1);
+		cJSON_Delete(j);
+	} else {
+		e->summary = codex_result_line(text, codex_text_exit(text), 0);
+	}
 	free(text);
 }
 

@@ -62,6 +62,7 @@ void run_event_free(struct event *e)
 	free(e->path);
 	free(e->diff);
 	free(e->parent);
+	free(e->summary);
 }
 
 void run_free(struct run *r)
