@@ -7,6 +7,10 @@
  * Ends with the per-format table: files, events, dropped record types. */
 #include "tap.h"
 #include "parser.h"
+#include "dataset.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -161,6 +165,48 @@ static void check_manpage(void)
 	sbuf_free(&man);
 }
 
+/* `kbtui runs DIR` without runs.jsonl: HARNESS and MODEL come from the
+ * parsed transcripts (dataset_fill_meta). */
+static void check_unindexed(void)
+{
+	char dir[] = "/tmp/kbtui-realworld-XXXXXX", path[512], *err = NULL;
+	const char *src = tap_path("tests/realworld/ccv-claude-1.0.98.jsonl");
+	if (!mkdtemp(dir)) {
+		ok(0, "a temporary dataset");
+		return;
+	}
+	snprintf(path, sizeof path, "%s/runs", dir);
+	mkdir(path, 0755);
+	snprintf(path, sizeof path, "%s/runs/r1", dir);
+	mkdir(path, 0755);
+	snprintf(path, sizeof path, "%s/runs/r1/transcript.jsonl", dir);
+	size_t n = 0;
+	char *buf = util_read_file(src, &n);
+	FILE *f = fopen(path, "wb");
+	if (f && buf)
+		fwrite(buf, 1, n, f);
+	if (f)
+		fclose(f);
+	free(buf);
+	struct dataset *ds = dataset_open(dir, &err);
+	if (!okv(ds && ds->nruns == 1, "a directory of runs without runs.jsonl opens (%s)", err ? err : "")) {
+		free(err);
+		return;
+	}
+	ok(!ds->runs[0].meta.harness && !ds->runs[0].meta.model, "no index: harness and model unknown at first");
+	dataset_fill_meta(ds);
+	is_str(ds->runs[0].meta.harness, "claude", "HARNESS from the transcript's format");
+	is_str(ds->runs[0].meta.model, "claude-sonnet-4-20250514", "MODEL from the transcript");
+	ok(ds->runs[0].run == NULL, "the transcript is not kept in memory for it");
+	dataset_free(ds);
+	unlink(path);
+	snprintf(path, sizeof path, "%s/runs/r1", dir);
+	rmdir(path);
+	snprintf(path, sizeof path, "%s/runs", dir);
+	rmdir(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	FILE *f = fopen(tap_path("tests/realworld/MANIFEST.tsv"), "r");
@@ -192,6 +238,7 @@ int main(void)
 	ok(files >= 25, "the corpus holds at least 25 files (%d)", files);
 	ok(nrows >= 6, "across at least five formats and the unsupported ones (%d)", nrows);
 	check_manpage();
+	check_unindexed();
 	diag("per-format table: format | files | events | dropped record types (documented)");
 	for (int i = 0; i < nrows; i++)
 		diag("%-16s | %3d | %6zu |%s", rows[i].name, rows[i].files, rows[i].events,
