@@ -1002,8 +1002,11 @@ const struct parser_ops parse_claude_ops = {
 	.ignored = claude_ignored,
 	.types = claude_types,
 	.thinking = 1,
-	.tokens = "per API message (counted once per message id); the output figure is taken from the "
-	          "result lines, which hold the session's, when they say more than the messages",
+	.tokens = "per API message, counted once per message id; stream-json gives a message's output "
+	          "as it began, so each result line's usage (one per turn, not a running total) stands "
+	          "for its turn's output where it says more; modelUsage, which also counts Claude Code's "
+	          "side calls on other models, is not added; output_tokens_details.thinking_tokens "
+	          "count as reasoning",
 	.harness = "claude",
 };
 
@@ -1021,6 +1024,7 @@ const struct parser_ops parse_claude_session_ops = {
 	.thinking = 1,
 	.tokens = "per API message, the largest figure any of its lines gives (counted once per "
 	          "message id); files from about 2.0.76 to 2.1.37 record output_tokens at stream start, "
-	          "so their output totals are marked approximate",
+	          "so their output totals are marked approximate (tokens_approximate in runs --json); "
+	          "a subagent's messages (agent_progress) count once each",
 	.harness = "claude",
 };

@@ -11,21 +11,14 @@
 #include <string.h>
 #include <strings.h>
 
-extern const struct parser_ops parse_claude_ops, parse_claude_session_ops,
-	parse_codex_ops, parse_codex_exec_ops, parse_codex_json_ops, parse_opencode_ops, parse_droid_ops,
-	parse_kimi_ops, parse_cursor_ops, parse_grok_ops;
+#define FORMAT(name) extern const struct parser_ops parse_##name##_ops;
+#include "formats.def"
+#undef FORMAT
 
 const struct parser_ops *const parser_all[] = {
-	&parse_claude_ops,
-	&parse_claude_session_ops,
-	&parse_codex_ops,
-	&parse_codex_exec_ops,
-	&parse_codex_json_ops,
-	&parse_opencode_ops,
-	&parse_droid_ops,
-	&parse_kimi_ops,
-	&parse_cursor_ops,
-	&parse_grok_ops,
+#define FORMAT(name) &parse_##name##_ops,
+#include "formats.def"
+#undef FORMAT
 	NULL,
 };
 

@@ -2,7 +2,9 @@
  * at content (never at file names), fed incrementally line by line.
  *
  * Adding a format is adding a file parse_<name>.c that defines a
- * `const struct parser_ops parse_<name>_ops` and listing it in parser.c. */
+ * `const struct parser_ops parse_<name>_ops` (with its ignored-record
+ * table, record types, harness and token rule) and one line in
+ * formats.def; nothing else in the tree names formats. */
 #ifndef KB_PARSER_H
 #define KB_PARSER_H
 
