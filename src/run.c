@@ -1,5 +1,6 @@
 /* run.c: the transcript model: events appended by parsers, linked, counted. */
 #include "run.h"
+#include "textsafe.h"
 #include "ftrack.h"
 #include "util.h"
 
@@ -117,6 +118,11 @@ void run_error(struct run *r, int line, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(e->msg, sizeof e->msg, fmt, ap);
 	va_end(ap);
+	/* messages quote the transcript (record types, names): made visible
+	 * here once, for every place that prints them */
+	char *safe = textsafe(e->msg, strlen(e->msg), 0);
+	snprintf(e->msg, sizeof e->msg, "%s", safe);
+	free(safe);
 }
 
 /* Pairing by id through a scan: transcripts hold a few thousand calls, and
