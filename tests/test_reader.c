@@ -223,6 +223,15 @@ int main(void)
 		        "the message says no format knows their record types");
 		sbuf_free(&b);
 		run_free(r);
+		/* the record types it quotes are the file's: made visible */
+		sbuf_init(&b);
+		for (int i = 0; i < 9; i++)
+			sbuf_adds(&b, "{\"type\":\"\\u001b[2Jx\"}\n");
+		r = feed_chunks(b.s, b.len, 7);
+		ok(r->nerrors == 1 && !strchr(r->errors[0].msg, '\033') && strstr(r->errors[0].msg, "^[[2Jx"),
+		   "an escape in a quoted record type is made visible (%s)", r->nerrors ? r->errors[0].msg : "");
+		sbuf_free(&b);
+		run_free(r);
 	}
 	/* an empty transcript is an empty run */
 	{
