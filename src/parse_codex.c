@@ -635,7 +635,9 @@ const struct parser_ops parse_codex_ops = {
 	.ignored = codex_ignored,
 	.types = codex_types,
 	.transcript_names = codex_names,
-	.tokens = "the last token_count event's total_token_usage (cumulative); input_tokens less "
-	          "cached_input_tokens is input, reasoning_output_tokens are reasoning",
+	.tokens = "one usage per token_count event, from its last_token_usage (a token_count whose "
+	          "running total did not move adds none); input_tokens less cached_input_tokens is "
+	          "input, the cached ones cache reads; reasoning tokens are part of output_tokens, "
+	          "as OpenAI counts them",
 	.harness = "codex",
 };

@@ -465,4 +465,5 @@ const struct parser_ops parse_cursor_ops = {
 	.ignored = cursor_ignored,
 	.types = cursor_types,
 	.harness = "cursor",
+	.tokens = "the result line's usage (inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens)",
 };

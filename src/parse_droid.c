@@ -299,4 +299,5 @@ const struct parser_ops parse_droid_ops = {
 	.ignored = droid_ignored,
 	.types = droid_types,
 	.harness = "droid",
+	.tokens = "the completion record's usage, the session's (input, output, cache read and write; thinking tokens as reasoning)",
 };

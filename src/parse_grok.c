@@ -107,4 +107,5 @@ const struct parser_ops parse_grok_ops = {
 	.ignored = grok_ignored,
 	.types = grok_types,
 	.harness = "grok",
+	.tokens = "none: the stream records no usage",
 };

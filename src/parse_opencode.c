@@ -260,4 +260,5 @@ const struct parser_ops parse_opencode_ops = {
 	.ignored = opencode_ignored,
 	.types = opencode_types,
 	.harness = "opencode",
+	.tokens = "the sum of the step_finish parts' tokens (input, output, reasoning, cache read and write), one per model step",
 };
