@@ -299,5 +299,6 @@ const struct parser_ops parse_droid_ops = {
 	.ignored = droid_ignored,
 	.types = droid_types,
 	.harness = "droid",
-	.tokens = "the completion record's usage, the session's (input, output, cache read and write; thinking tokens as reasoning)",
+	.tokens = "the completion record's usage, the session's (input, output, cache read and write; "
+	          "thinking tokens as reasoning)",
 };

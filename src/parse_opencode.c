@@ -247,7 +247,8 @@ static const struct parser_ignored opencode_ignored[] = {
 	{NULL, NULL},
 };
 
-static const char *const opencode_types[] = {"step_start", "text", "tool_use", "step_finish", "error", "reasoning", NULL};
+static const char *const opencode_types[] = {"step_start", "text", "tool_use", "step_finish", "error",
+                                             "reasoning", NULL};
 
 const struct parser_ops parse_opencode_ops = {
 	.name = "opencode",
@@ -260,5 +261,6 @@ const struct parser_ops parse_opencode_ops = {
 	.ignored = opencode_ignored,
 	.types = opencode_types,
 	.harness = "opencode",
-	.tokens = "the sum of the step_finish parts' tokens (input, output, reasoning, cache read and write), one per model step",
+	.tokens = "the sum of the step_finish parts' tokens (input, output, reasoning, cache read and "
+	          "write), one per model step",
 };

@@ -545,11 +545,14 @@ static void test_real_shell(void)
 	is_str(res ? res->summary : NULL, "exit 0: CLAUDE.md", "a real shell result: exit code and first line");
 	run_free(r);
 	/* exec_command's text header is not the summary */
-	r = feed_str("{\"timestamp\":\"2026-04-27T23:23:40Z\",\"type\":\"session_meta\",\"payload\":{\"id\":\"x\",\"cwd\":\"/w\"}}\n"
-	             "{\"timestamp\":\"2026-04-27T23:23:41Z\",\"type\":\"response_item\",\"payload\":{\"type\":\"function_call\","
-	             "\"name\":\"exec_command\",\"arguments\":\"{\\\"cmd\\\":\\\"pytest\\\"}\",\"call_id\":\"c1\"}}\n"
-	             "{\"timestamp\":\"2026-04-27T23:23:42Z\",\"type\":\"response_item\",\"payload\":{\"type\":\"function_call_output\","
-	             "\"call_id\":\"c1\",\"output\":\"Chunk ID: 6ecf91\\nWall time: 0.1 seconds\\nProcess exited with code 2\\n"
+	r = feed_str("{\"timestamp\":\"2026-04-27T23:23:40Z\",\"type\":\"session_meta\","
+	             "\"payload\":{\"id\":\"x\",\"cwd\":\"/w\"}}\n"
+	             "{\"timestamp\":\"2026-04-27T23:23:41Z\",\"type\":\"response_item\","
+	             "\"payload\":{\"type\":\"function_call\",\"name\":\"exec_command\","
+	             "\"arguments\":\"{\\\"cmd\\\":\\\"pytest\\\"}\",\"call_id\":\"c1\"}}\n"
+	             "{\"timestamp\":\"2026-04-27T23:23:42Z\",\"type\":\"response_item\","
+	             "\"payload\":{\"type\":\"function_call_output\",\"call_id\":\"c1\","
+	             "\"output\":\"Chunk ID: 6ecf91\\nWall time: 0.1 seconds\\nProcess exited with code 2\\n"
 	             "Original token count: 9\\nOutput:\\n\\n   ==== 3 errors ====\\nmore\\n\"}}\n");
 	res = first_kind(r, EV_TOOL_RESULT);
 	is_str(res ? res->summary : NULL, "exit 2: ==== 3 errors ====",

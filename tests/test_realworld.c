@@ -239,7 +239,8 @@ int main(void)
 	ok(nrows >= 6, "across at least five formats and the unsupported ones (%d)", nrows);
 	check_manpage();
 	check_unindexed();
-	diag("per-format table: format | files | events | dropped record types (documented)");
+	diag("per-format table: format | files | events | record types that made no event in some file "
+	     "(all documented)");
 	for (int i = 0; i < nrows; i++)
 		diag("%-16s | %3d | %6zu |%s", rows[i].name, rows[i].files, rows[i].events,
 		     rows[i].dropped[0] ? rows[i].dropped : " -");
