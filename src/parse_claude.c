@@ -39,6 +39,7 @@ struct claude_state {
 	size_t compaction;            /* index+1 of a compaction awaiting its summary */
 	struct claude_pending pending[2]; /* main chain, sidechain */
 	long long out_at_result;      /* the run's output total at the last result line */
+	struct claude_ids seen;       /* uuids of subagent messages taken from progress records */
 };
 
 /* What holds for every event one line produces. */
@@ -168,6 +169,7 @@ static void claude_state_free(void *p)
 	if (!st)
 		return;
 	claude_ids_free(&st->ids);
+	claude_ids_free(&st->seen);
 	for (int i = 0; i < 2; i++) {
 		claude_pending_clear(&st->pending[i]);
 		free(st->pending[i].ids);
@@ -779,6 +781,16 @@ static void claude_progress(struct parse_ctx *ctx, struct claude_state *st,
 
 	if (!dt || strcmp(dt, "agent_progress") || !it || !cJSON_IsObject(jx_get(inner, "message")))
 		return;
+	/* a message repeated by a later progress record is not a second one */
+	const char *uuid = jx_str(inner, "uuid");
+	if (uuid) {
+		int *slot = claude_ids_slot(&st->seen, uuid);
+		if (*slot >= 0) {
+			ctx->folded = 1;
+			return;
+		}
+		*slot = 1;
+	}
 	lc->sidechain = 1;
 	lc->parent = jx_str(obj, "parentToolUseID");
 	ts = jx_time(jx_get(inner, "timestamp"));

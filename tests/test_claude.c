@@ -654,7 +654,8 @@ static void test_agent_progress(void)
 {
 	struct run *r = load(AGENT_PROGRESS);
 	is_str(r->meta.format, "claude-session", "agent_progress file: a session file");
-	is_int(run_count(r, EV_TOOL_CALL), 2, "the Task call and the Bash call the subagent ran");
+	is_int(run_count(r, EV_TOOL_CALL), 2, "the Task call and the Bash call the subagent ran, "
+	       "once though a progress record repeats its message");
 	const struct event *bash = by_id(r, EV_TOOL_CALL, "toolu_sub_bash");
 	ok(bash && bash->sidechain, "the subagent's call is a sidechain event");
 	is_str(bash ? bash->parent : NULL, "toolu_task", "nested under the Task call");
