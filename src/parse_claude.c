@@ -704,8 +704,9 @@ static void claude_system(struct parse_ctx *ctx, struct claude_state *st, const 
 		claude_stop_hooks(ctx, obj);
 	} else if (claude_system_quiet(sub)) {
 		return;
-	} else if (!strcmp(sub, "api_error") || (level && !strcmp(level, "error"))) {
-		char *s = !strcmp(sub, "api_error") || !text ? claude_api_error_text(obj) : xstrdup(text);
+	} else if (!strcmp(sub, "api_error") || !strcmp(sub, "error") || (level && !strcmp(level, "error"))) {
+		int api = !strcmp(sub, "api_error") || cJSON_IsObject(jx_get(obj, "error"));
+		char *s = api || !text ? claude_api_error_text(obj) : xstrdup(text);
 		e = parser_text(ctx, EV_ERROR, s);
 		e->is_error = 1;
 		e->name = xstrdup(sub);

@@ -707,6 +707,13 @@ static void test_real_bookkeeping(void)
 	is_int(stop, 0, "as-claude-small: stop hooks without errors make no row");
 	is_int(empty, 0, "as-claude-small: no empty system row");
 	is_int(raw, 0, "as-claude-small: no api_error shown as raw JSON");
+	const struct event *se = NULL;
+	for (size_t i = 0; i < r->nev; i++)
+		if (r->ev[i].name && !strcmp(r->ev[i].name, "error"))
+			se = &r->ev[i];
+	ok(se && se->kind == EV_ERROR && util_starts_with(se->text, "429 "),
+	   "as-claude-small: a system error record with an HTTP status is an error row that names it (%s)",
+	   se ? se->text : "none");
 	run_free(r);
 	r = load("tests/realworld/as-claude-schema-drift.jsonl");
 	const struct event *td = NULL;
