@@ -21,6 +21,15 @@ for f in "$src"/tests/fixtures/*/*.jsonl "$src"/tests/fixtures/codex-exec/*.txt;
 	seed fuzz_transcript "$f"
 	case $fmt in cli) ;; *) seed "fuzz_fmt_$fmt" "$f";; esac
 done
+# the real transcripts of tests/realworld, by the format their manifest names
+if [ -f "$src/tests/realworld/MANIFEST.tsv" ]; then
+	while IFS='	' read -r file fmt _; do
+		f=$src/tests/realworld/$file
+		[ -f "$f" ] || continue
+		seed fuzz_transcript "$f"
+		case $fmt in unsupported|format) ;; *) seed "fuzz_fmt_$(printf '%s' "$fmt" | tr - _)" "$f";; esac
+	done < "$src/tests/realworld/MANIFEST.tsv"
+fi
 # claude-session shares claude's fixtures
 for f in "$src"/tests/fixtures/claude/*.jsonl; do seed fuzz_fmt_claude_session "$f"; done
 if [ -d "$kbh/runs" ] && [ -f "$kbh/runs.jsonl" ]; then

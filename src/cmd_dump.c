@@ -52,6 +52,8 @@ static void cmd_dump_json(FILE *out, const struct run *r, size_t i)
 		cJSON_AddStringToObject(o, "path", e->path);
 	if (e->args)
 		cJSON_AddStringToObject(o, "args", e->args);
+	if (e->summary)
+		cJSON_AddStringToObject(o, "summary", e->summary);
 	const char *diff = run_event_diff(r, i);
 	if (diff && *diff)
 		cJSON_AddStringToObject(o, "diff", diff);

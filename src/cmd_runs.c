@@ -95,6 +95,8 @@ static void cmd_runs_json(FILE *out, const struct ds_run *d, const struct run *r
 		cJSON_AddNumberToObject(o, "events", (double)r->nev);
 		cJSON_AddNumberToObject(o, "tool_calls", (double)run_count(r, EV_TOOL_CALL));
 		cJSON_AddBoolToObject(o, "incomplete", r->incomplete);
+		/* the format's token figures are known to undercount (see FORMATS) */
+		cJSON_AddBoolToObject(o, "tokens_approximate", r->tokens_approx);
 		cJSON_AddNumberToObject(o, "malformed", r->malformed);
 	} else {
 		cJSON_AddNullToObject(o, "events");
@@ -117,6 +119,7 @@ int cmd_runs(const char *dir, int json, FILE *out, FILE *err)
 		free(e);
 		return CMD_BADINPUT;
 	}
+	dataset_fill_meta(ds); /* no runs.jsonl: HARNESS and MODEL from the transcripts */
 	/* columns as wide as their longest value (capped), so that no two
 	 * models cut to one name */
 	int idw = cmd_width(ds, offsetof(struct run_meta, run_id), "RUN_ID", 96);

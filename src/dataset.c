@@ -450,6 +450,14 @@ struct run *dataset_load(struct dataset *ds, size_t i)
 	DS_COPY(problem);
 	DS_COPY(label);
 #undef DS_COPY
+	/* no index (or one that names neither): the transcript says them */
+	if (!r->meta.harness && r->run->meta.format) {
+		const struct parser_ops *ops = parser_find(r->run->meta.format);
+		if (ops && ops->harness)
+			r->meta.harness = xstrdup(ops->harness);
+	}
+	if (!r->meta.model && m->model)
+		r->meta.model = xstrdup(m->model);
 	m->has_result = r->meta.has_result;
 	m->correct = r->meta.correct;
 	m->has_solution = r->meta.has_solution;
@@ -457,6 +465,20 @@ struct run *dataset_load(struct dataset *ds, size_t i)
 	m->peak_fraction = r->meta.peak_fraction;
 	m->elapsed_seconds = r->meta.elapsed_seconds;
 	return r->run;
+}
+
+void dataset_fill_meta(struct dataset *ds)
+{
+	for (size_t i = 0; i < ds->nruns; i++) {
+		struct ds_run *d = &ds->runs[i];
+		if ((d->meta.harness && d->meta.model) || !d->transcript || d->run || d->load_error)
+			continue;
+		if (dataset_load(ds, i)) {
+			/* only the names were wanted: the caller loads again if it must */
+			run_free(d->run);
+			d->run = NULL;
+		}
+	}
 }
 
 char *dataset_artifact(const struct dataset *ds, size_t i, const char *name)
@@ -473,21 +495,31 @@ char *dataset_artifact(const struct dataset *ds, size_t i, const char *name)
 	return p;
 }
 
+/* A run directory's transcript under one name. */
+static char *ds_named_transcript(const char *run_dir, const char *name)
+{
+	char *p = util_path_join(run_dir, name);
+	if (util_is_file(p))
+		return p;
+	free(p);
+	return NULL;
+}
+
 char *dataset_find_transcript(const char *run_dir)
 {
-	static const char *const names[] = {"transcript.jsonl", "codex_session.jsonl",
-	                                    "transcript.txt", "stdout.txt", NULL};
 	DIR *d;
 	struct dirent *de;
 	char *found = NULL;
 	int count = 0;
 
-	for (size_t i = 0; names[i]; i++) {
-		char *p = util_path_join(run_dir, names[i]);
-		if (util_is_file(p))
-			return p;
-		free(p);
-	}
+	/* the generic name first, then the names each format's runs use
+	 * (parser_ops.transcript_names), in registry order */
+	if ((found = ds_named_transcript(run_dir, "transcript.jsonl")))
+		return found;
+	for (size_t i = 0; parser_all[i]; i++)
+		for (const char *const *n = parser_all[i]->transcript_names; n && *n; n++)
+			if ((found = ds_named_transcript(run_dir, *n)))
+				return found;
 	if (!(d = opendir(run_dir)))
 		return NULL;
 	while ((de = readdir(d))) {

@@ -58,6 +58,10 @@ void dataset_free(struct dataset *ds);
 /* Parses run i's transcript if not yet done; NULL when it cannot be read
  * (ds->runs[i].load_error says why). */
 struct run *dataset_load(struct dataset *ds, size_t i);
+/* Runs whose index names no harness or model (a directory without
+ * runs.jsonl) get them from their parsed transcript: the format's harness,
+ * the model the transcript names. Parses those runs once and frees them. */
+void dataset_fill_meta(struct dataset *ds);
 
 /* Index of run_id, or -1. */
 long dataset_find(const struct dataset *ds, const char *run_id);

@@ -11,6 +11,7 @@
 #include "jsonx.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,6 +38,8 @@ struct claude_state {
 	struct claude_ids ids;
 	size_t compaction;            /* index+1 of a compaction awaiting its summary */
 	struct claude_pending pending[2]; /* main chain, sidechain */
+	long long out_at_result;      /* the run's output total at the last result line */
+	struct claude_ids seen;       /* uuids of subagent messages taken from progress records */
 };
 
 /* What holds for every event one line produces. */
@@ -166,6 +169,7 @@ static void claude_state_free(void *p)
 	if (!st)
 		return;
 	claude_ids_free(&st->ids);
+	claude_ids_free(&st->seen);
 	for (int i = 0; i < 2; i++) {
 		claude_pending_clear(&st->pending[i]);
 		free(st->pending[i].ids);
@@ -295,10 +299,20 @@ static void claude_compact_summary(struct parse_ctx *ctx, struct claude_state *s
 }
 
 /* Text of a text block, or a message's whole string content. */
+static int claude_blank(const char *s)
+{
+	for (; s && *s; s++)
+		if (*s != ' ' && *s != '\t' && *s != '\n' && *s != '\r')
+			return 0;
+	return 1;
+}
+
 static void claude_text(struct parse_ctx *ctx, struct claude_state *st,
                         struct claude_line *lc, const char *text, int user)
 {
-	if (!text || (!*text && !lc->api_error))
+	/* a text block of only whitespace (between thinking and a tool call)
+	 * says nothing: no row */
+	if (!text || (claude_blank(text) && !lc->api_error))
 		return;
 	if (!user) {
 		struct event *e = parser_text(ctx, lc->api_error ? EV_ERROR : EV_TEXT, text);
@@ -358,7 +372,9 @@ static void claude_block_other(struct parse_ctx *ctx, const char *type, int user
 		free(s);
 		return;
 	}
-	parser_text(ctx, EV_SYSTEM, "")->name = xstrdup(type);
+	char *s = xasprintf("[%s block]", type);
+	parser_text(ctx, EV_SYSTEM, s)->name = xstrdup(type);
+	free(s);
 }
 
 static void claude_block(struct parse_ctx *ctx, struct claude_state *st,
@@ -454,6 +470,8 @@ static void claude_usage(struct parse_ctx *ctx, struct claude_state *st, const c
 	e->tok_out = claude_max(e->tok_out, claude_tokens(u, "output_tokens"));
 	e->tok_cache_read = claude_max(e->tok_cache_read, claude_tokens(u, "cache_read_input_tokens"));
 	e->tok_cache_write = claude_max(e->tok_cache_write, claude_tokens(u, "cache_creation_input_tokens"));
+	e->tok_reasoning = claude_max(e->tok_reasoning,
+	                              claude_tokens(jx_get(u, "output_tokens_details"), "thinking_tokens"));
 }
 
 /* An API failure Claude Code reports as an assistant message: model
@@ -571,6 +589,8 @@ static void claude_boundary(struct parse_ctx *ctx, struct claude_state *st, cons
 
 	if (!md)
 		md = jx_get(obj, "compactMetadata");
+	if (!md)
+		md = jx_get(obj, "microcompactMetadata");
 	pre = claude_tokens(md, jx_get(md, "pre_tokens") ? "pre_tokens" : "preTokens");
 	if (content) {
 		e = parser_text(ctx, EV_COMPACTION, content);
@@ -581,6 +601,86 @@ static void claude_boundary(struct parse_ctx *ctx, struct claude_state *st, cons
 	}
 	e->name = xstrdup(jx_str(md, "trigger"));
 	st->compaction = ctx->run->nev;
+}
+
+/* "529 overloaded, retry 3/10" from an api_error record, rather than its
+ * raw JSON with HTTP headers. Owned. */
+static char *claude_api_error_text(const cJSON *obj)
+{
+	const cJSON *err = jx_get(obj, "error");
+	const char *type = jx_pstr(err, "error.error.type");
+	const char *msg = jx_pstr(err, "error.error.message");
+	long long status = jx_ll(err, "status", 0);
+	long long attempt = jx_ll(obj, "retryAttempt", 0), max = jx_ll(obj, "maxRetries", 0);
+	struct sbuf b;
+	char *word = NULL;
+
+	if (!type)
+		type = jx_pstr(err, "error.type");
+	if (!msg)
+		msg = jx_str(err, "message");
+	if (!msg)
+		msg = jx_str(obj, "content");
+	if (!msg)
+		msg = jx_pstr(obj, "cause.message");
+	if (type && util_ends_with(type, "_error")) /* overloaded_error -> overloaded */
+		word = xstrndup(type, strlen(type) - 6);
+	sbuf_init(&b);
+	if (status > 0)
+		sbuf_addf(&b, "%lld ", status);
+	if (word && strcmp(word, "api"))
+		sbuf_adds(&b, word);
+	else if (msg)
+		sbuf_add(&b, msg, strcspn(msg, "\n") < 160 ? strcspn(msg, "\n") : 160);
+	else
+		sbuf_adds(&b, "API error");
+	if (max > 0)
+		sbuf_addf(&b, ", retry %lld/%lld", attempt, max);
+	free(word);
+	return sbuf_detach(&b);
+}
+
+/* turn_duration: how long the turn took, as a compact row. */
+static void claude_turn_duration(struct parse_ctx *ctx, const cJSON *obj)
+{
+	double ms = jx_num(obj, "durationMs", 0);
+	long long nmsg = jx_ll(obj, "messageCount", 0);
+	char *s = nmsg > 0 ? xasprintf("turn took %.1f s (%lld messages)", ms / 1000.0, nmsg)
+	                   : xasprintf("turn took %.1f s", ms / 1000.0);
+	parser_text(ctx, EV_SYSTEM, s)->name = xstrdup("turn_duration");
+	free(s);
+}
+
+/* stop_hook_summary: a row only when a hook failed or stopped the turn. */
+static void claude_stop_hooks(struct parse_ctx *ctx, const cJSON *obj)
+{
+	const cJSON *errs = jx_get(obj, "hookErrors");
+	int nerr = cJSON_IsArray(errs) ? cJSON_GetArraySize(errs) : 0;
+	int stopped = jx_bool(obj, "preventedContinuation", 0);
+	char *s;
+
+	if (!nerr && !stopped) {
+		ctx->folded = 1; /* looked at, and nothing to say: see claude_session_ignored */
+		return;
+	}
+	const cJSON *first = cJSON_GetArrayItem(errs, 0);
+	const char *why = cJSON_IsString(first) ? first->valuestring : jx_str(obj, "stopReason");
+	s = xasprintf("stop hook %s%s%s", stopped ? "stopped the turn" : "failed", why && *why ? ": " : "",
+	              why ? why : "");
+	struct event *e = parser_text(ctx, EV_ERROR, s);
+	e->is_error = 1;
+	e->name = xstrdup("stop_hook_summary");
+	free(s);
+}
+
+/* System records that are bookkeeping: no row (claude_session_ignored). */
+static int claude_system_quiet(const char *sub)
+{
+	static const char *const quiet[] = {"session_start", "status", "hook_response", "hook_started", NULL};
+	for (size_t i = 0; quiet[i]; i++)
+		if (!strcmp(sub, quiet[i]))
+			return 1;
+	return 0;
 }
 
 static void claude_system(struct parse_ctx *ctx, struct claude_state *st, const cJSON *obj)
@@ -594,12 +694,19 @@ static void claude_system(struct parse_ctx *ctx, struct claude_state *st, const 
 		sub = "system";
 	if (!strcmp(sub, "init")) {
 		claude_init(ctx, obj);
-	} else if (!strcmp(sub, "compact_boundary")) {
+	} else if (!strcmp(sub, "compact_boundary") || !strcmp(sub, "microcompact_boundary")) {
 		claude_boundary(ctx, st, obj);
 	} else if (util_starts_with(sub, "task_")) {
 		claude_task(ctx, obj, sub);
-	} else if (!strcmp(sub, "api_error") || (level && !strcmp(level, "error"))) {
-		char *s = text ? xstrdup(text) : jx_print(jx_get(obj, "error"));
+	} else if (!strcmp(sub, "turn_duration")) {
+		claude_turn_duration(ctx, obj);
+	} else if (!strcmp(sub, "stop_hook_summary")) {
+		claude_stop_hooks(ctx, obj);
+	} else if (claude_system_quiet(sub)) {
+		return;
+	} else if (!strcmp(sub, "api_error") || !strcmp(sub, "error") || (level && !strcmp(level, "error"))) {
+		int api = !strcmp(sub, "api_error") || cJSON_IsObject(jx_get(obj, "error"));
+		char *s = api || !text ? claude_api_error_text(obj) : xstrdup(text);
 		e = parser_text(ctx, EV_ERROR, s);
 		e->is_error = 1;
 		e->name = xstrdup(sub);
@@ -607,7 +714,8 @@ static void claude_system(struct parse_ctx *ctx, struct claude_state *st, const 
 	} else {
 		if (!text)
 			text = jx_str(obj, "message");
-		e = parser_text(ctx, EV_SYSTEM, text ? text : "");
+		/* a subtype this parser does not model: its name says what it was */
+		e = parser_text(ctx, EV_SYSTEM, text && *text ? text : sub);
 		e->name = xstrdup(sub);
 	}
 }
@@ -618,20 +726,25 @@ static void claude_system(struct parse_ctx *ctx, struct claude_state *st, const 
  * output has beyond the messages' sum becomes one usage event, before the
  * result, so that the run's output total is the result's. Input and cache
  * counts per message are whole and stay as they are. */
-static void claude_result_usage(struct parse_ctx *ctx, const cJSON *obj)
+static void claude_result_usage(struct parse_ctx *ctx, struct claude_state *st, const cJSON *obj)
 {
 	const cJSON *u = jx_get(obj, "usage");
-	long long out;
+	long long out, total;
 	if (!cJSON_IsObject(u))
 		return;
-	run_tokens(ctx->run, NULL, &out, NULL, NULL, NULL);
-	out = claude_tokens(u, "output_tokens") - out;
-	if (out > 16)  /* a message or two cut before their last line: not worth an event */
+	/* a stream of several turns has one result per turn, each with that
+	 * turn's usage (not a running total): compare with the turn's messages */
+	run_tokens(ctx->run, NULL, &total, NULL, NULL, NULL);
+	out = claude_tokens(u, "output_tokens") - (total - st->out_at_result);
+	if (out > 16) { /* a message or two cut before their last line: not worth an event */
 		run_add(ctx->run, EV_USAGE, ctx->lineno)->tok_out = out;
+		total += out;
+	}
+	st->out_at_result = total;
 }
 
 /* The completion marker; its usage completes the messages' (above). */
-static void claude_result(struct parse_ctx *ctx, const cJSON *obj)
+static void claude_result(struct parse_ctx *ctx, struct claude_state *st, const cJSON *obj)
 {
 	const char *sub = jx_str(obj, "subtype");
 	const char *text = jx_str(obj, "result");
@@ -643,7 +756,7 @@ static void claude_result(struct parse_ctx *ctx, const cJSON *obj)
 		text = owned = claude_result_text(jx_get(obj, "errors"));
 	if (!text)
 		text = sub ? sub : "";
-	claude_result_usage(ctx, obj);
+	claude_result_usage(ctx, st, obj);
 	e = parser_text(ctx, failed ? EV_ERROR : EV_SYSTEM, text);
 	e->is_error = failed ? 1 : 0;
 	/* an error subtype (error_max_turns, ...) names the failure */
@@ -654,9 +767,75 @@ static void claude_result(struct parse_ctx *ctx, const cJSON *obj)
 
 /* ---- lines ------------------------------------------------------------- */
 
+/* A subagent's message inside a session file: a progress record with
+ * data.type "agent_progress" carries it in data.message, under the Task
+ * call parentToolUseID names; its events nest under that call as
+ * stream-json's parent_tool_use_id events do. Other progress (hooks,
+ * running commands) is bookkeeping: claude_session_ignored. */
+static void claude_progress(struct parse_ctx *ctx, struct claude_state *st,
+                            struct claude_line *lc, const cJSON *obj)
+{
+	const cJSON *data = jx_get(obj, "data");
+	const cJSON *inner = jx_get(data, "message");
+	const char *dt = jx_str(data, "type"), *it = jx_str(inner, "type");
+	double ts;
+
+	if (!dt || strcmp(dt, "agent_progress") || !it || !cJSON_IsObject(jx_get(inner, "message")))
+		return;
+	/* a message repeated by a later progress record is not a second one */
+	const char *uuid = jx_str(inner, "uuid");
+	if (uuid) {
+		int *slot = claude_ids_slot(&st->seen, uuid);
+		if (*slot >= 0) {
+			ctx->folded = 1;
+			return;
+		}
+		*slot = 1;
+	}
+	lc->sidechain = 1;
+	lc->parent = jx_str(obj, "parentToolUseID");
+	ts = jx_time(jx_get(inner, "timestamp"));
+	if (ts)
+		lc->ts = ts;
+	if (!strcmp(it, "assistant"))
+		claude_assistant(ctx, st, lc, inner);
+	else if (!strcmp(it, "user"))
+		claude_user(ctx, st, lc, inner);
+}
+
+/* stream-json rate_limit_event: a row only when the request was refused. */
+static void claude_rate_limit(struct parse_ctx *ctx, const cJSON *obj)
+{
+	const char *status = jx_pstr(obj, "rate_limit_info.status");
+	if (!status || !strcmp(status, "allowed") || !strcmp(status, "allowed_warning")) {
+		ctx->folded = 1;
+		return;
+	}
+	char *s = xasprintf("rate limit: %s", status);
+	struct event *e = parser_text(ctx, EV_ERROR, s);
+	e->is_error = 1;
+	e->name = xstrdup("rate_limit_event");
+	free(s);
+}
+
+/* Whether Claude Code version v ("2.1.3") wrote session files whose
+ * usage is the stream's start: about 2.0.76 to 2.1.37 record 1 to 9
+ * output tokens per message whatever the message's length. */
+static int claude_version_undercounts(const char *v)
+{
+	int a = 0, b = 0, c = 0;
+	if (!v || sscanf(v, "%d.%d.%d", &a, &b, &c) != 3)
+		return 0;
+	long key = a * 1000000L + b * 1000L + c;
+	return key >= 2000076L && key <= 2001037L;
+}
+
 static void claude_meta(struct parse_ctx *ctx, const cJSON *obj, int session)
 {
 	struct run_meta *m = &ctx->run->meta;
+	if (session && jx_str(obj, "type") && !strcmp(jx_str(obj, "type"), "assistant") &&
+	    claude_version_undercounts(jx_str(obj, "version")))
+		ctx->run->tokens_approx = 1;
 	const char *sid = jx_str(obj, session ? "sessionId" : "session_id");
 	const char *cwd = session ? jx_str(obj, "cwd") : NULL;
 	if (sid && !m->session_id)
@@ -707,14 +886,18 @@ static int claude_dispatch(struct parse_ctx *ctx, const cJSON *obj, int session)
 	} else if (!strcmp(t, "system")) {
 		claude_system(ctx, st, obj);
 	} else if (!strcmp(t, "result") && !session) {
-		claude_result(ctx, obj);
+		claude_result(ctx, st, obj);
+	} else if (!strcmp(t, "progress") && session) {
+		claude_progress(ctx, st, &lc, obj);
+	} else if (!strcmp(t, "rate_limit_event") && !session) {
+		claude_rate_limit(ctx, obj);
 	} else if (!strcmp(t, "summary") && session) {
 		struct event *e = parser_text(ctx, EV_COMPACTION, jx_str(obj, "summary") ?
 		                              jx_str(obj, "summary") : "");
 		e->name = xstrdup("summary");
 	} else if (!session && strcmp(t, "stream_event") && strcmp(t, "keep_alive")) {
 		/* a record type this parser does not model stays visible */
-		parser_text(ctx, EV_SYSTEM, "")->name = xstrdup(t);
+		parser_text(ctx, EV_SYSTEM, t)->name = xstrdup(t);
 	}
 	/* session files hold bookkeeping records (file-history-snapshot,
 	 * queue-operation, ...) that are not part of the conversation */
@@ -753,6 +936,74 @@ static void claude_session_finish(struct parse_ctx *ctx)
 	ctx->run->incomplete = st->pending[0].n + st->pending[1].n > 0;
 }
 
+/* "progress/agent_progress": a session record's type, its subtype, and
+ * for progress records the kind of progress. */
+static const char *claude_record_key(const cJSON *obj, char *buf, size_t n)
+{
+	const char *t = jx_str(obj, "type"), *sub = jx_str(obj, "subtype");
+	const char *dt = jx_pstr(obj, "data.type");
+	if (!t)
+		return NULL;
+	if (!sub && !strcmp(t, "progress"))
+		sub = dt;
+	snprintf(buf, n, "%s%s%s", t, sub ? "/" : "", sub ? sub : "");
+	return buf;
+}
+
+static const struct parser_ignored claude_ignored[] = {
+	{"stream_event", "partial-message deltas (--include-partial-messages); the whole messages that follow are the events"},
+	{"keep_alive", "a heartbeat of the stream"},
+	{"rate_limit_event", "rate-limit status while the request was allowed; a rejected one is an error row"},
+	{"system/status", "\"compacting\" while a compaction runs; the compact_boundary that follows is the event"},
+	{"system/hook_response", "a hook's output; hooks are not part of the conversation"},
+	{"system/hook_started", "a hook starting; hooks are not part of the conversation"},
+	{NULL, NULL},
+};
+
+static const struct parser_ignored claude_session_ignored[] = {
+	{"file-history-snapshot", "Claude Code's undo checkpoints of edited files; the edits are the tool calls"},
+	{"queue-operation", "a prompt queued while the agent worked; it appears as the user message when sent"},
+	{"progress/hook_progress", "a hook running; hooks are not part of the conversation"},
+	{"progress/bash_progress", "a running command's partial output; the tool result holds all of it"},
+	{"progress/mcp_progress", "an MCP call's progress; the tool result is the event"},
+	{"progress/query_update", "a web search's progress; the tool result is the event"},
+	{"progress/search_results_received", "a web search's progress; the tool result is the event"},
+	{"progress/waiting_for_task", "a background task being awaited; its result is the event"},
+	{"system/stop_hook_summary", "the stop hooks that ran; a row only when one failed or stopped the turn"},
+	{"system/session_start", "the session (re)started; the messages that follow are the events"},
+	{"attachment", "context Claude Code attached (hook output, file mentions, todo state) outside the messages"},
+	{"permission-mode", "the permission mode chosen in the UI"},
+	{"mode", "the input mode chosen in the UI"},
+	{"worktree-state", "git worktree bookkeeping"},
+	{"custom-title", "a title the user gave the session"},
+	{"ai-title", "a title Claude Code generated for the session"},
+	{"agent-name", "the name of the agent the session runs as"},
+	{"last-prompt", "the last prompt, kept for the prompt history"},
+	{"pr-link", "a pull request linked to the session"},
+	{"frame-link", "a UI frame linked to the session"},
+	{"bridge-session", "remote-control bookkeeping"},
+	{"relocated", "the session file was moved"},
+	{"atis-latch", "UI bookkeeping"},
+	{"started", "UI bookkeeping"},
+	{"progress/*", "other progress (hooks, running commands, searches); only agent_progress, a "
+	               "subagent's messages, becomes events"},
+	{"result", "a print-mode result record copied into a session file; the messages are the events"},
+	{"tool_use", "a top-level tool_use record no Claude Code version writes (seen in an edited "
+	             "fixture); calls are the assistant messages' tool_use blocks"},
+	{"tool_result", "a top-level tool_result record no Claude Code version writes (seen in an edited "
+	                "fixture); results are the user messages' tool_result blocks"},
+	{"system/status", "\"compacting\" while a compaction runs; the compact_boundary that follows is the event"},
+	{"system/hook_response", "a hook's output; hooks are not part of the conversation"},
+	{"system/hook_started", "a hook starting; hooks are not part of the conversation"},
+	{NULL, NULL},
+};
+
+static const char *const claude_types[] = {"system", "assistant", "user", "result", "stream_event",
+                                           "keep_alive", "rate_limit_event", NULL};
+static const char *const claude_session_types[] = {"user", "assistant", "system", "summary", "progress",
+                                                   "file-history-snapshot", "queue-operation",
+                                                   "attachment", NULL};
+
 const struct parser_ops parse_claude_ops = {
 	.name = "claude",
 	.description = "Claude Code --print --verbose --output-format stream-json",
@@ -761,6 +1012,15 @@ const struct parser_ops parse_claude_ops = {
 	.state_free = claude_state_free,
 	.line = claude_line,
 	.finish = claude_finish,
+	.ignored = claude_ignored,
+	.types = claude_types,
+	.thinking = 1,
+	.tokens = "per API message, counted once per message id; stream-json gives a message's output "
+	          "as it began, so each result line's usage (one per turn, not a running total) stands "
+	          "for its turn's output where it says more; modelUsage, which also counts Claude Code's "
+	          "side calls on other models, is not added; output_tokens_details.thinking_tokens "
+	          "count as reasoning",
+	.harness = "claude",
 };
 
 const struct parser_ops parse_claude_session_ops = {
@@ -771,4 +1031,13 @@ const struct parser_ops parse_claude_session_ops = {
 	.state_free = claude_state_free,
 	.line = claude_session_line,
 	.finish = claude_session_finish,
+	.record_key = claude_record_key,
+	.ignored = claude_session_ignored,
+	.types = claude_session_types,
+	.thinking = 1,
+	.tokens = "per API message, the largest figure any of its lines gives (counted once per "
+	          "message id); files from about 2.0.76 to 2.1.37 record output_tokens at stream start, "
+	          "so their output totals are marked approximate (tokens_approximate in runs --json); "
+	          "a subagent's messages (agent_progress) count once each",
+	.harness = "claude",
 };

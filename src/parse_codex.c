@@ -27,6 +27,7 @@
 #include "parser.h"
 #include "jsonx.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,6 +87,11 @@ static int codex_sniff(const char *line, size_t len, const cJSON *obj)
 	}
 	if (!t && codex_is(jx_str(obj, "record_type"), "state"))
 		return 40;
+	/* top-level system/user/assistant records belong to other tools' stores
+	 * (Grok's chat history shares the Responses API reasoning items with
+	 * legacy rollouts): evidence against */
+	if (codex_is(t, "system") || codex_is(t, "user") || codex_is(t, "assistant"))
+		return -60;
 	return codex_legacy_item(obj) ? 50 : 0;
 }
 
@@ -262,6 +268,62 @@ static const char *codex_call_id(const cJSON *p)
 	return id ? id : jx_str(p, "id");
 }
 
+/* A shell call's command as one line, not its workdir (the first string
+ * argument): ["bash", "-lc", "ls -la"] shows as "ls -la", any other array
+ * as its words. Owned; NULL when the arguments hold no command array. */
+static char *codex_command_line(const cJSON *args)
+{
+	const cJSON *cmd = jx_get(args, "command"), *w;
+	int n = cJSON_GetArraySize(cmd);
+	struct sbuf b;
+
+	if (!cJSON_IsArray(cmd) || n == 0)
+		return NULL;
+	const char *sh, *flag = NULL, *body = NULL;
+	sh = cJSON_IsString(cJSON_GetArrayItem(cmd, 0)) ? cJSON_GetArrayItem(cmd, 0)->valuestring : "";
+	if (n == 3 && cJSON_IsString(cJSON_GetArrayItem(cmd, 1)) && cJSON_IsString(cJSON_GetArrayItem(cmd, 2))) {
+		flag = cJSON_GetArrayItem(cmd, 1)->valuestring;
+		body = cJSON_GetArrayItem(cmd, 2)->valuestring;
+	}
+	const char *base = strrchr(sh, '/') ? strrchr(sh, '/') + 1 : sh;
+	if (body && (!strcmp(flag, "-lc") || !strcmp(flag, "-c")) &&
+	    (!strcmp(base, "bash") || !strcmp(base, "zsh") || !strcmp(base, "sh")))
+		return xstrdup(body);
+	sbuf_init(&b);
+	cJSON_ArrayForEach(w, cmd)
+		if (cJSON_IsString(w))
+			sbuf_addf(&b, "%s%s", b.len ? " " : "", w->valuestring);
+	return b.s ? sbuf_detach(&b) : NULL;
+}
+
+/* An exec_command or shell result as "exit 0: first output line" rather
+ * than its "Chunk ID: 6ecf91" header. known: the exit code came from the
+ * output's metadata. Owned; NULL when the text has no header and no known
+ * exit code (the output is then shown as it is). */
+static char *codex_result_line(const char *text, long code, int known)
+{
+	const char *out = NULL, *p;
+	if (util_starts_with(text, "Chunk ID: ") || util_starts_with(text, "Exit code: ")) {
+		out = strstr(text, "\nOutput:\n");
+		out = out ? out + strlen("\nOutput:\n") : NULL;
+		if (strstr(text, "\nProcess running with session ID ") && !strstr(text, "Process exited with code "))
+			return xstrdup("still running");
+	} else if (!known) {
+		return NULL;
+	} else {
+		out = text;
+	}
+	/* the first line that says something */
+	for (p = out; p && *p;) {
+		size_t n = strcspn(p, "\n");
+		size_t lead = strspn(p, " \t");
+		if (n > lead)
+			return xasprintf("exit %ld: %.*s", code, (int)(n - lead > 200 ? 200 : n - lead), p + lead);
+		p += n + (p[n] == '\n');
+	}
+	return xasprintf("exit %ld", code);
+}
+
 static int codex_function_call(struct parse_ctx *ctx, const cJSON *p, const char *args_key)
 {
 	const char *name = jx_str(p, "name");
@@ -274,11 +336,17 @@ static int codex_function_call(struct parse_ctx *ctx, const cJSON *p, const char
 	}
 	/* arguments are JSON text; custom tools (apply_patch) take raw text */
 	if (!cJSON_IsString(args)) {
-		parser_tool_call_obj(ctx, name, codex_call_id(p), args, 1);
+		struct event *e = parser_tool_call_obj(ctx, name, codex_call_id(p), args, 1);
+		e->summary = codex_command_line(args);
 		return 0;
 	}
 	text = xstrdup(args->valuestring);
-	parser_tool_call(ctx, name, codex_call_id(p), text);
+	struct event *e = parser_tool_call(ctx, name, codex_call_id(p), text);
+	if (strstr(text, "\"command\"")) {
+		cJSON *a = jx_parse(text, strlen(text));
+		e->summary = codex_command_line(a);
+		cJSON_Delete(a);
+	}
 	free(text);
 	return 0;
 }
@@ -286,8 +354,21 @@ static int codex_function_call(struct parse_ctx *ctx, const cJSON *p, const char
 static void codex_output(struct parse_ctx *ctx, const cJSON *p)
 {
 	int is_error;
-	char *text = codex_output_text(jx_get(p, "output"), &is_error);
-	parser_tool_result(ctx, codex_call_id(p), text, is_error);
+	const cJSON *out = jx_get(p, "output");
+	char *text = codex_output_text(out, &is_error);
+	struct event *e = parser_tool_result(ctx, codex_call_id(p), text, is_error);
+	/* a shell's JSON output ({output, metadata.exit_code}) or exec_command's
+	 * text header: the exit code and the first line of output */
+	const char *raw = cJSON_IsString(out) ? out->valuestring : "";
+	if (*raw == '{' && strstr(raw, "\"exit_code\"")) {
+		cJSON *j = jx_parse(raw, strlen(raw));
+		const cJSON *ec = jx_path(j, "metadata.exit_code");
+		if (cJSON_IsNumber(ec))
+			e->summary = codex_result_line(text, (long)ec->valuedouble, 1);
+		cJSON_Delete(j);
+	} else {
+		e->summary = codex_result_line(text, codex_text_exit(text), 0);
+	}
 	free(text);
 }
 
@@ -329,7 +410,7 @@ static int codex_response_item(struct parse_ctx *ctx, struct codex_state *st, co
 	else if (!strcmp(t, "compaction") || !strcmp(t, "compaction_summary"))
 		codex_event(ctx, EV_COMPACTION, "", "encrypted")->redacted = 1;
 	else if (strcmp(t, "ghost_snapshot") != 0)
-		codex_event(ctx, EV_SYSTEM, "", t); /* not modelled yet: stays visible */
+		codex_event(ctx, EV_SYSTEM, t, t); /* not modelled yet: stays visible */
 	return 0;
 }
 
@@ -449,7 +530,7 @@ static void codex_event_msg(struct parse_ctx *ctx, struct codex_state *st, const
 		/* a retry notice: the stream went on */
 		codex_event(ctx, EV_SYSTEM, jx_str(p, "message"), t);
 	} else if (!strcmp(t, "entered_review_mode") || !strcmp(t, "exited_review_mode")) {
-		codex_event(ctx, EV_SYSTEM, "", t);
+		codex_event(ctx, EV_SYSTEM, t, t);
 	} else if (!strcmp(t, "user_message") || !strcmp(t, "agent_message") ||
 	           !strcmp(t, "agent_reasoning") || !strcmp(t, "agent_reasoning_raw_content")) {
 		if (!st->has_items)
@@ -480,7 +561,7 @@ static int codex_record(struct parse_ctx *ctx, struct codex_state *st, const cha
 	else if (!strcmp(t, "compacted"))
 		codex_event(ctx, EV_COMPACTION, jx_str(p, "message"), NULL);
 	else
-		codex_event(ctx, EV_SYSTEM, "", t);
+		codex_event(ctx, EV_SYSTEM, t, t);
 	return 0;
 }
 
@@ -519,6 +600,29 @@ static void codex_finish(struct parse_ctx *ctx)
 	ctx->run->incomplete = st->turn != CODEX_TURN_DONE;
 }
 
+/* "event_msg/token_count": the line's type and its payload's. */
+static const char *codex_record_key(const cJSON *obj, char *buf, size_t n)
+{
+	const char *t = jx_str(obj, "type"), *pt = jx_pstr(obj, "payload.type");
+	if (!t)
+		return NULL;
+	snprintf(buf, n, "%s%s%s", t, pt ? "/" : "", pt ? pt : "");
+	return buf;
+}
+
+static const struct parser_ignored codex_ignored[] = {
+	{"turn_context", "a turn's settings: its model and effort become the run's metadata, not an event"},
+	{"event_msg/*", "the UI's event stream, which repeats the response items (messages, reasoning, "
+	                "calls and their ends) and reports progress; only token_count, errors, aborted "
+	                "turns, compactions and (in files without response items) the messages become events"},
+	{"response_item/ghost_snapshot", "a git snapshot Codex takes to undo a turn; no part of the conversation"},
+	{NULL, NULL},
+};
+
+static const char *const codex_types[] = {"session_meta", "response_item", "event_msg", "turn_context",
+                                          "compacted", NULL};
+static const char *const codex_names[] = {"codex_session.jsonl", NULL};
+
 const struct parser_ops parse_codex_ops = {
 	.name = "codex",
 	.description = "Codex CLI session rollout JSONL (session_meta/response_item/event_msg)",
@@ -527,4 +631,13 @@ const struct parser_ops parse_codex_ops = {
 	.state_free = free,
 	.line = codex_line,
 	.finish = codex_finish,
+	.record_key = codex_record_key,
+	.ignored = codex_ignored,
+	.types = codex_types,
+	.transcript_names = codex_names,
+	.tokens = "one usage per token_count event, from its last_token_usage (a token_count whose "
+	          "running total did not move adds none); input_tokens less cached_input_tokens is "
+	          "input, the cached ones cache reads; reasoning tokens are part of output_tokens, "
+	          "as OpenAI counts them",
+	.harness = "codex",
 };

@@ -864,6 +864,8 @@ static void cx_finish(struct parse_ctx *ctx)
 	ctx->run->incomplete = !st->tokens_last;
 }
 
+static const char *const codex_exec_names[] = {"transcript.txt", "stdout.txt", NULL};
+
 const struct parser_ops parse_codex_exec_ops = {
 	.plain_text = 1,
 	.name = "codex-exec",
@@ -873,4 +875,7 @@ const struct parser_ops parse_codex_exec_ops = {
 	.state_free = cx_state_free,
 	.line = cx_parse_line,
 	.finish = cx_finish,
+	.transcript_names = codex_exec_names,
+	.tokens = "the \"tokens used\" lines codex exec prints",
+	.harness = "codex",
 };

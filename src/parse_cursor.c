@@ -433,12 +433,12 @@ static int cursor_line(struct parse_ctx *ctx, const char *line, size_t len, cons
 		if (sub && !strcmp(sub, "init"))
 			cursor_init(ctx, obj);
 		else
-			parser_text(ctx, EV_SYSTEM, "")->name = xstrdup(sub ? sub : "system");
+			parser_text(ctx, EV_SYSTEM, sub ? sub : "system")->name = xstrdup(sub ? sub : "system");
 	} else if (!strcmp(t, "result")) {
 		cursor_result(ctx, obj);
 	} else {
 		/* records we do not model stay visible as system events */
-		parser_text(ctx, EV_SYSTEM, "")->name = xstrdup(t);
+		parser_text(ctx, EV_SYSTEM, t)->name = xstrdup(t);
 	}
 	return 0;
 }
@@ -448,6 +448,12 @@ static void cursor_finish(struct parse_ctx *ctx)
 	ctx->run->incomplete = !ctx->run->complete_seen;
 }
 
+static const struct parser_ignored cursor_ignored[] = {
+	{NULL, NULL},
+};
+
+static const char *const cursor_types[] = {"system", "user", "assistant", "thinking", "tool_call", "result", NULL};
+
 const struct parser_ops parse_cursor_ops = {
 	.name = "cursor",
 	.description = "Cursor CLI cursor-agent --print --output-format stream-json",
@@ -456,4 +462,8 @@ const struct parser_ops parse_cursor_ops = {
 	.state_free = cursor_state_free,
 	.line = cursor_line,
 	.finish = cursor_finish,
+	.ignored = cursor_ignored,
+	.types = cursor_types,
+	.harness = "cursor",
+	.tokens = "the result line's usage (inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens)",
 };

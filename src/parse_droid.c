@@ -257,7 +257,7 @@ static int droid_line(struct parse_ctx *ctx, const char *line, size_t len, const
 			droid_init(ctx, obj);
 		} else {
 			const char *msg = jx_str(obj, "message");
-			parser_text(ctx, EV_SYSTEM, msg ? msg : "")->name = xstrdup(sub ? sub : "system");
+			parser_text(ctx, EV_SYSTEM, msg && *msg ? msg : sub ? sub : "system")->name = xstrdup(sub ? sub : "system");
 		}
 	} else if (!strcmp(t, "message")) {
 		return droid_message(ctx, obj);
@@ -271,7 +271,7 @@ static int droid_line(struct parse_ctx *ctx, const char *line, size_t len, const
 		droid_completion(ctx, obj);
 	} else {
 		/* records we do not model stay visible as system events */
-		parser_text(ctx, EV_SYSTEM, "")->name = xstrdup(t);
+		parser_text(ctx, EV_SYSTEM, t)->name = xstrdup(t);
 	}
 	return 0;
 }
@@ -281,6 +281,12 @@ static void droid_finish(struct parse_ctx *ctx)
 	ctx->run->incomplete = !ctx->run->complete_seen;
 }
 
+static const struct parser_ignored droid_ignored[] = {
+	{NULL, NULL},
+};
+
+static const char *const droid_types[] = {"system", "message", "tool_call", "tool_result", "completion", "error", NULL};
+
 const struct parser_ops parse_droid_ops = {
 	.name = "droid",
 	.description = "Factory droid exec --output-format stream-json",
@@ -289,4 +295,10 @@ const struct parser_ops parse_droid_ops = {
 	.state_free = droid_state_free,
 	.line = droid_line,
 	.finish = droid_finish,
+	.thinking = 1,
+	.ignored = droid_ignored,
+	.types = droid_types,
+	.harness = "droid",
+	.tokens = "the completion record's usage, the session's (input, output, cache read and write; "
+	          "thinking tokens as reasoning)",
 };

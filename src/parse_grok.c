@@ -90,6 +90,12 @@ static void grok_finish(struct parse_ctx *ctx)
 	ctx->run->incomplete = !ctx->run->complete_seen;
 }
 
+static const struct parser_ignored grok_ignored[] = {
+	{NULL, NULL},
+};
+
+static const char *const grok_types[] = {"thought", "text", "end", "error", NULL};
+
 const struct parser_ops parse_grok_ops = {
 	.name = "grok",
 	.description = "Grok Build --output-format streaming-json (thought/text/end)",
@@ -98,4 +104,8 @@ const struct parser_ops parse_grok_ops = {
 	.state_free = free,
 	.line = grok_line,
 	.finish = grok_finish,
+	.ignored = grok_ignored,
+	.types = grok_types,
+	.harness = "grok",
+	.tokens = "none: the stream records no usage",
 };

@@ -21,6 +21,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+struct kimi_state {
+	long long context;        /* the last _usage token_count */
+};
+
+static void *kimi_state_new(void)
+{
+	return xcalloc(1, sizeof(struct kimi_state));
+}
+
 static int kimi_sniff(const char *line, size_t len, const cJSON *obj)
 {
 	const char *role = jx_str(obj, "role");
@@ -30,6 +39,11 @@ static int kimi_sniff(const char *line, size_t len, const cJSON *obj)
 
 	if (!role || jx_get(obj, "type") || jx_get(obj, "message"))
 		return 0;
+	/* session files' bookkeeping records */
+	if (!strcmp(role, "_usage"))
+		return cJSON_IsNumber(jx_get(obj, "token_count")) ? 50 : 0;
+	if (!strcmp(role, "_checkpoint"))
+		return jx_get(obj, "id") ? 50 : 0;
 	if (!strcmp(role, "assistant")) {
 		if (cJSON_IsArray(jx_get(obj, "tool_calls")))
 			return 70;
@@ -231,6 +245,30 @@ static int kimi_record(struct parse_ctx *ctx, const cJSON *obj)
 	return 0;
 }
 
+/* Kimi CLI session files (context.jsonl) interleave the messages with
+ * _checkpoint records (undo points: no event) and _usage records, the
+ * context's size in tokens after a step. The growth since the previous
+ * _usage becomes a usage event's input, so the run's input total is the
+ * last size; neither record says anything about completion. */
+static int kimi_bookkeeping(struct parse_ctx *ctx, const char *role, const cJSON *obj)
+{
+	struct kimi_state *st = ctx->state;
+	if (!strcmp(role, "_checkpoint"))
+		return 1;
+	if (strcmp(role, "_usage"))
+		return 0;
+	long long n = jx_ll(obj, "token_count", 0);
+	if (n > st->context) {
+		run_add(ctx->run, EV_USAGE, ctx->lineno)->tok_in = n - st->context;
+		st->context = n;
+	} else {
+		ctx->folded = 1; /* the context shrank (compaction) or held: nothing to add */
+		if (n > 0)
+			st->context = n;
+	}
+	return 1;
+}
+
 static int kimi_line(struct parse_ctx *ctx, const char *line, size_t len, const cJSON *obj)
 {
 	const char *role = jx_str(obj, "role");
@@ -243,6 +281,8 @@ static int kimi_line(struct parse_ctx *ctx, const char *line, size_t len, const 
 		run_error(ctx->run, ctx->lineno, "kimi line without \"role\"");
 		return -1;
 	}
+	if (kimi_bookkeeping(ctx, role, obj))
+		return 0;
 	if (!strcmp(role, "assistant"))
 		return kimi_assistant(ctx, obj);
 	if (!strcmp(role, "tool"))
@@ -256,10 +296,25 @@ static void kimi_finish(struct parse_ctx *ctx)
 	ctx->run->incomplete = !ctx->run->complete_seen;
 }
 
+static const struct parser_ignored kimi_ignored[] = {
+	{"_checkpoint", "an undo point of a Kimi CLI session file; no part of the conversation"},
+	{NULL, NULL},
+};
+
+static const char *const kimi_types[] = {"assistant", "tool", "user", "system", NULL};
+
 const struct parser_ops parse_kimi_ops = {
 	.name = "kimi",
 	.description = "Kimi CLI --print --output-format stream-json",
 	.sniff = kimi_sniff,
 	.line = kimi_line,
 	.finish = kimi_finish,
+	.thinking = 1,
+	.state_new = kimi_state_new,
+	.state_free = free,
+	.ignored = kimi_ignored,
+	.tokens = "Kimi records no per-call usage; in session files the _usage records give the "
+	          "context's size, and the run's input total is the last of them",
+	.types = kimi_types,
+	.harness = "kimi",
 };

@@ -64,11 +64,53 @@ static double oc_time(const cJSON *time, const char *key)
 	return jx_time(jx_get(time, key));
 }
 
+/* Reasoning a provider sent through OpenRouter: part.metadata.openrouter
+ * .reasoning_details, a list of {type: reasoning.text | reasoning.summary |
+ * reasoning.encrypted, text | summary | data}. Owned text of the readable
+ * ones, NULL when the part has none; *hidden when only summaries or
+ * encrypted blocks came. */
+static char *oc_openrouter_reasoning(const cJSON *part, int *hidden)
+{
+	const cJSON *d, *list = jx_path(part, "metadata.openrouter.reasoning_details");
+	struct sbuf b;
+	int readable = 0, any = 0;
+
+	if (!cJSON_IsArray(list) || !cJSON_GetArraySize(list))
+		return NULL;
+	sbuf_init(&b);
+	cJSON_ArrayForEach(d, list) {
+		const char *t = jx_str(d, "type"), *s = jx_str(d, "text");
+		any = 1;
+		if (!s)
+			s = jx_str(d, "summary");
+		if (s && *s) {
+			sbuf_addf(&b, "%s%s", b.len ? "\n" : "", s);
+			readable += t && !strcmp(t, "reasoning.text");
+		}
+	}
+	*hidden = any && !readable;
+	return b.s ? sbuf_detach(&b) : xstrdup("");
+}
+
 static int oc_text(struct parse_ctx *ctx, const cJSON *obj, const cJSON *part, enum ev_kind k)
 {
 	const char *text = jx_str(part, "text");
 	struct event *e;
+	int hidden = 0;
+	char *via = oc_openrouter_reasoning(part, &hidden);
 
+	/* a reasoning part whose text came only in OpenRouter's details, or a
+	 * text part that carries the reasoning before it */
+	if (via && (k == EV_TEXT || !text || !*text)) {
+		e = parser_text(ctx, EV_REASONING, via);
+		e->ts = oc_time(jx_get(part, "time"), "start");
+		e->redacted = hidden || !*via;
+		free(via);
+		if (k == EV_REASONING)
+			return 0;
+	} else {
+		free(via);
+	}
 	if (!text) {
 		run_error(ctx->run, ctx->lineno, "opencode %s without part.text", jx_str(obj, "type"));
 		return -1;
@@ -183,7 +225,7 @@ static int oc_line(struct parse_ctx *ctx, const char *line, size_t len, const cJ
 		st->last = OC_ERROR;
 	} else {
 		/* records we do not model yet stay visible */
-		parser_text(ctx, EV_SYSTEM, "")->name = xstrdup(t);
+		parser_text(ctx, EV_SYSTEM, t)->name = xstrdup(t);
 	}
 	for (size_t i = first; i < ctx->run->nev; i++)
 		if (!ctx->run->ev[i].ts)
@@ -200,6 +242,14 @@ static void oc_finish(struct parse_ctx *ctx)
 	ctx->run->incomplete = !done;
 }
 
+static const struct parser_ignored opencode_ignored[] = {
+	{"step_start", "a model step begins (its git snapshot); the step's parts and its step_finish are the events"},
+	{NULL, NULL},
+};
+
+static const char *const opencode_types[] = {"step_start", "text", "tool_use", "step_finish", "error",
+                                             "reasoning", NULL};
+
 const struct parser_ops parse_opencode_ops = {
 	.name = "opencode",
 	.description = "opencode run --format json (step_start/text/tool_use/step_finish/error)",
@@ -208,4 +258,9 @@ const struct parser_ops parse_opencode_ops = {
 	.state_free = free,
 	.line = oc_line,
 	.finish = oc_finish,
+	.ignored = opencode_ignored,
+	.types = opencode_types,
+	.harness = "opencode",
+	.tokens = "the sum of the step_finish parts' tokens (input, output, reasoning, cache read and "
+	          "write), one per model step",
 };

@@ -11,20 +11,14 @@
 #include <string.h>
 #include <strings.h>
 
-extern const struct parser_ops parse_claude_ops, parse_claude_session_ops,
-	parse_codex_ops, parse_codex_exec_ops, parse_opencode_ops, parse_droid_ops,
-	parse_kimi_ops, parse_cursor_ops, parse_grok_ops;
+#define FORMAT(name) extern const struct parser_ops parse_##name##_ops;
+#include "formats.def"
+#undef FORMAT
 
 const struct parser_ops *const parser_all[] = {
-	&parse_claude_ops,
-	&parse_claude_session_ops,
-	&parse_codex_ops,
-	&parse_codex_exec_ops,
-	&parse_opencode_ops,
-	&parse_droid_ops,
-	&parse_kimi_ops,
-	&parse_cursor_ops,
-	&parse_grok_ops,
+#define FORMAT(name) &parse_##name##_ops,
+#include "formats.def"
+#undef FORMAT
 	NULL,
 };
 
@@ -107,6 +101,7 @@ struct reader {
 	int nheld;
 	int unknown_reported;
 	int tail_taken;                /* finish parsed a line that had no newline yet */
+	struct parser_tally *tally;    /* borrowed, may be NULL */
 };
 
 struct reader *reader_new(struct run *run, const struct parser_ops *forced)
@@ -144,16 +139,76 @@ size_t reader_offset(const struct reader *rd)
 	return rd->offset;
 }
 
+void reader_tally(struct reader *rd, struct parser_tally *t)
+{
+	rd->tally = t;
+}
+
+/* ---- record keys ------------------------------------------------------- */
+
+const char *parser_record_key(const struct parser_ops *ops, const cJSON *obj, char *buf, size_t n)
+{
+	const char *t, *sub;
+	if (!obj)
+		return NULL;
+	if (ops && ops->record_key)
+		return ops->record_key(obj, buf, n);
+	t = jx_str(obj, "type");
+	if (!t)
+		t = jx_str(obj, "role");
+	if (!t)
+		return NULL;
+	sub = jx_str(obj, "subtype");
+	snprintf(buf, n, "%s%s%s", t, sub ? "/" : "", sub ? sub : "");
+	return buf;
+}
+
+const char *parser_ignored_why(const struct parser_ops *ops, const char *key)
+{
+	for (const struct parser_ignored *g = ops ? ops->ignored : NULL; g && g->type; g++) {
+		size_t n = strlen(g->type);
+		/* a trailing star: every key under that prefix */
+		if (!strcmp(g->type, key) || (n && g->type[n - 1] == '*' && !strncmp(g->type, key, n - 1)))
+			return g->why;
+	}
+	return NULL;
+}
+
+static void tally_count(struct parser_tally *t, const char *key, int used)
+{
+	int i;
+	for (i = 0; i < t->n; i++)
+		if (!strcmp(t->k[i].key, key))
+			break;
+	if (i == t->n) {
+		if (t->n == PARSER_MAX_KEYS) {
+			t->overflow++;
+			return;
+		}
+		snprintf(t->k[t->n++].key, sizeof t->k[0].key, "%s", key);
+	}
+	t->k[i].lines++;
+	t->k[i].used += used ? 1 : 0;
+}
+
 static void reader_dispatch(struct reader *rd, const char *line, size_t len, int lineno)
 {
 	jx_arena_begin(); /* the line's cJSON tree goes when the line is done */
 	cJSON *obj = jx_parse(line, len);
 	rd->ctx.lineno = lineno;
 	rd->ctx.files = run_files(rd->ctx.run); /* the run owns it; run_clear drops it */
+	size_t before = rd->ctx.run->nev;
+	rd->ctx.folded = 0;
 	if (!obj && !rd->ops->plain_text)
 		run_error(rd->ctx.run, lineno, "not valid JSON");
 	else
 		rd->ops->line(&rd->ctx, line, len, obj);
+	if (rd->tally) {
+		char kb[48];
+		const char *key = parser_record_key(rd->ops, obj, kb, sizeof kb);
+		tally_count(rd->tally, key ? key : obj ? "(no type)" : "(text)",
+		            rd->ctx.run->nev > before || rd->ctx.folded);
+	}
 	jx_arena_end();
 }
 
@@ -168,6 +223,71 @@ static void reader_choose(struct reader *rd, const struct parser_ops *ops)
 		free(rd->held[i].s);
 	}
 	rd->nheld = 0;
+}
+
+static int parser_whole_json(const char *s, size_t n);
+
+/* Transcripts of tools kbtui does not read, recognised by their first
+ * line so that the message says so plainly. */
+static const char *parser_unsupported(const cJSON *obj)
+{
+	if (jx_str(obj, "protocol_version") && !strcmp(jx_str(obj, "type") ? jx_str(obj, "type") : "", "metadata"))
+		return "a Kimi Code CLI wire log (\"metadata\" with protocol_version): not supported; "
+		       "kbtui reads Kimi CLI --print stream-json and its context files";
+	if (jx_get(obj, "role") && cJSON_IsObject(jx_get(obj, "message")) && !jx_get(obj, "type"))
+		return "a Cursor chat store export ({role, message} lines): not supported; "
+		       "kbtui reads cursor-agent --print --output-format stream-json";
+	return NULL;
+}
+
+/* Names the format whose record types the held lines share most, and the
+ * types that fit none, for a file no sniffer took. */
+static char *parser_unknown_why(struct reader *rd)
+{
+	int hits[32] = {0}, best = -1, json = 0;
+	struct sbuf miss;
+	const char *unsup = NULL;
+
+	sbuf_init(&miss);
+	for (int i = 0; i < rd->nheld; i++) {
+		jx_arena_begin();
+		cJSON *obj = jx_parse(rd->held[i].s, rd->held[i].n);
+		const char *t = obj ? jx_str(obj, "type") : NULL;
+		int known = 0;
+		if (!t && obj)
+			t = jx_str(obj, "role");
+		json += obj != NULL;
+		if (i == 0 && obj)
+			unsup = parser_unsupported(obj);
+		for (int j = 0; t && parser_all[j]; j++)
+			for (const char *const *k = parser_all[j]->types; k && *k; k++)
+				if (!strcmp(*k, t)) {
+					hits[j]++;
+					known = 1;
+					break;
+				}
+		if (t && !known && !strstr(miss.s ? miss.s : "", t) && miss.len < 120)
+			sbuf_addf(&miss, "%s%s", miss.len ? ", " : "", t);
+		jx_arena_end();
+	}
+	if (unsup) {
+		sbuf_free(&miss);
+		return xasprintf("unrecognised transcript format: %s", unsup);
+	}
+	for (int j = 0; parser_all[j]; j++)
+		if (hits[j] && (best < 0 || hits[j] > hits[best]))
+			best = j;
+	char *s;
+	if (!json)
+		s = xstrdup("unrecognised transcript format: no line is JSON and no plain-text format fits (try --format)");
+	else if (best < 0)
+		s = xasprintf("unrecognised transcript format: no format knows these record types (%s)",
+		              miss.len ? miss.s : "no \"type\" field");
+	else
+		s = xasprintf("unrecognised transcript format: closest is %s (%d of %d lines), but %s did not fit",
+		              parser_all[best]->name, hits[best], rd->nheld, miss.len ? miss.s : "the records' fields");
+	sbuf_free(&miss);
+	return s;
 }
 
 /* One whole line. own, when not NULL, is the buffer that holds it: a line
@@ -198,14 +318,16 @@ static void reader_line(struct reader *rd, const char *line, size_t len, int lin
 		if (best)
 			reader_choose(rd, best);
 		else {
-			/* nothing recognises these lines: say so once, count them all,
-			 * and keep looking (a format may start later) */
+			/* nothing recognises these lines: say once what they are
+			 * closest to, and keep looking (a format may start later) */
+			if (!rd->unknown_reported++) {
+				char *why = parser_unknown_why(rd);
+				run_error(rd->ctx.run, rd->held[0].lineno, "%s", why);
+				free(why);
+			}
 			for (int i = 0; i < rd->nheld; i++) {
-				if (!rd->unknown_reported++)
-					run_error(rd->ctx.run, rd->held[i].lineno,
-					          "unrecognised transcript format (no parser knows these lines; try --format)");
-				else
-					rd->ctx.run->malformed++;
+				if (!parser_whole_json(rd->held[i].s, rd->held[i].n) && i)
+					rd->ctx.run->malformed++; /* only lines that are not JSON are malformed */
 				free(rd->held[i].s);
 			}
 			rd->nheld = 0;
@@ -303,19 +425,27 @@ static int parser_whole_json(const char *s, size_t n)
 	return o != NULL;
 }
 
-static struct run *parser_load(const char *path, const struct parser_ops *forced, char **err, int final);
+static struct run *parser_load(const char *path, const struct parser_ops *forced, char **err, int final,
+                               struct parser_tally *t);
 
 struct run *parser_load_file(const char *path, const struct parser_ops *forced, char **err)
 {
-	return parser_load(path, forced, err, 0);
+	return parser_load(path, forced, err, 0, NULL);
 }
 
 struct run *parser_load_final(const char *path, const struct parser_ops *forced, char **err)
 {
-	return parser_load(path, forced, err, 1);
+	return parser_load(path, forced, err, 1, NULL);
 }
 
-static struct run *parser_load(const char *path, const struct parser_ops *forced, char **err, int final)
+struct run *parser_load_tally(const char *path, const struct parser_ops *forced, char **err,
+                              struct parser_tally *t)
+{
+	return parser_load(path, forced, err, 1, t);
+}
+
+static struct run *parser_load(const char *path, const struct parser_ops *forced, char **err, int final,
+                               struct parser_tally *t)
 {
 	FILE *f = fopen(path, "rb");
 	struct run *run;
@@ -331,6 +461,7 @@ static struct run *parser_load(const char *path, const struct parser_ops *forced
 	run = run_new();
 	run->source = xstrdup(path);
 	rd = reader_new(run, forced);
+	reader_tally(rd, t);
 	buf = xmalloc(1 << 20);
 	char last = '\n';
 	while ((n = fread(buf, 1, 1 << 20, f)) > 0) {
@@ -360,6 +491,12 @@ static struct run *parser_load(const char *path, const struct parser_ops *forced
 	}
 	fclose(f);
 	reader_finish(rd);
+	if (final && !rd->ops && rd->nheld && !rd->unknown_reported++) {
+		/* a short file no format took: say what it is closest to */
+		char *why = parser_unknown_why(rd);
+		run_error(run, rd->held[0].lineno, "%s", why);
+		free(why);
+	}
 	if (rd->ops && !run->meta.format)
 		run->meta.format = xstrdup(rd->ops->name);
 	reader_free(rd);

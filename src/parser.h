@@ -2,7 +2,9 @@
  * at content (never at file names), fed incrementally line by line.
  *
  * Adding a format is adding a file parse_<name>.c that defines a
- * `const struct parser_ops parse_<name>_ops` and listing it in parser.c. */
+ * `const struct parser_ops parse_<name>_ops` (with its ignored-record
+ * table, record types, harness and token rule) and one line in
+ * formats.def; nothing else in the tree names formats. */
 #ifndef KB_PARSER_H
 #define KB_PARSER_H
 
@@ -17,6 +19,30 @@ struct parse_ctx {
 	struct ftrack *files;     /* borrowed: the run's file versions (run_files) */
 	void *state;              /* owned via ops->state_new/state_free */
 	int lineno;               /* 1-based line being fed */
+	int folded;               /* set by a parser: this line changed an event it
+	                           * made before (usage merged, a summary filled in)
+	                           * rather than adding one; reset for each line */
+};
+
+/* A record type a format reads without making an event of it, and why:
+ * the one table of ignored records, shown by the man page and checked by
+ * tests/test_realworld against real transcripts. */
+struct parser_ignored {
+	const char *type;         /* record key as the format's record_key gives it */
+	const char *why;          /* one line: what the record is, why no event */
+};
+
+/* Lines read per record key (tests and `kbtui dump --records`): whether a
+ * record type became events, or was dropped. */
+#define PARSER_MAX_KEYS 96
+struct parser_tally {
+	struct parser_tally_key {
+		char key[48];
+		int lines;            /* lines with this key */
+		int used;             /* of them, lines that made or changed events */
+	} k[PARSER_MAX_KEYS];
+	int n;
+	int overflow;             /* keys beyond PARSER_MAX_KEYS (counted nowhere) */
 };
 
 struct parser_ops {
@@ -35,11 +61,36 @@ struct parser_ops {
 	 * on a growing file; must be idempotent. */
 	void (*finish)(struct parse_ctx *ctx);
 	int plain_text;           /* 1: lines need not be JSON (codex-exec) */
+	/* The record key of a line ("system/turn_duration"), written into buf;
+	 * NULL for the default: "type", or "role", then "/subtype" when present. */
+	const char *(*record_key)(const cJSON *obj, char *buf, size_t n);
+	const struct parser_ignored *ignored; /* { NULL } terminated; may be NULL */
+	/* Top-level "type" (or "role") values the format knows: what an
+	 * unrecognised file is compared with to name the closest format. */
+	const char *const *types;
+	/* Hidden reasoning is Claude-style thinking that was redacted (1), or
+	 * encrypted reasoning content (0): how runstats names it. */
+	int thinking;
+	/* File names a run directory holds this format's transcript under
+	 * (dataset_find_transcript), NULL-terminated; may be NULL. */
+	const char *const *transcript_names;
+	/* The harness a run in this format was made with, for listings that
+	 * have no index to say it ("claude", "codex", ...). */
+	const char *harness;
+	/* How the run's token totals are made from the file, for the man page
+	 * and `kbtui formats` (one sentence). */
+	const char *tokens;
 };
 
 /* All formats, NULL-terminated. */
 extern const struct parser_ops *const parser_all[];
 const struct parser_ops *parser_find(const char *name);
+
+/* Why a record key of a format makes no event: its entry's text, NULL when
+ * the table has none (the record was dropped without a word). */
+const char *parser_ignored_why(const struct parser_ops *ops, const char *key);
+/* The record key of a parsed line under ops (buf holds at least 48 bytes). */
+const char *parser_record_key(const struct parser_ops *ops, const cJSON *obj, char *buf, size_t n);
 
 /* Best format for the first lines of a transcript; NULL when unsure. */
 const struct parser_ops *parser_sniff(const char *buf, size_t len);
@@ -58,6 +109,9 @@ void reader_finish(struct reader *rd);
 const struct parser_ops *reader_format(const struct reader *rd);
 /* Byte offset consumed so far (for following a growing file). */
 size_t reader_offset(const struct reader *rd);
+/* Counts lines per record key into t (borrowed; zeroed by the caller) from
+ * now on. */
+void reader_tally(struct reader *rd, struct parser_tally *t);
 
 /* Load a whole transcript file into a new run (NULL + *err on I/O failure;
  * *err owned by caller). */
@@ -66,6 +120,9 @@ struct run *parser_load_file(const char *path, const struct parser_ops *forced, 
  * is parsed (plain text), or reported as cut off (JSON), where
  * parser_load_file leaves it waiting as a file still being written does. */
 struct run *parser_load_final(const char *path, const struct parser_ops *forced, char **err);
+/* parser_load_final, counting lines per record key into t (may be NULL). */
+struct run *parser_load_tally(const char *path, const struct parser_ops *forced, char **err,
+                              struct parser_tally *t);
 
 /* Helpers for parsers. */
 /* Adds a tool_call; fills path and records the file change (its diff is

@@ -1,5 +1,6 @@
 /* run.c: the transcript model: events appended by parsers, linked, counted. */
 #include "run.h"
+#include "textsafe.h"
 #include "ftrack.h"
 #include "util.h"
 
@@ -62,6 +63,7 @@ void run_event_free(struct event *e)
 	free(e->path);
 	free(e->diff);
 	free(e->parent);
+	free(e->summary);
 }
 
 void run_free(struct run *r)
@@ -85,7 +87,7 @@ void run_clear(struct run *r)
 	ftrack_free(r->files);
 	r->files = NULL;
 	run_meta_free(&r->meta);
-	r->incomplete = r->complete_seen = r->malformed = r->nerrors = 0;
+	r->incomplete = r->complete_seen = r->malformed = r->nerrors = r->tokens_approx = 0;
 }
 
 struct event *run_add(struct run *r, enum ev_kind k, int line)
@@ -116,6 +118,11 @@ void run_error(struct run *r, int line, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(e->msg, sizeof e->msg, fmt, ap);
 	va_end(ap);
+	/* messages quote the transcript (record types, names): made visible
+	 * here once, for every place that prints them */
+	char *safe = textsafe(e->msg, strlen(e->msg), 0);
+	snprintf(e->msg, sizeof e->msg, "%s", safe);
+	free(safe);
 }
 
 /* Pairing by id through a scan: transcripts hold a few thousand calls, and

@@ -39,6 +39,9 @@ struct event {
 	char *diff;               /* owned: unified diff of a write/edit/patch, filled on
 	                           * first use: read it through run_event_diff */
 	char *parent;             /* owned: parent tool call id of a subagent event */
+	char *summary;            /* owned: the one line a list shows for this event, set by a
+	                           * parser where the usual rule (path, first string argument,
+	                           * first line of text) would mislead; NULL otherwise */
 	long long tok_in, tok_out, tok_cache_read, tok_cache_write, tok_reasoning;
 };
 
@@ -65,6 +68,7 @@ struct run {
 	int incomplete;           /* the format's completion marker is missing */
 	int complete_seen;        /* set by a parser when it sees the marker */
 	int malformed;            /* malformed lines seen */
+	int tokens_approx;        /* token totals known to undercount (a parser says why) */
 	struct run_error errors[RUN_MAX_ERRORS]; /* first few, with line numbers */
 	int nerrors;
 	char *source;             /* owned: transcript path, for messages */

@@ -9,6 +9,7 @@
 
 #include "jsonx.h"
 #include "runstats.h"
+#include "parser.h"
 #include "util.h"
 
 /* ---- what a tool call runs ---------------------------------------------------- */
@@ -195,8 +196,8 @@ static size_t rs_chars(const char *t)
 
 static void rs_reasoning(struct runstats *s, const struct run *r)
 {
-	const char *fmt = r->meta.format ? r->meta.format : "";
-	s->thinking = !strncmp(fmt, "claude", 6) || !strcmp(fmt, "kimi") || !strcmp(fmt, "droid");
+	const struct parser_ops *ops = parser_find(r->meta.format);
+	s->thinking = ops && ops->thinking;
 	for (size_t i = 0; i < r->nev; i++) {
 		const struct event *e = &r->ev[i];
 		if (e->kind == EV_USAGE)

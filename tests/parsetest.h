@@ -75,7 +75,8 @@ static __attribute__((unused)) int claimed(const char *path, const char *fmt, in
 		size_t len = e ? (size_t)(e - q) : (size_t)(end - q);
 		cJSON *x = jx_parse(q, len);
 		if (len) {
-			bad += parser_find(fmt)->sniff(q, len, x) != 0;
+			/* a negative score is evidence against the format, not a claim */
+			bad += parser_find(fmt)->sniff(q, len, x) > 0;
 			(*lines)++;
 		}
 		cJSON_Delete(x);

@@ -644,6 +644,126 @@ static void test_turns(void)
 	run_free(r);
 }
 
+/* ---- real transcripts and the records issue 15 names --------------------- */
+
+#define AGENT_PROGRESS "tests/fixtures/claude/session_agent_progress.jsonl"
+
+/* A subagent's messages in a session file (progress/agent_progress) nest
+ * under their Task call as stream-json's do; bookkeeping makes no rows. */
+static void test_agent_progress(void)
+{
+	struct run *r = load(AGENT_PROGRESS);
+	is_str(r->meta.format, "claude-session", "agent_progress file: a session file");
+	is_int(run_count(r, EV_TOOL_CALL), 2, "the Task call and the Bash call the subagent ran, "
+	       "once though a progress record repeats its message");
+	const struct event *bash = by_id(r, EV_TOOL_CALL, "toolu_sub_bash");
+	ok(bash && bash->sidechain, "the subagent's call is a sidechain event");
+	is_str(bash ? bash->parent : NULL, "toolu_task", "nested under the Task call");
+	const struct event *res = by_id(r, EV_TOOL_RESULT, "toolu_sub_bash");
+	ok(res && res->sidechain && res->link >= 0 && r->ev[res->link].call_id &&
+	   !strcmp(r->ev[res->link].call_id, "toolu_sub_bash"), "its result is linked, in the sidechain");
+	const struct event *sub_text = nth(r, EV_TEXT, 0);
+	is_str(sub_text ? sub_text->text : NULL, "It is /w/solution.py.", "the subagent's answer is a text event");
+	ok(sub_text && sub_text->sidechain, "in the sidechain");
+	ok(results_linked(r), "every result linked");
+	is_int(r->incomplete, 0, "every call answered: complete");
+	/* turn_duration: a compact row; api_error: one readable row */
+	const struct event *td = NULL, *ae = NULL;
+	for (size_t i = 0; i < r->nev; i++) {
+		if (r->ev[i].name && !strcmp(r->ev[i].name, "turn_duration"))
+			td = &r->ev[i];
+		if (r->ev[i].name && !strcmp(r->ev[i].name, "api_error"))
+			ae = &r->ev[i];
+	}
+	is_str(td ? td->text : NULL, "turn took 6.1 s (7 messages)", "turn_duration is a compact row");
+	is_str(ae ? ae->text : NULL, "529 overloaded, retry 3/10", "api_error is one readable row");
+	ok(ae && ae->kind == EV_ERROR && ae->is_error, "an error row");
+	/* the whitespace-only text block before "Found it." makes no row */
+	is_int(run_count(r, EV_TEXT), 2, "whitespace-only text blocks are not rows");
+	is_str(nth(r, EV_TEXT, 1) ? nth(r, EV_TEXT, 1)->text : NULL, "Found it.", "the real text stays");
+	for (size_t i = 0; i < r->nev; i++)
+		if (r->ev[i].kind == EV_SYSTEM && (!r->ev[i].text || !*r->ev[i].text))
+			ok(0, "no empty system row (line %d)", r->ev[i].line);
+	/* usage: the subagent's messages count once each */
+	long long in, out;
+	run_tokens(r, &in, &out, NULL, NULL, NULL);
+	is_int(out, 50 + 20 + 9 + 4, "output tokens of main and subagent messages");
+	is_int(r->tokens_approx, 0, "2.1.63 records whole figures: not approximate");
+	run_free(r);
+}
+
+/* Real session files: bookkeeping records are quiet; stop hooks that ran
+ * cleanly make no row; turn_duration a compact one. */
+static void test_real_bookkeeping(void)
+{
+	struct run *r = load("tests/realworld/as-claude-small.jsonl");
+	int stop = 0, empty = 0, raw = 0;
+	for (size_t i = 0; i < r->nev; i++) {
+		const struct event *e = &r->ev[i];
+		stop += e->name && !strcmp(e->name, "stop_hook_summary");
+		empty += e->kind == EV_SYSTEM && (!e->text || !*e->text);
+		raw += e->name && !strcmp(e->name, "api_error") && e->text && e->text[0] == '{';
+	}
+	is_int(stop, 0, "as-claude-small: stop hooks without errors make no row");
+	is_int(empty, 0, "as-claude-small: no empty system row");
+	is_int(raw, 0, "as-claude-small: no api_error shown as raw JSON");
+	const struct event *se = NULL;
+	for (size_t i = 0; i < r->nev; i++)
+		if (r->ev[i].name && !strcmp(r->ev[i].name, "error"))
+			se = &r->ev[i];
+	ok(se && se->kind == EV_ERROR && util_starts_with(se->text, "429 "),
+	   "as-claude-small: a system error record with an HTTP status is an error row that names it (%s)",
+	   se ? se->text : "none");
+	run_free(r);
+	r = load("tests/realworld/as-claude-schema-drift.jsonl");
+	const struct event *td = NULL;
+	for (size_t i = 0; i < r->nev; i++)
+		if (r->ev[i].name && !strcmp(r->ev[i].name, "turn_duration"))
+			td = &r->ev[i];
+	is_str(td ? td->text : NULL, "turn took 1.2 s (5 messages)", "as-claude-schema-drift: turn_duration row");
+	run_free(r);
+	/* a hook that failed is said */
+	r = feed_str("{\"parentUuid\":null,\"sessionId\":\"s\",\"type\":\"system\",\"subtype\":\"stop_hook_summary\","
+	             "\"hookCount\":1,\"hookErrors\":[\"lint failed\"],\"preventedContinuation\":false}\n",
+	             "claude-session");
+	is_str(r->nev ? r->ev[0].text : NULL, "stop hook failed: lint failed", "a failed stop hook is an error row");
+	run_free(r);
+}
+
+/* Claude Code 2.0.76 to 2.1.37 wrote stream-start output counts: the
+ * run's totals are marked approximate; real 2.0.14 files are not. */
+static void test_token_rules(void)
+{
+	struct run *r = feed_str("{\"parentUuid\":null,\"sessionId\":\"s\",\"version\":\"2.1.3\",\"type\":\"assistant\","
+	                         "\"message\":{\"id\":\"m1\",\"role\":\"assistant\",\"content\":[{\"type\":\"text\","
+	                         "\"text\":\"hi\"}],\"usage\":{\"input_tokens\":3,\"output_tokens\":2}}}\n",
+	                         "claude-session");
+	is_int(r->tokens_approx, 1, "a 2.1.3 session file's tokens are approximate");
+	run_free(r);
+	r = load("tests/realworld/acmd-claude-2.0.14.jsonl");
+	is_int(r->tokens_approx, 0, "a real 2.0.14 session file's are not");
+	run_free(r);
+	/* several result lines (one per turn) are not one cumulative total */
+	const char *two =
+		"{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"s\",\"model\":\"m\",\"tools\":[],\"mcp_servers\":[]}\n"
+		"{\"type\":\"assistant\",\"session_id\":\"s\",\"parent_tool_use_id\":null,\"message\":{\"id\":\"m1\","
+		"\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"a\"}],\"usage\":{\"input_tokens\":1,"
+		"\"output_tokens\":3}}}\n"
+		"{\"type\":\"result\",\"subtype\":\"success\",\"session_id\":\"s\",\"result\":\"a\",\"total_cost_usd\":0.1,"
+		"\"usage\":{\"input_tokens\":1,\"output_tokens\":300}}\n"
+		"{\"type\":\"assistant\",\"session_id\":\"s\",\"parent_tool_use_id\":null,\"message\":{\"id\":\"m2\","
+		"\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"b\"}],\"usage\":{\"input_tokens\":1,"
+		"\"output_tokens\":2,\"output_tokens_details\":{\"thinking_tokens\":40}}}}\n"
+		"{\"type\":\"result\",\"subtype\":\"success\",\"session_id\":\"s\",\"result\":\"b\",\"total_cost_usd\":0.1,"
+		"\"usage\":{\"input_tokens\":1,\"output_tokens\":432}}\n";
+	r = feed_str(two, "claude");
+	long long out, reasoning;
+	run_tokens(r, NULL, &out, NULL, NULL, &reasoning);
+	is_int(out, 732, "two turns' results add up (300 + 432), not the last one alone");
+	is_int(reasoning, 40, "thinking tokens (output_tokens_details.thinking_tokens) are counted");
+	run_free(r);
+}
+
 int main(void)
 {
 	test_turns();
@@ -658,5 +778,8 @@ int main(void)
 	check_split(BAD);
 	check_split(SESSION);
 	test_corpus();
+	test_agent_progress();
+	test_real_bookkeeping();
+	test_token_rules();
 	return tap_done();
 }

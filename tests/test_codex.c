@@ -524,6 +524,101 @@ static void test_corpus(void)
 	is_int(foreign_bad, 0, "no line of another format scores for codex or codex-exec");
 }
 
+/* ---- real transcripts: shell commands, exec_command results, exec --json -- */
+
+static const struct event *first_kind(const struct run *r, enum ev_kind k)
+{
+	return nth(r, k, 0);
+}
+
+/* Codex `shell` calls carry the command as an array: the list shows the
+ * command, not the workdir (the first string argument). */
+static void test_real_shell(void)
+{
+	struct run *r = load("tests/realworld/acmd-codex-piece-function-shell.jsonl");
+	const struct event *c = first_kind(r, EV_TOOL_CALL);
+	is_str(c ? c->name : NULL, "shell", "a real shell call");
+	is_str(c ? c->summary : NULL, "ls", "shows its command (zsh -lc ls), not its workdir");
+	run_free(r);
+	r = load("tests/realworld/acmd-codex-rollout-019982b8.jsonl");
+	const struct event *res = first_kind(r, EV_TOOL_RESULT);
+	is_str(res ? res->summary : NULL, "exit 0: CLAUDE.md", "a real shell result: exit code and first line");
+	run_free(r);
+	/* exec_command's text header is not the summary */
+	r = feed_str("{\"timestamp\":\"2026-04-27T23:23:40Z\",\"type\":\"session_meta\","
+	             "\"payload\":{\"id\":\"x\",\"cwd\":\"/w\"}}\n"
+	             "{\"timestamp\":\"2026-04-27T23:23:41Z\",\"type\":\"response_item\","
+	             "\"payload\":{\"type\":\"function_call\",\"name\":\"exec_command\","
+	             "\"arguments\":\"{\\\"cmd\\\":\\\"pytest\\\"}\",\"call_id\":\"c1\"}}\n"
+	             "{\"timestamp\":\"2026-04-27T23:23:42Z\",\"type\":\"response_item\","
+	             "\"payload\":{\"type\":\"function_call_output\",\"call_id\":\"c1\","
+	             "\"output\":\"Chunk ID: 6ecf91\\nWall time: 0.1 seconds\\nProcess exited with code 2\\n"
+	             "Original token count: 9\\nOutput:\\n\\n   ==== 3 errors ====\\nmore\\n\"}}\n");
+	res = first_kind(r, EV_TOOL_RESULT);
+	is_str(res ? res->summary : NULL, "exit 2: ==== 3 errors ====",
+	       "exec_command result: exit code and first meaningful line, not \"Chunk ID\"");
+	ok(res && res->is_error, "exit 2 is a failed result");
+	run_free(r);
+}
+
+/* codex exec --json: a format of its own, told apart from codex-exec. */
+static void test_codex_json(void)
+{
+	struct run *r = load("tests/realworld/acmd-codex-exec-json-5.jsonl");
+	is_str(r->meta.format, "codex-json", "a real codex exec --json file is codex-json");
+	is_kinds(r, "reasoning tool_call tool_result reasoning text usage", "codex exec --json");
+	const struct event *c = first_kind(r, EV_TOOL_CALL), *res = first_kind(r, EV_TOOL_RESULT);
+	is_str(c ? c->name : NULL, "command_execution", "the command is a call");
+	has_str(c ? c->args : NULL, "zsh -lc ls", "with its command");
+	has_str(res ? res->text : NULL, "hello.txt", "its output is the result");
+	ok(results_linked(r), "the result is linked to its call (item id)");
+	const struct event *u = first_kind(r, EV_USAGE);
+	is_int(u ? u->tok_in : -1, 6086 - 2944, "input less the cached");
+	is_int(u ? u->tok_cache_read : -1, 2944, "cached input as cache reads");
+	is_int(u ? u->tok_out : -1, 223, "output");
+	is_str(r->meta.session_id, "019a2d7b-7fb8-78e1-8cfa-5bdbe274a3aa", "thread id as session id");
+	is_int(r->incomplete, 0, "turn.completed: complete");
+	run_free(r);
+
+	r = load("tests/realworld/takopi-codex_exec_json_all_formats.jsonl");
+	is_str(r->meta.format, "codex-json", "every item type: codex-json");
+	const struct event *fc = by_id(r, EV_TOOL_RESULT, "item_3"), *fcbad = by_id(r, EV_TOOL_RESULT, "item_4");
+	is_str(fc ? fc->text : NULL, "update src/compute_answer.py\nadd README.md", "file_change lists its changes");
+	ok(fcbad && fcbad->is_error, "a failed file_change is a failed result");
+	const struct event *mcp = by_id(r, EV_TOOL_CALL, "item_5");
+	is_str(mcp ? mcp->name : NULL, "github.search_issues", "an MCP call is named server.tool");
+	const struct event *mcpbad = by_id(r, EV_TOOL_RESULT, "item_6");
+	ok(mcpbad && mcpbad->is_error && mcpbad->text && !strcmp(mcpbad->text, "tool timeout"), "an MCP error is said");
+	const struct event *cmdbad = by_id(r, EV_TOOL_RESULT, "item_2");
+	ok(cmdbad && cmdbad->is_error, "exit code 1: a failed command");
+	const struct event *todo = by_id(r, EV_TOOL_RESULT, "item_0");
+	is_str(todo ? todo->text : NULL, "[x] Inspect repo structure\n[x] Run tests\n[x] Fix failing tests",
+	       "a todo list's final state");
+	is_int(run_count(r, EV_TOOL_CALL), 8, "one call per item (8), whatever its updates");
+	int failed_turn = 0;
+	for (size_t i = 0; i < r->nev; i++)
+		failed_turn += r->ev[i].name && !strcmp(r->ev[i].name, "turn.failed") && r->ev[i].kind == EV_ERROR;
+	is_int(failed_turn, 1, "turn.failed is an error row");
+	is_int(r->incomplete, 0, "a failed turn ended the run: not cut short");
+	long long out;
+	run_tokens(r, NULL, &out, NULL, NULL, NULL);
+	is_int(out, 732, "turn.completed usage");
+	ok(results_linked(r), "every result linked");
+	run_free(r);
+
+	/* the sniffer tells the two codex exec outputs apart */
+	size_t n = 0;
+	char *txt = util_read_file(tap_path(XFULL), &n);
+	const struct parser_ops *ops = txt ? parser_sniff(txt, n) : NULL;
+	is_str(ops ? ops->name : NULL, "codex-exec", "plain codex exec output stays codex-exec");
+	free(txt);
+	r = feed_str("{\"type\":\"thread.started\",\"thread_id\":\"t\"}\n{\"type\":\"turn.started\"}\n"
+	             "{\"type\":\"item.completed\",\"item\":{\"id\":\"item_0\",\"type\":\"agent_message\",\"text\":\"4\"}}\n");
+	is_str(r->meta.format, "codex-json", "JSON lines are codex-json");
+	is_int(r->incomplete, 1, "no turn.completed: incomplete");
+	run_free(r);
+}
+
 int main(void)
 {
 	test_full();
@@ -544,5 +639,7 @@ int main(void)
 	check_split(XCUT, 1);
 	check_split(XBAD, 1);
 	test_corpus();
+	test_real_shell();
+	test_codex_json();
 	return tap_done();
 }

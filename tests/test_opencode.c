@@ -308,6 +308,30 @@ static void test_corpus(void)
 	   t.extra);
 }
 
+/* Reasoning a provider sent through OpenRouter arrives in
+ * part.metadata.openrouter.reasoning_details: shown as reasoning. */
+static void test_openrouter_reasoning(void)
+{
+	const char *doc =
+		"{\"type\":\"step_start\",\"timestamp\":1767036059338,\"sessionID\":\"ses_x\",\"part\":{\"id\":\"p0\","
+		"\"sessionID\":\"ses_x\",\"messageID\":\"m1\",\"type\":\"step-start\"}}\n"
+		"{\"type\":\"reasoning\",\"timestamp\":1767036059400,\"sessionID\":\"ses_x\",\"part\":{\"id\":\"p1\","
+		"\"sessionID\":\"ses_x\",\"messageID\":\"m1\",\"type\":\"reasoning\",\"text\":\"\",\"metadata\":{\"openrouter\":"
+		"{\"reasoning_details\":[{\"type\":\"reasoning.text\",\"text\":\"Tile the GEMM.\",\"format\":\"unknown\"}]}},"
+		"\"time\":{\"start\":1767036059350,\"end\":1767036059400}}}\n"
+		"{\"type\":\"text\",\"timestamp\":1767036059500,\"sessionID\":\"ses_x\",\"part\":{\"id\":\"p2\","
+		"\"sessionID\":\"ses_x\",\"messageID\":\"m1\",\"type\":\"text\",\"text\":\"Done.\",\"metadata\":{\"openrouter\":"
+		"{\"reasoning_details\":[{\"type\":\"reasoning.encrypted\",\"data\":\"gAAA\"}]}},"
+		"\"time\":{\"start\":1767036059450,\"end\":1767036059500}}}\n";
+	struct run *r = feed_str(doc);
+	const struct event *a = nth(r, EV_REASONING, 0), *b = nth(r, EV_REASONING, 1);
+	is_str(a ? a->text : NULL, "Tile the GEMM.", "reasoning text from reasoning_details");
+	ok(a && !a->redacted, "readable: not redacted");
+	ok(b && b->redacted, "encrypted details on a text part: a redacted reasoning event");
+	is_str(nth(r, EV_TEXT, 0) ? nth(r, EV_TEXT, 0)->text : NULL, "Done.", "the text itself stays");
+	run_free(r);
+}
+
 int main(void)
 {
 	test_full();
@@ -318,5 +342,6 @@ int main(void)
 	check_split(CUT);
 	check_split(BAD);
 	test_corpus();
+	test_openrouter_reasoning();
 	return tap_done();
 }

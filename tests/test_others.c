@@ -528,10 +528,29 @@ static void test_sample(void)
 	dataset_free(ds);
 }
 
+/* Kimi CLI session files (context.jsonl, the record shapes kimi-cli's
+ * soul/context.py writes): _checkpoint records make no event, _usage
+ * records give the context's size and do not make a finished run
+ * INCOMPLETE. */
+static void test_kimi_session(void)
+{
+	struct run *r = load("kimi", "session_usage");
+	is_str(r->meta.format, "kimi", "a Kimi session file is kimi");
+	is_int(r->incomplete, 0, "ending with _usage after the final answer: complete");
+	long long in;
+	run_tokens(r, &in, NULL, NULL, NULL, NULL);
+	is_int(in, 5400, "the input total is the last _usage token_count");
+	is_int(run_count(r, EV_SYSTEM), 0, "_checkpoint and _usage make no system rows");
+	is_int(run_count(r, EV_TOOL_CALL), 1, "the call");
+	is_int(r->malformed, 0, "nothing malformed");
+	run_free(r);
+}
+
 int main(void)
 {
 	test_droid();
 	test_kimi();
+	test_kimi_session();
 	test_cursor();
 	test_cursor_edits();
 	test_grok();

@@ -208,7 +208,8 @@ int main(void)
 		is_int(r->incomplete, 0, "the rest still parsed to the end record");
 		run_free(r);
 	}
-	/* nothing recognisable: every line reported, no crash, no format */
+	/* nothing recognisable: one message for the file, no crash, no format;
+	 * valid JSON lines are not "malformed" */
 	{
 		struct sbuf b;
 		sbuf_init(&b);
@@ -216,8 +217,19 @@ int main(void)
 			sbuf_adds(&b, "{\"foo\":1}\n");
 		struct run *r = feed_chunks(b.s, b.len, 10);
 		ok(r->meta.format == NULL, "no format chosen for unknown lines");
-		ok(r->malformed >= 8, "unknown lines are reported (%d)", r->malformed);
+		is_int(r->malformed, 1, "unknown JSON lines are one report, not ten malformed lines");
 		is_int(r->errors[0].line, 1, "from line 1");
+		has_str(r->errors[0].msg, "unrecognised transcript format: no format knows these record types",
+		        "the message says no format knows their record types");
+		sbuf_free(&b);
+		run_free(r);
+		/* the record types it quotes are the file's: made visible */
+		sbuf_init(&b);
+		for (int i = 0; i < 9; i++)
+			sbuf_adds(&b, "{\"type\":\"\\u001b[2Jx\"}\n");
+		r = feed_chunks(b.s, b.len, 7);
+		ok(r->nerrors == 1 && !strchr(r->errors[0].msg, '\033') && strstr(r->errors[0].msg, "^[[2Jx"),
+		   "an escape in a quoted record type is made visible (%s)", r->nerrors ? r->errors[0].msg : "");
 		sbuf_free(&b);
 		run_free(r);
 	}
