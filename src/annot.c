@@ -113,9 +113,35 @@ struct loader {
 	struct anchor *anchors;
 	size_t nanchors;
 	int depth;
+	size_t nodes;        /* nodes built so far, aliases counted expanded */
+	size_t alias_bytes;  /* scalar bytes copied by aliases */
 };
 
 #define ANNOT_MAX_DEPTH 64
+/* An alias is a copy, so `&a1 [*a0, *a0, ...]` nested eight deep is 10^8
+ * nodes from 600 bytes. A real annotation has a few hundred nodes; past
+ * these the file is refused before anything is copied. */
+#define ANNOT_MAX_NODES 200000
+#define ANNOT_MAX_ALIAS_BYTES (4u << 20)
+
+/* Adds the nodes and scalar bytes in n; counting stops past the limits
+ * (so its cost is bounded by what the limits let through). Returns n's
+ * height: copies nest too (`&a2 [*a1]`, `&a3 [*a2]`...), and every walk of
+ * the tree recurses. */
+static int ynode_size(const struct ynode *n, size_t *nodes, size_t *bytes)
+{
+	int h = 0;
+	if (*nodes > ANNOT_MAX_NODES || *bytes > ANNOT_MAX_ALIAS_BYTES)
+		return 0;
+	++*nodes;
+	*bytes += n->len;
+	for (size_t i = 0; i < n->n; i++) {
+		int c = ynode_size(n->items[i], nodes, bytes);
+		if (c > h)
+			h = c;
+	}
+	return h + 1;
+}
 
 static struct ynode *load_node(struct loader *L, yaml_event_t *ev, char **err, int *line);
 
@@ -176,6 +202,12 @@ static struct ynode *load_node(struct loader *L, yaml_event_t *ev, char **err, i
 	struct ynode *n = NULL;
 	int at = (int)ev->start_mark.line + 1;
 
+	if (ev->type != YAML_ALIAS_EVENT && ++L->nodes > ANNOT_MAX_NODES) {
+		*err = xasprintf("more than %d YAML nodes", ANNOT_MAX_NODES);
+		*line = at;
+		yaml_event_delete(ev);
+		return NULL;
+	}
 	switch (ev->type) {
 	case YAML_SCALAR_EVENT:
 		n = ynode_new(YN_SCALAR, at);
@@ -205,10 +237,28 @@ static struct ynode *load_node(struct loader *L, yaml_event_t *ev, char **err, i
 		for (size_t i = 0; i < L->nanchors; i++)
 			if (!strcmp(L->anchors[i].name, (const char *)ev->data.alias.anchor)) {
 				/* an alias becomes a copy: the schema has no use for sharing */
+				size_t nodes = L->nodes, bytes = L->alias_bytes;
+				int h = ynode_size(L->anchors[i].node, &nodes, &bytes);
+				if (L->depth + h > ANNOT_MAX_DEPTH) {
+					*err = xasprintf("alias *%s nests too deep", ev->data.alias.anchor);
+					*line = at;
+					yaml_event_delete(ev);
+					return NULL;
+				}
+				if (nodes > ANNOT_MAX_NODES || bytes > ANNOT_MAX_ALIAS_BYTES) {
+					*err = xasprintf("alias *%s expands past %d nodes or %u bytes (an alias bomb?)",
+					                 ev->data.alias.anchor, ANNOT_MAX_NODES,
+					                 ANNOT_MAX_ALIAS_BYTES);
+					*line = at;
+					yaml_event_delete(ev);
+					return NULL;
+				}
+				L->nodes = nodes;
+				L->alias_bytes = bytes;
 				n = ynode_copy(L->anchors[i].node);
 				break;
 			}
-		if (!n) {
+		if (!n && !*err) {
 			*err = xasprintf("alias *%s names no anchor", ev->data.alias.anchor);
 			*line = at;
 		}

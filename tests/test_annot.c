@@ -241,6 +241,47 @@ int main(void)
 	ok(!b && strstr(err, "not a mapping"), "a non-mapping document is refused");
 	free(err);
 
+	/* a 600-byte alias bomb: ten copies a level, eight levels, 10^8 nodes */
+	f = fopen(rop, "w");
+	fputs("run_id: x\nverdict: clean\na0: &a0 [x, x, x, x, x, x, x, x, x, x]\n", f);
+	for (int k = 1; k <= 8; k++)
+		fprintf(f, "a%d: &a%d [*a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d]\n",
+		        k, k, k - 1, k - 1, k - 1, k - 1, k - 1, k - 1, k - 1, k - 1, k - 1, k - 1);
+	fclose(f);
+	b = annot_load(rop, &line, &err);
+	ok(!b && err && strstr(err, "alias bomb"), "an alias bomb is refused (%s)", err ? err : "loaded");
+	ok(line >= 7 && line <= 9 && err && strstr(err, "bad.yaml:") , "the bomb's message names the file and the alias's line (%d)", line);
+	free(err);
+	/* one large scalar aliased many times: bytes bound the copies too */
+	f = fopen(rop, "w");
+	fputs("run_id: x\nbig: &b \"", f);
+	for (int k = 0; k < 100000; k++)
+		fputs("0123456789", f);
+	fputs("\"\ncopies: [", f);
+	for (int k = 0; k < 100; k++)
+		fputs("*b, ", f);
+	fputs("*b]\n", f);
+	fclose(f);
+	b = annot_load(rop, &line, &err);
+	ok(!b && err && strstr(err, "alias bomb") && line == 3, "a megabyte scalar aliased a hundred times is refused at line 3");
+	free(err);
+	/* copies nest: a chain of anchors is as deep as written nesting */
+	f = fopen(rop, "w");
+	fputs("run_id: x\nc0: &c0 [x]\n", f);
+	for (int k = 1; k <= 200; k++)
+		fprintf(f, "c%d: &c%d [*c%d]\n", k, k, k - 1);
+	fclose(f);
+	b = annot_load(rop, &line, &err);
+	ok(!b && err && strstr(err, "nests too deep"), "a 200-link chain of aliases is refused as too deep (%s)", err ? err : "loaded");
+	free(err);
+	/* aliases that stay small still load as copies */
+	f = fopen(rop, "w");
+	fputs("run_id: x\nverdict: clean\nq: &q {file: solution.py, lines: [1, 2]}\nagain: *q\n", f);
+	fclose(f);
+	b = annot_load(rop, &line, &err);
+	ok(b != NULL, "a small alias still loads");
+	annot_free(b);
+
 	annot_free(a);
 
 	/* Cohen's kappa on a worked example: 50 items, A says yes 25 (20 with
