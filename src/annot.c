@@ -4,6 +4,7 @@
 #include "annot.h"
 #include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -631,12 +632,34 @@ static int write_all(int fd, const char *s, size_t n)
 	return 0;
 }
 
+/* The directory part of path (owned), "." when it has none. */
+static char *annot_dir(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? xstrndup(path, (size_t)(slash - path + (slash == path))) : xstrdup(".");
+}
+
+/* One lock file for the whole annotations directory, not one beside every
+ * annotation: it is created once and never removed (removing a lock file
+ * races whoever opens it next), and O_NOFOLLOW with the checks below keep a
+ * planted link or device from making us create or open anything else. */
 int annot_lock(const char *path, char **err)
 {
-	char *lp = xasprintf("%s.lock", path);
-	int fd = open(lp, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	char *dir = annot_dir(path);
+	char *lp = xasprintf("%s/" ANNOT_LOCK_NAME, dir);
+	struct stat st;
+	int fd = open(lp, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+	free(dir);
 	if (fd < 0) {
-		*err = xasprintf("%s: cannot lock it (%s: %s); nothing written", path, lp, strerror(errno));
+		*err = xasprintf("%s: cannot lock it (%s: %s); nothing written", path, lp,
+		                 errno == ELOOP ? "a symbolic link, not our lock file" : strerror(errno));
+		free(lp);
+		return -1;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1) {
+		*err = xasprintf("%s: cannot lock it (%s is not a plain file of its own); nothing written",
+		                 path, lp);
+		close(fd);
 		free(lp);
 		return -1;
 	}
@@ -654,10 +677,60 @@ int annot_lock(const char *path, char **err)
 	return fd;
 }
 
+/* Whether name is one of our temporary files for base: "." base "." and
+ * the six characters mkstemp puts there. */
+static int annot_is_temp_of(const char *name, const char *base)
+{
+	size_t bl = strlen(base);
+	if (name[0] != '.' || strncmp(name + 1, base, bl) != 0 || name[bl + 1] != '.')
+		return 0;
+	const char *x = name + bl + 2;
+	if (strlen(x) != 6)
+		return 0;
+	for (int i = 0; i < 6; i++)
+		if (!((x[i] >= 'a' && x[i] <= 'z') || (x[i] >= 'A' && x[i] <= 'Z') || (x[i] >= '0' && x[i] <= '9')))
+			return 0;
+	return 1;
+}
+
+/* With the lock held no writer of ours is between mkstemp and rename, so a
+ * temporary file of base's is what a killed writer left; the age check
+ * spares one that an older kbtui (another lock) may be writing now. Only
+ * regular files of our exact pattern go; links and the rest stay. The
+ * empty "<base>.lock" that kbtui used to leave beside each file goes too. */
+static void annot_clean_temps(const char *dir, const char *base)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	time_t now = time(NULL);
+	char *legacy = xasprintf("%s.lock", base);
+	if (!d) {
+		free(legacy);
+		return;
+	}
+	while ((de = readdir(d))) {
+		struct stat st;
+		if (!strcmp(de->d_name, legacy)) {
+			if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+			    st.st_size == 0)
+				unlinkat(dirfd(d), de->d_name, 0);
+			continue;
+		}
+		if (!annot_is_temp_of(de->d_name, base))
+			continue;
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) ||
+		    now - st.st_mtime < ANNOT_TEMP_STALE_S)
+			continue;
+		unlinkat(dirfd(d), de->d_name, 0);
+	}
+	closedir(d);
+	free(legacy);
+}
+
 int annot_replace(const char *path, const char *bytes, size_t len, char **err)
 {
 	char *slash = strrchr(path, '/'), *tmp = NULL;
-	char *dir = slash ? xstrndup(path, (size_t)(slash - path)) : xstrdup(".");
+	char *dir = annot_dir(path);
 	int fd, rc = -1;
 
 	if (!bytes) {
@@ -667,6 +740,7 @@ int annot_replace(const char *path, const char *bytes, size_t len, char **err)
 			rc = 0;
 		goto out;
 	}
+	annot_clean_temps(dir, slash ? slash + 1 : path);
 	tmp = xasprintf("%s/.%s.XXXXXX", dir, slash ? slash + 1 : path);
 	if ((fd = mkstemp(tmp)) < 0) {
 		*err = xasprintf("%s: cannot create a temporary file in %s: %s; nothing written", path, dir,
