@@ -52,8 +52,31 @@ static void ynode_free(struct ynode *n)
 		ynode_free(n->items[i]);
 	free(n->items);
 	free(n->value);
+	free(n->shown);
 	free(n->tag);
 	free(n);
+}
+
+/* A scalar's text as C strings read it (a NUL shown as \0). */
+static const char *yv(const struct ynode *n)
+{
+	return n->shown ? n->shown : n->value;
+}
+
+/* n->shown for a scalar whose value holds a NUL (a YAML "\0" escape). */
+static void ynode_show_nuls(struct ynode *n)
+{
+	if (!n->value || !memchr(n->value, '\0', n->len))
+		return;
+	struct sbuf b;
+	sbuf_init(&b);
+	for (size_t i = 0; i < n->len; i++) {
+		if (n->value[i])
+			sbuf_addc(&b, n->value[i]);
+		else
+			sbuf_adds(&b, "\\0");
+	}
+	n->shown = sbuf_detach(&b);
 }
 
 static void ynode_push(struct ynode *p, struct ynode *c)
@@ -77,6 +100,7 @@ static struct ynode *ynode_copy(const struct ynode *n)
 	struct ynode *c = ynode_new(n->kind, n->line);
 	c->value = n->value ? xstrndup(n->value, n->len) : NULL;
 	c->len = n->len;
+	c->shown = xstrdup(n->shown);
 	c->style = n->style;
 	c->tag = xstrdup(n->tag);
 	c->plain_implicit = n->plain_implicit;
@@ -214,6 +238,7 @@ static struct ynode *load_node(struct loader *L, yaml_event_t *ev, char **err, i
 		n = ynode_new(YN_SCALAR, at);
 		n->value = xstrndup((const char *)ev->data.scalar.value, ev->data.scalar.length);
 		n->len = ev->data.scalar.length;
+		ynode_show_nuls(n);
 		n->style = ev->data.scalar.style;
 		n->tag = xstrdup((const char *)ev->data.scalar.tag);
 		n->plain_implicit = ev->data.scalar.plain_implicit;
@@ -369,7 +394,7 @@ static long annot_find(const struct annot *a, const char *key)
 {
 	const struct ynode *m = a->root;
 	for (size_t i = 0; i + 1 < m->n; i += 2)
-		if (m->items[i]->kind == YN_SCALAR && !strcmp(m->items[i]->value, key))
+		if (m->items[i]->kind == YN_SCALAR && !strcmp(yv(m->items[i]), key))
 			return (long)i;
 	return -1;
 }
@@ -389,7 +414,7 @@ const char *annot_get(const struct annot *a, const char *key)
 	v = a->root->items[i + 1];
 	if (v->kind != YN_SCALAR || annot_is_null(v))
 		return NULL;
-	return v->value;
+	return v->shown ? v->shown : v->value;
 }
 
 static int order_of(const char *key)
@@ -415,7 +440,7 @@ static void annot_put(struct annot *a, const char *key, struct ynode *v)
 	if (want < 1000) {
 		at = 0;
 		for (size_t k = 0; k + 1 < m->n; k += 2)
-			if (m->items[k]->kind == YN_SCALAR && order_of(m->items[k]->value) < want)
+			if (m->items[k]->kind == YN_SCALAR && order_of(yv(m->items[k])) < want)
 				at = k + 2;
 	}
 	ynode_insert(m, at, v);
@@ -804,11 +829,19 @@ static void msg(struct sbuf *b, const char *path, int line, const char *kind, co
 static void msg(struct sbuf *b, const char *path, int line, const char *kind, const char *fmt, ...)
 {
 	va_list ap;
-	char text[512];
 	va_start(ap, fmt);
-	vsnprintf(text, sizeof text, fmt, ap);
+	int n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
+	char *text = xmalloc(n > 0 ? (size_t)n + 1 : 1);
+	text[0] = '\0';
+	va_start(ap, fmt);
+	if (n > 0)
+		vsnprintf(text, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	/* a whole message, however long the value it quotes: a cut could
+	 * split a character */
 	sbuf_addf(b, "%s:%d: %s: %s\n", path, line, kind, text);
+	free(text);
 }
 
 static int count_words(const char *s)
@@ -826,7 +859,7 @@ static int count_words(const char *s)
 static const struct ynode *map_get(const struct ynode *m, const char *key)
 {
 	for (size_t i = 0; m && m->kind == YN_MAP && i + 1 < m->n; i += 2)
-		if (m->items[i]->kind == YN_SCALAR && !strcmp(m->items[i]->value, key))
+		if (m->items[i]->kind == YN_SCALAR && !strcmp(yv(m->items[i]), key))
 			return m->items[i + 1];
 	return NULL;
 }
@@ -846,9 +879,9 @@ static int check_quote(const struct annot *a, const struct ynode *q, struct sbuf
 		errors++;
 	} else {
 		for (int i = 0; files[i]; i++)
-			known |= !strcmp(files[i], f->value);
+			known |= !strcmp(files[i], yv(f));
 		if (!known)
-			msg(b, a->path, f->line, "warning", "quote file `%s` is not one the schema names", f->value);
+			msg(b, a->path, f->line, "warning", "quote file `%s` is not one the schema names", yv(f));
 	}
 	if (!l || l->kind != YN_SEQ || l->n < 1 || l->n > 2) {
 		msg(b, a->path, q->line, "error", "quote `lines` must be [start, end] or [line]");

@@ -19,6 +19,8 @@ struct ynode {
 	enum ynode_kind kind;
 	char *value;              /* scalar text (owned), may contain NULs: see len */
 	size_t len;
+	char *shown;              /* value with each NUL as the two characters \0, for
+	                           * readers of C strings (owned); NULL when it has none */
 	int style;                /* yaml_scalar_style_t / yaml_*_style_t as read */
 	char *tag;                /* explicit tag (owned) or NULL */
 	int plain_implicit, quoted_implicit;
@@ -39,7 +41,9 @@ struct annot *annot_load(const char *path, int *line, char **err);
 struct annot *annot_new(const char *path);
 void annot_free(struct annot *a);
 
-/* Top-level scalar value (borrowed), NULL when absent or not a scalar. */
+/* Top-level scalar value (borrowed), NULL when absent or not a scalar. A
+ * value holding a NUL ("clean\0 but...") comes back with it as \0, so that
+ * the rest is not hidden and it equals no verdict. */
 const char *annot_get(const struct annot *a, const char *key);
 /* Sets a top-level scalar (added after the schema key it follows when new).
  * value NULL writes YAML null. */

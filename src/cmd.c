@@ -13,10 +13,10 @@
 static void cmd_report_run(const struct run *r, FILE *err)
 {
 	for (int i = 0; i < r->nerrors; i++)
-		fprintf(err, "%s:%d: %s\n", r->source ? r->source : "-", r->errors[i].line,
+		textsafe_fprintf(err, "%s:%d: %s\n", r->source ? r->source : "-", r->errors[i].line,
 		        r->errors[i].msg);
 	if (r->malformed > r->nerrors)
-		fprintf(err, "%s: %d more malformed lines\n", r->source ? r->source : "-",
+		textsafe_fprintf(err, "%s: %d more malformed lines\n", r->source ? r->source : "-",
 		        r->malformed - r->nerrors);
 }
 
@@ -24,9 +24,9 @@ static void cmd_report_ds(const struct dataset *ds, FILE *err)
 {
 	for (int i = 0; i < ds->nerrors; i++) {
 		if (ds->errors[i].line > 0)
-			fprintf(err, "%s:%d: %s\n", ds->error_files[i], ds->errors[i].line, ds->errors[i].msg);
+			textsafe_fprintf(err, "%s:%d: %s\n", ds->error_files[i], ds->errors[i].line, ds->errors[i].msg);
 		else
-			fprintf(err, "%s: %s\n", ds->error_files[i], ds->errors[i].msg);
+			textsafe_fprintf(err, "%s: %s\n", ds->error_files[i], ds->errors[i].msg);
 	}
 }
 
@@ -38,45 +38,24 @@ static const char *nz(const char *s)
 /* A cell of the text table: untrusted, so made safe and cut to width. */
 static void cmd_cell(FILE *out, const char *s, int width)
 {
-	char *safe = textsafe(nz(s), strlen(nz(s)), 0);
-	int n = (int)textsafe_width(safe, strlen(safe));
-	if (width > 0 && n > width) {
-		/* cut by display width, never inside a character */
-		size_t i = 0, len = strlen(safe);
-		int used = 0;
-		while (i < len) {
-			size_t cl = 1;
-			while (i + cl < len && ((unsigned char)safe[i + cl] & 0xC0) == 0x80)
-				cl++;
-			int cw = (int)textsafe_width(safe + i, cl);
-			if (used + cw > width - 1)
-				break;
-			used += cw;
-			i += cl;
-		}
-		fprintf(out, "%.*s~%*s ", (int)i, safe, width - 1 - used, "");
-	} else {
-		fprintf(out, "%s%*s ", safe, width - n, "");
-	}
-	free(safe);
+	textsafe_fput_cell(out, nz(s), width, 0);
+	fputc(' ', out);
 }
 
-/* Writes cJSON's output with DEL and the C1 controls (U+0080..U+009F, which
- * cJSON passes through raw) escaped as \u00XX too, so that a terminal
- * showing `dump --jsonl` or `runs --json` acts on none of a transcript's bytes (an 8-bit CSI
- * is as live as ESC [). They only occur inside strings, so this stays JSON. */
+/* Writes cJSON's output with DEL, the C1 controls (U+0080..U+009F), line
+ * separators and bidi overrides escaped as \uXXXX and invalid UTF-8 bytes
+ * as \ufffd (cJSON passes them through raw), so that a terminal showing
+ * `dump --jsonl` or `runs --json` acts on none of a transcript's bytes (an
+ * 8-bit CSI is as live as ESC [). They only occur inside strings, so this
+ * stays JSON. */
 void cmd_put_json(FILE *out, const char *s)
 {
-	const unsigned char *u = (const unsigned char *)s;
-	for (; *u; u++) {
-		if (*u == 0x7f)
-			fputs("\\u007f", out);
-		else if (*u == 0xc2 && u[1] >= 0x80 && u[1] <= 0x9f)
-			fprintf(out, "\\u%04x", *++u);
-		else
-			fputc(*u, out);
-	}
-	fputc('\n', out);
+	struct sbuf b;
+	sbuf_init(&b);
+	textsafe_json_fix(&b, s);
+	sbuf_addc(&b, '\n');
+	fwrite(b.s, 1, b.len, out);
+	sbuf_free(&b);
 }
 
 /* The display width of the widest field at off of the runs' metadata
@@ -139,7 +118,7 @@ int cmd_runs(const char *dir, int json, FILE *out, FILE *err)
 	int bad = 0;
 
 	if (!ds) {
-		fprintf(err, "kbtui: %s\n", e);
+		textsafe_fprintf(err, "kbtui: %s\n", e);
 		free(e);
 		return CMD_BADINPUT;
 	}
@@ -158,7 +137,7 @@ int cmd_runs(const char *dir, int json, FILE *out, FILE *err)
 		struct ds_run *d = &ds->runs[i];
 		struct run *r = d->transcript ? dataset_load(ds, i) : NULL;
 		if (d->transcript && !r) {
-			fprintf(err, "kbtui: %s\n", d->load_error);
+			textsafe_fprintf(err, "kbtui: %s\n", d->load_error);
 			bad = 1;
 		}
 		if (r && r->malformed) {
@@ -257,8 +236,8 @@ static void cmd_dump_text(FILE *out, const struct run *r, size_t i)
 	char *name = textsafe(nz(e->name), strlen(nz(e->name)), 0);
 
 	/* numbered from 1, as the replay, search and flags number events */
-	fprintf(out, "%5zu %-11s%s %s%s%.160s\n", i + 1, ev_kind_name(e->kind),
-	        e->sidechain ? "*" : " ", name, *name ? ": " : "", safe);
+	textsafe_fprintf(out, "%5zu %-11s%s %s%s%.*s\n", i + 1, ev_kind_name(e->kind),
+	        e->sidechain ? "*" : " ", name, *name ? ": " : "", (int)textsafe_cut(safe, strlen(safe), 160), safe);
 	free(tokens);
 	free(safe);
 	free(name);
@@ -286,7 +265,7 @@ int cmd_dump(const char *path, const char *format, int jsonl, FILE *out, FILE *e
 	int rc = CMD_OK;
 
 	if (format && !(forced = parser_find(format))) {
-		fprintf(err, "kbtui: unknown format '%s' (kbtui formats lists them)\n", format);
+		textsafe_fprintf(err, "kbtui: unknown format '%s' (kbtui formats lists them)\n", format);
 		return CMD_USAGE;
 	}
 	if (util_is_dir(path)) {
@@ -296,10 +275,10 @@ int cmd_dump(const char *path, const char *format, int jsonl, FILE *out, FILE *e
 			int dataset = util_is_file(idx);
 			free(idx);
 			if (dataset)  /* the next thing a user tries: say what dump wants */
-				fprintf(err, "kbtui: %s: a dataset, not a run: dump takes a run directory (%s/runs/RUN_ID) "
+				textsafe_fprintf(err, "kbtui: %s: a dataset, not a run: dump takes a run directory (%s/runs/RUN_ID) "
 				        "or a transcript; kbtui runs %s lists the runs\n", path, path, path);
 			else
-				fprintf(err, "kbtui: %s: no transcript (transcript.jsonl or one *.jsonl) in this directory\n", path);
+				textsafe_fprintf(err, "kbtui: %s: no transcript (transcript.jsonl or one *.jsonl) in this directory\n", path);
 			return CMD_BADINPUT;
 		}
 	} else {
@@ -307,7 +286,7 @@ int cmd_dump(const char *path, const char *format, int jsonl, FILE *out, FILE *e
 	}
 	r = parser_load_final(file, forced, &e);
 	if (!r) {
-		fprintf(err, "kbtui: %s\n", e);
+		textsafe_fprintf(err, "kbtui: %s\n", e);
 		free(e);
 		free(file);
 		return CMD_BADINPUT;
@@ -321,7 +300,7 @@ int cmd_dump(const char *path, const char *format, int jsonl, FILE *out, FILE *e
 	if (!r->meta.format && r->nev == 0 && r->malformed == 0 && cmd_blank_file(file)) {
 		/* an empty transcript: nothing to recognise, nothing wrong */
 	} else if (!r->meta.format && !r->malformed) {
-		fprintf(err, "%s:1: unrecognised transcript format (try --format)\n", file);
+		textsafe_fprintf(err, "%s:1: unrecognised transcript format (try --format)\n", file);
 		rc = CMD_BADINPUT;
 	}
 	if (r->malformed) {
@@ -336,6 +315,6 @@ int cmd_dump(const char *path, const char *format, int jsonl, FILE *out, FILE *e
 int cmd_formats(FILE *out)
 {
 	for (size_t i = 0; parser_all[i]; i++)
-		fprintf(out, "%-15s %s\n", parser_all[i]->name, parser_all[i]->description);
+		textsafe_fprintf(out, "%-15s %s\n", parser_all[i]->name, parser_all[i]->description);
 	return CMD_OK;
 }

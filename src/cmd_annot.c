@@ -7,6 +7,7 @@
 #include "dataset.h"
 #include "export.h"
 #include "util.h"
+#include "textsafe.h"
 
 #include <dirent.h>
 #include <getopt.h>
@@ -57,7 +58,7 @@ static int load_verdicts(const char *dir, struct verdicts *out, FILE *err)
 
 	memset(out, 0, sizeof *out);
 	if (!names && !util_is_dir(dir)) {
-		fprintf(err, "kbtui: %s: not a directory\n", dir);
+		textsafe_fprintf(err, "kbtui: %s: not a directory\n", dir);
 		return -1;
 	}
 	out->ids = xcalloc(n + 1, sizeof *out->ids);
@@ -67,7 +68,7 @@ static int load_verdicts(const char *dir, struct verdicts *out, FILE *err)
 		int line;
 		struct annot *a = annot_load(p, &line, &e);
 		if (!a) {
-			fprintf(err, "%s (skipped)\n", e);
+			textsafe_fprintf(err, "%s (skipped)\n", e);
 			bad++;
 		} else {
 			const char *id = annot_get(a, "run_id");
@@ -132,11 +133,14 @@ int cmd_annot_agree(const char *dir_a, const char *dir_b, FILE *out, FILE *err)
 	fprintf(out, "runs annotated by both: %d (only in A: %d, only in B: %d)\n", g.n, only_a, only_b);
 	if (g.n) {
 		fprintf(out, "\n%-16s", "A \\ B");
-		for (int j = 0; j < g.nlabels; j++)
-			fprintf(out, " %12.12s", g.labels[j]);
+		/* the labels are the annotations' verdicts: untrusted */
+		for (int j = 0; j < g.nlabels; j++) {
+			fputc(' ', out);
+			textsafe_fput_cell(out, g.labels[j], 12, 1);
+		}
 		fprintf(out, "\n");
 		for (int i = 0; i < g.nlabels; i++) {
-			fprintf(out, "%-16.16s", g.labels[i]);
+			textsafe_fput_cell(out, g.labels[i], 16, 0);
 			for (int j = 0; j < g.nlabels; j++)
 				fprintf(out, " %12d", g.table[i][j]);
 			fprintf(out, "\n");
@@ -157,7 +161,7 @@ int cmd_annot_check(const char *dir, FILE *out, FILE *err)
 	int errors = 0, warnings_files = 0, bad = 0;
 
 	if (!names && !util_is_dir(dir)) {
-		fprintf(err, "kbtui: %s: not a directory\n", dir);
+		textsafe_fprintf(err, "kbtui: %s: not a directory\n", dir);
 		return CMD_BADINPUT;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -165,12 +169,12 @@ int cmd_annot_check(const char *dir, FILE *out, FILE *err)
 		int line;
 		struct annot *a = annot_load(p, &line, &e);
 		if (!a) {
-			fprintf(err, "%s\n", e);
+			textsafe_fprintf(err, "%s\n", e);
 			bad++;
 		} else {
 			errors += annot_check(a, &msgs);
 			if (msgs) {
-				fputs(msgs, out);
+				textsafe_fputs(out, msgs, TS_KEEP_NL | TS_KEEP_TAB);
 				warnings_files++;
 			}
 		}
@@ -190,8 +194,8 @@ int cmd_annot_check(const char *dir, FILE *out, FILE *err)
 
 static int cmd_usage_error(FILE *err, const char *cmd, const char *fmt, const char *arg)
 {
-	fprintf(err, "kbtui %s: ", cmd);
-	fprintf(err, fmt, arg);
+	textsafe_fprintf(err, "kbtui %s: ", cmd);
+	textsafe_fprintf(err, fmt, arg);
 	fprintf(err, "\nTry 'kbtui --help'.\n");
 	return CMD_USAGE;
 }
@@ -212,13 +216,13 @@ static long cmd_find_run(const struct dataset *ds, const char *id, FILE *err)
 	if (n == 1)
 		return hit;
 	if (n == 0) {
-		fprintf(err, "kbtui: %s: no run `%s` (kbtui runs lists them)\n", ds->root, id);
+		textsafe_fprintf(err, "kbtui: %s: no run `%s` (kbtui runs lists them)\n", ds->root, id);
 		return -1;
 	}
-	fprintf(err, "kbtui: %s: `%s` matches %ld runs:\n", ds->root, id, n);
+	textsafe_fprintf(err, "kbtui: %s: `%s` matches %ld runs:\n", ds->root, id, n);
 	for (size_t i = 0, shown = 0; i < ds->nruns && shown < 10; i++)
 		if (ds->runs[i].meta.run_id && !strncmp(ds->runs[i].meta.run_id, id, len)) {
-			fprintf(err, "  %s\n", ds->runs[i].meta.run_id);
+			textsafe_fprintf(err, "  %s\n", ds->runs[i].meta.run_id);
 			shown++;
 		}
 	return -1;
@@ -229,7 +233,7 @@ static struct dataset *cmd_open(const char *dir, const char *argv0, FILE *err)
 	char *def = dir ? NULL : dataset_default_dir(argv0), *e = NULL;
 	struct dataset *ds = dataset_open(dir ? dir : def, &e);
 	if (!ds) {
-		fprintf(err, "kbtui: %s\n", e);
+		textsafe_fprintf(err, "kbtui: %s\n", e);
 		free(e);
 	}
 	free(def);
@@ -289,19 +293,19 @@ int cmd_annotate(int argc, char **argv, const char *argv0, FILE *out, FILE *err)
 	switch (annotate_apply(annot_dir, &ds->runs[i].meta, &ch, &res)) {
 	case ANNOTATE_OK:
 		if (res.msgs)
-			fputs(res.msgs, err);
-		fprintf(out, "%s: %s %s\n", res.path, res.undo->existed ? "updated" : "written", ch.verdict);
+			textsafe_fputs(err, res.msgs, TS_KEEP_NL | TS_KEEP_TAB);
+		textsafe_fprintf(out, "%s: %s %s\n", res.path, res.undo->existed ? "updated" : "written", ch.verdict);
 		rc = CMD_OK;
 		break;
 	case ANNOTATE_INVALID:
 		if (res.msgs)
-			fputs(res.msgs, err);
-		fprintf(err, "kbtui: %s: %d schema error%s; nothing written\n", res.path, res.errors,
+			textsafe_fputs(err, res.msgs, TS_KEEP_NL | TS_KEEP_TAB);
+		textsafe_fprintf(err, "kbtui: %s: %d schema error%s; nothing written\n", res.path, res.errors,
 		        res.errors == 1 ? "" : "s");
 		rc = CMD_BADINPUT;
 		break;
 	default:
-		fprintf(err, "kbtui: %s\n", res.err ? res.err : "cannot write the annotation");
+		textsafe_fprintf(err, "kbtui: %s\n", res.err ? res.err : "cannot write the annotation");
 		rc = CMD_BADINPUT;
 		break;
 	}
@@ -343,7 +347,7 @@ int cmd_export(int argc, char **argv, const char *argv0, FILE *out, FILE *err)
 		return CMD_BADINPUT;
 	struct export_row *rows = export_rows(ds, &n, &warn);
 	if (warn)
-		fputs(warn, err);
+		textsafe_fputs(err, warn, TS_KEEP_NL | TS_KEEP_TAB);
 	sbuf_init(&b);
 	if (fmt == EXPORT_CSV)
 		export_csv(&b, rows, n);

@@ -1,6 +1,7 @@
 /* run.c: the transcript model: events appended by parsers, linked, counted. */
 #include "run.h"
 #include "ftrack.h"
+#include "textsafe.h"
 #include "util.h"
 
 #include <stdarg.h>
@@ -114,7 +115,7 @@ void run_error(struct run *r, int line, const char *fmt, ...)
 	e = &r->errors[r->nerrors++];
 	e->line = line;
 	va_start(ap, fmt);
-	vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+	textsafe_vsnprintf(e->msg, sizeof e->msg, fmt, ap);
 	va_end(ap);
 }
 

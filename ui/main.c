@@ -26,6 +26,7 @@
 #include "tui.h"
 #include "util.h"
 #include "watch.h"
+#include "textsafe.h"
 
 static const char usage_text[] =
 	"Usage: kbtui [OPTIONS] [PATH]\n"
@@ -187,7 +188,7 @@ struct cli {
 static int usage_error(const char *fmt, const char *arg)
 {
 	fprintf(stderr, "kbtui: ");
-	fprintf(stderr, fmt, arg);
+	textsafe_fprintf(stderr, fmt, arg);
 	fprintf(stderr, "\nTry 'kbtui --help'.\n");
 	return CMD_USAGE;
 }
@@ -303,7 +304,7 @@ static int run_tui(const char *path, const char *format, const struct tui_taggin
 	if (is_dataset) {
 		struct dataset *ds = dataset_open(path, &err);
 		if (!ds) {
-			fprintf(stderr, "kbtui: %s\n", err);
+			textsafe_fprintf(stderr, "kbtui: %s\n", err);
 			free(err);
 			free(def);
 			return CMD_BADINPUT;
@@ -323,13 +324,13 @@ static int run_tui(const char *path, const char *format, const struct tui_taggin
 	}
 	char *file = util_is_dir(path) ? dataset_find_transcript(path) : xstrdup(path);
 	if (!file) {
-		fprintf(stderr, "kbtui: %s: not a dataset (no runs.jsonl or runs/) and no transcript in it\n", path);
+		textsafe_fprintf(stderr, "kbtui: %s: not a dataset (no runs.jsonl or runs/) and no transcript in it\n", path);
 		free(def);
 		return CMD_BADINPUT;
 	}
 	struct run *r = parser_load_final(file, format ? parser_find(format) : NULL, &err);
 	if (!r) {
-		fprintf(stderr, "kbtui: %s\n", err);
+		textsafe_fprintf(stderr, "kbtui: %s\n", err);
 		free(err);
 		free(file);
 		free(def);
@@ -350,7 +351,7 @@ static int tui_prepare(const struct cli *c)
 	if (c->no_mouse)
 		mouse_disable();
 	if (theme_select(c->theme, &err) < 0) {
-		fprintf(stderr, "kbtui: %s\n", err);
+		textsafe_fprintf(stderr, "kbtui: %s\n", err);
 		free(err);
 		return CMD_BADINPUT;
 	}

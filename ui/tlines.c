@@ -150,7 +150,7 @@ void tlines_head(struct tlines *L, int role, int width, const char *fmt, ...)
 	va_list ap;
 	char buf[512];
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
+	textsafe_vsnprintf(buf, sizeof buf, fmt, ap);  /* a cut falls between characters */
 	va_end(ap);
 	tlines_wrap(L, buf, strlen(buf), role, width);
 }
