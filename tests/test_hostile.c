@@ -278,6 +278,7 @@ static void test_bad_bytes(void)
 		is_str(s, "bad <FF><FE><C0><AF> ok", "textsafe shows each invalid byte as <XX>");
 		free(s);
 		ok(r->ev[1].text && !strncmp(r->ev[1].text, "nul", 3), "escaped NUL: the text before it kept");
+		is_str(r->ev[1].text, "nul\xe2\x90\x80" "after", "escaped NUL: shown as U+2400, the text after it kept too");
 		is_str(r->ev[2].text, "last", "the line after the NUL read");
 	}
 	run_free(r);

@@ -97,6 +97,9 @@ mkdir -p "$tr_dir"
 t "dump: a record type with escapes, in a directory with one: stderr clean" 'clean "$tmp/dump.err"'
 t "dump: the message names the file and the record type, made visible" 'grep -qF "dir^[]0;t^G/codex.jsonl:2: codex x^[]52;c;aGk=^G<U+009B>2J record" "$tmp/dump.err"'
 t "dump: a long record type is cut between characters (valid UTF-8)" 'grep -q ":3: codex " "$tmp/dump.err" && iconv -f UTF-8 -t UTF-8 "$tmp/dump.err" > /dev/null 2>&1'
+printf '{"type":"text","data":"all fine\\u0000\\u001b[8m the hack"}\n{"type":"end","sessionId":"s"}\n' > "$tmp/nul.jsonl"
+"$kb" dump "$tmp/nul.jsonl" > "$tmp/nul.out" 2>&1
+t "dump: a transcript's escaped NUL does not hide the rest" 'clean "$tmp/nul.out" && grep -qF "all fine$(printf "\342\220\200")^[[8m the hack" "$tmp/nul.out"'
 "$kb" dump "$tr_dir/missing.jsonl" > /dev/null 2> "$tmp/main.err"
 t "an error about a missing file whose name has an escape: clean" 'clean "$tmp/main.err" && grep -qF "dir^[]0;t^G" "$tmp/main.err"'
 
