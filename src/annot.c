@@ -4,6 +4,7 @@
 #include "annot.h"
 #include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -51,8 +52,31 @@ static void ynode_free(struct ynode *n)
 		ynode_free(n->items[i]);
 	free(n->items);
 	free(n->value);
+	free(n->shown);
 	free(n->tag);
 	free(n);
+}
+
+/* A scalar's text as C strings read it (a NUL shown as \0). */
+static const char *yv(const struct ynode *n)
+{
+	return n->shown ? n->shown : n->value;
+}
+
+/* n->shown for a scalar whose value holds a NUL (a YAML "\0" escape). */
+static void ynode_show_nuls(struct ynode *n)
+{
+	if (!n->value || !memchr(n->value, '\0', n->len))
+		return;
+	struct sbuf b;
+	sbuf_init(&b);
+	for (size_t i = 0; i < n->len; i++) {
+		if (n->value[i])
+			sbuf_addc(&b, n->value[i]);
+		else
+			sbuf_adds(&b, "\\0");
+	}
+	n->shown = sbuf_detach(&b);
 }
 
 static void ynode_push(struct ynode *p, struct ynode *c)
@@ -76,6 +100,7 @@ static struct ynode *ynode_copy(const struct ynode *n)
 	struct ynode *c = ynode_new(n->kind, n->line);
 	c->value = n->value ? xstrndup(n->value, n->len) : NULL;
 	c->len = n->len;
+	c->shown = xstrdup(n->shown);
 	c->style = n->style;
 	c->tag = xstrdup(n->tag);
 	c->plain_implicit = n->plain_implicit;
@@ -113,9 +138,35 @@ struct loader {
 	struct anchor *anchors;
 	size_t nanchors;
 	int depth;
+	size_t nodes;        /* nodes built so far, aliases counted expanded */
+	size_t alias_bytes;  /* scalar bytes copied by aliases */
 };
 
 #define ANNOT_MAX_DEPTH 64
+/* An alias is a copy, so `&a1 [*a0, *a0, ...]` nested eight deep is 10^8
+ * nodes from 600 bytes. A real annotation has a few hundred nodes; past
+ * these the file is refused before anything is copied. */
+#define ANNOT_MAX_NODES 200000
+#define ANNOT_MAX_ALIAS_BYTES (4u << 20)
+
+/* Adds the nodes and scalar bytes in n; counting stops past the limits
+ * (so its cost is bounded by what the limits let through). Returns n's
+ * height: copies nest too (`&a2 [*a1]`, `&a3 [*a2]`...), and every walk of
+ * the tree recurses. */
+static int ynode_size(const struct ynode *n, size_t *nodes, size_t *bytes)
+{
+	int h = 0;
+	if (*nodes > ANNOT_MAX_NODES || *bytes > ANNOT_MAX_ALIAS_BYTES)
+		return 0;
+	++*nodes;
+	*bytes += n->len;
+	for (size_t i = 0; i < n->n; i++) {
+		int c = ynode_size(n->items[i], nodes, bytes);
+		if (c > h)
+			h = c;
+	}
+	return h + 1;
+}
 
 static struct ynode *load_node(struct loader *L, yaml_event_t *ev, char **err, int *line);
 
@@ -176,11 +227,18 @@ static struct ynode *load_node(struct loader *L, yaml_event_t *ev, char **err, i
 	struct ynode *n = NULL;
 	int at = (int)ev->start_mark.line + 1;
 
+	if (ev->type != YAML_ALIAS_EVENT && ++L->nodes > ANNOT_MAX_NODES) {
+		*err = xasprintf("more than %d YAML nodes", ANNOT_MAX_NODES);
+		*line = at;
+		yaml_event_delete(ev);
+		return NULL;
+	}
 	switch (ev->type) {
 	case YAML_SCALAR_EVENT:
 		n = ynode_new(YN_SCALAR, at);
 		n->value = xstrndup((const char *)ev->data.scalar.value, ev->data.scalar.length);
 		n->len = ev->data.scalar.length;
+		ynode_show_nuls(n);
 		n->style = ev->data.scalar.style;
 		n->tag = xstrdup((const char *)ev->data.scalar.tag);
 		n->plain_implicit = ev->data.scalar.plain_implicit;
@@ -205,10 +263,28 @@ static struct ynode *load_node(struct loader *L, yaml_event_t *ev, char **err, i
 		for (size_t i = 0; i < L->nanchors; i++)
 			if (!strcmp(L->anchors[i].name, (const char *)ev->data.alias.anchor)) {
 				/* an alias becomes a copy: the schema has no use for sharing */
+				size_t nodes = L->nodes, bytes = L->alias_bytes;
+				int h = ynode_size(L->anchors[i].node, &nodes, &bytes);
+				if (L->depth + h > ANNOT_MAX_DEPTH) {
+					*err = xasprintf("alias *%s nests too deep", ev->data.alias.anchor);
+					*line = at;
+					yaml_event_delete(ev);
+					return NULL;
+				}
+				if (nodes > ANNOT_MAX_NODES || bytes > ANNOT_MAX_ALIAS_BYTES) {
+					*err = xasprintf("alias *%s expands past %d nodes or %u bytes (an alias bomb?)",
+					                 ev->data.alias.anchor, ANNOT_MAX_NODES,
+					                 ANNOT_MAX_ALIAS_BYTES);
+					*line = at;
+					yaml_event_delete(ev);
+					return NULL;
+				}
+				L->nodes = nodes;
+				L->alias_bytes = bytes;
 				n = ynode_copy(L->anchors[i].node);
 				break;
 			}
-		if (!n) {
+		if (!n && !*err) {
 			*err = xasprintf("alias *%s names no anchor", ev->data.alias.anchor);
 			*line = at;
 		}
@@ -318,7 +394,7 @@ static long annot_find(const struct annot *a, const char *key)
 {
 	const struct ynode *m = a->root;
 	for (size_t i = 0; i + 1 < m->n; i += 2)
-		if (m->items[i]->kind == YN_SCALAR && !strcmp(m->items[i]->value, key))
+		if (m->items[i]->kind == YN_SCALAR && !strcmp(yv(m->items[i]), key))
 			return (long)i;
 	return -1;
 }
@@ -338,7 +414,7 @@ const char *annot_get(const struct annot *a, const char *key)
 	v = a->root->items[i + 1];
 	if (v->kind != YN_SCALAR || annot_is_null(v))
 		return NULL;
-	return v->value;
+	return v->shown ? v->shown : v->value;
 }
 
 static int order_of(const char *key)
@@ -364,7 +440,7 @@ static void annot_put(struct annot *a, const char *key, struct ynode *v)
 	if (want < 1000) {
 		at = 0;
 		for (size_t k = 0; k + 1 < m->n; k += 2)
-			if (m->items[k]->kind == YN_SCALAR && order_of(m->items[k]->value) < want)
+			if (m->items[k]->kind == YN_SCALAR && order_of(yv(m->items[k])) < want)
 				at = k + 2;
 	}
 	ynode_insert(m, at, v);
@@ -581,12 +657,34 @@ static int write_all(int fd, const char *s, size_t n)
 	return 0;
 }
 
+/* The directory part of path (owned), "." when it has none. */
+static char *annot_dir(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? xstrndup(path, (size_t)(slash - path + (slash == path))) : xstrdup(".");
+}
+
+/* One lock file for the whole annotations directory, not one beside every
+ * annotation: it is created once and never removed (removing a lock file
+ * races whoever opens it next), and O_NOFOLLOW with the checks below keep a
+ * planted link or device from making us create or open anything else. */
 int annot_lock(const char *path, char **err)
 {
-	char *lp = xasprintf("%s.lock", path);
-	int fd = open(lp, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	char *dir = annot_dir(path);
+	char *lp = xasprintf("%s/" ANNOT_LOCK_NAME, dir);
+	struct stat st;
+	int fd = open(lp, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+	free(dir);
 	if (fd < 0) {
-		*err = xasprintf("%s: cannot lock it (%s: %s); nothing written", path, lp, strerror(errno));
+		*err = xasprintf("%s: cannot lock it (%s: %s); nothing written", path, lp,
+		                 errno == ELOOP ? "a symbolic link, not our lock file" : strerror(errno));
+		free(lp);
+		return -1;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1) {
+		*err = xasprintf("%s: cannot lock it (%s is not a plain file of its own); nothing written",
+		                 path, lp);
+		close(fd);
 		free(lp);
 		return -1;
 	}
@@ -604,10 +702,60 @@ int annot_lock(const char *path, char **err)
 	return fd;
 }
 
+/* Whether name is one of our temporary files for base: "." base "." and
+ * the six characters mkstemp puts there. */
+static int annot_is_temp_of(const char *name, const char *base)
+{
+	size_t bl = strlen(base);
+	if (name[0] != '.' || strncmp(name + 1, base, bl) != 0 || name[bl + 1] != '.')
+		return 0;
+	const char *x = name + bl + 2;
+	if (strlen(x) != 6)
+		return 0;
+	for (int i = 0; i < 6; i++)
+		if (!((x[i] >= 'a' && x[i] <= 'z') || (x[i] >= 'A' && x[i] <= 'Z') || (x[i] >= '0' && x[i] <= '9')))
+			return 0;
+	return 1;
+}
+
+/* With the lock held no writer of ours is between mkstemp and rename, so a
+ * temporary file of base's is what a killed writer left; the age check
+ * spares one that an older kbtui (another lock) may be writing now. Only
+ * regular files of our exact pattern go; links and the rest stay. The
+ * empty "<base>.lock" that kbtui used to leave beside each file goes too. */
+static void annot_clean_temps(const char *dir, const char *base)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	time_t now = time(NULL);
+	char *legacy = xasprintf("%s.lock", base);
+	if (!d) {
+		free(legacy);
+		return;
+	}
+	while ((de = readdir(d))) {
+		struct stat st;
+		if (!strcmp(de->d_name, legacy)) {
+			if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+			    st.st_size == 0)
+				unlinkat(dirfd(d), de->d_name, 0);
+			continue;
+		}
+		if (!annot_is_temp_of(de->d_name, base))
+			continue;
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) ||
+		    now - st.st_mtime < ANNOT_TEMP_STALE_S)
+			continue;
+		unlinkat(dirfd(d), de->d_name, 0);
+	}
+	closedir(d);
+	free(legacy);
+}
+
 int annot_replace(const char *path, const char *bytes, size_t len, char **err)
 {
 	char *slash = strrchr(path, '/'), *tmp = NULL;
-	char *dir = slash ? xstrndup(path, (size_t)(slash - path)) : xstrdup(".");
+	char *dir = annot_dir(path);
 	int fd, rc = -1;
 
 	if (!bytes) {
@@ -617,6 +765,7 @@ int annot_replace(const char *path, const char *bytes, size_t len, char **err)
 			rc = 0;
 		goto out;
 	}
+	annot_clean_temps(dir, slash ? slash + 1 : path);
 	tmp = xasprintf("%s/.%s.XXXXXX", dir, slash ? slash + 1 : path);
 	if ((fd = mkstemp(tmp)) < 0) {
 		*err = xasprintf("%s: cannot create a temporary file in %s: %s; nothing written", path, dir,
@@ -680,11 +829,19 @@ static void msg(struct sbuf *b, const char *path, int line, const char *kind, co
 static void msg(struct sbuf *b, const char *path, int line, const char *kind, const char *fmt, ...)
 {
 	va_list ap;
-	char text[512];
 	va_start(ap, fmt);
-	vsnprintf(text, sizeof text, fmt, ap);
+	int n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
+	char *text = xmalloc(n > 0 ? (size_t)n + 1 : 1);
+	text[0] = '\0';
+	va_start(ap, fmt);
+	if (n > 0)
+		vsnprintf(text, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	/* a whole message, however long the value it quotes: a cut could
+	 * split a character */
 	sbuf_addf(b, "%s:%d: %s: %s\n", path, line, kind, text);
+	free(text);
 }
 
 static int count_words(const char *s)
@@ -702,7 +859,7 @@ static int count_words(const char *s)
 static const struct ynode *map_get(const struct ynode *m, const char *key)
 {
 	for (size_t i = 0; m && m->kind == YN_MAP && i + 1 < m->n; i += 2)
-		if (m->items[i]->kind == YN_SCALAR && !strcmp(m->items[i]->value, key))
+		if (m->items[i]->kind == YN_SCALAR && !strcmp(yv(m->items[i]), key))
 			return m->items[i + 1];
 	return NULL;
 }
@@ -722,9 +879,9 @@ static int check_quote(const struct annot *a, const struct ynode *q, struct sbuf
 		errors++;
 	} else {
 		for (int i = 0; files[i]; i++)
-			known |= !strcmp(files[i], f->value);
+			known |= !strcmp(files[i], yv(f));
 		if (!known)
-			msg(b, a->path, f->line, "warning", "quote file `%s` is not one the schema names", f->value);
+			msg(b, a->path, f->line, "warning", "quote file `%s` is not one the schema names", yv(f));
 	}
 	if (!l || l->kind != YN_SEQ || l->n < 1 || l->n > 2) {
 		msg(b, a->path, q->line, "error", "quote `lines` must be [start, end] or [line]");

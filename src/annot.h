@@ -19,6 +19,8 @@ struct ynode {
 	enum ynode_kind kind;
 	char *value;              /* scalar text (owned), may contain NULs: see len */
 	size_t len;
+	char *shown;              /* value with each NUL as the two characters \0, for
+	                           * readers of C strings (owned); NULL when it has none */
 	int style;                /* yaml_scalar_style_t / yaml_*_style_t as read */
 	char *tag;                /* explicit tag (owned) or NULL */
 	int plain_implicit, quoted_implicit;
@@ -39,7 +41,9 @@ struct annot *annot_load(const char *path, int *line, char **err);
 struct annot *annot_new(const char *path);
 void annot_free(struct annot *a);
 
-/* Top-level scalar value (borrowed), NULL when absent or not a scalar. */
+/* Top-level scalar value (borrowed), NULL when absent or not a scalar. A
+ * value holding a NUL ("clean\0 but...") comes back with it as \0, so that
+ * the rest is not hidden and it equals no verdict. */
 const char *annot_get(const struct annot *a, const char *key);
 /* Sets a top-level scalar (added after the schema key it follows when new).
  * value NULL writes YAML null. */
@@ -53,18 +57,26 @@ void annot_add_quote(struct annot *a, const char *file, int start, int end,
  * sections for the humans who also edit these files. */
 char *annot_emit(const struct annot *a, char **err);
 /* Atomic save: temporary file in the same directory, fsync, rename, under
- * an exclusive lock on "<path>.lock". If the file changed on disk since it
+ * the annotations directory's lock. If the file changed on disk since it
  * was loaded (expected_mtime_ns != 0 and differs) the save is refused so
  * another annotator's work is not overwritten. 0 ok, -1 with *err. */
 int annot_save(const struct annot *a, const char *path, long long expected_mtime_ns, char **err);
 long long annot_mtime_ns(const char *path);   /* 0 when absent */
-/* The lock every writer of an annotation takes (flock on "<path>.lock",
- * waiting up to two seconds for another annotator's save). The fd, or -1
- * with *err (owned). */
+/* The one lock file of an annotations directory, beside the files. */
+#define ANNOT_LOCK_NAME ".kbtui.lock"
+/* A temporary file of ours this old, found with the lock held, is a killed
+ * writer's and is removed on the next write of that annotation. */
+#define ANNOT_TEMP_STALE_S (10 * 60)
+/* The lock every writer of an annotation takes: flock on ANNOT_LOCK_NAME in
+ * path's directory (opened without following links, refused when it is not
+ * a regular file), waiting up to two seconds for another annotator's save.
+ * The fd, or -1 with *err (owned). */
 int annot_lock(const char *path, char **err);
 /* With the lock held: path replaced by len bytes (removed when bytes is
- * NULL) through a temporary file, fsync and rename, the directory synced:
- * a crash leaves the old file or the new one. 0, or -1 with *err. */
+ * NULL) through a temporary file ".<name>.XXXXXX", fsync and rename, the
+ * directory synced: a crash leaves the old file or the new one. Stale
+ * temporary files of path's (see ANNOT_TEMP_STALE_S) are removed first.
+ * 0, or -1 with *err. */
 int annot_replace(const char *path, const char *bytes, size_t len, char **err);
 
 /* Schema check. Appends one message per line to *msgs (owned, may be NULL

@@ -5,8 +5,13 @@
 #include "run.h"
 #include "util.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* The files the pane shows, in order; the first solution found wins. */
 static const char *const artifact_files[] = {"check.log", "benchmark.log", "stderr.log", "result.json", NULL};
@@ -34,24 +39,108 @@ static void artifacts_push(struct artifacts *as, const char *name, const char *p
 	a->path = xstrdup(path);
 	a->text = text;
 	a->len = len;
+	a->refused = NULL;
 	artifact_index(a);
 }
 
-/* Adds dir/name when it is a readable file. */
-static int artifacts_add_file(struct artifacts *as, const char *path, const char *name)
+/* All of fd's bytes (owned, NUL-terminated), NULL on a read error. */
+static char *artifact_read_fd(int fd, size_t *len)
 {
+	struct sbuf b;
+	char chunk[65536];
+	ssize_t n;
+	sbuf_init(&b);
+	while ((n = read(fd, chunk, sizeof chunk)) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			sbuf_free(&b);
+			return NULL;
+		}
+		sbuf_add(&b, chunk, (size_t)n);
+	}
+	*len = b.len;
+	return sbuf_detach(&b);
+}
+
+static void artifacts_refuse(struct artifacts *as, const char *name, const char *path, const char *why)
+{
+	artifacts_push(as, name, path, xstrdup(""), 0);
+	as->v[as->n - 1].refused = xstrdup(why);
+}
+
+char *artifact_root(const char *run_dir)
+{
+	char real[PATH_MAX];
+	if (!run_dir || !realpath(run_dir, real))
+		return NULL;
+	/* a dataset keeps runs as <root>/runs/<R>: links between its runs are fine */
+	char *slash = strrchr(real, '/');
+	if (slash && slash > real) {
+		*slash = '\0';
+		char *up = strrchr(real, '/');
+		if (up && !strcmp(up + 1, "runs")) {
+			*up = '\0';
+			return xstrdup(*real ? real : "/");
+		}
+		*slash = '/';
+	}
+	return xstrdup(real);
+}
+
+static int artifact_inside(const char *root, const char *real)
+{
+	size_t n = strlen(root);
+	if (n == 1 && root[0] == '/')
+		return 1;
+	return strncmp(real, root, n) == 0 && (real[n] == '/' || real[n] == '\0');
+}
+
+/* Adds path under name when it resolves inside root (NULL: anywhere) to a
+ * regular file; a file that exists but does not is added as refused, with
+ * the reason. The file read is the resolved one, opened without following
+ * links, so what was checked is what is read. */
+static int artifacts_add_file(struct artifacts *as, const char *root, const char *path, const char *name)
+{
+	char real[PATH_MAX];
+	struct stat st;
 	size_t len = 0;
 	char *text;
-	if (!path || !util_is_file(path) || !(text = util_read_file(path, &len)))
-		return 0;
+	int fd;
+
+	if (!path || lstat(path, &st) != 0)
+		return 0;  /* absent: not an artifact of this run */
+	if (!realpath(path, real)) {
+		artifacts_refuse(as, name, path, S_ISLNK(st.st_mode) ? "a link that leads nowhere" : strerror(errno));
+		return 1;
+	}
+	if (root && !artifact_inside(root, real)) {
+		artifacts_refuse(as, name, path, "a link that resolves outside the dataset; not read");
+		return 1;
+	}
+	if ((fd = open(real, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) < 0) {
+		artifacts_refuse(as, name, path, strerror(errno));
+		return 1;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		artifacts_refuse(as, name, path, "not a regular file (a device, FIFO or directory); not read");
+		return 1;
+	}
+	text = artifact_read_fd(fd, &len);
+	close(fd);
+	if (!text) {
+		artifacts_refuse(as, name, path, "could not be read");
+		return 1;
+	}
 	artifacts_push(as, name, path, text, len);
 	return 1;
 }
 
-static int artifacts_add(struct artifacts *as, const char *dir, const char *name)
+static int artifacts_add(struct artifacts *as, const char *root, const char *dir, const char *name)
 {
 	char *p = util_path_join(dir, name);
-	int r = artifacts_add_file(as, p, name);
+	int r = artifacts_add_file(as, root, p, name);
 	free(p);
 	return r;
 }
@@ -69,21 +158,26 @@ struct artifacts *artifacts_load(const char *run_dir, const struct run *run, con
 {
 	struct artifacts *as = xcalloc(1, sizeof *as);
 	const char *final;
+	char *root = artifact_root(run_dir);
 
-	if (run_dir) {
-		if (!artifacts_add(as, run_dir, "solution.py"))
-			artifacts_add(as, run_dir, "solution.cu");
+	if (run_dir && root) {
+		if (!artifacts_add(as, root, run_dir, "solution.py"))
+			artifacts_add(as, root, run_dir, "solution.cu");
 		for (int i = 0; artifact_files[i]; i++)
-			artifacts_add(as, run_dir, artifact_files[i]);
+			artifacts_add(as, root, run_dir, artifact_files[i]);
 	}
 	/* the dataset keeps the final answer as final.txt; a run without one
 	 * gets it from the transcript, under the same name */
-	if (!(run_dir && artifacts_add(as, run_dir, "final.txt")) && run && (final = run_final_text(run)))
+	if (!(run_dir && root && artifacts_add(as, root, run_dir, "final.txt")) && run &&
+	    (final = run_final_text(run)))
 		artifacts_push(as, "final.txt", NULL, xstrdup(final), strlen(final));
 	if (transcript) {
+		/* the transcript was opened by name (the dataset checked its own);
+		 * beside a run directory it is held to the same root */
 		const char *slash = strrchr(transcript, '/');
-		artifacts_add_file(as, transcript, slash ? slash + 1 : transcript);
+		artifacts_add_file(as, root, transcript, slash ? slash + 1 : transcript);
 	}
+	free(root);
 	return as;
 }
 
@@ -96,6 +190,7 @@ void artifacts_free(struct artifacts *as)
 		free(as->v[i].path);
 		free(as->v[i].text);
 		free(as->v[i].line_off);
+		free(as->v[i].refused);
 	}
 	free(as->v);
 	free(as);
@@ -129,7 +224,7 @@ char *artifact_quote_text(const struct artifact *a, int start, int end)
 const struct artifact *artifacts_find(const struct artifacts *as, const char *name)
 {
 	for (size_t i = 0; i < as->n; i++)
-		if (!strcmp(as->v[i].name, name))
+		if (!strcmp(as->v[i].name, name) && !as->v[i].refused)
 			return &as->v[i];
 	return NULL;
 }

@@ -19,6 +19,8 @@ struct artifact {
 	size_t len;
 	size_t *line_off;         /* offset of each line's first byte (owned) */
 	size_t nlines;            /* a last line without '\n' counts; "" has none */
+	char *refused;            /* why the file was not read (owned), NULL when it was:
+	                           * such an entry has no text and no lines */
 };
 
 struct artifacts {
@@ -30,17 +32,24 @@ struct artifacts {
  * solution.cu, check.log, benchmark.log, stderr.log, result.json, the final
  * answer (final.txt, else the run's last assistant text, when run is given),
  * and the transcript (transcript path, may be NULL). Missing ones are
- * absent. Never NULL. */
+ * absent. A file must resolve, links followed, inside the dataset (the
+ * directory above runs/ when run_dir is runs/<R>, else run_dir) and be a
+ * regular file; one that does not is listed with the reason in `refused`
+ * (a solution.py linked to /etc/shadow is shown as refused, never read).
+ * Never NULL. */
 struct artifacts *artifacts_load(const char *run_dir, const struct run *run, const char *transcript);
 void artifacts_free(struct artifacts *as);
 
 /* Line i (0-based) without its newline: pointer into a->text, *len bytes. */
 const char *artifact_line(const struct artifact *a, size_t i, size_t *len);
+/* The directory artifacts must resolve inside (owned, resolved), NULL when
+ * run_dir does not exist. */
+char *artifact_root(const char *run_dir);
 /* Lines [start, end] (1-indexed, inclusive) verbatim, each with its
  * newline as the file has it (owned); NULL when out of range. */
 char *artifact_quote_text(const struct artifact *a, int start, int end);
 
-/* The artifact named name, NULL when absent. */
+/* The artifact named name, NULL when absent or refused. */
 const struct artifact *artifacts_find(const struct artifacts *as, const char *name);
 
 #endif

@@ -71,7 +71,7 @@ int cmd_usage_error(FILE *err, const char *name, const char *fmt, const char *ar
 	int named = !strncmp(fmt, "%s", 2) && !strncmp(a, name, strlen(name)) && a[strlen(name)] == ' ';
 	fprintf(err, named ? "kbtui: " : "kbtui %s: ", name);
 	fprintf(err, fmt, a);
-	fprintf(err, "\nTry 'kbtui %s --help'.\n", name);
+	textsafe_fprintf(err, "\nTry 'kbtui %s --help'.\n", name);
 	free(a);
 	return CMD_USAGE;
 }
@@ -81,7 +81,7 @@ int cmd_write_failed(FILE *out, FILE *err)
 	errno = 0;
 	if (fflush(out) == 0 && !ferror(out))
 		return 0;
-	fprintf(err, "kbtui: write error on the standard output: %s\n", errno ? strerror(errno) : "failed");
+	textsafe_fprintf(err, "kbtui: write error on the standard output: %s\n", errno ? strerror(errno) : "failed");
 	return 1;
 }
 
@@ -134,14 +134,14 @@ char *cmd_default_dataset(const char *argv0, FILE *err)
 	char *here = cmd_dataset_here(&depth);
 	if (here) {
 		if (err && depth > 0)
-			fprintf(err, "kbtui: dataset: %s (the working directory is in it)\n", here);
+			textsafe_fprintf(err, "kbtui: dataset: %s (the working directory is in it)\n", here);
 		return here;
 	}
 	char *d = dataset_default_dir(argv0);
 	if (err) {
 		const char *env = getenv("KBTUI_DATA");
 		char *safe = textsafe(d, strlen(d), 0);
-		fprintf(err, "kbtui: dataset: %s (%s)\n", safe,
+		textsafe_fprintf(err, "kbtui: dataset: %s (%s)\n", safe,
 		        env && *env ? "$KBTUI_DATA" : "no DIR given and none here; kbtui fetch gets the real one");
 		free(safe);
 	}
@@ -153,7 +153,7 @@ struct dataset *cmd_open_dataset(const char *dir, const char *argv0, FILE *err)
 	char *def = dir ? NULL : cmd_default_dataset(argv0, err), *e = NULL;
 	struct dataset *ds = dataset_open(dir ? dir : def, &e);
 	if (!ds && err) {
-		fprintf(err, "kbtui: %s\n", e);
+		textsafe_fprintf(err, "kbtui: %s\n", e);
 		free(e);
 	}
 	free(def);
@@ -217,13 +217,13 @@ long cmd_find_run(const struct dataset *ds, const char *id, FILE *err)
 		return -1;
 	char *safe = textsafe(id, len, 0);
 	if (n == 0)
-		fprintf(err, "kbtui: %s: no run `%s` (and no such file; kbtui runs lists the runs)\n", ds->root, safe);
+		textsafe_fprintf(err, "kbtui: %s: no run `%s` (and no such file; kbtui runs lists the runs)\n", ds->root, safe);
 	else
-		fprintf(err, "kbtui: %s: `%s` matches %ld runs:\n", ds->root, safe, n);
+		textsafe_fprintf(err, "kbtui: %s: `%s` matches %ld runs:\n", ds->root, safe, n);
 	free(safe);
 	for (size_t i = 0, shown = 0; n > 1 && i < ds->nruns && shown < 10; i++)
 		if (ds->runs[i].meta.run_id && !strncmp(ds->runs[i].meta.run_id, id, len)) {
-			fprintf(err, "  %s\n", ds->runs[i].meta.run_id);
+			textsafe_fprintf(err, "  %s\n", ds->runs[i].meta.run_id);
 			shown++;
 		}
 	return -1;
@@ -244,7 +244,7 @@ int cmd_run_resolve(const char *arg, const char *dir, const char *argv0, struct 
 		cr->transcript = util_is_dir(arg) ? dataset_find_transcript(arg) : xstrdup(arg);
 		if (!cr->transcript) {
 			if (err)
-				fprintf(err, "kbtui: %s: no transcript (transcript.jsonl or one *.jsonl) in this directory\n", arg);
+				textsafe_fprintf(err, "kbtui: %s: no transcript (transcript.jsonl or one *.jsonl) in this directory\n", arg);
 			return -1;
 		}
 		cr->name = xstrdup(arg);
@@ -276,10 +276,10 @@ void cmd_run_free(struct cmd_run *cr)
 void cmd_report_run(const struct run *r, FILE *err)
 {
 	for (int i = 0; i < r->nerrors; i++)
-		fprintf(err, "%s:%d: %s\n", r->source ? r->source : "-", r->errors[i].line,
+		textsafe_fprintf(err, "%s:%d: %s\n", r->source ? r->source : "-", r->errors[i].line,
 		        r->errors[i].msg);
 	if (r->malformed > r->nerrors)
-		fprintf(err, "%s: %d more malformed lines\n", r->source ? r->source : "-",
+		textsafe_fprintf(err, "%s: %d more malformed lines\n", r->source ? r->source : "-",
 		        r->malformed - r->nerrors);
 }
 
@@ -306,26 +306,24 @@ int cmd_not_a_transcript(const struct run *r, const char *file, FILE *err)
 	if (r->malformed)  /* the lines that failed say why (the caller reports them) */
 		return r->nev == 0;
 	char *safe = textsafe(file, strlen(file), 0);
-	fprintf(err, "%s:1: unrecognised transcript format (try --format; kbtui formats lists them)\n", safe);
+	textsafe_fprintf(err, "%s:1: unrecognised transcript format (try --format; kbtui formats lists them)\n", safe);
 	free(safe);
 	return 1;
 }
 
 
-/* Writes cJSON's output with DEL and the C1 controls (U+0080..U+009F, which
- * cJSON passes through raw) escaped as \u00XX too, so that a terminal
- * showing `dump --jsonl` or `runs --json` acts on none of a transcript's bytes (an 8-bit CSI
- * is as live as ESC [). They only occur inside strings, so this stays JSON. */
+/* Writes cJSON's output with DEL, the C1 controls (U+0080..U+009F), line
+ * separators and bidi overrides escaped as \uXXXX and invalid UTF-8 bytes
+ * as \ufffd (cJSON passes them through raw), so that a terminal showing
+ * `dump --jsonl` or `runs --json` acts on none of a transcript's bytes (an
+ * 8-bit CSI is as live as ESC [). They only occur inside strings, so this
+ * stays JSON. */
 void cmd_put_json(FILE *out, const char *s)
 {
-	const unsigned char *u = (const unsigned char *)s;
-	for (; *u; u++) {
-		if (*u == 0x7f)
-			fputs("\\u007f", out);
-		else if (*u == 0xc2 && u[1] >= 0x80 && u[1] <= 0x9f)
-			fprintf(out, "\\u%04x", *++u);
-		else
-			fputc(*u, out);
-	}
-	fputc('\n', out);
+	struct sbuf b;
+	sbuf_init(&b);
+	textsafe_json_fix(&b, s);
+	sbuf_addc(&b, '\n');
+	fwrite(b.s, 1, b.len, out);
+	sbuf_free(&b);
 }

@@ -112,8 +112,9 @@ int cmd_annot_agree(const char *dir_a, const char *dir_b, FILE *out, FILE *err);
 /* The malformed lines of r, "FILE:LINE: message", on err. */
 void cmd_report_run(const struct run *r, FILE *err);
 
-/* One JSON text and a newline, with DEL and the C1 controls escaped as
- * \u00XX too (cJSON passes them raw; a terminal would act on an 8-bit CSI). */
+/* One JSON text and a newline, with DEL, C1, line separators and bidi
+ * overrides escaped as \uXXXX and invalid UTF-8 as \ufffd (cJSON passes
+ * them raw; a terminal would act on an 8-bit CSI). */
 void cmd_put_json(FILE *out, const char *json);
 
 /* `kbtui flags [--rules FILE] [--json] [DIR|RUN]`; argv[0] is "flags". */

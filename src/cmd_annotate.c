@@ -1,5 +1,6 @@
 /* cmd_annotate.c: `kbtui annotate`: a verdict (and summary, implication)
  * written into a run's annotation, checked against the schema, atomically. */
+#include "textsafe.h"
 #include "annotate.h"
 #include "cmd.h"
 #include "dataset.h"
@@ -51,7 +52,7 @@ int cmd_annotate(int argc, char **argv, const char *argv0, FILE *out, FILE *err)
 	if (cmd_run_resolve(argv[optind], argc - optind == 2 ? argv[optind + 1] : NULL, argv0, &cr, err) < 0)
 		return CMD_BADINPUT;
 	if (!cr.ds) {
-		fprintf(err, "kbtui: %s: not a run of a dataset (DATASET/runs/RUN_ID): nowhere to record its verdict\n",
+		textsafe_fprintf(err, "kbtui: %s: not a run of a dataset (DATASET/runs/RUN_ID): nowhere to record its verdict\n",
 		        cr.name);
 		cmd_run_free(&cr);
 		return CMD_BADINPUT;
@@ -66,19 +67,19 @@ int cmd_annotate(int argc, char **argv, const char *argv0, FILE *out, FILE *err)
 	switch (annotate_apply(annot_dir, &ds->runs[i].meta, &ch, &res)) {
 	case ANNOTATE_OK:
 		if (res.msgs)
-			fputs(res.msgs, err);
-		fprintf(out, "%s: %s %s\n", res.path, res.undo->existed ? "updated" : "written", ch.verdict);
+			textsafe_fputs(err, res.msgs, TS_KEEP_NL | TS_KEEP_TAB);
+		textsafe_fprintf(out, "%s: %s %s\n", res.path, res.undo->existed ? "updated" : "written", ch.verdict);
 		rc = CMD_OK;
 		break;
 	case ANNOTATE_INVALID:
 		if (res.msgs)
-			fputs(res.msgs, err);
-		fprintf(err, "kbtui: %s: %d schema error%s; nothing written\n", res.path, res.errors,
+			textsafe_fputs(err, res.msgs, TS_KEEP_NL | TS_KEEP_TAB);
+		textsafe_fprintf(err, "kbtui: %s: %d schema error%s; nothing written\n", res.path, res.errors,
 		        res.errors == 1 ? "" : "s");
 		rc = CMD_BADINPUT;
 		break;
 	default:
-		fprintf(err, "kbtui: %s\n", res.err ? res.err : "cannot write the annotation");
+		textsafe_fprintf(err, "kbtui: %s\n", res.err ? res.err : "cannot write the annotation");
 		rc = CMD_BADINPUT;
 		break;
 	}

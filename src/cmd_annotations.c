@@ -1,5 +1,6 @@
 /* cmd_annotations.c: `kbtui annotations check|agree`: the schema check of
  * a directory of annotations, and two annotators' agreement. */
+#include "textsafe.h"
 #include "agree.h"
 #include "annot.h"
 #include "cmd.h"
@@ -54,7 +55,7 @@ static int load_verdicts(const char *dir, struct verdicts *out, FILE *err)
 
 	memset(out, 0, sizeof *out);
 	if (!names && !util_is_dir(dir)) {
-		fprintf(err, "kbtui: %s: not a directory\n", dir);
+		textsafe_fprintf(err, "kbtui: %s: not a directory\n", dir);
 		return -1;
 	}
 	out->ids = xcalloc(n + 1, sizeof *out->ids);
@@ -64,7 +65,7 @@ static int load_verdicts(const char *dir, struct verdicts *out, FILE *err)
 		int line;
 		struct annot *a = annot_load(p, &line, &e);
 		if (!a) {
-			fprintf(err, "%s (skipped)\n", e);
+			textsafe_fprintf(err, "%s (skipped)\n", e);
 			bad++;
 		} else {
 			const char *id = annot_get(a, "run_id");
@@ -129,11 +130,14 @@ int cmd_annot_agree(const char *dir_a, const char *dir_b, FILE *out, FILE *err)
 	fprintf(out, "runs annotated by both: %d (only in A: %d, only in B: %d)\n", g.n, only_a, only_b);
 	if (g.n) {
 		fprintf(out, "\n%-16s", "A \\ B");
-		for (int j = 0; j < g.nlabels; j++)
-			fprintf(out, " %12.12s", g.labels[j]);
+		/* the labels are the annotations' verdicts: untrusted */
+		for (int j = 0; j < g.nlabels; j++) {
+			fputc(' ', out);
+			textsafe_fput_cell(out, g.labels[j], 12, 1);
+		}
 		fprintf(out, "\n");
 		for (int i = 0; i < g.nlabels; i++) {
-			fprintf(out, "%-16.16s", g.labels[i]);
+			textsafe_fput_cell(out, g.labels[i], 16, 0);
 			for (int j = 0; j < g.nlabels; j++)
 				fprintf(out, " %12d", g.table[i][j]);
 			fprintf(out, "\n");
@@ -154,7 +158,7 @@ int cmd_annot_check(const char *dir, FILE *out, FILE *err)
 	int errors = 0, warnings_files = 0, bad = 0;
 
 	if (!names && !util_is_dir(dir)) {
-		fprintf(err, "kbtui: %s: not a directory\n", dir);
+		textsafe_fprintf(err, "kbtui: %s: not a directory\n", dir);
 		return CMD_BADINPUT;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -162,12 +166,12 @@ int cmd_annot_check(const char *dir, FILE *out, FILE *err)
 		int line;
 		struct annot *a = annot_load(p, &line, &e);
 		if (!a) {
-			fprintf(err, "%s\n", e);
+			textsafe_fprintf(err, "%s\n", e);
 			bad++;
 		} else {
 			errors += annot_check(a, &msgs);
 			if (msgs) {
-				fputs(msgs, out);
+				textsafe_fputs(out, msgs, TS_KEEP_NL | TS_KEEP_TAB);
 				warnings_files++;
 			}
 		}

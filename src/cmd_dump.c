@@ -84,8 +84,8 @@ static void cmd_dump_text(FILE *out, const struct run *r, size_t i)
 	char *name = textsafe(nz(e->name), strlen(nz(e->name)), 0);
 
 	/* numbered from 1, as the replay, search and flags number events */
-	fprintf(out, "%5zu %-11s%s %s%s%.160s\n", i + 1, ev_kind_name(e->kind),
-	        e->sidechain ? "*" : " ", name, *name ? ": " : "", safe);
+	textsafe_fprintf(out, "%5zu %-11s%s %s%s%.*s\n", i + 1, ev_kind_name(e->kind),
+	        e->sidechain ? "*" : " ", name, *name ? ": " : "", (int)textsafe_cut(safe, strlen(safe), 160), safe);
 	free(tokens);
 	free(safe);
 	free(name);
@@ -99,7 +99,7 @@ int cmd_dump(const char *path, const char *format, int jsonl, FILE *out, FILE *e
 	int rc = CMD_OK;
 
 	if (format && !(forced = parser_find(format))) {
-		fprintf(err, "kbtui: unknown format '%s' (kbtui formats lists them)\n", format);
+		textsafe_fprintf(err, "kbtui: unknown format '%s' (kbtui formats lists them)\n", format);
 		return CMD_USAGE;
 	}
 	if (util_is_dir(path)) {
@@ -109,10 +109,10 @@ int cmd_dump(const char *path, const char *format, int jsonl, FILE *out, FILE *e
 			int dataset = util_is_file(idx);
 			free(idx);
 			if (dataset)  /* the next thing a user tries: say what dump wants */
-				fprintf(err, "kbtui: %s: a dataset, not a run: dump takes a run directory (%s/runs/RUN_ID) "
+				textsafe_fprintf(err, "kbtui: %s: a dataset, not a run: dump takes a run directory (%s/runs/RUN_ID) "
 				        "or a transcript; kbtui runs %s lists the runs\n", path, path, path);
 			else
-				fprintf(err, "kbtui: %s: no transcript (transcript.jsonl or one *.jsonl) in this directory\n", path);
+				textsafe_fprintf(err, "kbtui: %s: no transcript (transcript.jsonl or one *.jsonl) in this directory\n", path);
 			return CMD_BADINPUT;
 		}
 	} else {
@@ -120,7 +120,7 @@ int cmd_dump(const char *path, const char *format, int jsonl, FILE *out, FILE *e
 	}
 	r = parser_load_final(file, forced, &e);
 	if (!r) {
-		fprintf(err, "kbtui: %s\n", e);
+		textsafe_fprintf(err, "kbtui: %s\n", e);
 		free(e);
 		free(file);
 		return CMD_BADINPUT;

@@ -5,6 +5,7 @@
 #include "hardware.h"
 #include "problem.h"
 #include "util.h"
+#include "textsafe.h"
 
 #include <getopt.h>
 #include <stdlib.h>
@@ -48,7 +49,7 @@ static void cmd_eval_line(void *ud, const char *stage, const char *line, size_t 
 	FILE *out = ((struct cmd_eval_out *)ud)->out;
 	if (!strcmp(stage, "eval"))
 		fputs("kbtui eval: ", out);
-	fwrite(line, 1, len, out);
+	textsafe_fput(out, line, len, TS_KEEP_TAB);  /* the compiler's and the harness's bytes */
 	fputc('\n', out);
 	fflush(out);
 }
@@ -56,7 +57,7 @@ static void cmd_eval_line(void *ud, const char *stage, const char *line, size_t 
 static int cmd_eval_usage_error(FILE *err, const char *fmt, const char *arg)
 {
 	fputs("kbtui eval: ", err);
-	fprintf(err, fmt, arg);
+	textsafe_fprintf(err, fmt, arg);
 	fputs("\nTry 'kbtui eval --help'.\n", err);
 	return CMD_USAGE;
 }
@@ -79,7 +80,7 @@ static int cmd_eval_list_hardware(const char *problems, FILE *out, FILE *err)
 	free(dir);
 	free(path);
 	if (!l) {
-		fprintf(err, "kbtui eval: %s\n", msg);
+		textsafe_fprintf(err, "kbtui eval: %s\n", msg);
 		free(msg);
 		return CMD_BADINPUT;
 	}
@@ -90,19 +91,19 @@ static int cmd_eval_list_hardware(const char *problems, FILE *out, FILE *err)
 
 void cmd_eval_summary(const struct eval_result *r, FILE *out)
 {
-	fprintf(out, "kbtui eval: %s", r->problem ? r->problem : "?");
+	textsafe_fprintf(out, "kbtui eval: %s", r->problem ? r->problem : "?");
 	if (r->hardware || r->arch)
-		fprintf(out, " on %s (%s)", r->hardware ? r->hardware : r->device ? r->device : "unknown GPU",
+		textsafe_fprintf(out, " on %s (%s)", r->hardware ? r->hardware : r->device ? r->device : "unknown GPU",
 		        r->arch ? r->arch : "-");
 	if (r->correct && r->peak_fraction >= 0)
-		fprintf(out, ": PASS, peak_fraction %.4f (%s)", r->peak_fraction, r->verdict ? r->verdict : "-");
+		textsafe_fprintf(out, ": PASS, peak_fraction %.4f (%s)", r->peak_fraction, r->verdict ? r->verdict : "-");
 	else if (r->correct)
-		fprintf(out, ": PASS, not benchmarked%s%s", r->failure ? ": " : "", r->failure ? r->failure : "");
+		textsafe_fprintf(out, ": PASS, not benchmarked%s%s", r->failure ? ": " : "", r->failure ? r->failure : "");
 	else
-		fprintf(out, ": FAIL at %s: %s", eval_stage_name(r->stage), r->failure ? r->failure : "?");
+		textsafe_fprintf(out, ": FAIL at %s: %s", eval_stage_name(r->stage), r->failure ? r->failure : "?");
 	fputc('\n', out);
 	if (r->workdir)
-		fprintf(out, "kbtui eval: results in %s/result.json\n", r->workdir);
+		textsafe_fprintf(out, "kbtui eval: results in %s/result.json\n", r->workdir);
 }
 
 int cmd_eval_prepare(int argc, char **argv, struct eval_cmd *ec, FILE *out, FILE *err)
@@ -158,7 +159,7 @@ int cmd_eval_headless(struct eval_cmd *ec, FILE *out, FILE *err)
 	ec->o.ud = &ud;
 	int rc = eval_run(&ec->o, &r);
 	if (rc < 0)
-		fprintf(err, "kbtui eval: %s\n", r.failure ? r.failure : "cannot start");
+		textsafe_fprintf(err, "kbtui eval: %s\n", r.failure ? r.failure : "cannot start");
 	else
 		cmd_eval_summary(&r, out);
 	eval_result_free(&r);

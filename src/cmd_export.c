@@ -1,5 +1,6 @@
 /* cmd_export.c: `kbtui export`: one row per run with its verdict, as CSV,
  * JSON or Markdown. */
+#include "textsafe.h"
 #include "cmd.h"
 #include "dataset.h"
 #include "export.h"
@@ -41,7 +42,7 @@ int cmd_export(int argc, char **argv, const char *argv0, FILE *out, FILE *err)
 		return CMD_BADINPUT;
 	struct export_row *rows = export_rows(ds, &n, &warn);
 	if (warn)
-		fputs(warn, err);
+		textsafe_fputs(err, warn, TS_KEEP_NL | TS_KEEP_TAB);
 	sbuf_init(&b);
 	if (fmt == EXPORT_CSV)
 		export_csv(&b, rows, n);

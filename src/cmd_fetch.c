@@ -33,7 +33,7 @@ static int fetch_usage_error(FILE *err, const char *fmt, const char *arg)
 {
 	char *a = textsafe(arg, strlen(arg), 0);
 	fputs("kbtui fetch: ", err);
-	fprintf(err, fmt, a);
+	textsafe_fprintf(err, fmt, a);
 	fputs("\nTry 'kbtui fetch --help'.\n", err);
 	free(a);
 	return 2;
@@ -101,7 +101,7 @@ int cmd_fetch(int argc, char **argv, FILE *out, FILE *err)
 		return 1;
 	}
 	if (!(endpoint = hub_endpoint(getenv("HF_ENDPOINT"), &msg))) {
-		fprintf(err, "kbtui fetch: %s\n", msg);
+		textsafe_fprintf(err, "kbtui fetch: %s\n", msg);
 		free(msg);
 		return 1;
 	}

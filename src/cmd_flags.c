@@ -59,7 +59,7 @@ static void cmd_flags_print(struct cmd_flags *c, const char *run_id, const struc
 		while (to < strlen(h->text) && ((unsigned char)h->text[to] & 0xC0) == 0x80)
 			to++;
 		char *t = textsafe(h->text + from, to - from, 0);
-		fprintf(c->out, "%s:%zu: %s: %s%s%s\n", id, h->event + 1, label, from ? "..." : "", t,
+		textsafe_fprintf(c->out, "%s:%zu: %s: %s%s%s\n", id, h->event + 1, label, from ? "..." : "", t,
 		        to < strlen(h->text) ? "..." : "");
 		free(t);
 		free(id);
@@ -117,7 +117,7 @@ static void cmd_flags_table(struct cmd_flags *c, struct cmd_flags_row *rows, siz
 		fprintf(out, "%-16s %8zu %12zu\n", v, rows[i].flagged, rows[i].clean);
 		free(v);
 	}
-	fprintf(out, "\n%-24s %s\n", "RULE", "RUNS");
+	textsafe_fprintf(out, "\n%-24s %s\n", "RULE", "RUNS");
 	for (size_t k = 0; k < flag_rules_count(c->rs) && k < 64; k++)
 		fprintf(out, "%-24s %zu/%zu\n", flag_rule_label(c->rs, k), c->rule_runs[k], nruns);
 }
@@ -140,7 +140,7 @@ static int cmd_flags_dataset(struct cmd_flags *c, const char *dir, FILE *err)
 	char *e = NULL;
 	struct dataset *ds = dataset_open(dir, &e);
 	if (!ds) {
-		fprintf(err, "kbtui: %s\n", e);
+		textsafe_fprintf(err, "kbtui: %s\n", e);
 		free(e);
 		return CMD_BADINPUT;
 	}
@@ -157,7 +157,7 @@ static int cmd_flags_dataset(struct cmd_flags *c, const char *dir, FILE *err)
 			continue;
 		struct run *r = dataset_load(ds, i);
 		if (!r) {
-			fprintf(err, "kbtui: %s\n", d->load_error);
+			textsafe_fprintf(err, "kbtui: %s\n", d->load_error);
 			bad = 1;
 			continue;
 		}
@@ -193,12 +193,12 @@ static int cmd_flags_one(struct cmd_flags *c, const char *path, FILE *err)
 {
 	char *file = util_is_dir(path) ? dataset_find_transcript(path) : xstrdup(path), *e = NULL;
 	if (!file) {
-		fprintf(err, "kbtui: %s: no transcript in it\n", path);
+		textsafe_fprintf(err, "kbtui: %s: no transcript in it\n", path);
 		return CMD_BADINPUT;
 	}
 	struct run *r = parser_load_final(file, NULL, &e);
 	if (!r) {
-		fprintf(err, "kbtui: %s\n", e);
+		textsafe_fprintf(err, "kbtui: %s\n", e);
 		free(e);
 		free(file);
 		return CMD_BADINPUT;
@@ -229,7 +229,7 @@ static int cmd_flags_one(struct cmd_flags *c, const char *path, FILE *err)
 	char *problem = flag_run_problem(r, pdir);
 	int f = cmd_flags_run(c, r, id, problem);
 	if (!c->json)
-		fprintf(c->out, "%s\n", f ? "flagged" : "not flagged");
+		textsafe_fprintf(c->out, "%s\n", f ? "flagged" : "not flagged");
 	free(problem);
 	free(pdir);
 	free(id);
@@ -259,20 +259,20 @@ int cmd_flags(int argc, char **argv, FILE *out, FILE *err)
 		case 'a': c.annotations = optarg; break;
 		case 'h': cmd_help(&cmd_flags_entry, out); return CMD_OK;
 		default:
-			fprintf(err, "kbtui flags: unknown option or missing argument '%s'\nTry 'kbtui flags --help'.\n",
+			textsafe_fprintf(err, "kbtui flags: unknown option or missing argument '%s'\nTry 'kbtui flags --help'.\n",
 			        argv[optind - 1]);
 			return CMD_USAGE;
 		}
 	}
 	if (argc - optind > 1) {
-		fprintf(err, "kbtui flags: one DIR or RUN, got '%s' too\n", argv[optind + 1]);
+		textsafe_fprintf(err, "kbtui flags: one DIR or RUN, got '%s' too\n", argv[optind + 1]);
 		return CMD_USAGE;
 	}
 	char *e = NULL, *def_rules = rules ? NULL : flag_rules_default_path();
 	c.rs = flag_rules_load(rules ? rules : def_rules, &e);
 	free(def_rules);
 	if (!c.rs) {
-		fprintf(err, "kbtui: %s\n", e);
+		textsafe_fprintf(err, "kbtui: %s\n", e);
 		free(e);
 		return CMD_BADINPUT;
 	}
@@ -289,7 +289,7 @@ int cmd_flags(int argc, char **argv, FILE *out, FILE *err)
 	} else if (cmd_run_resolve(path, NULL, NULL, &cr, err) < 0) {  /* a run id */
 		rc = CMD_BADINPUT;
 	} else if (!cr.transcript) {
-		fprintf(err, "kbtui: %s: this run has no transcript in the dataset\n", cr.name);
+		textsafe_fprintf(err, "kbtui: %s: this run has no transcript in the dataset\n", cr.name);
 		rc = CMD_BADINPUT;
 	} else {
 		rc = cmd_flags_one(&c, cr.transcript, err);

@@ -5,7 +5,7 @@
 int cmd_formats(FILE *out)
 {
 	for (size_t i = 0; parser_all[i]; i++)
-		fprintf(out, "%-15s %s\n", parser_all[i]->name, parser_all[i]->description);
+		textsafe_fprintf(out, "%-15s %s\n", parser_all[i]->name, parser_all[i]->description);
 	return CMD_OK;
 }
 

@@ -16,9 +16,9 @@ static void cmd_report_ds(const struct dataset *ds, FILE *err)
 {
 	for (int i = 0; i < ds->nerrors; i++) {
 		if (ds->errors[i].line > 0)
-			fprintf(err, "%s:%d: %s\n", ds->error_files[i], ds->errors[i].line, ds->errors[i].msg);
+			textsafe_fprintf(err, "%s:%d: %s\n", ds->error_files[i], ds->errors[i].line, ds->errors[i].msg);
 		else
-			fprintf(err, "%s: %s\n", ds->error_files[i], ds->errors[i].msg);
+			textsafe_fprintf(err, "%s: %s\n", ds->error_files[i], ds->errors[i].msg);
 	}
 }
 
@@ -30,27 +30,8 @@ static const char *nz(const char *s)
 /* A cell of the text table: untrusted, so made safe and cut to width. */
 static void cmd_cell(FILE *out, const char *s, int width)
 {
-	char *safe = textsafe(nz(s), strlen(nz(s)), 0);
-	int n = (int)textsafe_width(safe, strlen(safe));
-	if (width > 0 && n > width) {
-		/* cut by display width, never inside a character */
-		size_t i = 0, len = strlen(safe);
-		int used = 0;
-		while (i < len) {
-			size_t cl = 1;
-			while (i + cl < len && ((unsigned char)safe[i + cl] & 0xC0) == 0x80)
-				cl++;
-			int cw = (int)textsafe_width(safe + i, cl);
-			if (used + cw > width - 1)
-				break;
-			used += cw;
-			i += cl;
-		}
-		fprintf(out, "%.*s~%*s ", (int)i, safe, width - 1 - used, "");
-	} else {
-		fprintf(out, "%s%*s ", safe, width - n, "");
-	}
-	free(safe);
+	textsafe_fput_cell(out, nz(s), width, 0);
+	fputc(' ', out);
 }
 
 /* The display width of the widest field at off of the runs' metadata
@@ -115,7 +96,7 @@ int cmd_runs(const char *dir, int json, FILE *out, FILE *err)
 	int bad = 0;
 
 	if (!ds) {
-		fprintf(err, "kbtui: %s\n", e);
+		textsafe_fprintf(err, "kbtui: %s\n", e);
 		free(e);
 		return CMD_BADINPUT;
 	}
@@ -135,7 +116,7 @@ int cmd_runs(const char *dir, int json, FILE *out, FILE *err)
 		struct ds_run *d = &ds->runs[i];
 		struct run *r = d->transcript ? dataset_load(ds, i) : NULL;
 		if (d->transcript && !r) {
-			fprintf(err, "kbtui: %s\n", d->load_error);
+			textsafe_fprintf(err, "kbtui: %s\n", d->load_error);
 			bad = 1;
 		}
 		if (r && r->malformed) {

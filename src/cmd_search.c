@@ -34,7 +34,7 @@ static int cmd_search_line(void *ud, size_t ev, int line, const char *text, size
 		return 1;  /* one is enough */
 	if (!c->count) {
 		char *t = textsafe(text, len, 0), *id = textsafe(c->run_id, strlen(c->run_id), 0);
-		fprintf(c->out, "%s:%zu:%d: %s\n", id, ev + 1, line, t);
+		textsafe_fprintf(c->out, "%s:%zu:%d: %s\n", id, ev + 1, line, t);
 		free(id);
 		free(t);
 	}
@@ -49,9 +49,9 @@ static int cmd_search_run(struct cmd_search *c, const struct run *r, const char 
 	if (hits && (c->list || c->count)) {
 		char *id = textsafe(run_id, strlen(run_id), 0);
 		if (c->list)
-			fprintf(c->out, "%s\n", id);
+			textsafe_fprintf(c->out, "%s\n", id);
 		else
-			fprintf(c->out, "%s:%zu\n", id, hits);
+			textsafe_fprintf(c->out, "%s:%zu\n", id, hits);
 		free(id);
 	}
 	return hits > 0;
@@ -105,7 +105,7 @@ static int cmd_search_file(struct cmd_search *c, const char *file, const char *p
 	struct run *r = parser_load_final(file, fmt, &e);
 	int rc = SEARCH_TROUBLE;
 	if (!r) {
-		fprintf(err, "kbtui: %s\n", e);
+		textsafe_fprintf(err, "kbtui: %s\n", e);
 		free(e);
 	} else {
 		rc = cmd_search_run(c, r, base) ? SEARCH_FOUND : SEARCH_NONE;
@@ -135,26 +135,26 @@ int cmd_search(int argc, char **argv, FILE *out, FILE *err)
 		case 'f': format = optarg; break;
 		case 'h': cmd_help(&cmd_search_entry, out); return SEARCH_FOUND;
 		default:
-			fprintf(err, "kbtui search: unknown option or missing argument '%s'\nTry 'kbtui search --help'.\n",
+			textsafe_fprintf(err, "kbtui search: unknown option or missing argument '%s'\nTry 'kbtui search --help'.\n",
 			        argv[optind - 1]);
 			return SEARCH_TROUBLE;
 		}
 	}
 	if (argc - optind < 1 || argc - optind > 2) {
-		fprintf(err, "kbtui search: %s\nTry 'kbtui search --help'.\n",
+		textsafe_fprintf(err, "kbtui search: %s\nTry 'kbtui search --help'.\n",
 		        argc - optind < 1 ? "needs a REGEX" : "one REGEX and one DIR at most");
 		return SEARCH_TROUBLE;
 	}
 	const struct parser_ops *fmt = format ? parser_find(format) : NULL;
 	if (format && !fmt) {
-		fprintf(err, "kbtui search: unknown format '%s' (kbtui formats lists them)\n", format);
+		textsafe_fprintf(err, "kbtui search: unknown format '%s' (kbtui formats lists them)\n", format);
 		return SEARCH_TROUBLE;
 	}
 	char *e = NULL;
 	c.s = cmd_search_compile(argv[optind], icase, &e);
 	if (!c.s) {
 		char *safe = textsafe(e, strlen(e), 0);
-		fprintf(err, "kbtui search: bad regular expression: %s\n", safe);
+		textsafe_fprintf(err, "kbtui search: bad regular expression: %s\n", safe);
 		free(safe);
 		free(e);
 		return SEARCH_TROUBLE;
@@ -176,7 +176,7 @@ int cmd_search(int argc, char **argv, FILE *out, FILE *err)
 			if (cr.transcript)
 				rc = cmd_search_file(&c, cr.transcript, cr.name, fmt, err);
 			else
-				fprintf(err, "kbtui: %s: this run has no transcript in the dataset\n", cr.name);
+				textsafe_fprintf(err, "kbtui: %s: this run has no transcript in the dataset\n", cr.name);
 		}
 		cmd_run_free(&cr);
 		search_free(c.s);
@@ -185,7 +185,7 @@ int cmd_search(int argc, char **argv, FILE *out, FILE *err)
 	struct dataset *ds = dataset_open(dir, &e);
 	int rc = SEARCH_NONE;
 	if (!ds) {
-		fprintf(err, "kbtui: %s\n", e);
+		textsafe_fprintf(err, "kbtui: %s\n", e);
 		free(e);
 		rc = SEARCH_TROUBLE;
 	}
@@ -195,7 +195,7 @@ int cmd_search(int argc, char **argv, FILE *out, FILE *err)
 			continue;
 		struct run *r = fmt ? parser_load_final(d->transcript, fmt, &e) : dataset_load(ds, i);
 		if (!r) {
-			fprintf(err, "kbtui: %s\n", fmt ? e : d->load_error);
+			textsafe_fprintf(err, "kbtui: %s\n", fmt ? e : d->load_error);
 			free(e);
 			e = NULL;
 			continue;

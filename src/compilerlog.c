@@ -11,6 +11,7 @@
 
 #include "compilerlog.h"
 #include "util.h"
+#include "textsafe.h"
 
 /* Only the start of a very long line is looked at (a minified blob is not
  * a diagnostic, and the cost stays linear). */
@@ -100,7 +101,7 @@ int compilerlog_add(struct compilerlog *cl, const char *spec, char **err)
 		return -1;
 	}
 	if (level < 0) {
-		*err = xasprintf("unknown level '%.*s' (error, warning, note or ignore)", (int)(ln > 40 ? 40 : ln), lev);
+		*err = xasprintf("unknown level '%.*s' (error, warning, note or ignore)", (int)textsafe_cut(lev, ln, 40), lev);
 		return -1;
 	}
 	while (*p == ' ' || *p == '\t')

@@ -7,6 +7,7 @@
 #include "annot.h"
 #include "jsonx.h"
 #include "parser.h"
+#include "textsafe.h"
 #include "util.h"
 
 #include <dirent.h>
@@ -28,7 +29,7 @@ static void ds_error(struct dataset *ds, const char *file, int line, const char 
 	ds->errors[ds->nerrors].line = line;
 	ds->error_files[ds->nerrors] = xstrdup(file);
 	va_start(ap, fmt);
-	vsnprintf(ds->errors[ds->nerrors].msg, sizeof ds->errors[0].msg, fmt, ap);
+	textsafe_vsnprintf(ds->errors[ds->nerrors].msg, sizeof ds->errors[0].msg, fmt, ap);
 	va_end(ap);
 	ds->nerrors++;
 }

@@ -3,6 +3,7 @@
 #include "export.h"
 #include "annot.h"
 #include "dataset.h"
+#include "textsafe.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -96,24 +97,29 @@ static int export_csv_formula(const char *s)
 	return *s && strchr("=+-@\t\r", *s) != NULL;
 }
 
-void export_csv_field(struct sbuf *b, const char *s)
+void export_csv_field(struct sbuf *b, const char *raw)
 {
-	if (!s)
+	if (!raw)
 		return;
-	const char *guard = export_csv_formula(s) ? "'" : "";
+	/* CSV is read on terminals too: made safe first, tabs and line breaks
+	 * kept (a quoted field holds them) */
+	char *s = textsafe(raw, strlen(raw), TS_KEEP_NL | TS_KEEP_TAB);
+	const char *guard = export_csv_formula(raw) || export_csv_formula(s) ? "'" : "";
 	if (!strpbrk(s, ",\"\r\n")) {
 		sbuf_adds(b, guard);
 		sbuf_adds(b, s);
+		free(s);
 		return;
 	}
 	sbuf_addc(b, '"');
 	sbuf_adds(b, guard);
-	for (; *s; s++) {
-		if (*s == '"')
+	for (const char *p = s; *p; p++) {
+		if (*p == '"')
 			sbuf_addc(b, '"');
-		sbuf_addc(b, *s);
+		sbuf_addc(b, *p);
 	}
 	sbuf_addc(b, '"');
+	free(s);
 }
 
 static const char *export_bool(int v, const char *yes, const char *no, const char *unknown)
@@ -156,31 +162,15 @@ void export_csv(struct sbuf *b, const struct export_row *rows, size_t n)
 
 /* ---- JSON ------------------------------------------------------------ */
 
-/* A JSON string; control characters, DEL and the C1 controls escaped so a
- * terminal showing the output acts on none of the dataset's bytes. */
+/* A JSON string; control characters, DEL, C1, separators and bidi
+ * overrides escaped so a terminal showing the output acts on none of the
+ * dataset's bytes. */
 static void export_json_str(struct sbuf *b, const char *s)
 {
-	const unsigned char *u = (const unsigned char *)s;
-	if (!s) {
+	if (!s)
 		sbuf_adds(b, "null");
-		return;
-	}
-	sbuf_addc(b, '"');
-	for (; *u; u++) {
-		if (*u == '"' || *u == '\\')
-			sbuf_addf(b, "\\%c", *u);
-		else if (*u == '\n')
-			sbuf_adds(b, "\\n");
-		else if (*u == '\t')
-			sbuf_adds(b, "\\t");
-		else if (*u < 0x20 || *u == 0x7f)
-			sbuf_addf(b, "\\u%04x", *u);
-		else if (*u == 0xc2 && u[1] >= 0x80 && u[1] <= 0x9f)
-			sbuf_addf(b, "\\u%04x", *++u);
-		else
-			sbuf_addc(b, (char)*u);
-	}
-	sbuf_addc(b, '"');
+	else
+		textsafe_json_str(b, s, strlen(s));
 }
 
 /* One object per line, keys in the columns' order. */
@@ -209,19 +199,20 @@ void export_json(struct sbuf *b, const struct export_row *rows, size_t n)
 
 /* ---- Markdown -------------------------------------------------------- */
 
-/* A table cell: '|' escaped, line breaks as spaces. */
-static void export_md_cell(struct sbuf *b, const char *s)
+/* A table cell: made safe (Markdown is read on terminals), '|' escaped,
+ * line breaks as spaces. */
+static void export_md_cell(struct sbuf *b, const char *raw)
 {
+	char *s = textsafe(raw ? raw : "", raw ? strlen(raw) : 0, 0);
 	sbuf_adds(b, " ");
-	for (; s && *s; s++) {
-		if (*s == '|')
+	for (const char *p = s; *p; p++) {
+		if (*p == '|')
 			sbuf_adds(b, "\\|");
-		else if (*s == '\n' || *s == '\r')
-			sbuf_addc(b, ' ');
 		else
-			sbuf_addc(b, *s);
+			sbuf_addc(b, *p);
 	}
 	sbuf_adds(b, " |");
+	free(s);
 }
 
 /* One letter per schema verdict, as the grid marks its cells. */

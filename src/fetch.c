@@ -291,6 +291,19 @@ static void clear_progress(struct fetcher *f)
 	}
 }
 
+static char *fetch_vformat(const char *fmt, va_list ap)
+{
+	va_list cp;
+	va_copy(cp, ap);
+	int n = vsnprintf(NULL, 0, fmt, cp);
+	va_end(cp);
+	char *m = xmalloc(n > 0 ? (size_t)n + 1 : 1);
+	m[0] = '\0';
+	if (n > 0)
+		vsnprintf(m, (size_t)n + 1, fmt, ap);
+	return m;
+}
+
 static void say(struct fetcher *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void say(struct fetcher *f, const char *fmt, ...)
 {
@@ -298,8 +311,10 @@ static void say(struct fetcher *f, const char *fmt, ...)
 	clear_progress(f);
 	fputs("kbtui fetch: ", f->err);
 	va_start(ap, fmt);
-	vfprintf(f->err, fmt, ap);
+	char *m = fetch_vformat(fmt, ap);
 	va_end(ap);
+	textsafe_fputs(f->err, m, TS_KEEP_TAB);  /* file names and the Hub's words */
+	free(m);
 	fputc('\n', f->err);
 	fflush(f->err);
 }

@@ -4,6 +4,7 @@
  *   unary   := ('+' | '-') unary | primary
  *   primary := NUMBER | IDENT | '(' sum ')' */
 #include "formula.h"
+#include "textsafe.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -75,7 +76,7 @@ static int formula_ident(struct fparse *f, double *v)
 			return 0;
 		}
 	char name[64];
-	snprintf(name, sizeof name, "%.*s", (int)(n < 60 ? n : 60), start);
+	snprintf(name, sizeof name, "%.*s", (int)textsafe_cut(start, n, 60), start);
 	return formula_fail(f, start, "unknown variable '%s'", name);
 }
 

@@ -132,7 +132,7 @@ int hub_revision_check(const char *rev, char **err)
 	}
 	if (strlen(rev) > 255 || has_ctl(rev) || strchr(rev, ' ')) {
 		char *s = shown(rev);
-		*err = xasprintf("'%.80s' is not a revision name (branch, tag or commit)", s);
+		*err = xasprintf("'%.*s' is not a revision name (branch, tag or commit)", (int)textsafe_cut(s, strlen(s), 80), s);
 		free(s);
 		return -1;
 	}
@@ -317,7 +317,7 @@ static void refuse(struct hub_listing *l, const char *path, const char *fmt, con
 			l->refused = xcalloc(HUB_MAX_REFUSED, sizeof *l->refused);
 		char *what = path ? shown(path) : xasprintf("entry %zu", l->seen);
 		char *msg = xasprintf(fmt, why);
-		l->refused[l->nrefused] = path ? xasprintf("'%.300s': %s", what, msg) : xasprintf("%s: %s", what, msg);
+		l->refused[l->nrefused] = path ? xasprintf("'%.*s': %s", (int)textsafe_cut(what, strlen(what), 300), what, msg) : xasprintf("%s: %s", what, msg);
 		free(what);
 		free(msg);
 	}
@@ -408,7 +408,7 @@ int hub_listing_parse(struct hub_listing *l, const char *json, size_t len, char 
 	if (!cJSON_IsArray(root)) {
 		const char *msg = jx_str(root, "error");
 		char *s = msg ? shown(msg) : NULL;
-		*err = s ? xasprintf("the file listing is not a JSON array (the Hub said: %.200s)", s)
+		*err = s ? xasprintf("the file listing is not a JSON array (the Hub said: %.*s)", (int)textsafe_cut(s, strlen(s), 200), s)
 		         : xstrdup("the file listing is not a JSON array");
 		free(s);
 		cJSON_Delete(root);

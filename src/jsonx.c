@@ -353,7 +353,8 @@ void jx_arena_end(void)
 
 /* ---- the parser -----------------------------------------------------------
  * cJSON_ParseWithLength's grammar and trees, decision for decision (the
- * same nesting limit, number scan, \u handling, whitespace rule of any
+ * same nesting limit, number scan, \u handling but for \u0000 (see
+ * jx_utf16), whitespace rule of any
  * byte <= 32, trailing bytes ignored), but faster where load profiles
  * showed cJSON's time going: three strncmp per value before looking at
  * its first byte, and strings scanned and copied a byte at a time. Nodes
@@ -430,6 +431,11 @@ static int jx_utf16(const unsigned char *p, const unsigned char *end, unsigned c
 		cp = first;
 		seq = 6;
 	}
+	/* The one place we part from cJSON: \u0000 would end the C string and
+	 * hide the rest of it (a transcript's "fine\u0000<the hack>"), so it
+	 * becomes U+2400 SYMBOL FOR NULL, visible, and the rest is kept. */
+	if (cp == 0 && !memcmp(p + 2, "0000", 4))  /* not a bad digit: cJSON's 0 for those stays */
+		cp = 0x2400;
 	if (cp < 0x80)
 		len = 1;
 	else if (cp < 0x800)

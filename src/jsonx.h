@@ -44,7 +44,9 @@ void jx_arena_end(void);
  * released by jx_arena_end, which then leaves s alone). */
 char *jx_strdup(const char *s);
 
-/* Parse with a nesting limit; NULL on error. len need not be NUL-terminated. */
+/* Parse with a nesting limit; NULL on error. len need not be NUL-terminated.
+ * As cJSON but that \u0000 in a string reads as U+2400 (a visible symbol),
+ * not as a NUL that would end the string there. */
 cJSON *jx_parse(const char *s, size_t len);
 /* cJSON_ParseWithLength itself, which jx_parse matches (for tests). */
 cJSON *jx_parse_cjson(const char *s, size_t len);

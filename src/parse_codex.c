@@ -25,6 +25,7 @@
  *  - Completion: the last turn ended with task_complete. A turn started
  *    again, aborted or never closed leaves the run incomplete. */
 #include "parser.h"
+#include "textsafe.h"
 #include "jsonx.h"
 
 #include <stdio.h>
@@ -578,7 +579,7 @@ static int codex_line(struct parse_ctx *ctx, const char *line, size_t len, const
 	if (t && cJSON_IsObject(p)) {
 		rc = codex_record(ctx, st, t, p);
 	} else if (t && p) {
-		run_error(ctx->run, ctx->lineno, "codex %.40s record whose payload is not an object", t);
+		run_error(ctx->run, ctx->lineno, "codex %.*s record whose payload is not an object", (int)textsafe_cut(t, strlen(t), 40), t);
 		return -1;
 	} else if (codex_legacy_item(obj)) {
 		rc = codex_response_item(ctx, st, obj);

@@ -15,6 +15,7 @@
  *    tool or a step_start last, or a tool-calls step last) means the
  *    stream was cut while the agent loop would have gone on. */
 #include "parser.h"
+#include "textsafe.h"
 #include "jsonx.h"
 
 #include <stdlib.h>
@@ -202,7 +203,7 @@ static int oc_line(struct parse_ctx *ctx, const char *line, size_t len, const cJ
 		return -1;
 	}
 	if (!oc_is(t, "error") && !cJSON_IsObject(part)) {
-		run_error(ctx->run, ctx->lineno, "opencode %.40s record without \"part\"", t);
+		run_error(ctx->run, ctx->lineno, "opencode %.*s record without \"part\"", (int)textsafe_cut(t, strlen(t), 40), t);
 		return -1;
 	}
 	if (sid && !ctx->run->meta.session_id)

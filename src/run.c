@@ -2,6 +2,7 @@
 #include "run.h"
 #include "textsafe.h"
 #include "ftrack.h"
+#include "textsafe.h"
 #include "util.h"
 
 #include <stdarg.h>
@@ -116,7 +117,7 @@ void run_error(struct run *r, int line, const char *fmt, ...)
 	e = &r->errors[r->nerrors++];
 	e->line = line;
 	va_start(ap, fmt);
-	vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+	textsafe_vsnprintf(e->msg, sizeof e->msg, fmt, ap);
 	va_end(ap);
 	/* messages quote the transcript (record types, names): made visible
 	 * here once, for every place that prints them */

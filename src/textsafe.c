@@ -3,7 +3,10 @@
 #include "textsafe.h"
 #include "util.h"
 
+#include <stdarg.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include <wchar.h>
 
 /* Length of a valid UTF-8 sequence at s (max n bytes), 0 if invalid;
@@ -41,6 +44,12 @@ static size_t ts_utf8(const unsigned char *s, size_t n, uint32_t *cp)
 	return len;
 }
 
+/* Line separators and bidi controls: they move or reorder what follows. */
+static int ts_reorders(uint32_t cp)
+{
+	return cp == 0x2028 || cp == 0x2029 || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
 char *textsafe(const char *str, size_t n, int flags)
 {
 	const unsigned char *s = (const unsigned char *)str;
@@ -68,8 +77,7 @@ char *textsafe(const char *str, size_t n, int flags)
 			sbuf_adds(&b, "^?");
 		else if (cp >= 0x80 && cp < 0xA0)
 			sbuf_addf(&b, "<U+%04X>", cp);
-		else if (cp == 0x2028 || cp == 0x2029 || (cp >= 0x202A && cp <= 0x202E) ||
-		         (cp >= 0x2066 && cp <= 0x2069))
+		else if (ts_reorders(cp))
 			/* line separators and bidi overrides can reorder what is shown */
 			sbuf_addf(&b, "<U+%04X>", cp);
 		else
@@ -97,4 +105,139 @@ size_t textsafe_width(const char *str, size_t n)
 		i += len;
 	}
 	return w;
+}
+
+int textsafe_fput(FILE *f, const char *s, size_t n, int flags)
+{
+	char *t = textsafe(s ? s : "", s ? n : 0, flags);
+	int rc = fputs(t, f);
+	free(t);
+	return rc;
+}
+
+int textsafe_fputs(FILE *f, const char *s, int flags)
+{
+	return s ? textsafe_fput(f, s, strlen(s), flags) : 0;
+}
+
+int textsafe_fprintf(FILE *f, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -1;
+	char *m = xmalloc((size_t)n + 1);
+	va_start(ap, fmt);
+	vsnprintf(m, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	rc = textsafe_fput(f, m, (size_t)n, TS_KEEP_NL | TS_KEEP_TAB);
+	free(m);
+	return rc;
+}
+
+size_t textsafe_cut(const char *str, size_t n, size_t max)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i = 0;
+	while (i < n) {
+		uint32_t cp;
+		size_t len = ts_utf8(s + i, n - i, &cp);
+		if (!len)
+			len = 1;  /* an invalid byte is one character (shown as <XX>) */
+		if (i + len > max)
+			break;
+		i += len;
+	}
+	return i;
+}
+
+void textsafe_vsnprintf(char *dst, size_t size, const char *fmt, va_list ap)
+{
+	va_list cp;
+	if (!size)
+		return;
+	va_copy(cp, ap);
+	int n = vsnprintf(dst, size, fmt, ap);
+	if (n >= 0 && (size_t)n >= size) {
+		char *full = xmalloc((size_t)n + 1);
+		vsnprintf(full, (size_t)n + 1, fmt, cp);
+		size_t keep = textsafe_cut(full, (size_t)n, size - 1);
+		memcpy(dst, full, keep);
+		dst[keep] = '\0';
+		free(full);
+	}
+	va_end(cp);
+}
+
+int textsafe_fput_cell(FILE *f, const char *s, int width, int right)
+{
+	char *safe = textsafe(s ? s : "", s ? strlen(s) : 0, 0);
+	size_t len = strlen(safe);
+	int n = (int)textsafe_width(safe, len), rc;
+	if (width <= 0) {
+		rc = fputs(safe, f);
+	} else if (n > width) {
+		/* cut by display width, never inside a character */
+		size_t i = 0;
+		int used = 0;
+		while (i < len) {
+			uint32_t cp;
+			size_t cl = ts_utf8((const unsigned char *)safe + i, len - i, &cp);
+			int cw = (int)textsafe_width(safe + i, cl ? cl : 1);
+			if (used + cw > width - 1)
+				break;
+			used += cw;
+			i += cl ? cl : 1;
+		}
+		int pad = width - 1 - used;
+		rc = right ? fprintf(f, "%*s%.*s~", pad, "", (int)i, safe) : fprintf(f, "%.*s~%*s", (int)i, safe, pad, "");
+	} else {
+		rc = right ? fprintf(f, "%*s%s", width - n, "", safe) : fprintf(f, "%s%*s", safe, width - n, "");
+	}
+	free(safe);
+	return rc;
+}
+
+static void ts_json_esc(struct sbuf *b, const unsigned char *s, size_t n, int quote)
+{
+	size_t i = 0;
+	while (i < n) {
+		uint32_t cp;
+		size_t len = ts_utf8(s + i, n - i, &cp);
+		if (!len) {
+			sbuf_adds(b, "\\ufffd");
+			i++;
+			continue;
+		}
+		if (quote && (cp == '"' || cp == '\\'))
+			sbuf_addf(b, "\\%c", (char)cp);
+		else if (quote && cp == '\n')
+			sbuf_adds(b, "\\n");
+		else if (quote && cp == '\t')
+			sbuf_adds(b, "\\t");
+		else if (quote && cp == '\r')
+			sbuf_adds(b, "\\r");
+		else if (!quote && (cp == '\n' || cp == '\t' || cp == '\r'))
+			sbuf_addc(b, (char)cp);  /* a library's layout between tokens */
+		else if (cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp < 0xA0) || ts_reorders(cp))
+			sbuf_addf(b, "\\u%04x", cp);
+		else
+			sbuf_add(b, (const char *)s + i, len);
+		i += len;
+	}
+}
+
+void textsafe_json_str(struct sbuf *b, const char *s, size_t n)
+{
+	sbuf_addc(b, '"');
+	ts_json_esc(b, (const unsigned char *)(s ? s : ""), s ? n : 0, 1);
+	sbuf_addc(b, '"');
+}
+
+void textsafe_json_fix(struct sbuf *b, const char *json)
+{
+	ts_json_esc(b, (const unsigned char *)json, strlen(json), 0);
 }

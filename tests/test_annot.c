@@ -12,6 +12,8 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
+#include <errno.h>
+#include <time.h>
 
 static char tmpdir[] = "/tmp/kbtui-annot-XXXXXX";
 
@@ -171,8 +173,8 @@ int main(void)
 	annot_free(b);
 
 	/* a held lock makes the save wait, then fail with a reason */
-	char lockp[700];
-	snprintf(lockp, sizeof lockp, "%s.lock", path);
+	char lockp[800];
+	snprintf(lockp, sizeof lockp, "%s/" ANNOT_LOCK_NAME, tmpdir);
 	int lfd = open(lockp, O_RDWR | O_CREAT, 0644);
 	pid_t pid = fork();
 	if (pid == 0) {
@@ -193,6 +195,61 @@ int main(void)
 	kill(pid, 9);
 	waitpid(pid, NULL, 0);
 	close(lfd);
+
+	/* nothing is left beside the annotation but the file itself */
+	annot_set(a, "verdict", "clean");
+	char side[800];
+	snprintf(side, sizeof side, "%s.lock", path);
+	close(open(side, O_RDWR | O_CREAT, 0644));  /* what older versions left */
+	ok(annot_save(a, path, 0, &err) == 0, "saved again");
+	struct stat st;
+	ok(lstat(side, &st) != 0 && errno == ENOENT, "no <file>.lock beside the annotation (the old empty one removed)");
+	ok(lstat(lockp, &st) == 0 && S_ISREG(st.st_mode), "one lock file for the directory, " ANNOT_LOCK_NAME);
+
+	/* a planted lock link: refused, nothing created where it points */
+	char lnkdir[700], victim[800];
+	snprintf(lnkdir, sizeof lnkdir, "%s/lnk", tmpdir);
+	mkdir(lnkdir, 0700);
+	snprintf(victim, sizeof victim, "%s/outside-victim", tmpdir);
+	snprintf(lockp, sizeof lockp, "%s/" ANNOT_LOCK_NAME, lnkdir);
+	ok(symlink(victim, lockp) == 0, "planted %s -> outside", ANNOT_LOCK_NAME);
+	snprintf(side, sizeof side, "%s/R.yaml", lnkdir);
+	err = NULL;
+	ok(annot_save(a, side, 0, &err) != 0 && err && strstr(err, "symbolic link"),
+	   "a save through a planted lock link is refused with the reason (%s)", err ? err : "saved");
+	free(err);
+	ok(lstat(victim, &st) != 0 && errno == ENOENT, "the link's target was not created");
+	ok(lstat(side, &st) != 0, "and the annotation was not written");
+	unlink(lockp);
+	ok(mkfifo(lockp, 0644) == 0, "planted a FIFO as the lock");
+	err = NULL;
+	ok(annot_save(a, side, 0, &err) != 0 && err && strstr(err, "not a plain file"),
+	   "a lock that is not a regular file is refused without blocking");
+	free(err);
+	unlink(lockp);
+
+	/* temporary files a killed writer left: stale ones of ours go, others stay */
+	char stale[800], fresh[800], other[800], lookalike[800], stale_link[800];
+	snprintf(stale, sizeof stale, "%s/.R.yaml.aB3xY9", lnkdir);
+	snprintf(fresh, sizeof fresh, "%s/.R.yaml.Fr3sh1", lnkdir);
+	snprintf(other, sizeof other, "%s/.S.yaml.aB3xY9", lnkdir);
+	snprintf(lookalike, sizeof lookalike, "%s/.R.yaml.notours-really", lnkdir);
+	snprintf(stale_link, sizeof stale_link, "%s/.R.yaml.L1nk00", lnkdir);
+	const char *const made[] = {stale, fresh, other, lookalike};
+	struct timespec old[2] = {{time(NULL) - 3600, 0}, {time(NULL) - 3600, 0}};
+	for (int k = 0; k < 4; k++) {
+		close(open(made[k], O_RDWR | O_CREAT, 0600));
+		if (made[k] != fresh)
+			utimensat(AT_FDCWD, made[k], old, 0);
+	}
+	if (symlink(victim, stale_link) == 0)
+		utimensat(AT_FDCWD, stale_link, old, AT_SYMLINK_NOFOLLOW);
+	ok(annot_save(a, side, 0, &err) == 0, "the next write of R.yaml succeeds");
+	ok(lstat(stale, &st) != 0, "an hour-old .R.yaml.XXXXXX is removed");
+	ok(lstat(fresh, &st) == 0, "a fresh one (maybe being written) stays");
+	ok(lstat(other, &st) == 0, "another annotation's temporary file stays");
+	ok(lstat(lookalike, &st) == 0, "a name outside our pattern stays");
+	ok(lstat(stale_link, &st) == 0, "a link stays");
 
 	/* a write that cannot happen leaves the previous file intact */
 	char ro[700];
@@ -244,6 +301,47 @@ int main(void)
 	b = annot_load(rop, &line, &err);
 	ok(!b && strstr(err, "not a mapping"), "a non-mapping document is refused");
 	free(err);
+
+	/* a 600-byte alias bomb: ten copies a level, eight levels, 10^8 nodes */
+	f = fopen(rop, "w");
+	fputs("run_id: x\nverdict: clean\na0: &a0 [x, x, x, x, x, x, x, x, x, x]\n", f);
+	for (int k = 1; k <= 8; k++)
+		fprintf(f, "a%d: &a%d [*a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d]\n",
+		        k, k, k - 1, k - 1, k - 1, k - 1, k - 1, k - 1, k - 1, k - 1, k - 1, k - 1);
+	fclose(f);
+	b = annot_load(rop, &line, &err);
+	ok(!b && err && strstr(err, "alias bomb"), "an alias bomb is refused (%s)", err ? err : "loaded");
+	ok(line >= 7 && line <= 9 && err && strstr(err, "bad.yaml:") , "the bomb's message names the file and the alias's line (%d)", line);
+	free(err);
+	/* one large scalar aliased many times: bytes bound the copies too */
+	f = fopen(rop, "w");
+	fputs("run_id: x\nbig: &b \"", f);
+	for (int k = 0; k < 100000; k++)
+		fputs("0123456789", f);
+	fputs("\"\ncopies: [", f);
+	for (int k = 0; k < 100; k++)
+		fputs("*b, ", f);
+	fputs("*b]\n", f);
+	fclose(f);
+	b = annot_load(rop, &line, &err);
+	ok(!b && err && strstr(err, "alias bomb") && line == 3, "a megabyte scalar aliased a hundred times is refused at line 3");
+	free(err);
+	/* copies nest: a chain of anchors is as deep as written nesting */
+	f = fopen(rop, "w");
+	fputs("run_id: x\nc0: &c0 [x]\n", f);
+	for (int k = 1; k <= 200; k++)
+		fprintf(f, "c%d: &c%d [*c%d]\n", k, k, k - 1);
+	fclose(f);
+	b = annot_load(rop, &line, &err);
+	ok(!b && err && strstr(err, "nests too deep"), "a 200-link chain of aliases is refused as too deep (%s)", err ? err : "loaded");
+	free(err);
+	/* aliases that stay small still load as copies */
+	f = fopen(rop, "w");
+	fputs("run_id: x\nverdict: clean\nq: &q {file: solution.py, lines: [1, 2]}\nagain: *q\n", f);
+	fclose(f);
+	b = annot_load(rop, &line, &err);
+	ok(b != NULL, "a small alias still loads");
+	annot_free(b);
 
 	annot_free(a);
 

@@ -509,6 +509,79 @@ static int print_last_quote(const char *yaml, const char *out)
 	return f ? 0 : 1;
 }
 
+/* A dataset's run whose files are links: inside the dataset they are read,
+ * out of it (or to a device or FIFO) refused with the reason, never read. */
+static void test_artifact_links(void)
+{
+	char ds[600], run[700], other[700], p[800], t[800];
+	struct artifacts *as;
+	const struct artifact *a;
+
+	snprintf(ds, sizeof ds, "%s/ds", tmpdir);
+	mkdir(ds, 0755);
+	snprintf(p, sizeof p, "%s/runs", ds);
+	mkdir(p, 0755);
+	snprintf(run, sizeof run, "%s/runs/R", ds);
+	mkdir(run, 0755);
+	snprintf(other, sizeof other, "%s/runs/S", ds);
+	mkdir(other, 0755);
+	/* the secret lives outside the dataset, beside it */
+	snprintf(t, sizeof t, "%s/secret-shadow", tmpdir);
+	write_file(t, "root:$6$SECRET:19000:0:99999:7:::\n");
+	snprintf(p, sizeof p, "%s/solution.py", run);
+	ok(symlink(t, p) == 0, "solution.py -> a file outside the dataset");
+	snprintf(p, sizeof p, "%s/check.log", other);
+	write_file(p, "PASS shared\n");
+	snprintf(t, sizeof t, "%s/check.log", run);
+	ok(symlink("../S/check.log", t) == 0, "check.log -> another run's file, inside the dataset");
+	snprintf(p, sizeof p, "%s/benchmark.log", run);
+	ok(symlink("/dev/zero", p) == 0, "benchmark.log -> /dev/zero");
+	snprintf(p, sizeof p, "%s/stderr.log", run);
+	ok(mkfifo(p, 0644) == 0, "stderr.log is a FIFO");
+	snprintf(p, sizeof p, "%s/result.json", run);
+	ok(symlink("missing-target", p) == 0, "result.json is a dangling link");
+	snprintf(p, sizeof p, "%s/final.txt", run);
+	ok(symlink("/etc/passwd", p) == 0, "final.txt -> /etc/passwd");
+
+	as = artifacts_load(run, NULL, NULL);
+	is_int(as->n, 6, "every file is listed, read or refused");
+	ok(artifacts_find(as, "solution.py") == NULL, "the outside solution.py cannot be found for quoting");
+	ok(as->n > 0 && !strcmp(as->v[0].name, "solution.py") && as->v[0].refused &&
+	   strstr(as->v[0].refused, "outside the dataset"), "solution.py is refused: it resolves outside the dataset");
+	int leaked = 0;
+	for (size_t i = 0; i < as->n; i++)
+		leaked |= as->v[i].text && (strstr(as->v[i].text, "SECRET") || strstr(as->v[i].text, "root:"));
+	ok(!leaked, "no refused file's bytes were read");
+	a = artifacts_find(as, "check.log");
+	ok(a && a->nlines == 1 && !strncmp(a->text, "PASS shared", 11), "a link to another run of the same dataset is read");
+	for (size_t i = 0; i < as->n; i++) {
+		const struct artifact *v = &as->v[i];
+		if (!strcmp(v->name, "benchmark.log"))
+			ok(v->refused && strstr(v->refused, "outside"), "/dev/zero is refused (outside the dataset)");
+		if (!strcmp(v->name, "stderr.log"))
+			ok(v->refused && strstr(v->refused, "not a regular file"), "a FIFO is refused without blocking");
+		if (!strcmp(v->name, "result.json"))
+			ok(v->refused && strstr(v->refused, "leads nowhere"), "a dangling link says so");
+		if (!strcmp(v->name, "final.txt"))
+			ok(v->refused && v->nlines == 0, "final.txt -> /etc/passwd is refused, no lines");
+	}
+	artifacts_free(as);
+
+	/* a transcript opened beside the run is held to the same root */
+	snprintf(t, sizeof t, "%s/transcript.jsonl", run);
+	snprintf(p, sizeof p, "%s/secret-shadow", tmpdir);
+	ok(symlink(p, t) == 0, "transcript.jsonl -> outside");
+	as = artifacts_load(run, NULL, t);
+	ok(as->n == 7 && as->v[6].refused && artifacts_find(as, "transcript.jsonl") == NULL,
+	   "the linked-out transcript is refused in the artifact pane too");
+	artifacts_free(as);
+
+	/* a run directory outside any dataset: its own directory is the root */
+	char *root = artifact_root(other);
+	is_str(root && strrchr(root, '/') ? strrchr(root, '/') + 1 : root, "ds", "runs/<R> resolves inside the dataset above runs/");
+	free(root);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "--last-quote"))
@@ -523,6 +596,7 @@ int main(int argc, char **argv)
 	test_concurrent();
 	test_readonly();
 	test_artifacts();
+	test_artifact_links();
 	test_real_quotes();
 	if (!getenv("KB_KEEP")) {
 		char *rm = xasprintf("rm -rf '%s'", tmpdir);

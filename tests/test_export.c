@@ -26,7 +26,15 @@ int main(void)
 	field_is("-2+3", "'-2+3", "- first: ' added");
 	field_is("@SUM(A1)", "'@SUM(A1)", "@ first: ' added");
 	field_is("\t=1", "'\t=1", "tab first: ' added");
-	field_is("\r=1", "\"'\r=1\"", "CR first: ' added and quoted");
+	/* a raw CR would return a terminal's cursor and hide what came before */
+	field_is("\r=1", "'^M=1", "CR first: ' added, the CR made visible");
+	field_is("a\nb", "\"a\nb\"", "a line break is kept, quoted");
+	field_is("\x1b]52;c;aGk=\x07", "^[]52;c;aGk=^G", "OSC 52: made visible");
+	field_is("\x1b]0;title\x07", "^[]0;title^G", "title change: made visible");
+	field_is("csi \x1b[2J c1 \xc2\x9b" "31m", "csi ^[[2J c1 <U+009B>31m", "CSI and the 8-bit CSI: made visible");
+	field_is("\xe2\x80\xae" "abc", "<U+202E>abc", "a bidi override: made visible");
+	field_is("bad \xff", "bad <FF>", "invalid UTF-8: made visible");
+	field_is("\x1b=1", "^[=1", "ESC then = is not a formula after it is made visible");
 	field_is("a=1", "a=1", "= later in the text: unchanged");
 	field_is("x-y", "x-y", "- later in the text: unchanged");
 

@@ -278,6 +278,7 @@ static void test_bad_bytes(void)
 		is_str(s, "bad <FF><FE><C0><AF> ok", "textsafe shows each invalid byte as <XX>");
 		free(s);
 		ok(r->ev[1].text && !strncmp(r->ev[1].text, "nul", 3), "escaped NUL: the text before it kept");
+		is_str(r->ev[1].text, "nul\xe2\x90\x80" "after", "escaped NUL: shown as U+2400, the text after it kept too");
 		is_str(r->ev[2].text, "last", "the line after the NUL read");
 	}
 	run_free(r);
@@ -440,6 +441,75 @@ static void test_benchlog_shape(void)
 	}
 }
 
+/* The helpers every human-readable output goes through (textsafe.h). */
+static void test_textsafe_out(void)
+{
+	char *p = tmpfile_path("out.txt");
+	FILE *f = fopen(p, "w+");
+	static const char nul[] = "clean\0\x1b]52;c;aGk=\x07 rest";
+	textsafe_fput(f, nul, sizeof nul - 1, 0);
+	fputc('|', f);
+	textsafe_fprintf(f, "file %s: type %s\n", "a\x1b]0;t\x07.jsonl", "x\xc2\x9b" "2J\xe2\x80\xae" "z\xff");
+	textsafe_fput_cell(f, "\x1b[2Jabcdefgh", 6, 0);
+	fputc('|', f);
+	textsafe_fput_cell(f, "ab", 6, 1);
+	fputc('|', f);
+	fflush(f);
+	rewind(f);
+	char buf[512] = "";
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	ok(!has_control(buf, n, 1), "textsafe_fput/fprintf/fput_cell: no control byte written");
+	has_str(buf, "clean^@^[]52;c;aGk=^G rest|", "textsafe_fput: a NUL shows as ^@ and the rest follows");
+	has_str(buf, "file a^[]0;t^G.jsonl: type x<U+009B>2J<U+202E>z<FF>\n",
+	        "textsafe_fprintf: file name and record type made visible, the newline kept");
+	has_str(buf, "^[[2J~|", "textsafe_fput_cell: cut to 6 columns with ~");
+	has_str(buf, "|    ab|", "textsafe_fput_cell: right-aligned");
+	unlink(p);
+	free(p);
+
+	/* cuts between characters */
+	const char *e = "\xc3\xa9\xc3\xa9\xc3\xa9";  /* three 2-byte characters */
+	is_int(textsafe_cut(e, 6, 5), 4, "textsafe_cut: 5 bytes of 2-byte characters keeps 4");
+	is_int(textsafe_cut(e, 6, 6), 6, "textsafe_cut: all of it when it fits");
+	is_int(textsafe_cut("ab\xff", 3, 2), 2, "textsafe_cut: an invalid byte is one character");
+	is_int(textsafe_cut("\xe2\x80\xae", 3, 2), 0, "textsafe_cut: never half a 3-byte character");
+	struct run *r = run_new();
+	run_error(r, 7, "type %s", "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+	          "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+	          "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+	          "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+	          "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+	          "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+	          "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+	          "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+	          "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+	          "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+	          "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+	          "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+	          "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9");
+	if (r->nerrors == 1) {
+		char *s = textsafe(r->errors[0].msg, strlen(r->errors[0].msg), 0);
+		ok(strlen(r->errors[0].msg) < sizeof r->errors[0].msg && !strstr(s, "<C3>"),
+		   "a parser message cut to its buffer ends on a whole character");
+		free(s);
+	}
+	run_free(r);
+
+	/* JSON */
+	struct sbuf b;
+	sbuf_init(&b);
+	textsafe_json_str(&b, "q\"\\\n\t\x1b]0;t\x07\x7f\xc2\x9b\xe2\x80\xae\xe2\x81\xa6\xff ok", 24);
+	is_str(b.s, "\"q\\\"\\\\\\n\\t\\u001b]0;t\\u0007\\u007f\\u009b\\u202e\\u2066\\ufffd ok\"",
+	       "textsafe_json_str: quotes, controls, DEL, C1, bidi escaped; an invalid byte as \\ufffd");
+	sbuf_reset(&b);
+	textsafe_json_fix(&b, "{\"a\": \"x\x7f\xc2\x9b\xe2\x80\xae\xff\",\n\t\"b\": 1}");
+	is_str(b.s, "{\"a\": \"x\\u007f\\u009b\\u202e\\ufffd\",\n\t\"b\": 1}",
+	       "textsafe_json_fix: a library's JSON gets the same escapes, its layout kept");
+	sbuf_free(&b);
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir)) {
@@ -454,6 +524,7 @@ int main(void)
 	test_benchlog_shape();
 	test_huge_result();
 	test_huge_line();
+	test_textsafe_out();
 	rmdir(tmpdir);
 	return tap_done();
 }

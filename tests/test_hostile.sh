@@ -50,5 +50,31 @@ t "10,000-deep line: exit 1 (a malformed line), not a crash" '[ $rc -eq 1 ]'
 t "10,000-deep line: message names line 2" 'grep -q "deep.jsonl:2: " "$tmp/err"'
 t "10,000-deep line: the lines around it are dumped" 'grep -q "\"text\":\"before\"" "$tmp/out" && grep -q "\"text\":\"after\"" "$tmp/out"'
 
+# a 600-byte YAML alias bomb in annotations/: every command that reads the
+# annotations refuses that file by name and line, and finishes
+ds="$tmp/ds"; R=20260101_000000_grok_m_01_fp8_gemm
+mkdir -p "$ds/runs/R" "$ds/annotations"
+printf '{"type":"text","data":"ok"}\n{"type":"end","sessionId":"s"}\n' > "$ds/runs/R/transcript.jsonl"
+printf '{"run_id":"%s","harness":"grok","model":"m","problem":"01_fp8_gemm","correct":true,"peak_fraction":0.25,"format":"grok","transcript":"runs/R/transcript.jsonl"}\n' "$R" > "$ds/runs.jsonl"
+{
+	printf 'run_id: %s\nverdict: clean\na0: &a0 [x, x, x, x, x, x, x, x, x, x]\n' "$R"
+	for k in 1 2 3 4 5 6 7 8; do
+		j=$((k - 1))
+		printf 'a%d: &a%d [*a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d]\n' $k $k $j $j $j $j $j $j $j $j $j $j
+	done
+} > "$ds/annotations/$R.yaml"
+cp "$ds/annotations/$R.yaml" "$tmp/bomb.before"
+bomb_msg="annotations/$R.yaml:[0-9]+: alias \*a[0-9] expands past"
+(cd "$tmp" && "$kb" runs "$ds") > "$tmp/out" 2> "$tmp/err"; rc=$?
+t "runs on a dataset with an alias bomb: finishes, lists the run" '[ $rc -le 1 ] && grep -q "$R" "$tmp/out"'
+t "runs names the bomb's file and line" 'grep -qE "$bomb_msg" "$tmp/err"'
+"$kb" annotations check "$ds/annotations" > "$tmp/out" 2> "$tmp/err"; rc=$?
+t "annotations check: exit 1, the file unreadable, by file and line" '[ $rc -eq 1 ] && grep -q "1 unreadable" "$tmp/out" && grep -qE "$bomb_msg" "$tmp/err"'
+"$kb" export --format md "$ds" > "$tmp/out" 2> "$tmp/err"; rc=$?
+t "export: finishes, the run exported without its verdict, the bomb named" '[ $rc -le 1 ] && grep -q "$R" "$tmp/out" && grep -qE "$bomb_msg" "$tmp/err"'
+"$kb" annotate "$R" --verdict bug --implication x "$ds" > "$tmp/out" 2> "$tmp/err"; rc=$?
+t "annotate over the bomb: exit 1, the bomb named" '[ $rc -eq 1 ] && grep -qE "$bomb_msg" "$tmp/err"'
+t "and the file is left as it was" 'cmp -s "$tmp/bomb.before" "$ds/annotations/$R.yaml"'
+
 echo "1..$n"
 exit $fail

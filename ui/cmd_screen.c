@@ -44,7 +44,7 @@ int cmd_screen_prepare(const struct cmd_screen *s, FILE *err)
 	if (s->no_mouse)
 		mouse_disable();
 	if (theme_select(s->theme, &e) < 0) {
-		fprintf(err, "kbtui: %s\n", e);
+		textsafe_fprintf(err, "kbtui: %s\n", e);
 		free(e);
 		return CMD_BADINPUT;
 	}

@@ -4,6 +4,7 @@
  * `const struct cmd_entry`, and one line of KBTUI_COMMANDS below; --help,
  * `kbtui CMD --help` and the man page check come from the entries. */
 #include "config.h"
+#include "textsafe.h"
 
 #include <fcntl.h>
 #include <getopt.h>
@@ -130,7 +131,7 @@ struct main_cli {
 static int main_usage_error(const char *fmt, const char *arg)
 {
 	fprintf(stderr, "kbtui: ");
-	fprintf(stderr, fmt, arg);
+	textsafe_fprintf(stderr, fmt, arg);
 	fprintf(stderr, "\nTry 'kbtui --help'.\n");
 	return CMD_USAGE;
 }
@@ -181,7 +182,7 @@ static int main_browse(const char *dir, const struct tui_tagging *tg, long open)
 	char *err = NULL;
 	struct dataset *ds = dataset_open(dir, &err);
 	if (!ds) {
-		fprintf(stderr, "kbtui: %s\n", err);
+		textsafe_fprintf(stderr, "kbtui: %s\n", err);
 		free(err);
 		return CMD_BADINPUT;
 	}
@@ -197,7 +198,7 @@ static int main_replay(const char *file, const char *format)
 	char *err = NULL;
 	struct run *r = parser_load_final(file, format ? parser_find(format) : NULL, &err);
 	if (!r) {
-		fprintf(stderr, "kbtui: %s\n", err);
+		textsafe_fprintf(stderr, "kbtui: %s\n", err);
 		free(err);
 		return CMD_BADINPUT;
 	}
@@ -245,7 +246,7 @@ static int main_tui(const struct main_cli *c, const char *argv0)
 	}
 	char *file = util_is_dir(c->path) ? dataset_find_transcript(c->path) : xstrdup(c->path);
 	if (!file) {
-		fprintf(stderr, "kbtui: %s: not a dataset (no runs.jsonl or runs/) and no transcript in it\n", c->path);
+		textsafe_fprintf(stderr, "kbtui: %s: not a dataset (no runs.jsonl or runs/) and no transcript in it\n", c->path);
 		return CMD_BADINPUT;
 	}
 	rc = main_replay(file, c->scr.format);

@@ -139,6 +139,15 @@ static void pane_artifact_draw(struct pane *p, struct replay *rp, int y, int x, 
 		draw_put(y, x, w, "This run has no artifacts here (solution, logs, result.json, final answer).", RL_DIM);
 		return;
 	}
+	if (f->refused) {
+		char *name = draw_safe(f->name), *why = draw_safe(f->refused);
+		char *m = xasprintf("%s refused: %s", name, why);
+		draw_put(y, x, w, m, RL_WARN);
+		free(m);
+		free(why);
+		free(name);
+		return;
+	}
 	int numw = snprintf(num, sizeof num, "%zu", f->nlines ? f->nlines : 1);
 	size_t top = a->top[a->cur], left = a->left[a->cur];
 	for (int r = 0; r < h && top + (size_t)r < f->nlines; r++) {
@@ -168,7 +177,8 @@ static void pane_artifact_title(struct pane *p, struct replay *rp, char *buf, si
 		return;
 	}
 	char *name = draw_safe(f->name);
-	snprintf(buf, n, " %s  (%zu/%zu, o/O: other files)", name, a->cur + 1, a->as->n);
+	snprintf(buf, n, " %s%s  (%zu/%zu, o/O: other files)", name, f->refused ? " (refused)" : "",
+	         a->cur + 1, a->as->n);
 	free(name);
 }
 
@@ -269,6 +279,10 @@ static void pane_artifact_quote_key(struct pane *p, struct replay *rp)
 	free(rp->msg);
 	rp->msg = NULL;
 	rp->dirty |= D_STATUS;
+	if (f && f->refused) {
+		rp->msg = xasprintf("nothing to quote: this file was refused (%s)", f->refused);
+		return;
+	}
 	if (!f || !f->nlines) {
 		rp->msg = xstrdup("nothing to quote here");
 		return;

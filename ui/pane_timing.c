@@ -19,6 +19,7 @@
 #include "run.h"
 #include "theme.h"
 #include "util.h"
+#include "textsafe.h"
 
 /* result.json beside the table when the pane is at least this wide */
 #define TIMING_SIDE_MIN 100
@@ -176,8 +177,8 @@ static void pane_timing_row_text(struct tlines *L, const struct pane_timing_row 
 		pane_timing_num(a, sizeof a, r->tflops, "%.3f");
 		pane_timing_num(b, sizeof b, r->gbps, "%.3f");
 		pane_timing_num(c, sizeof c, r->ms, "%.4f");
-		snprintf(buf, sizeof buf, "  %5d  %-12.40s %9s %9s %10s", r->shape, r->kind == BL_HTIME ? "(harness)" : v,
-		         a, b, c);
+		snprintf(buf, sizeof buf, "  %5d  %-12.*s %9s %9s %10s", r->shape, r->kind == BL_HTIME ? 9 : (int)textsafe_cut(v, strlen(v), 40),
+		         r->kind == BL_HTIME ? "(harness)" : v, a, b, c);
 		role = !strcmp(v, "solution") ? RL_TEXT : RL_NORMAL;
 		break;
 	case BL_SHAPE_PEAK:
@@ -188,7 +189,7 @@ static void pane_timing_row_text(struct tlines *L, const struct pane_timing_row 
 		role = RL_PLOT;
 		break;
 	case BL_TIMING:
-		snprintf(buf, sizeof buf, "  time %.60s: %g ms", v, r->ms);
+		snprintf(buf, sizeof buf, "  time %.*s: %g ms", (int)textsafe_cut(v, strlen(v), 60), v, r->ms);
 		role = RL_DIM;
 		break;
 	case BL_PASS:
@@ -196,11 +197,11 @@ static void pane_timing_row_text(struct tlines *L, const struct pane_timing_row 
 		role = RL_OK;
 		break;
 	case BL_FAIL:
-		snprintf(buf, sizeof buf, "  FAIL: %.200s", v);
+		snprintf(buf, sizeof buf, "  FAIL: %.*s", (int)textsafe_cut(v, strlen(v), 200), v);
 		role = RL_FAIL;
 		break;
 	case BL_RESULT:
-		snprintf(buf, sizeof buf, "  RESULT: %.40s", v);
+		snprintf(buf, sizeof buf, "  RESULT: %.*s", (int)textsafe_cut(v, strlen(v), 40), v);
 		role = RL_WARN;
 		break;
 	default:

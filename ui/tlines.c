@@ -45,51 +45,58 @@ void tlines_wrap(struct tlines *L, const char *s, size_t n, int role, int width)
 	tlines_wrap_hang(L, s, n, role, width, 0);
 }
 
+/* How many bytes of s[0..n) the next row of width columns takes: up to a
+ * space in the row's second half when the line goes on, at least one
+ * character. Looks at one row's worth of text only. */
+static size_t tlines_row_len(const char *s, size_t n, int width)
+{
+	size_t i = 0, brk = 0;
+	int w = 0;
+	if (!n)
+		return 0;
+	while (i < n) {
+		size_t cl = draw_u8len(s + i, n - i);
+		int cw = (int)textsafe_width(s + i, cl);
+		if (w + cw > width)
+			break;
+		w += cw;
+		i += cl;
+		if (s[i - 1] == ' ' && w > width / 2)
+			brk = i;
+	}
+	if (i < n && brk)
+		return brk;
+	if (i == 0)  /* one character wider than the pane */
+		return draw_u8len(s, n);
+	return i;
+}
+
+/* One pass over the line, each row built once: time linear in n, no
+ * recursion (a one-line event of megabytes is a hundred thousand rows). */
 void tlines_wrap_hang(struct tlines *L, const char *s, size_t n, int role, int width, int hang)
 {
 	if (width < 1)
 		width = 1;
 	if (hang < 0 || hang > width / 2)  /* a narrow pane: the text's width matters more */
 		hang = 0;
-	int first = 1;
-	do {
-		if (!first) {  /* a continuation row: under the first row's text */
-			struct sbuf b;
-			sbuf_init(&b);
-			sbuf_addf(&b, "%*s", hang, "");
-			size_t before = L->n;
-			tlines_wrap_hang(L, s, n, role, width - hang, -1);
-			for (size_t k = before; k < L->n; k++) {
-				sbuf_reset(&b);
-				sbuf_addf(&b, "%*s%s", hang, "", L->v[k].s);
-				free(L->v[k].s);
-				L->v[k].s = sbuf_detach(&b);
-			}
-			sbuf_free(&b);
-			return;
-		}
-		first = 0;
-		size_t i = 0, brk = 0;
-		int w = 0;
-		while (i < n) {
-			size_t cl = draw_u8len(s + i, n - i);
-			int cw = (int)textsafe_width(s + i, cl);
-			if (w + cw > width)
-				break;
-			w += cw;
-			i += cl;
-			if (s[i - 1] == ' ' && w > width / 2)
-				brk = i;
-		}
-		size_t take = i;
-		if (i < n && brk)
-			take = brk;
-		if (take == 0)  /* one character wider than the pane */
-			take = draw_u8len(s, n);
-		tlines_push(L, s, take, role);
+	size_t take = tlines_row_len(s, n, width);
+	tlines_push(L, s, take, role);
+	s += take;
+	n -= take;
+	if (!n)
+		return;
+	struct sbuf b;
+	sbuf_init(&b);
+	while (n > 0) {  /* continuation rows: under the first row's text */
+		take = tlines_row_len(s, n, width - hang);
+		sbuf_reset(&b);
+		sbuf_addf(&b, "%*s", hang, "");
+		sbuf_add(&b, s, take);
+		tlines_push(L, b.s, b.len, role);
 		s += take;
 		n -= take;
-	} while (n > 0);
+	}
+	sbuf_free(&b);
 }
 
 static int tlines_diff_role(const char *s)
@@ -143,7 +150,7 @@ void tlines_head(struct tlines *L, int role, int width, const char *fmt, ...)
 	va_list ap;
 	char buf[512];
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
+	textsafe_vsnprintf(buf, sizeof buf, fmt, ap);  /* a cut falls between characters */
 	va_end(ap);
 	tlines_wrap(L, buf, strlen(buf), role, width);
 }
