@@ -1,5 +1,6 @@
 /* cmd_formats.c: `kbtui formats`: the transcript formats this build reads. */
 #include "cmd.h"
+#include "textsafe.h"
 #include "parser.h"
 
 int cmd_formats(FILE *out)

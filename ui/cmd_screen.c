@@ -2,6 +2,7 @@
  * and the browser), in one place. */
 #include "cmd_screen.h"
 #include "cmd.h"
+#include "textsafe.h"
 #include "mouse.h"
 #include "parser.h"
 #include "theme.h"
