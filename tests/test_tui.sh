@@ -134,7 +134,7 @@ if "$kb" dump --jsonl "$ds/runs/delta/transcript.jsonl" 2> /dev/null | grep -q '
 	keys b T
 	t "T: back to the Write call" 'wait_for b "tool calls 1" && has "path: /w/solution.py"'
 	keys b g e
-	t "e: the failed tool result" 'wait_for b "^ *[0-9]+ +result +Bash +bash: nvcc: command not found" && has "tool_result +line [0-9]+ +error"'
+	t "e: the failed tool result" 'wait_for b "^ *[0-9]+ +result +Bash +bash: nvcc: command not found" "tool_result +line [0-9]+ +error"'
 	t "the status bar sums tokens so far" 'has "tokens in [0-9]+ out [0-9]+"'
 	keys b q
 	wait_for b "Enter replay" > /dev/null
