@@ -1,10 +1,12 @@
 /* fuzz_textsafe.c: libFuzzer target for textsafe: whatever goes in, what
  * comes out has no control byte a terminal would act on (C0 other than
- * \t/\n, DEL, C1 as UTF-8) and is valid UTF-8. */
+ * \t/\n, DEL, C1 as UTF-8) and is valid UTF-8; the same for the JSON
+ * escaper; and textsafe_cut never cuts inside a character. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "textsafe.h"
+#include "util.h"
 
 static size_t fuzz_utf8_len(const unsigned char *s, size_t n)
 {
@@ -57,10 +59,26 @@ static void fuzz_check(const char *out, int flags)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	const char *in = (const char *)data;
 	for (int flags = 0; flags < 4; flags++) {
-		char *out = textsafe((const char *)data, size, flags);
+		char *out = textsafe(in, size, flags);
 		fuzz_check(out, flags);
 		free(out);
+	}
+	/* a JSON string of anything: no raw control, valid UTF-8 */
+	struct sbuf b;
+	sbuf_init(&b);
+	textsafe_json_str(&b, in, size);
+	fuzz_check(b.s, 0);
+	sbuf_free(&b);
+	/* a cut never ends inside a valid character */
+	for (size_t max = 0; max <= size && max < 16; max++) {
+		size_t k = textsafe_cut(in, size, max);
+		char *whole = textsafe(in, size, 0), *part = textsafe(in, k, 0);
+		if (k > max || strncmp(whole, part, strlen(part)) != 0)
+			abort();
+		free(whole);
+		free(part);
 	}
 	return 0;
 }
