@@ -30,24 +30,67 @@ int evalbox_choose(const char *asked, enum sandbox_kind *k, char **why)
 	return -1;
 }
 
-/* What a step may read under the hidden homes: owned, NULL-ended. */
+/* What a step may read under the hidden homes (owned, NULL-ended) and
+ * the eval's work directory, the one it may write. */
 struct evalbox_ctx {
 	const struct evalbox *b;
 	char *ro[8];
 	int nro;
+	char *workdir;
 };
 
-/* The directory two levels above a program's real path: the CUDA root of
- * bin/nvcc, a python installation's prefix of bin/python. */
+/* Whether a directory is too wide to show: the root, /tmp (private inside),
+ * a hidden home itself. */
+static int evalbox_too_wide(const char *dir)
+{
+	const char *home = getenv("HOME");
+	static const char *const wide[] = {"/", "/tmp", "/home", "/root", "/run", "/usr", "/var", "/opt"};
+	for (size_t i = 0; i < sizeof wide / sizeof *wide; i++)
+		if (!strcmp(dir, wide[i]))
+			return 1;
+	return home && !strcmp(dir, home);
+}
+
+/* The installation a program belongs to: two levels above its real path
+ * (the CUDA root of bin/nvcc, the prefix of a python's bin/python), or
+ * its own directory when that would be too wide. */
 static char *evalbox_prefix(const char *prog)
 {
 	char real[PATH_MAX], *slash;
 	if (!prog || !realpath(prog, real))
 		return NULL;
-	for (int i = 0; i < 2; i++)
-		if ((slash = strrchr(real, '/')) && slash != real)
-			*slash = 0;
+	if ((slash = strrchr(real, '/')) && slash != real)
+		*slash = 0;
+	char *bin = xstrdup(real);
+	if ((slash = strrchr(real, '/')) && slash != real)
+		*slash = 0;
+	if (evalbox_too_wide(real))
+		return bin;
+	free(bin);
 	return xstrdup(real);
+}
+
+/* The work directory eval_run will use: the caller's, else its default
+ * ./kbtui-eval-NAME (eval_workdir in eval.c), as an absolute path. */
+static char *evalbox_workdir(const struct eval_opts *o)
+{
+	char *pdir = o->problems_dir ? xstrdup(o->problems_dir) : problem_default_dir();
+	char *dir = o->problem ? problem_find(pdir, o->problem) : NULL, *err = NULL, *wd = NULL, cwd[PATH_MAX];
+	struct problem *pb = dir ? problem_load(dir, &err) : NULL;
+	if (o->workdir)
+		wd = xstrdup(o->workdir);
+	else if (pb)
+		wd = xasprintf("kbtui-eval-%s", pb->name);
+	if (wd && wd[0] != '/' && getcwd(cwd, sizeof cwd)) {
+		char *abs = util_path_join(cwd, wd);
+		free(wd);
+		wd = abs;
+	}
+	problem_free(pb);
+	free(err);
+	free(dir);
+	free(pdir);
+	return wd;
 }
 
 static char *evalbox_which(const char *name)
@@ -72,6 +115,7 @@ static void evalbox_ctx_init(struct evalbox_ctx *c, const struct eval_opts *o, c
 	char *nvcc = o->nvcc ? xstrdup(o->nvcc) : eval_find_nvcc();
 	memset(c, 0, sizeof *c);
 	c->b = b;
+	c->workdir = evalbox_workdir(o);
 	c->ro[c->nro++] = o->problems_dir ? xstrdup(o->problems_dir) : problem_default_dir();
 	if (o->solution)
 		c->ro[c->nro++] = xstrdup(o->solution);
@@ -95,13 +139,14 @@ static void evalbox_ctx_free(struct evalbox_ctx *c)
 {
 	for (int i = 0; i < c->nro; i++)
 		free(c->ro[i]);
+	free(c->workdir);
 }
 
 static char **evalbox_wrap(void *ud, const struct proc_spec *spec)
 {
 	struct evalbox_ctx *c = ud;
 	struct sandbox_spec s = {
-		.kind = c->b->kind, .workdir = spec->cwd, .ro = (const char *const *)c->ro,
+		.kind = c->b->kind, .workdir = c->workdir ? c->workdir : spec->cwd, .cwd = spec->cwd, .ro = (const char *const *)c->ro,
 		.keep = c->b->keep, .gpu = 1, .env = spec->env,
 	};
 	return sandbox_wrap(&s, spec->argv);

@@ -227,7 +227,7 @@ static void sandbox_bwrap_opts(char ***v, size_t *n, const struct sandbox_spec *
 	for (size_t i = 0; hidden[i]; i++)
 		sandbox_push3(v, n, "--remount-ro", hidden[i], NULL);
 	sandbox_argv_free(hidden);
-	sandbox_push3(v, n, "--chdir", wd ? wd : "/tmp", NULL);
+	sandbox_push3(v, n, "--chdir", s->cwd && realpath(s->cwd, real) ? real : wd ? wd : "/tmp", NULL);
 	if (sandbox_userns)
 		sandbox_push(v, n, "--unshare-user");
 	const char *fixed[] = {

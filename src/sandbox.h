@@ -43,7 +43,8 @@ int sandbox_bwrap_works(char **why);
 /* One sandboxed command. Strings are borrowed. */
 struct sandbox_spec {
 	enum sandbox_kind kind;
-	const char *workdir;        /* writable, the current directory; NULL: /tmp (private) */
+	const char *workdir;        /* writable; NULL: only the private /tmp */
+	const char *cwd;            /* the current directory; NULL: workdir (or /tmp) */
 	const char *const *rw;      /* more writable directories, NULL-ended; may be NULL */
 	const char *const *ro;      /* paths under the hidden ones to show read-only
 	                             * (a problems folder under $HOME); may be NULL */
