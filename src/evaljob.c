@@ -88,6 +88,11 @@ static void *evaljob_thread(void *arg)
 
 struct evaljob *evaljob_start(const struct eval_opts *o)
 {
+	return evaljob_start_sandbox(o, NULL);
+}
+
+struct evaljob *evaljob_start_sandbox(const struct eval_opts *o, const char *sandbox)
+{
 	struct evaljob *j = xcalloc(1, sizeof *j);
 	sigset_t all, old;
 	j->o = *o;
@@ -98,7 +103,7 @@ struct evaljob *evaljob_start(const struct eval_opts *o)
 	j->stage = EVAL_SETUP;
 	/* the code comes from a transcript: sandboxed, or refused (here, in
 	 * the caller's thread, where the probe of bwrap runs once) */
-	if (evalbox_choose(NULL, &j->box.kind, &j->refused) < 0)
+	if (evalbox_choose(sandbox, &j->box.kind, &j->refused) < 0)
 		j->box.kind = SANDBOX_NONE;
 	pthread_mutex_init(&j->mu, NULL);
 	/* every signal blocked in the worker: resize and Ctrl-C reach the screen */

@@ -6,6 +6,7 @@
  * missing or cannot make namespaces here. */
 #include "tap.h"
 #include "agent.h"
+#include "eval.h"
 #include "sandbox.h"
 #include "util.h"
 
@@ -212,6 +213,18 @@ static void test_contained(struct agent_opts *o, const char *work, const char *f
 		unlink(p);
 	}
 	free(p);
+	/* still a place to work: the CUDA toolkit compiles there */
+	char *nvcc = eval_find_nvcc();
+	if (nvcc) {
+		cmd = xasprintf("printf 'int main(void) { return 0; }\\n' > t.cu && '%s' -o t t.cu && ./t && echo built-and-ran", nvcc);
+		s = sb_bash(o, cmd, 120, &is_error);
+		has_str(s, "built-and-ran", "nvcc compiles and the program runs inside the sandbox");
+		free(s);
+		free(cmd);
+		free(nvcc);
+	} else {
+		tap_skip("no nvcc: the compile inside the sandbox is not tried");
+	}
 	s = sb_bash(o, "exec 3< /dev/tty && echo has-tty", 0, &is_error);
 	ok(s && !strstr(s, "has-tty"), "no controlling terminal inside (nothing to push keys into)");
 	free(s);
