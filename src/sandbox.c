@@ -109,10 +109,11 @@ char **sandbox_gpu_nodes(const char *devdir)
 	return v;
 }
 
+extern char **environ;
+
 /* The environment inside: the allowlist from ours, then ours on top. */
 static void sandbox_env(char ***v, size_t *n, const struct sandbox_spec *s, const char *wd, int bwrap)
 {
-	extern char **environ;
 	struct sbuf b;
 	sbuf_init(&b);
 	for (char **e = environ; e && *e; e++) {
@@ -161,10 +162,19 @@ static void sandbox_env(char ***v, size_t *n, const struct sandbox_spec *s, cons
 	sbuf_free(&b);
 }
 
+/* Whether path is dir or below it. */
+static int sandbox_under(const char *path, const char *dir)
+{
+	size_t k = strlen(dir);
+	return !strncmp(path, dir, k) && (path[k] == 0 || path[k] == '/' || !strcmp(dir, "/"));
+}
+
 /* Directories a command must not read: other users' and our home (tokens,
  * keys, shell history), daemons' sockets (a read-only bind still lets a
- * socket be connected to). Real paths, each once; owned list. */
-static char **sandbox_hidden_dirs(void)
+ * socket be connected to). Real paths, each once, none that is the work
+ * directory or inside it (the mask and its remount would cover it); owned
+ * list. */
+static char **sandbox_hidden_dirs(const char *wd)
 {
 	const char *cand[] = {"/root", "/home", getenv("HOME"), "/run", "/var/run", "/etc/ssh"};
 	char **v = xmalloc(sizeof *v), real[PATH_MAX];
@@ -174,11 +184,9 @@ static char **sandbox_hidden_dirs(void)
 		if (!cand[i] || cand[i][0] != '/' || !realpath(cand[i], real) || !util_is_dir(real) ||
 		    !strcmp(real, "/"))
 			continue;
-		int dup = 0;
-		for (size_t j = 0; j < n && !dup; j++) {
-			size_t k = strlen(v[j]);
-			dup = !strncmp(real, v[j], k) && (real[k] == 0 || real[k] == '/');
-		}
+		int dup = wd && sandbox_under(real, wd);
+		for (size_t j = 0; j < n && !dup; j++)
+			dup = sandbox_under(real, v[j]);
 		if (!dup)
 			sandbox_push(&v, &n, real);
 	}
@@ -192,7 +200,7 @@ static void sandbox_bwrap_opts(char ***v, size_t *n, const struct sandbox_spec *
 	static const char *const secret_files[] = {"/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-"};
 	char real[PATH_MAX];
 	struct stat sb;
-	char **hidden = sandbox_hidden_dirs();
+	char **hidden = sandbox_hidden_dirs(wd);
 
 	sandbox_push3(v, n, "--ro-bind", "/", "/");
 	sandbox_push3(v, n, "--dev", "/dev", NULL);
@@ -224,8 +232,13 @@ static void sandbox_bwrap_opts(char ***v, size_t *n, const struct sandbox_spec *
 		if (realpath(s->keep[i], real))
 			sandbox_push3(v, n, "--ro-bind", real, real);
 	/* the masks stay read-only: what is shown again keeps its own mount */
-	for (size_t i = 0; hidden[i]; i++)
-		sandbox_push3(v, n, "--remount-ro", hidden[i], NULL);
+	for (size_t i = 0; hidden[i]; i++) {
+		int shown = 0;
+		for (size_t j = 0; s->rw && s->rw[j] && !shown; j++)
+			shown = realpath(s->rw[j], real) && !strcmp(real, hidden[i]);
+		if (!shown)
+			sandbox_push3(v, n, "--remount-ro", hidden[i], NULL);
+	}
 	sandbox_argv_free(hidden);
 	sandbox_push3(v, n, "--chdir", s->cwd && realpath(s->cwd, real) ? real : wd ? wd : "/tmp", NULL);
 	if (sandbox_userns)

@@ -213,6 +213,19 @@ static void test_contained(struct agent_opts *o, const char *work, const char *f
 		unlink(p);
 	}
 	free(p);
+	/* a work directory that is $HOME itself stays writable (its mask is skipped) */
+	{
+		char *old = home ? xstrdup(home) : NULL;
+		setenv("HOME", work, 1);
+		s = sb_bash(o, "echo ok > in-home.txt && cat in-home.txt", 0, &is_error);
+		ok(!is_error && s && strstr(s, "ok\n"), "a work directory that is $HOME is still writable");
+		free(s);
+		if (old)
+			setenv("HOME", old, 1);
+		else
+			unsetenv("HOME");
+		free(old);
+	}
 	/* still a place to work: the CUDA toolkit compiles there */
 	char *nvcc = eval_find_nvcc();
 	if (nvcc) {
