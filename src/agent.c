@@ -8,8 +8,8 @@
 #include <cjson/cJSON.h>
 
 #include <errno.h>
-#include <pthread.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -312,7 +312,12 @@ static int agent_open(const char *path, const char *shown, int flags, struct sta
 		                      : xasprintf("cannot open %s: %s", shown, strerror(errno));
 		return -1;
 	}
-	if (fstat(fd, sb) < 0 || !S_ISREG(sb->st_mode)) {
+	if (fstat(fd, sb) < 0) {
+		*err = xasprintf("cannot open %s: %s", shown, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (!S_ISREG(sb->st_mode)) {   /* replaced between lstat and open */
 		*err = xasprintf("%s is %s: only regular files are read or written", shown, agent_kind_of(sb->st_mode));
 		close(fd);
 		return -1;
