@@ -977,6 +977,7 @@ static void test_final_link(void)
 	}
 	cmd = xasprintf("ln -sf %s solution.cu", secret);
 	body = oa_bash_of("c9", cmd);
+	free(cmd);
 	struct reply script[2] = {{200, NULL, body, -1, 0}, {200, NULL, oa_done, -1, 0}};
 	snprintf(logp, sizeof logp, "%s/link.requests", tmpdir);
 	srv_start(script, 2, logp);
