@@ -508,7 +508,15 @@ static int agent_take_solution(const struct agent_opts *o, const char *dst, char
 	size_t len;
 	off_t size;
 	int rc = -1;
+	struct stat sb;
 	*err = NULL;
+	/* a second name of the same file may be outside the work directory
+	 * (made without the sandbox: ln /etc/shadow solution.cu) */
+	if (lstat(sol, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_nlink > 1) {
+		*err = xstrdup("solution.cu is a hard link (it has other names, maybe outside the work directory)");
+		free(sol);
+		return -1;
+	}
 	data = agent_slurp(sol, "solution.cu", AGENT_EDIT_MAX, &len, &size, err);
 	free(sol);
 	if (!data)

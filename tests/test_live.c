@@ -730,6 +730,15 @@ static void test_tool_files(struct agent_opts *o)
 		symlink("/etc/passwd", sol);
 		o->problem = "04_kahan_softmax";
 		tool_is(o, "eval", "{}", 1, "solution.cu is a symbolic link", "eval refuses a solution.cu that is a link");
+		char *other = util_path_join(o->rundir, "other-name.cu");
+		unlink(sol);
+		FILE *f = fopen(other, "w");
+		if (f)
+			fclose(f);
+		ok(link(other, sol) == 0, "a hard link solution.cu is made");
+		tool_is(o, "eval", "{}", 1, "solution.cu is a hard link", "... and refused too");
+		unlink(other);
+		free(other);
 		o->problem = problem;
 		unlink(sol);
 		free(sol);
