@@ -125,10 +125,20 @@ static void test_contained(struct agent_opts *o, const char *work, const char *f
 	int is_error, ufd;
 	char *s, *cmd, *p, *outside = util_path_join(far, "outside.txt");
 
-	s = sb_bash(o, "grep '^Cap' /proc/self/status", 0, &is_error);
+	s = sb_bash(o, "grep -E '^(Cap|NoNewPrivs)' /proc/self/status", 0, &is_error);
 	has_str(s, "CapEff:\t0000000000000000", "no effective capability inside, root or not");
 	has_str(s, "CapBnd:\t0000000000000000", "... and none to regain (bounding set empty)");
+	has_str(s, "NoNewPrivs:\t1", "... nor through a setuid program (no_new_privs)");
 	free(s);
+
+	/* its own pid namespace: no process of ours to signal or trace */
+	cmd = xasprintf("ls /proc | grep -c '^[0-9]'; test -e /proc/%d/cmdline && grep -q test_sandbox /proc/%d/cmdline "
+	                "&& echo sees-us", (int)getpid(), (int)getpid());
+	s = sb_bash(o, cmd, 0, &is_error);
+	ok(s && atoi(s) > 0 && atoi(s) < 10 && !strstr(s, "sees-us"),
+	   "only the command's own processes are in its /proc (%d)", s ? atoi(s) : -1);
+	free(s);
+	free(cmd);
 
 	/* the escape of the attack pass: a writable bind of / */
 	cmd = xasprintf("mkdir -p x && mount --bind / x && mount -o remount,rw,bind x && echo pwned > x%s", outside);
