@@ -27,8 +27,9 @@ static const char cmd_live_usage[] =
 	"Options: --provider openai|anthropic, --base-url URL, --budget 45m,\n"
 	"--max-turns N, --max-tokens N, --thinking TOKENS, --problems DIR, --out DIR,\n"
 	"--no-eval, --sandbox none|bwrap, --headless. Keys from OPENAI_API_KEY /\n"
-	"ANTHROPIC_API_KEY. The bash tool runs in a bubblewrap sandbox (only the work\n"
-	"directory writable, no network) when bwrap works here.\n";
+	"ANTHROPIC_API_KEY. The bash and eval tools run in a bubblewrap sandbox (only the\n"
+	"work directory writable, no network, no capabilities, a fresh /dev with the GPU\n"
+	"nodes, an environment allowlist) when bwrap works here; see kbtui(1), SANDBOX.\n";
 
 enum {
 	OPT_PROBLEM = 256, OPT_MODEL, OPT_PROVIDER, OPT_BASE_URL, OPT_BUDGET, OPT_MAX_TURNS,
