@@ -1,12 +1,15 @@
 /* agent.c: the live agent loop, its tools and its transcript (see agent.h). */
 #include "agent.h"
 #include "eval.h"
+#include "evalbox.h"
 #include "jsonx.h"
 #include "proc.h"
 
 #include <cjson/cJSON.h>
 
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -170,6 +173,12 @@ static char *agent_path(const char *workdir, const char *path, int mkparents, ch
 				free(full);
 				return NULL;
 			}
+			if (!strcmp(probe, full)) {
+				/* a link inside the work directory: its target, which
+				 * is then opened without following links */
+				free(full);
+				full = xstrdup(real);
+			}
 			break;
 		}
 		slash = strrchr(probe, '/');
@@ -244,9 +253,8 @@ static char *agent_bash(const struct agent_opts *o, const cJSON *args, int *is_e
 		limit = 3600;
 	if (max_s > 0 && limit > max_s)
 		limit = max_s;
-	/* the tools' environment never holds the keys */
-	char *const inner[] = {"env", "-u", "OPENAI_API_KEY", "-u", "ANTHROPIC_API_KEY",
-	                       "bash", "-c", (char *)cmd, NULL};
+	/* the environment is the sandbox's allowlist: no key, no token */
+	char *const inner[] = {"bash", "-c", (char *)cmd, NULL};
 	char **argv = sandbox_argv(o->sandbox, o->workdir, inner);
 	if (!argv) {
 		*is_error = 1;
@@ -278,24 +286,133 @@ static char *agent_bash(const struct agent_opts *o, const cJSON *args, int *is_e
 	return sbuf_detach(&out.b);
 }
 
+/* ---- files the agent made ------------------------------------------------ */
+
+static const char *agent_kind_of(mode_t m)
+{
+	return S_ISDIR(m) ? "a directory" : S_ISFIFO(m) ? "a FIFO" : S_ISSOCK(m) ? "a socket" :
+	       S_ISCHR(m) ? "a character device" : S_ISBLK(m) ? "a block device" :
+	       S_ISLNK(m) ? "a symbolic link" : "not a regular file";
+}
+
+/* Opens a regular file and nothing else: no link followed, no wait on a
+ * FIFO or a device (the agent made them, and a FIFO would block the run
+ * for good). flags: O_RDONLY, or O_WRONLY|O_CREAT|O_TRUNC. The fd, or -1
+ * with *err naming shown and why. */
+static int agent_open(const char *path, const char *shown, int flags, struct stat *sb, char **err)
+{
+	struct stat lsb;
+	int fd;
+	if (lstat(path, &lsb) == 0 && !S_ISREG(lsb.st_mode)) {
+		*err = xasprintf("%s is %s: only regular files are read or written", shown, agent_kind_of(lsb.st_mode));
+		return -1;
+	}
+	if ((fd = open(path, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0666)) < 0) {
+		*err = errno == ELOOP ? xasprintf("%s is a symbolic link: only regular files are read or written", shown)
+		                      : xasprintf("cannot open %s: %s", shown, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, sb) < 0) {
+		*err = xasprintf("cannot open %s: %s", shown, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (!S_ISREG(sb->st_mode)) {   /* replaced between lstat and open */
+		*err = xasprintf("%s is %s: only regular files are read or written", shown, agent_kind_of(sb->st_mode));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* At most max bytes of fd, NUL-terminated; *len what was read. */
+static char *agent_read_fd(int fd, size_t max, size_t *len)
+{
+	char *buf = xmalloc(max + 1);
+	size_t n = 0;
+	while (n < max) {
+		ssize_t k = read(fd, buf + n, max - n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		n += (size_t)k;
+	}
+	buf[n] = 0;
+	*len = n;
+	return buf;
+}
+
+/* A regular file's first max bytes and its size; NULL with *err. Owned. */
+static char *agent_slurp(const char *path, const char *shown, size_t max, size_t *len, off_t *size, char **err)
+{
+	struct stat sb;
+	int fd = agent_open(path, shown, O_RDONLY, &sb, err);
+	if (fd < 0)
+		return NULL;
+	char *data = agent_read_fd(fd, max, len);
+	close(fd);
+	*size = sb.st_size > (off_t)*len ? sb.st_size : (off_t)*len;
+	return data;
+}
+
+static int agent_write_fd(int fd, const char *data, size_t len)
+{
+	while (len) {
+		ssize_t k = write(fd, data, len);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			if (k == 0)
+				errno = ENOSPC;
+			return -1;
+		}
+		data += k;
+		len -= (size_t)k;
+	}
+	return 0;
+}
+
+/* Writes a whole file, every step checked (and with durable, fsync'd: a
+ * run's outputs); a regular file only. 0, or -1 with *err naming shown. */
+static int agent_save(const char *path, const char *shown, const char *data, size_t len, int durable, char **err)
+{
+	struct stat sb;
+	int fd = agent_open(path, shown, O_WRONLY | O_CREAT | O_TRUNC, &sb, err), e;
+	if (fd < 0)
+		return -1;
+	if (agent_write_fd(fd, data, len) < 0 || (durable && fsync(fd) < 0)) {
+		e = errno;
+		close(fd);
+		*err = xasprintf("cannot write %s: %s", shown, strerror(e));
+		return -1;
+	}
+	if (close(fd) < 0) {
+		*err = xasprintf("cannot write %s: %s", shown, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* The biggest file edit_file rewrites: it reads it whole. */
+#define AGENT_EDIT_MAX (8u << 20)
+
 static char *agent_read(const struct agent_opts *o, const cJSON *args, int *is_error)
 {
-	char *err, *path = agent_path(o->workdir, jx_str(args, "path"), 0, &err), *data;
+	const char *shown = jx_str(args, "path");
+	char *err, *path = agent_path(o->workdir, shown, 0, &err), *data;
 	size_t len;
-	if (!path) {
-		*is_error = 1;
+	off_t size;
+	*is_error = 1;
+	if (!path)
 		return err;
-	}
-	data = util_read_file(path, &len);
+	data = agent_slurp(path, shown, AGENT_READ_MAX, &len, &size, &err);
 	free(path);
-	if (!data) {
-		*is_error = 1;
-		return xasprintf("cannot read %s: %s", jx_str(args, "path"), strerror(errno));
-	}
+	if (!data)
+		return err;
 	*is_error = 0;
-	if (len > AGENT_READ_MAX) {
-		char *s = xasprintf("%.*s\n[file truncated: %zu of %zu bytes shown]", (int)AGENT_READ_MAX,
-		                    data, (size_t)AGENT_READ_MAX, len);
+	if ((off_t)len < size) {
+		char *s = xasprintf("%s\n[file truncated: %zu of %lld bytes shown]", data, len, (long long)size);
 		free(data);
 		return s;
 	}
@@ -304,16 +421,7 @@ static char *agent_read(const struct agent_opts *o, const cJSON *args, int *is_e
 
 static int agent_write_all(const char *path, const char *data, size_t len, char **err)
 {
-	FILE *f = fopen(path, "wb");
-	if (!f) {
-		*err = xasprintf("cannot write: %s", strerror(errno));
-		return -1;
-	}
-	if (fwrite(data, 1, len, f) != len || fclose(f) != 0) {
-		*err = xasprintf("write failed: %s", strerror(errno));
-		return -1;
-	}
-	return 0;
+	return agent_save(path, strrchr(path, '/') ? strrchr(path, '/') + 1 : path, data, len, 0, err);
 }
 
 static char *agent_write(const struct agent_opts *o, const cJSON *args, int *is_error)
@@ -355,8 +463,15 @@ static char *agent_edit(const struct agent_opts *o, const cJSON *args, int *is_e
 		return xstrdup("edit_file: \"old_string\" (non-empty) and \"new_string\" are required");
 	if (!(path = agent_path(o->workdir, jx_str(args, "path"), 0, &err)))
 		return err;
-	if (!(data = util_read_file(path, &len))) {
-		err = xasprintf("cannot read %s: %s", jx_str(args, "path"), strerror(errno));
+	off_t size;
+	if (!(data = agent_slurp(path, jx_str(args, "path"), AGENT_EDIT_MAX, &len, &size, &err))) {
+		free(path);
+		return err;
+	}
+	if ((off_t)len < size) {
+		err = xasprintf("%s is %lld bytes: edit_file rewrites files up to %u bytes; use bash", jx_str(args, "path"),
+		                (long long)size, AGENT_EDIT_MAX);
+		free(data);
 		free(path);
 		return err;
 	}
@@ -383,29 +498,113 @@ static char *agent_edit(const struct agent_opts *o, const cJSON *args, int *is_e
 	return err;
 }
 
-static char *agent_eval(const struct agent_opts *o, int *is_error)
+/* The work directory's solution.cu, copied by us to dst so that the eval
+ * and the run's record get the agent's file and never what a link in its
+ * place points to. 0; -1 with *err saying why it was refused; -2 with
+ * *err when dst could not be written. */
+static int agent_take_solution(const struct agent_opts *o, const char *dst, char **err)
+{
+	char *sol = util_path_join(o->workdir, "solution.cu"), *data, *e2 = NULL;
+	size_t len;
+	off_t size;
+	int rc = -1;
+	struct stat sb;
+	*err = NULL;
+	/* a second name of the same file may be outside the work directory
+	 * (made without the sandbox: ln /etc/shadow solution.cu) */
+	if (lstat(sol, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_nlink > 1) {
+		*err = xstrdup("solution.cu is a hard link (it has other names, maybe outside the work directory)");
+		free(sol);
+		return -1;
+	}
+	data = agent_slurp(sol, "solution.cu", AGENT_EDIT_MAX, &len, &size, err);
+	free(sol);
+	if (!data)
+		return -1;
+	if ((off_t)len < size)
+		*err = xasprintf("solution.cu is %lld bytes: more than %u is not a solution", (long long)size, AGENT_EDIT_MAX);
+	else if (agent_save(dst, dst, data, len, 1, &e2) < 0) {
+		*err = e2;
+		rc = -2;
+	} else {
+		rc = 0;
+	}
+	free(data);
+	return rc;
+}
+
+/* Stops an eval when the run is aborted or its budget is spent: the eval
+ * checks one flag, and its steps each have their own time limit. */
+struct agent_watch {
+	const struct agent_opts *o;
+	double deadline;            /* 0: none */
+	volatile sig_atomic_t stop, done;
+	int expired;
+};
+
+static void *agent_watch_thread(void *arg)
+{
+	struct agent_watch *w = arg;
+	struct timespec ts = {0, 50 * 1000 * 1000};
+	while (!w->done) {
+		if (w->o->abort && *w->o->abort)
+			w->stop = 1;
+		if (w->deadline > 0 && agent_now() >= w->deadline) {
+			w->expired = 1;
+			w->stop = 1;
+		}
+		nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
+
+static char *agent_eval(const struct agent_opts *o, int *is_error, double max_s)
 {
 	struct eval_opts eo = {0};
 	struct eval_result r;
-	char *sol, *dir, *s;
+	struct evalbox box = {.kind = o->sandbox};
+	char *sol, *dir, *s, *why = NULL;
 	int rc;
 
 	*is_error = 1;
 	if (!o->problem)
 		return xstrdup("eval backend unavailable: this run has no problem");
 	sol = util_path_join(o->workdir, "solution.cu");
-	if (!util_is_file(sol)) {
+	if (access(sol, F_OK) != 0) {
 		free(sol);
 		return xstrdup("eval: there is no solution.cu in the work directory yet");
 	}
+	free(sol);
 	dir = util_path_join(o->rundir ? o->rundir : o->workdir, "eval");
 	mkdir(dir, 0777);
+	sol = util_path_join(dir, "solution.cu");
+	if (agent_take_solution(o, sol, &why) < 0) {
+		s = xasprintf("eval: %s; the solution was not evaluated", why);
+		free(why);
+		free(sol);
+		free(dir);
+		return s;
+	}
 	eo.problem = o->problem;
 	eo.problems_dir = o->problems_dir;
 	eo.workdir = dir;
 	eo.solution = sol;
 	eo.model = o->llm.model;
-	rc = eval_run(&eo, &r);
+	/* the whole eval inside what is left of the run's budget */
+	struct agent_watch w = {.o = o, .deadline = max_s > 0 ? agent_now() + max_s : 0};
+	pthread_t watcher;
+	int watching = pthread_create(&watcher, NULL, agent_watch_thread, &w) == 0;
+	eo.abort = watching ? &w.stop : o->abort;
+	if (max_s > 0)
+		eo.timeout_s = max_s < 300 ? max_s : 300;
+	rc = evalbox_run(&eo, &box, &r);
+	w.done = 1;
+	if (watching)
+		pthread_join(watcher, NULL);
+	if (w.expired) {
+		free(r.failure);
+		r.failure = xstrdup("stopped: the run's time budget ran out during the eval");
+	}
 	if (rc < 0)
 		s = xasprintf("eval backend unavailable: %s", r.failure ? r.failure : "unknown reason");
 	else {
@@ -458,7 +657,7 @@ static char *agent_tool_within(const struct agent_opts *o, const char *name, con
 	else if (!strcmp(name, "edit_file"))
 		s = agent_edit(o, args, is_error);
 	else if (!strcmp(name, "eval"))
-		s = agent_eval(o, is_error);
+		s = agent_eval(o, is_error, max_s);
 	else
 		s = xasprintf("no tool named %s; the tools are bash, read_file, write_file, edit_file, eval", name);
 	cJSON_Delete(args);
@@ -471,7 +670,10 @@ static char *agent_tool_within(const struct agent_opts *o, const char *name, con
 struct agent {
 	const struct agent_opts *o;
 	struct llm_opts llm;
-	FILE *tr;
+	int tr;                     /* transcript.jsonl */
+	char *tr_path;
+	off_t tr_len;               /* where its last whole line ends */
+	char *write_err;            /* the first failed write of the run, or NULL */
 	char session[40];
 	double t0;
 	int turn;
@@ -505,16 +707,28 @@ static cJSON *agent_line(struct agent *a, const char *type)
 	return o;
 }
 
-/* Writes one line and flushes it, so a watcher sees it and a crash loses
- * at most the event in flight. Takes o. */
+/* Writes one whole line at once, unbuffered, so a watcher sees it and a
+ * crash loses at most the event in flight. A failed write (a full disk)
+ * cuts the file back to its last whole line, so it stays valid JSONL, and
+ * ends the run (agent_budget). Takes o. */
 static void agent_write_line(struct agent *a, cJSON *o)
 {
 	char *s = cJSON_PrintUnformatted(o);
+	size_t n;
 	cJSON_Delete(o);
 	s = llm_scrub(s, a->o->llm.api_key);
-	fputs(s, a->tr);
-	fputc('\n', a->tr);
-	fflush(a->tr);
+	n = strlen(s);
+	s = xrealloc(s, n + 2);
+	s[n++] = '\n';
+	if (!a->write_err) {
+		if (agent_write_fd(a->tr, s, n) < 0) {
+			int e = errno, cut = ftruncate(a->tr, a->tr_len) == 0;
+			a->write_err = xasprintf("cannot write %s: %s%s", a->tr_path, strerror(e),
+			                         cut ? "" : " (and it could not be cut back to its last line)");
+		} else {
+			a->tr_len += (off_t)n;
+		}
+	}
 	free(s);
 }
 
@@ -674,39 +888,57 @@ static void agent_tr_final(struct agent *a, const struct agent_result *r, const 
 /* ---- result.json ------------------------------------------------------------ */
 
 /* The backend's own verdict when it can give one; otherwise a result.json
- * that says the solution was not judged (never the agent's claim). */
-static void agent_result_json(struct agent *a, const struct agent_result *r)
+ * that says the solution was not judged (never the agent's claim). The
+ * solution is copied and judged only when solution.cu is a regular file
+ * of the work directory: a link there (to /etc/shadow) is refused, said in
+ * result.json and as an error event. 0, or -1 with *err (owned) when
+ * result.json or the solution's copy could not be written. */
+static int agent_result_json(struct agent *a, const struct agent_result *r, char **err)
 {
 	const struct agent_opts *o = a->o;
-	char *sol = util_path_join(o->workdir, "solution.cu");
-	char *path = util_path_join(o->rundir, "result.json"), *err = NULL, *s, *why = NULL;
-	int have = util_is_file(sol);
+	char *sol = util_path_join(o->workdir, "solution.cu"), *dst = util_path_join(o->rundir, "solution.cu");
+	char *path = util_path_join(o->rundir, "result.json"), *s, *why = NULL, *refused = NULL;
+	struct stat sb;
+	int have = 0, rc = 0;
 	cJSON *j;
 
-	if (have) {
+	*err = NULL;
+	if (lstat(sol, &sb) == 0) {
 		/* the dataset layout: the solution beside the transcript */
-		size_t len;
-		char *data = util_read_file(sol, &len), *dst = util_path_join(o->rundir, "solution.cu");
-		if (data && agent_write_all(dst, data, len, &err) < 0) {
-			free(err);
-			err = NULL;
+		int took = agent_take_solution(o, dst, &refused);
+		if (took == 0) {
+			have = 1;
+		} else if (took == -2) {
+			*err = refused;
+			refused = NULL;
+			rc = -1;
+		} else {
+			char *msg = xasprintf("solution.cu refused, not copied nor judged: %s", refused);
+			agent_emit(a, "error", NULL, msg, 1);
+			free(msg);
 		}
-		free(data);
-		free(dst);
 	}
 	if (have && o->problem && o->final_eval) {
+		/* the eval's steps write in the run directory; what is already
+		 * recorded there stays read-only to them */
+		char *keep[] = {a->tr_path, util_path_join(o->rundir, "final.txt"), xstrdup(dst),
+		                xstrdup(o->workdir), NULL};
+		struct evalbox box = {.kind = o->sandbox, .keep = (const char *const *)keep};
 		struct eval_opts eo = {.problem = o->problem, .problems_dir = o->problems_dir,
-		                       .workdir = o->rundir, .solution = sol, .model = o->llm.model};
+		                       .workdir = o->rundir, .solution = dst, .model = o->llm.model};
 		struct eval_result er;
-		int rc = eval_run(&eo, &er);
+		int erc = evalbox_run(&eo, &box, &er);
+		for (int i = 1; keep[i]; i++)
+			free(keep[i]);
 		/* why it could not judge goes into our result.json */
-		if (rc < 0)
-			why = xstrdup(er.failure);
+		if (erc < 0)
+			why = xstrdup(er.failure ? er.failure : "unknown reason");
 		eval_result_free(&er);
-		if (rc >= 0) {
+		if (erc >= 0) {
 			free(sol);
+			free(dst);
 			free(path);
-			return;
+			return rc;
 		}
 	}
 	j = cJSON_CreateObject();
@@ -719,7 +951,12 @@ static void agent_result_json(struct agent *a, const struct agent_result *r)
 	cJSON_AddBoolToObject(j, "has_solution", have);
 	cJSON_AddBoolToObject(j, "correct", 0);
 	cJSON_AddNullToObject(j, "peak_fraction");
-	if (why) {
+	if (refused) {
+		char *judged = xasprintf("no: solution.cu was refused: %s", refused);
+		cJSON_AddStringToObject(j, "judged", judged);
+		cJSON_AddStringToObject(j, "solution_refused", refused);
+		free(judged);
+	} else if (why) {
 		char *judged = xasprintf("no: the eval backend did not run: %s", why);
 		cJSON_AddStringToObject(j, "judged", judged);
 		free(judged);
@@ -739,15 +976,21 @@ static void agent_result_json(struct agent *a, const struct agent_result *r)
 		cJSON_AddNumberToObject(u, "cache_creation_tokens", (double)a->tok_cache_write);
 		cJSON_AddNullToObject(u, "total_cost_usd");
 	}
+	if (r->end == AGENT_ERROR && r->error)
+		cJSON_AddStringToObject(j, "error", r->error);
 	s = llm_scrub(cJSON_Print(j), o->llm.api_key);
 	s = xrealloc(s, strlen(s) + 2);
 	strcat(s, "\n");
-	if (agent_write_all(path, s, strlen(s), &err) < 0)
-		free(err);
+	if (agent_save(path, path, s, strlen(s), 1, rc < 0 ? &why : err) < 0)
+		rc = -1;
 	free(s);
+	free(why);
+	free(refused);
 	cJSON_Delete(j);
 	free(sol);
+	free(dst);
 	free(path);
+	return rc;
 }
 
 /* ---- the loop ---------------------------------------------------------------- */
@@ -777,6 +1020,8 @@ static void agent_progress(struct agent *a)
 static int agent_budget(struct agent *a)
 {
 	const struct agent_opts *o = a->o;
+	if (a->write_err)
+		return AGENT_ERROR;
 	if (o->abort && *o->abort)
 		return AGENT_ABORTED;
 	if (o->budget_s > 0 && agent_now() - a->t0 >= o->budget_s)
@@ -813,6 +1058,10 @@ static void agent_run_tools(struct agent *a, cJSON *conv, struct llm_reply *rep,
 		if (a->o->abort && *a->o->abort) {
 			out = xstrdup("aborted by the user");
 			is_error = 1;
+		} else if (a->write_err) {
+			/* a call the transcript cannot show is not made */
+			out = xstrdup("not run: the run's transcript cannot be written");
+			is_error = 1;
 		} else {
 			double left = a->o->budget_s > 0 ? a->o->budget_s - (agent_now() - a->t0) : 0;
 			out = agent_tool_within(a->o, c->name, c->args.s, &is_error,
@@ -848,14 +1097,14 @@ int agent_run(const struct agent_opts *o, struct agent_result *r)
 
 	mkdir(o->rundir, 0777);
 	path = util_path_join(o->rundir, "transcript.jsonl");
-	a.tr = fopen(path, "w");
-	if (!a.tr) {
+	a.tr = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
+	if (a.tr < 0) {
 		r->end = AGENT_ERROR;
 		r->error = xasprintf("cannot write %s: %s", path, strerror(errno));
 		free(path);
 		return -1;
 	}
-	free(path);
+	a.tr_path = path;
 	agent_tr_init(&a);
 	conv = llm_conv_new();
 	llm_conv_user(conv, o->prompt);
@@ -908,22 +1157,50 @@ int agent_run(const struct agent_opts *o, struct agent_result *r)
 		agent_run_tools(&a, conv, &rep, r);
 		llm_reply_free(&rep);
 	}
+	if (a.write_err) {
+		stop = AGENT_ERROR;
+		free(r->error);
+		r->error = xstrdup(a.write_err);
+	}
 	r->end = (enum agent_end)stop;
 	r->turns = a.turn;
 	r->tok_in = a.tok_in;
 	r->tok_out = a.tok_out;
 	r->seconds = agent_now() - a.t0;
 	agent_tr_final(&a, r, r->end == AGENT_ERROR ? r->error : final);
-	fclose(a.tr);
+	if (!a.write_err && (fsync(a.tr) < 0 || close(a.tr) < 0))
+		a.write_err = xasprintf("cannot write %s: %s", a.tr_path, strerror(errno));
+	else if (a.write_err)
+		close(a.tr);
 	if (final) {
 		char *fp = util_path_join(o->rundir, "final.txt"), *err = NULL;
 		final = llm_scrub(final, o->llm.api_key);
-		if (agent_write_all(fp, final, strlen(final), &err) < 0)
+		if (agent_save(fp, fp, final, strlen(final), 1, &err) < 0 && !a.write_err)
+			a.write_err = err;
+		else
 			free(err);
 		free(fp);
 	}
-	agent_result_json(&a, r);
+	if (a.write_err && r->end != AGENT_ERROR) {
+		r->end = AGENT_ERROR;
+		free(r->error);
+		r->error = xstrdup(a.write_err);
+	}
+	{
+		char *err = NULL;
+		if (agent_result_json(&a, r, &err) < 0 && !a.write_err)
+			a.write_err = err;
+		else
+			free(err);
+	}
 	cJSON_Delete(conv);
 	free(final);
+	free(a.tr_path);
+	if (a.write_err) {
+		r->end = AGENT_ERROR;
+		free(r->error);
+		r->error = a.write_err;
+		return -1;
+	}
 	return 0;
 }

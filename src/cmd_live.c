@@ -4,6 +4,7 @@
 #include "agent.h"
 #include "cmd.h"
 #include "problem.h"
+#include "textsafe.h"
 #include "util.h"
 
 #include <dirent.h>
@@ -21,7 +22,15 @@
 /* the library's own --help (tests call it); the command's is ui/cmd_live.c's */
 static const char cmd_live_usage[] =
 	"Usage: kbtui live --problem NAME --model MODEL [OPTIONS]\n"
-	"The options: kbtui live --help, kbtui(1).\n";
+	"Let a model work on a problem through the OpenAI-compatible or the Anthropic\n"
+	"API, with tools bash, read_file, write_file, edit_file and eval, recording\n"
+	"the run (transcript.jsonl, result.json) as it goes.\n"
+	"Options: --provider openai|anthropic, --base-url URL, --budget 45m,\n"
+	"--max-turns N, --max-tokens N, --thinking TOKENS, --problems DIR, --out DIR,\n"
+	"--no-eval, --sandbox none|bwrap, --headless. Keys from OPENAI_API_KEY /\n"
+	"ANTHROPIC_API_KEY. The bash and eval tools run in a bubblewrap sandbox (only the\n"
+	"work directory writable, no network, no capabilities, a fresh /dev with the GPU\n"
+	"nodes, an environment allowlist) when bwrap works here; see kbtui(1), SANDBOX.\n";
 
 enum {
 	OPT_PROBLEM = 256, OPT_MODEL, OPT_PROVIDER, OPT_BASE_URL, OPT_BUDGET, OPT_MAX_TURNS,
@@ -87,30 +96,39 @@ static double cmd_live_now(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* What came from the model or the server, safe for a terminal (textsafe.h:
+ * control characters, escapes, bidi overrides and bad UTF-8 made visible,
+ * newlines as spaces) and cut after max characters, never inside one.
+ * Owned. */
+static char *cmd_live_safe(const char *text, size_t max)
+{
+	char *safe = textsafe(text ? text : "", text ? strlen(text) : 0, 0);
+	size_t n = 0;
+	for (unsigned char *p = (unsigned char *)safe; *p; p++)
+		if ((*p & 0xC0) != 0x80 && n++ == max) {
+			strcpy((char *)p, "...");
+			break;
+		}
+	return safe;
+}
+
 /* One line per event: elapsed time, kind, tool, the text's first 160
- * characters with control characters shown as spaces. */
+ * characters, all of it made safe for a terminal. */
 static void cmd_live_event(void *ud, const char *kind, const char *name, const char *text, int is_error)
 {
 	struct cmd_live_log *l = ud;
-	const unsigned char *p;
-	size_t n = 0;
+	char *body = cmd_live_safe(text, 160);
 	fprintf(l->out, "[%7.1fs] %-11s", cmd_live_now() - l->t0, kind);
-	if (name)
-		fprintf(l->out, " %s", name);
+	if (name) {
+		char *n = cmd_live_safe(name, 80);
+		fprintf(l->out, " %s", n);
+		free(n);
+	}
 	if (is_error && strcmp(kind, "error"))
 		fputs(" (error)", l->out);
-	fputc(' ', l->out);
-	/* 160 characters, counted by their first bytes: a character is never
-	 * cut in two, so the log stays UTF-8 */
-	for (p = (const unsigned char *)text; *p; p++) {
-		if ((*p & 0xC0) != 0x80 && n++ == 160)
-			break;
-		fputc(*p < 0x20 || *p == 0x7f ? ' ' : *p, l->out);
-	}
-	if (*p)
-		fputs("...", l->out);
-	fputc('\n', l->out);
+	fprintf(l->out, " %s\n", body);
 	fflush(l->out);
+	free(body);
 }
 
 /* Copies the problem's plain files into the fresh work directory. */
@@ -327,13 +345,17 @@ int cmd_live_headless(struct live_cmd *lc, FILE *out, FILE *err)
 	rc = agent_run(o, &r);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
+	if (rc < 0 || r.end == AGENT_ERROR) {
+		/* the server's words: made safe */
+		char *why = cmd_live_safe(r.error ? r.error : "the model failed", 2000);
+		fprintf(err, "kbtui live: %s\n", why);
+		free(why);
+	}
 	if (rc < 0) {
-		fprintf(err, "kbtui live: %s\n", r.error);
+		fprintf(err, "kbtui live: the run in %s is incomplete: a write failed\n", o->rundir);
 		agent_result_free(&r);
 		return CMD_BADINPUT;
 	}
-	if (r.end == AGENT_ERROR)
-		fprintf(err, "kbtui live: %s\n", r.error ? r.error : "the model failed");
 	fprintf(out, "kbtui live: %s after %d turns, %d tool calls, %lld tokens in, %lld out, %.0f s; run in %s\n",
 	        agent_end_name(r.end), r.turns, r.tool_calls, r.tok_in, r.tok_out, r.seconds, o->rundir);
 	rc = r.end == AGENT_DONE ? CMD_OK : CMD_BADINPUT;

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "evaljob.h"
+#include "evalbox.h"
 #include "util.h"
 
 #include <pthread.h>
@@ -26,6 +27,8 @@ struct evaljob {
 	int rc;                     /* valid once ended */
 	int joined;
 	struct eval_result res;
+	struct evalbox box;         /* where the loop's children run */
+	char *refused;              /* why the loop cannot run (no sandbox), or NULL */
 };
 
 static void evaljob_push(struct evaljob *j, struct evaljob_item it)
@@ -63,7 +66,18 @@ static void *evaljob_thread(void *arg)
 {
 	struct evaljob *j = arg;
 	struct eval_result res;
-	int rc = eval_run(&j->o, &res);
+	int rc;
+	if (j->refused) {
+		/* the loop never starts: the screen shows why, as for bad input */
+		memset(&res, 0, sizeof res);
+		res.peak_fraction = -1;
+		res.stage = EVAL_SETUP;
+		res.failure = xstrdup(j->refused);
+		evaljob_on_line(j, "eval", j->refused, strlen(j->refused));
+		rc = -1;
+	} else {
+		rc = evalbox_run(&j->o, &j->box, &res);
+	}
 	pthread_mutex_lock(&j->mu);
 	j->res = res;
 	j->rc = rc;
@@ -74,6 +88,11 @@ static void *evaljob_thread(void *arg)
 
 struct evaljob *evaljob_start(const struct eval_opts *o)
 {
+	return evaljob_start_sandbox(o, NULL);
+}
+
+struct evaljob *evaljob_start_sandbox(const struct eval_opts *o, const char *sandbox)
+{
 	struct evaljob *j = xcalloc(1, sizeof *j);
 	sigset_t all, old;
 	j->o = *o;
@@ -82,6 +101,10 @@ struct evaljob *evaljob_start(const struct eval_opts *o)
 	j->o.ud = j;
 	j->o.abort = &j->abort;
 	j->stage = EVAL_SETUP;
+	/* the code comes from a transcript: sandboxed, or refused (here, in
+	 * the caller's thread, where the probe of bwrap runs once) */
+	if (evalbox_choose(sandbox, &j->box.kind, &j->refused) < 0)
+		j->box.kind = SANDBOX_NONE;
 	pthread_mutex_init(&j->mu, NULL);
 	/* every signal blocked in the worker: resize and Ctrl-C reach the screen */
 	sigfillset(&all);
@@ -90,6 +113,7 @@ struct evaljob *evaljob_start(const struct eval_opts *o)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc != 0) {
 		pthread_mutex_destroy(&j->mu);
+		free(j->refused);
 		free(j);
 		return NULL;
 	}
@@ -156,6 +180,7 @@ void evaljob_free(struct evaljob *j)
 	evaljob_wait(j);
 	evaljob_items_free(j->q, j->nq);
 	eval_result_free(&j->res);
+	free(j->refused);
 	pthread_mutex_destroy(&j->mu);
 	free(j);
 }

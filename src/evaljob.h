@@ -20,10 +20,16 @@ struct evaljob_item {
 
 struct evaljob;
 
-/* Starts eval_run(o) in a thread; o's on_line, on_stage, ud and abort are
+/* Starts eval_run(o) in a thread, its children in the sandbox
+ * (evalbox.h: bwrap, or none when $KBTUI_SANDBOX=none says so); without a
+ * working bwrap the loop does not run and ends at once with rc -1, the
+ * failure saying why and how to override. o's on_line, on_stage, ud and abort are
  * the job's own. o's strings are borrowed: they must outlive the job.
  * NULL when no thread could be started. */
 struct evaljob *evaljob_start(const struct eval_opts *o);
+/* The same with the sandbox asked for ("none", "bwrap"; NULL: as
+ * evaljob_start), as `kbtui eval --sandbox` would pass it. */
+struct evaljob *evaljob_start_sandbox(const struct eval_opts *o, const char *sandbox);
 /* Hands over what arrived since the last call (*items owned by the caller:
  * evaljob_items_free). Returns 1 once the loop has ended and everything it
  * said was handed over, else 0. */

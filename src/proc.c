@@ -41,7 +41,23 @@ static double proc_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static void proc_child(const struct proc_spec *s, int out, int err, int errfd)
+static __thread proc_wrap_fn proc_wrap;
+static __thread void *proc_wrap_ud;
+
+void proc_set_wrap(proc_wrap_fn fn, void *ud)
+{
+	proc_wrap = fn;
+	proc_wrap_ud = ud;
+}
+
+static void proc_argv_free(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+static void proc_child(const struct proc_spec *s, char *const *argv, int out, int err, int errfd)
 {
 	sigset_t none;
 	int devnull = open("/dev/null", O_RDONLY);
@@ -61,7 +77,7 @@ static void proc_child(const struct proc_spec *s, int out, int err, int errfd)
 			_exit(127);
 		_exit(127);
 	}
-	execvp(s->argv[0], s->argv);
+	execvp(argv[0], argv);
 	int e = errno;
 	if (write(errfd, &e, sizeof e) < 0)
 		_exit(127);
@@ -97,15 +113,21 @@ struct proc *proc_start(const struct proc_spec *s)
 	struct proc *p = proc_alloc(s);
 	int po[2], pe[2], px[2], e = 0;
 	ssize_t n;
+	char **wrapped = NULL;
 
 	if (!s->argv || !s->argv[0])
 		return proc_failed(p, EINVAL);
-	if (pipe2(po, O_CLOEXEC) < 0)
+	if (proc_wrap && !(wrapped = proc_wrap(proc_wrap_ud, s)))
+		return proc_failed(p, EACCES);
+	if (pipe2(po, O_CLOEXEC) < 0) {
+		proc_argv_free(wrapped);
 		return proc_failed(p, errno);
+	}
 	if (pipe2(pe, O_CLOEXEC) < 0) {
 		e = errno;
 		close(po[0]);
 		close(po[1]);
+		proc_argv_free(wrapped);
 		return proc_failed(p, e);
 	}
 	if (pipe2(px, O_CLOEXEC) < 0) {
@@ -114,12 +136,14 @@ struct proc *proc_start(const struct proc_spec *s)
 			close(po[i]);
 			close(pe[i]);
 		}
+		proc_argv_free(wrapped);
 		return proc_failed(p, e);
 	}
 	p->pid = fork();
 	if (p->pid == 0)
-		proc_child(s, po[1], pe[1], px[1]);
+		proc_child(s, wrapped ? wrapped : s->argv, po[1], pe[1], px[1]);
 	e = errno;
+	proc_argv_free(wrapped);
 	close(po[1]);
 	close(pe[1]);
 	close(px[1]);

@@ -43,6 +43,16 @@ struct proc_spec {
 
 struct proc;
 
+/* A wrapper for every child the calling thread starts from now on: it gets
+ * the spec and returns the argv to run instead (NULL-ended; the array and
+ * each string malloc'd, proc frees them), or NULL to refuse the start
+ * (PROC_START_FAILED with EACCES). Thread-local, so that an eval running in
+ * a worker thread can put every process it starts, whichever step starts
+ * it, in a sandbox (evalbox.h) without the screen's children being
+ * affected. fn NULL: none. */
+typedef char **(*proc_wrap_fn)(void *ud, const struct proc_spec *spec);
+void proc_set_wrap(proc_wrap_fn fn, void *ud);
+
 /* Never NULL: a failed start is a finished proc with PROC_START_FAILED. */
 struct proc *proc_start(const struct proc_spec *spec);
 /* The descriptors to poll for input; returns how many were written. */

@@ -15,6 +15,7 @@
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -685,6 +686,69 @@ static void tool_is(const struct agent_opts *o, const char *name, const char *ar
 	free(s);
 }
 
+/* Files the agent made that are not plain files, or far too big: each tool
+ * answers at once, within its caps, and says why. */
+static void test_tool_files(struct agent_opts *o)
+{
+	char *fifo = util_path_join(o->workdir, "pipe"), *big = util_path_join(o->workdir, "sparse.bin");
+	char *inlink = util_path_join(o->workdir, "inlink"), *expect;
+	int fd;
+	mkfifo(fifo, 0666);
+	tool_is(o, "read_file", "{\"path\":\"pipe\"}", 1, "pipe is a FIFO", "read_file of a FIFO is refused, not waited on");
+	tool_is(o, "write_file", "{\"path\":\"pipe\",\"content\":\"x\"}", 1, "pipe is a FIFO",
+	        "write_file to a FIFO is refused");
+	tool_is(o, "edit_file", "{\"path\":\"pipe\",\"old_string\":\"a\",\"new_string\":\"b\"}", 1, "pipe is a FIFO",
+	        "edit_file of a FIFO is refused");
+	tool_is(o, "read_file", "{\"path\":\"sub\"}", 1, "sub is a directory", "read_file of a directory says so");
+	/* 64 GiB, sparse: reading it whole would take the machine's memory */
+	fd = open(big, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+	ok(fd >= 0 && write(fd, "head", 4) == 4 && ftruncate(fd, 64LL << 30) == 0, "a sparse 64 GiB file is made");
+	if (fd >= 0)
+		close(fd);
+	{
+		int err = -1;
+		char *s = agent_tool(o, "read_file", "{\"path\":\"sparse.bin\"}", &err);
+		ok(!err && s && !strncmp(s, "head", 4) && strlen(s) < (300u << 10),
+		   "read_file of a 64 GiB file gives its start, capped (%zu bytes)", s ? strlen(s) : 0);
+		expect = xasprintf("[file truncated: %u of %lld bytes shown]", 256u << 10, 64LL << 30);
+		has_str(s, expect, "... and tells the model it was cut and how big the file is");
+		free(expect);
+		free(s);
+	}
+	tool_is(o, "edit_file", "{\"path\":\"sparse.bin\",\"old_string\":\"head\",\"new_string\":\"b\"}", 1,
+	        "edit_file rewrites files up to", "edit_file of a 64 GiB file is refused");
+	unlink(big);
+	/* a link to a file inside stays usable */
+	symlink("sub/dir/a.txt", inlink);
+	tool_is(o, "read_file", "{\"path\":\"inlink\"}", 0, "x = 2; z = 1;", "a link to a file inside the work directory reads it");
+	unlink(inlink);
+	/* the eval tool takes solution.cu only as a regular file of the work directory */
+	{
+		char *sol = util_path_join(o->workdir, "solution.cu");
+		const char *problem = o->problem;
+		unlink(sol);
+		symlink("/etc/passwd", sol);
+		o->problem = "04_kahan_softmax";
+		tool_is(o, "eval", "{}", 1, "solution.cu is a symbolic link", "eval refuses a solution.cu that is a link");
+		char *other = util_path_join(o->rundir, "other-name.cu");
+		unlink(sol);
+		FILE *f = fopen(other, "w");
+		if (f)
+			fclose(f);
+		ok(link(other, sol) == 0, "a hard link solution.cu is made");
+		tool_is(o, "eval", "{}", 1, "solution.cu is a hard link", "... and refused too");
+		unlink(other);
+		free(other);
+		o->problem = problem;
+		unlink(sol);
+		free(sol);
+	}
+	unlink(fifo);
+	free(fifo);
+	free(big);
+	free(inlink);
+}
+
 static void test_tools(void)
 {
 	struct agent_opts o;
@@ -722,6 +786,7 @@ static void test_tools(void)
 	tool_is(&o, "eval", "{}", 1, "eval backend unavailable", "eval without a problem is unavailable");
 	tool_is(&o, "rm_rf", "{}", 1, "no tool named rm_rf", "an unknown tool is an error result");
 	tool_is(&o, "read_file", "[1,2]", 1, "not a JSON object", "arguments that are not an object");
+	test_tool_files(&o);
 }
 
 /* ---- stream decoding without HTTP ------------------------------------------ */
@@ -886,6 +951,112 @@ static void test_arena_threads(void)
 	sbuf_free(&lines);
 }
 
+/* ---- what the agent leaves behind, what the server says ------------------- */
+
+/* An OpenAI stream with one bash call running cmd (JSON-escaped twice:
+ * inside the arguments string inside the SSE JSON). Owned. */
+static char *oa_bash_of(const char *id, const char *cmd)
+{
+	struct sbuf b;
+	sbuf_init(&b);
+	for (const char *p = cmd; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			sbuf_adds(&b, "\\\\\\");
+		sbuf_addc(&b, *p);
+	}
+	char *s = xasprintf(
+		"data: {\"id\":\"%s\",\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"call_%s\","
+		"\"type\":\"function\",\"function\":{\"name\":\"bash\",\"arguments\":\"{\\\"command\\\": \\\"%s\\\"}\"}}]}}]}\n\n"
+		"data: {\"id\":\"%s\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\n"
+		"data: [DONE]\n\n", id, id, b.s, id);
+	sbuf_free(&b);
+	return s;
+}
+
+/* The agent links solution.cu to a secret: the run's record never holds it. */
+static void test_final_link(void)
+{
+	char logp[512], *secret = xasprintf("%s/secret.txt", tmpdir), *cmd, *body, *p, *res;
+	struct agent_opts o;
+	struct agent_result r;
+	FILE *f = fopen(secret, "w");
+	if (f) {
+		fputs("TOPSECRET-shadow-line\n", f);
+		fclose(f);
+	}
+	cmd = xasprintf("ln -sf %s solution.cu", secret);
+	body = oa_bash_of("c9", cmd);
+	free(cmd);
+	struct reply script[2] = {{200, NULL, body, -1, 0}, {200, NULL, oa_done, -1, 0}};
+	snprintf(logp, sizeof logp, "%s/link.requests", tmpdir);
+	srv_start(script, 2, logp);
+	opts_init(&o, LLM_OPENAI, "finallink");
+	o.problem = "04_kahan_softmax";
+	o.problems_dir = tap_path("problems");
+	o.final_eval = 1;
+	agent_run(&o, &r);
+	srv_stop();
+	p = util_path_join(o.rundir, "solution.cu");
+	ok(access(p, F_OK) != 0, "final: a solution.cu that links out is not copied into the run");
+	free(p);
+	p = util_path_join(o.rundir, "result.json");
+	res = util_read_file(p, NULL);
+	has_str(res, "\"solution_refused\":\t\"solution.cu is a symbolic link", "final: result.json says it was refused, and why");
+	has_str(res, "\"has_solution\":\tfalse", "final: ... and that the run has no solution");
+	free(res);
+	free(p);
+	has_str(logged.s, "solution.cu refused, not copied nor judged", "final: an error event says so");
+	cmd = xasprintf("grep -rq TOPSECRET '%s'", o.rundir);
+	ok(system(cmd) != 0, "final: the secret is in no file of the run");
+	free(cmd);
+	agent_result_free(&r);
+	free(body);
+	free(secret);
+}
+
+/* A tool name and an error body with escapes: kbtui live --headless shows
+ * them, never sends them to the terminal. */
+static void test_hostile_output(void)
+{
+	static const char evil_call[] =
+		OA("{\"id\":\"c7\",\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"call_e\",\"type\":\"function\",\"function\":{\"name\":\"\\u001b]0;pwned\\u0007bash\\u009b2J\",\"arguments\":\"{}\"}}]}}]}")
+		OA("{\"id\":\"c7\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}")
+		OA("[DONE]");
+	struct reply script[2] = {
+		{200, NULL, evil_call, -1, 0},
+		{400, NULL, "{\"error\":{\"message\":\"bad \\u001b]52;c;SGVsbG8=\\u0007 request \\u009b31m\\u202e\"}}", -1, 0},
+	};
+	char logp[512], url[128], outdir[512], *outs, *errs;
+	size_t on, en;
+	FILE *out, *err;
+
+	if (!util_is_file(tap_path("problems/04_kahan_softmax/PROMPT.txt"))) {
+		tap_skip("no problems/04_kahan_softmax in the source tree");
+		return;
+	}
+	snprintf(logp, sizeof logp, "%s/evil.requests", tmpdir);
+	snprintf(outdir, sizeof outdir, "%s/evilrun", tmpdir);
+	srv_start(script, 2, logp);
+	snprintf(url, sizeof url, "http://127.0.0.1:%d/v1", srv_port);
+	setenv("OPENAI_API_KEY", KEY, 1);
+	char *argv[] = {"live", "--problem", "04", "--problems", (char *)tap_path("problems"), "--model", "fake-model",
+	                "--base-url", url, "--no-eval", "--headless", "--max-turns", "5", "--out", outdir, NULL};
+	out = open_memstream(&outs, &on);
+	err = open_memstream(&errs, &en);
+	int rc = cmd_live(15, argv, out, err);
+	fclose(out);
+	fclose(err);
+	srv_stop();
+	is_int(rc, 1, "hostile: the run ends in error (exit 1)");
+	ok(!memchr(outs, 0x1b, on) && !memchr(errs, 0x1b, en), "hostile: no ESC reaches the terminal");
+	ok(!strstr(outs, "\xc2\x9b") && !strstr(errs, "\xc2\x9b"), "hostile: no C1 CSI reaches it");
+	ok(!strstr(outs, "\xe2\x80\xae") && !strstr(errs, "\xe2\x80\xae"), "hostile: no bidi override reaches it");
+	has_str(outs, "tool_call   ^[]0;pwned^Gbash", "hostile: the tool name is shown, escapes made visible");
+	has_str(errs, "bad ^[]52;c;SGVsbG8=^G request", "hostile: the server's error body is shown, made visible");
+	free(outs);
+	free(errs);
+}
+
 /* ---- the command ------------------------------------------------------------ */
 
 static void test_cmd(void)
@@ -984,6 +1155,8 @@ int main(void)
 	test_garbage_and_500();
 	test_unreachable_and_nokey();
 	test_cmd();
+	test_final_link();
+	test_hostile_output();
 	srv_stop();
 	sbuf_free(&logged);
 	if (getenv("KB_KEEP"))

@@ -6,6 +6,7 @@
  * missing or cannot make namespaces here. */
 #include "tap.h"
 #include "agent.h"
+#include "eval.h"
 #include "sandbox.h"
 #include "util.h"
 
@@ -20,6 +21,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 /* Runs a bash command through the agent's tool; returns its result (owned). */
@@ -119,6 +121,192 @@ static void *sb_abort_when_up(void *arg)
 	return NULL;
 }
 
+/* The allowlist and the GPU nodes, without bwrap. */
+static void test_pure(void)
+{
+	char dev[] = "/tmp/kbtui-sandbox-dev-XXXXXX";
+	ok(sandbox_env_allowed("PATH=/bin") && sandbox_env_allowed("CUDA_VISIBLE_DEVICES") &&
+	   sandbox_env_allowed("LC_ALL") && sandbox_env_allowed("LANG"), "the allowlist keeps PATH, CUDA_*, LC_*, LANG");
+	ok(!sandbox_env_allowed("HF_TOKEN") && !sandbox_env_allowed("GITHUB_TOKEN=x") &&
+	   !sandbox_env_allowed("OPENAI_API_KEY") && !sandbox_env_allowed("CUDA_") && !sandbox_env_allowed("PATHX") &&
+	   !sandbox_env_allowed("LD_PRELOAD"), "... and drops tokens, keys, LD_PRELOAD and look-alikes");
+	if (!mkdtemp(dev)) {
+		ok(0, "mkdtemp: %s", strerror(errno));
+		return;
+	}
+	const char *names[] = {"nvidia0", "nvidiactl", "nvidia-uvm", "sda", "shm", "kvm", "fuse"};
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+		char *p = util_path_join(dev, names[i]);
+		sb_write(p, "");
+		free(p);
+	}
+	char *dri = util_path_join(dev, "dri");
+	mkdir(dri, 0777);
+	free(dri);
+	char **nodes = sandbox_gpu_nodes(dev);
+	struct sbuf b;
+	sbuf_init(&b);
+	for (size_t i = 0; nodes[i]; i++)
+		sbuf_addf(&b, "%s ", strrchr(nodes[i], '/') + 1);
+	is_str(b.s, "dri nvidia-uvm nvidia0 nvidiactl ", "the GPU nodes are nvidia* and dri, nothing else of /dev");
+	sbuf_free(&b);
+	sandbox_argv_free(nodes);
+	char *cmd = xasprintf("rm -rf '%s'", dev);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cannot remove %s\n", dev);
+	free(cmd);
+}
+
+/* A listening unix socket at path, or -1. */
+static int sb_unix_listen(const char *path)
+{
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
+	unlink(path);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) < 0 || listen(fd, 1) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* What the attack pass did from inside, and a few more: each must fail. */
+static void test_contained(struct agent_opts *o, const char *work, const char *far)
+{
+	int is_error, ufd;
+	char *s, *cmd, *p, *outside = util_path_join(far, "outside.txt");
+
+	s = sb_bash(o, "grep -E '^(Cap|NoNewPrivs)' /proc/self/status", 0, &is_error);
+	has_str(s, "CapEff:\t0000000000000000", "no effective capability inside, root or not");
+	has_str(s, "CapBnd:\t0000000000000000", "... and none to regain (bounding set empty)");
+	has_str(s, "NoNewPrivs:\t1", "... nor through a setuid program (no_new_privs)");
+	free(s);
+
+	/* its own pid namespace: no process of ours to signal or trace */
+	cmd = xasprintf("ls /proc | grep -c '^[0-9]'; test -e /proc/%d/cmdline && grep -q test_sandbox /proc/%d/cmdline "
+	                "&& echo sees-us", (int)getpid(), (int)getpid());
+	s = sb_bash(o, cmd, 0, &is_error);
+	ok(s && atoi(s) > 0 && atoi(s) < 10 && !strstr(s, "sees-us"),
+	   "only the command's own processes are in its /proc (%d)", s ? atoi(s) : -1);
+	free(s);
+	free(cmd);
+
+	/* the escape of the attack pass: a writable bind of / */
+	cmd = xasprintf("mkdir -p x && mount --bind / x && mount -o remount,rw,bind x && echo pwned > x%s", outside);
+	s = sb_bash(o, cmd, 0, &is_error);
+	ok(is_error, "mount --bind / and remount rw fail");
+	free(s);
+	free(cmd);
+	s = sb_slurp(outside);
+	is_str(s, "original\n", "... and the file they aimed at is unchanged");
+	free(s);
+	s = sb_bash(o, "mount -t tmpfs none /mnt 2>&1; mount -o remount,rw / 2>&1; unshare -r true 2>&1", 0, &is_error);
+	ok(is_error, "no tmpfs mount, no remount of /, no new user namespace to gain capabilities in");
+	free(s);
+
+	/* /dev is fresh: its /dev/shm is not the host's */
+	p = xasprintf("/dev/shm/kbtui-sandbox-shm-%d", (int)getpid());
+	cmd = xasprintf("echo leak > %s && cat %s", p, p);
+	s = sb_bash(o, cmd, 0, &is_error);
+	ok(access(p, F_OK) != 0, "a file written to /dev/shm inside does not appear on the host");
+	unlink(p);
+	free(s);
+	free(cmd);
+	free(p);
+	s = sb_bash(o, "ls /dev", 0, &is_error);
+	ok(!is_error && !strstr(s, "loop") && !strstr(s, "kvm") && !strstr(s, "sda") && !strstr(s, "vda") &&
+	   !strstr(s, "fuse"), "/dev inside holds no host disk, loop, kvm or fuse node");
+	has_str(s, "null", "... but null, zero, random are there");
+	free(s);
+
+	/* the environment: an allowlist, HOME the work directory */
+	setenv("HF_TOKEN", "hf_SECRET_TOKEN_1", 1);
+	setenv("GITHUB_TOKEN", "ghp_SECRET_TOKEN_2", 1);
+	setenv("AWS_SECRET_ACCESS_KEY", "aws_SECRET_3", 1);
+	setenv("OPENAI_API_KEY", "sk-SECRET_4", 1);
+	setenv("LD_PRELOAD", "", 1);
+	setenv("CUDA_VISIBLE_DEVICES", "3", 1);
+	for (int k = 0; k < 2; k++) {
+		const char *kind = k ? "without the sandbox" : "in the sandbox";
+		o->sandbox = k ? SANDBOX_NONE : SANDBOX_BWRAP;
+		s = sb_bash(o, "env", 0, &is_error);
+		ok(s && !strstr(s, "SECRET") && !strstr(s, "LD_PRELOAD"), "%s: no planted secret in the tools' environment",
+		   kind);
+		cmd = xasprintf("HOME=%s\n", work);
+		has_str(s, cmd, "%s: HOME is the work directory", kind);
+		free(cmd);
+		has_str(s, "CUDA_VISIBLE_DEVICES=3\n", "%s: CUDA variables pass", kind);
+		has_str(s, "PATH=", "%s: PATH passes", kind);
+		free(s);
+	}
+	o->sandbox = SANDBOX_BWRAP;
+	unsetenv("HF_TOKEN");
+	unsetenv("GITHUB_TOKEN");
+	unsetenv("AWS_SECRET_ACCESS_KEY");
+	unsetenv("OPENAI_API_KEY");
+	unsetenv("LD_PRELOAD");
+	unsetenv("CUDA_VISIBLE_DEVICES");
+
+	/* files a command must not read: the home, the shadow file, sockets in /run */
+	const char *home = getenv("HOME");
+	if (home && *home == '/' && strcmp(home, "/") && access(home, W_OK) == 0) {
+		p = xasprintf("%s/kbtui-sandbox-secret-%d", home, (int)getpid());
+		sb_write(p, "home-secret\n");
+		cmd = xasprintf("cat %s", p);
+		s = sb_bash(o, cmd, 0, &is_error);
+		ok(is_error && !strstr(s, "home-secret"), "a file in $HOME cannot be read inside");
+		free(s);
+		free(cmd);
+		unlink(p);
+		free(p);
+	}
+	s = sb_bash(o, "cat /etc/shadow; ls /etc/ssh", 0, &is_error);
+	ok(s && !strstr(s, "root:"), "/etc/shadow reads empty inside");
+	free(s);
+	p = xasprintf("/run/kbtui-sandbox-%d.sock", (int)getpid());
+	if ((ufd = sb_unix_listen(p)) >= 0) {
+		cmd = xasprintf("test -e %s && echo visible", p);
+		s = sb_bash(o, cmd, 0, &is_error);
+		ok(s && !strstr(s, "visible"), "a daemon's socket in /run is not there to connect to");
+		free(s);
+		free(cmd);
+		close(ufd);
+		unlink(p);
+	}
+	free(p);
+	/* a work directory that is $HOME itself stays writable (its mask is skipped) */
+	{
+		char *old = home ? xstrdup(home) : NULL;
+		setenv("HOME", work, 1);
+		s = sb_bash(o, "echo ok > in-home.txt && cat in-home.txt", 0, &is_error);
+		ok(!is_error && s && strstr(s, "ok\n"), "a work directory that is $HOME is still writable");
+		free(s);
+		if (old)
+			setenv("HOME", old, 1);
+		else
+			unsetenv("HOME");
+		free(old);
+	}
+	/* still a place to work: the CUDA toolkit compiles there */
+	char *nvcc = eval_find_nvcc();
+	if (nvcc) {
+		cmd = xasprintf("printf 'int main(void) { return 0; }\\n' > t.cu && '%s' -o t t.cu && ./t && echo built-and-ran", nvcc);
+		s = sb_bash(o, cmd, 120, &is_error);
+		has_str(s, "built-and-ran", "nvcc compiles and the program runs inside the sandbox");
+		free(s);
+		free(cmd);
+		free(nvcc);
+	} else {
+		tap_skip("no nvcc: the compile inside the sandbox is not tried");
+	}
+	s = sb_bash(o, "exec 3< /dev/tty && echo has-tty", 0, &is_error);
+	ok(s && !strstr(s, "has-tty"), "no controlling terminal inside (nothing to push keys into)");
+	free(s);
+	free(outside);
+}
+
 int main(void)
 {
 	char top[] = "/tmp/kbtui-sandbox-XXXXXX", far[] = "/var/tmp/kbtui-sandbox-XXXXXX", *why = NULL, *work, *outside, *s, *p, *cmd, *home_probe;
@@ -133,13 +321,18 @@ int main(void)
 	{
 		char *const inner[] = {"echo", "hi", NULL};
 		char **v = sandbox_argv(SANDBOX_NONE, "/tmp", inner);
-		ok(v && !strcmp(v[0], "echo") && !strcmp(v[1], "hi") && !v[2], "sandbox none runs the command as it is");
+		size_t n = 0;
+		while (v && v[n])
+			n++;
+		ok(v && !strcmp(v[0], "env") && !strcmp(v[1], "-i") && n >= 4 && !strcmp(v[n - 2], "echo") &&
+		   !strcmp(v[n - 1], "hi"), "sandbox none runs the command as it is, in the allowlisted environment");
 		sandbox_argv_free(v);
 		setenv("KBTUI_BWRAP", "/nonexistent/bwrap", 1);
 		ok(sandbox_argv(SANDBOX_BWRAP, "/tmp", inner) == NULL, "no bwrap: no argv, never a silent fallback");
 		unsetenv("KBTUI_BWRAP");
 	}
 
+	test_pure();
 	if (!sandbox_bwrap_works(&why)) {
 		tap_skip(why);
 		free(why);
@@ -282,6 +475,8 @@ int main(void)
 	s = sb_bash(&o, "echo tmp > /tmp/kbtui-sandbox-private && cat /tmp/kbtui-sandbox-private", 0, &is_error);
 	ok(!is_error && access("/tmp/kbtui-sandbox-private", F_OK) != 0, "/tmp inside is private");
 	free(s);
+
+	test_contained(&o, work, far);
 
 	cmd = xasprintf("rm -rf '%s' '%s'", top, far);
 	if (system(cmd) != 0)

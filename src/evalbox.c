@@ -1,0 +1,176 @@
+/* evalbox.c: eval_run with its children in the sandbox (see evalbox.h). */
+#include "config.h"
+
+#include "evalbox.h"
+#include "problem.h"
+#include "proc.h"
+#include "util.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+int evalbox_choose(const char *asked, enum sandbox_kind *k, char **why)
+{
+	const char *s = asked && *asked ? asked : getenv("KBTUI_SANDBOX");
+	char *bad = NULL;
+	*why = NULL;
+	if (s && *s && sandbox_parse(s, k) < 0) {
+		*why = xasprintf("the sandbox is none or bwrap, not '%s'%s", s, asked && *asked ? "" : " (KBTUI_SANDBOX)");
+		return -1;
+	}
+	if (s && *s && *k == SANDBOX_NONE)
+		return 0;
+	*k = SANDBOX_BWRAP;
+	if (sandbox_bwrap_works(&bad))
+		return 0;
+	*why = xasprintf("the eval runs the solution's code only in a bubblewrap sandbox, and %s; install "
+	                 "bubblewrap, or run it unsandboxed on purpose with KBTUI_SANDBOX=none", bad);
+	free(bad);
+	return -1;
+}
+
+/* What a step may read under the hidden homes (owned, NULL-ended) and
+ * the eval's work directory, the one it may write. */
+struct evalbox_ctx {
+	const struct evalbox *b;
+	char *ro[8];
+	int nro;
+	char *workdir;
+};
+
+/* Whether a directory is too wide to show: the root, /tmp (private inside),
+ * a hidden home itself. */
+static int evalbox_too_wide(const char *dir)
+{
+	const char *home = getenv("HOME");
+	static const char *const wide[] = {"/", "/tmp", "/home", "/root", "/run", "/usr", "/var", "/opt"};
+	for (size_t i = 0; i < sizeof wide / sizeof *wide; i++)
+		if (!strcmp(dir, wide[i]))
+			return 1;
+	return home && !strcmp(dir, home);
+}
+
+/* The installation a program belongs to: two levels above its real path
+ * (the CUDA root of bin/nvcc, the prefix of a python's bin/python), or
+ * its own directory when that would be too wide. */
+static char *evalbox_prefix(const char *prog)
+{
+	char real[PATH_MAX], *slash;
+	if (!prog || !realpath(prog, real))
+		return NULL;
+	if ((slash = strrchr(real, '/')) && slash != real)
+		*slash = 0;
+	char *bin = xstrdup(real);
+	if ((slash = strrchr(real, '/')) && slash != real)
+		*slash = 0;
+	if (evalbox_too_wide(real))
+		return bin;
+	free(bin);
+	return xstrdup(real);
+}
+
+/* The work directory eval_run will use: the caller's, else its default
+ * ./kbtui-eval-NAME (eval_workdir in eval.c), as an absolute path. */
+static char *evalbox_workdir(const struct eval_opts *o)
+{
+	char *pdir = o->problems_dir ? xstrdup(o->problems_dir) : problem_default_dir();
+	char *dir = o->problem ? problem_find(pdir, o->problem) : NULL, *err = NULL, *wd = NULL, cwd[PATH_MAX];
+	struct problem *pb = dir ? problem_load(dir, &err) : NULL;
+	if (o->workdir)
+		wd = xstrdup(o->workdir);
+	else if (pb)
+		wd = xasprintf("kbtui-eval-%s", pb->name);
+	if (wd && wd[0] != '/' && getcwd(cwd, sizeof cwd)) {
+		char *abs = util_path_join(cwd, wd);
+		free(wd);
+		wd = abs;
+	}
+	problem_free(pb);
+	free(err);
+	free(dir);
+	free(pdir);
+	return wd;
+}
+
+static char *evalbox_which(const char *name)
+{
+	const char *path = getenv("PATH");
+	while (path && *path) {
+		size_t n = strcspn(path, ":");
+		char *dir = xstrndup(path, n), *full = util_path_join(*dir ? dir : ".", name);
+		free(dir);
+		if (util_is_file(full))
+			return full;
+		free(full);
+		path += n;
+		if (*path == ':')
+			path++;
+	}
+	return NULL;
+}
+
+static void evalbox_ctx_init(struct evalbox_ctx *c, const struct eval_opts *o, const struct evalbox *b)
+{
+	char *nvcc = o->nvcc ? xstrdup(o->nvcc) : eval_find_nvcc();
+	memset(c, 0, sizeof *c);
+	c->b = b;
+	c->workdir = evalbox_workdir(o);
+	c->ro[c->nro++] = o->problems_dir ? xstrdup(o->problems_dir) : problem_default_dir();
+	if (o->solution)
+		c->ro[c->nro++] = xstrdup(o->solution);
+	if (o->kbh)
+		c->ro[c->nro++] = xstrdup(o->kbh);
+	if ((c->ro[c->nro] = evalbox_prefix(nvcc)))
+		c->nro++;
+	free(nvcc);
+	if (o->kbh) {
+		char *py = o->python ? xstrdup(o->python) : evalbox_which("python");
+		if (!py)
+			py = evalbox_which("python3");
+		if ((c->ro[c->nro] = evalbox_prefix(py)))
+			c->nro++;
+		free(py);
+	}
+	c->ro[c->nro] = NULL;
+}
+
+static void evalbox_ctx_free(struct evalbox_ctx *c)
+{
+	for (int i = 0; i < c->nro; i++)
+		free(c->ro[i]);
+	free(c->workdir);
+}
+
+static char **evalbox_wrap(void *ud, const struct proc_spec *spec)
+{
+	struct evalbox_ctx *c = ud;
+	struct sandbox_spec s = {
+		.kind = c->b->kind, .workdir = c->workdir ? c->workdir : spec->cwd, .cwd = spec->cwd, .ro = (const char *const *)c->ro,
+		.keep = c->b->keep, .gpu = 1, .env = spec->env,
+	};
+	return sandbox_wrap(&s, spec->argv);
+}
+
+char **evalbox_argv(const struct eval_opts *o, const struct evalbox *b, const struct proc_spec *spec)
+{
+	struct evalbox_ctx c;
+	evalbox_ctx_init(&c, o, b);
+	char **v = evalbox_wrap(&c, spec);
+	evalbox_ctx_free(&c);
+	return v;
+}
+
+int evalbox_run(const struct eval_opts *o, const struct evalbox *b, struct eval_result *r)
+{
+	struct evalbox_ctx c;
+	int rc;
+	if (!b || b->kind == SANDBOX_NONE)
+		return eval_run(o, r);
+	evalbox_ctx_init(&c, o, b);
+	proc_set_wrap(evalbox_wrap, &c);
+	rc = eval_run(o, r);
+	proc_set_wrap(NULL, NULL);
+	evalbox_ctx_free(&c);
+	return rc;
+}
