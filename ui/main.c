@@ -405,6 +405,8 @@ int main(int argc, char **argv)
 		return cmd_flags(argc - 1, argv + 1, stdout, stderr);
 	if (argc > 1 && !strcmp(argv[1], "search"))
 		return cmd_search(argc - 1, argv + 1, stdout, stderr);
+	if (argc > 1 && !strcmp(argv[1], "sweep"))
+		return cmd_sweep(argc - 1, argv + 1, stdout, stderr);
 	if ((rc = cli_parse(&c, argc, argv)) >= 0)
 		return rc;
 	if (!c.cmd) {
