@@ -17,7 +17,8 @@
  * headers are never logged. The server exits after --timeout seconds.
  * --by-turn: a request gets the reply of its conversation's turn (the
  * number of assistant messages it carries) instead of the n-th: several
- * agents can share one server, each getting the whole script. */
+ * agents can share one server, each getting the whole script.
+ * A path with "/outage/" in it gets 503 (Retry-After: 0): a provider down. */
 #include "fakellm.h"
 #include "jsonx.h"
 #include "util.h"
@@ -471,6 +472,11 @@ static void fake_serve(int fd, const char *reqline, const cJSON *step, int serve
 	if (strncmp(reqline, "POST ", 5) || (!anthropic && !strstr(reqline, "/chat/completions "))) {
 		fake_send(fd, "HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n"
 		          "{\"error\":{\"message\":\"fakellm: no such endpoint\"}}");
+		return;
+	}
+	if (strstr(reqline, "/outage/")) {
+		fake_send(fd, "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nRetry-After: 0\r\n"
+		          "Connection: close\r\n\r\n{\"error\":{\"message\":\"fakellm: the provider is down\"}}");
 		return;
 	}
 	fake_step_read(step, &s);
