@@ -497,12 +497,19 @@ int sweep_config_load(struct sweep_config *c, const char *dir, char **err)
 
 int sweep_env_is_key(const struct sweep_config *c, const char *name)
 {
-	if (!strcmp(name, "OPENAI_API_KEY") || !strcmp(name, "ANTHROPIC_API_KEY"))
-		return 1;
-	for (int i = 0; i < c->nmodels; i++)
-		if (!strcmp(name, c->models[i].key_env))
-			return 1;
-	return 0;
+	/* the models' key variables, and whatever else is named like a secret
+	 * (HF_TOKEN, another vendor's key): no cell and no Slurm job needs them */
+	static const char *const secret[] = {"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", NULL};
+	char *up = xstrdup(name);
+	int hit = 0;
+	for (char *p = up; *p; p++)
+		*p = (char)toupper((unsigned char)*p);
+	for (int i = 0; secret[i] && !hit; i++)
+		hit = strstr(up, secret[i]) != NULL;
+	free(up);
+	for (int i = 0; i < c->nmodels && !hit; i++)
+		hit = !strcmp(name, c->models[i].key_env);
+	return hit;
 }
 
 char **sweep_env_clean(const struct sweep_config *c, const char *const *extra)

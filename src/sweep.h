@@ -129,7 +129,8 @@ int sweep_leaderboard_write(const struct sweep_config *c, const char *dir, char 
 int sweep_row_exists(const char *dir, const char *run_id);
 
 /* The environment for a child: environ without any key variable (every
- * model's key_env, OPENAI_API_KEY, ANTHROPIC_API_KEY), plus extra (may be
+ * model's key_env, and every name with KEY, TOKEN, SECRET, PASSWORD or
+ * CREDENTIAL in it), plus extra (may be
  * NULL, "NAME=value" strings, borrowed). NULL-terminated array, owned:
  * free with sweep_env_free (wipes the strings it made). */
 char **sweep_env_clean(const struct sweep_config *c, const char *const *extra);
