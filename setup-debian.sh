@@ -9,11 +9,5 @@ apt-get install -y -qq --no-install-recommends \
 	libncurses-dev libcurl4-openssl-dev libcjson-dev libpcre2-dev libyaml-dev libssl-dev \
 	jq tmux time ca-certificates git bubblewrap \
 	slurmctld slurmd slurm-client munge >/dev/null
-# tests/test_slurm.sh starts its own munged, slurmctld and slurmd (private
-# key, state and ports); the packages' system services are not needed
-for s in slurmctld slurmd munge; do
-	if command -v systemctl >/dev/null 2>&1 && systemctl is-enabled "$s" >/dev/null 2>&1; then
-		systemctl disable --now "$s" >/dev/null 2>&1 || true
-	fi
-done
+# (tests/test_slurm.sh starts a munged, slurmctld and slurmd of its own)
 echo "setup-debian: build dependencies installed"
