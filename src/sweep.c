@@ -388,9 +388,8 @@ int sweep_config_save(const struct sweep_config *c, const char *dir, char **err)
 		                        "sandbox", NULL};
 		for (int i = 0; fields[i]; i++)
 			if (!prev || !cJSON_Compare(jx_get(prev, fields[i]), jx_get(want, fields[i]), 1)) {
-				*err = xasprintf("%s holds another sweep (its %s differ%s): continue it with 'kbtui sweep %s', "
-				                 "or choose another --out", path, fields[i],
-				                 fields[i][strlen(fields[i]) - 1] == 's' ? "" : "s", dir);
+				*err = xasprintf("%s holds another sweep (not the same %s): continue it with 'kbtui sweep %s', "
+				                 "or choose another --out", path, fields[i], dir);
 				cJSON_Delete(prev);
 				cJSON_Delete(want);
 				cJSON_Delete(o);

@@ -74,7 +74,7 @@ rc=$?
 t "--run-cell of a finished cell: already done, no second row" '[ $rc -eq 0 ] && grep -q "already done" "$tmp/s4.out" && cmp -s "$tmp/rows.before" "$d/runs.jsonl"'
 "$kb" sweep --models "$tmp/models.yaml" --problems 01 --problems-dir "$tmp/problems" --out "$d" > "$tmp/s5.out" 2>&1
 rc=$?
-t "another sweep into the same directory is refused, naming sweep.json" '[ $rc -eq 1 ] && grep -q "sweep.json holds another sweep (its problems differ)" "$tmp/s5.out"'
+t "another sweep into the same directory is refused, naming sweep.json" '[ $rc -eq 1 ] && grep -q "sweep.json holds another sweep (not the same problems)" "$tmp/s5.out"'
 "$kb" sweep "$d" --budget 5m > "$tmp/s6.out" 2>&1
 rc=$?
 t "continuing cannot change the live options" '[ $rc -eq 2 ] && grep -q "keeps the models, problems and live options" "$tmp/s6.out"'
