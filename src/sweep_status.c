@@ -146,7 +146,18 @@ int sweep_row_append(const char *dir, const char *line, const char *run_id, int 
 		rc = 0;
 		goto out;
 	}
-	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if (fd >= 0) {
+		/* a writer that died mid-line (a lost NFS client) left no newline:
+		 * ours starts a line of its own, the torn one stays no row */
+		struct stat sb;
+		char last = '\n';
+		if (fstat(fd, &sb) == 0 && sb.st_size > 0 && pread(fd, &last, 1, sb.st_size - 1) == 1 && last != '\n') {
+			char *t = xasprintf("\n%s", text);
+			free(text);
+			text = t;
+		}
+	}
 	/* one write of the whole line: readers see all of it or none */
 	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text) || fsync(fd) < 0) {
 		*err = xasprintf("%s: cannot append the row of %s: %s", path, run_id, strerror(errno));

@@ -189,6 +189,10 @@ static void rows(void)
 	ok(write(fd, "{\"run_id\":\"half", 15) == 15, "a half line appended");
 	close(fd);
 	ok(!sweep_row_exists(dir, "half"), "a line without its newline is no row");
+	int dup = 1;
+	ok(sweep_row_append(dir, "{\"run_id\":\"after-half\"}", "after-half", &dup, &err) == 0 && !dup,
+	   "a row appended after the torn line");
+	ok(sweep_row_exists(dir, "after-half"), "... is a row of its own");
 	free(buf);
 	free(path);
 	free(dir);
