@@ -229,20 +229,11 @@ static int *cmd_sweep_todo(const struct sweep_config *c, const struct sweep_cell
 	return todo;
 }
 
-static struct sweep_cell_status *cmd_sweep_read(const struct sweep_config *c, const char *dir)
-{
-	struct sweep_cell_status *st = sweep_status_read(c, dir);
-	const struct sweep_executor *ex = sweep_executor_find(c->executor);
-	if (ex && ex->status)
-		ex->status(c, dir, st);
-	return st;
-}
-
 static int cmd_sweep_go(struct sweep_config *c, const char *dir, const struct cmd_sweep_args *a, const char *exe,
                         FILE *out, FILE *err)
 {
 	const struct sweep_executor *ex = sweep_executor_find(c->executor);
-	struct sweep_cell_status *st = cmd_sweep_read(c, dir);
+	struct sweep_cell_status *st = sweep_status_now(c, dir);
 	int n = 0, *todo = cmd_sweep_todo(c, st, a->retry, &n), rc = CMD_OK, left = 0;
 	char *msg = NULL;
 
@@ -262,7 +253,7 @@ static int cmd_sweep_go(struct sweep_config *c, const char *dir, const struct cm
 	sweep_status_free(st, c->ncells);
 	free(todo);
 	if (rc == CMD_OK && ex == &sweep_local) {
-		st = cmd_sweep_read(c, dir);
+		st = sweep_status_now(c, dir);
 		sweep_status_print(c, st, out);
 		for (int i = 0; i < c->ncells; i++)
 			left += st[i].state != SWEEP_DONE;
@@ -328,7 +319,7 @@ int cmd_sweep(int argc, char **argv, FILE *out, FILE *err)
 			rc = sweep_cell_run(&c, dir, cell, exe, out) == 0 ? CMD_OK : CMD_BADINPUT;
 		}
 	} else if (a.status) {
-		struct sweep_cell_status *st = cmd_sweep_read(&c, dir);
+		struct sweep_cell_status *st = sweep_status_now(&c, dir);
 		if (a.json)
 			sweep_status_json(&c, dir, st, out);
 		else

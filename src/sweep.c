@@ -558,6 +558,15 @@ char *sweep_self_exe(const char *argv0)
 	return real ? real : xstrdup(argv0 ? argv0 : "kbtui");
 }
 
+struct sweep_cell_status *sweep_status_now(const struct sweep_config *c, const char *dir)
+{
+	struct sweep_cell_status *st = sweep_status_read(c, dir);
+	const struct sweep_executor *ex = sweep_executor_find(c->executor);
+	if (ex && ex->status)
+		ex->status(c, dir, st);
+	return st;
+}
+
 const struct sweep_executor *sweep_executor_find(const char *name)
 {
 	if (!name || !strcmp(name, "local"))

@@ -99,8 +99,12 @@ struct sweep_cell_status {
 	char *pending;            /* queued in Slurm: squeue's reason (owned, may be NULL) */
 };
 
-/* One status per cell (array owned, free with sweep_status_free). */
+/* One status per cell (array owned, free with sweep_status_free), from
+ * the directory alone. */
 struct sweep_cell_status *sweep_status_read(const struct sweep_config *c, const char *dir);
+/* The same, with what the sweep's executor knows beyond the directory
+ * (pending in Slurm): what --status prints and a screen shows. */
+struct sweep_cell_status *sweep_status_now(const struct sweep_config *c, const char *dir);
 void sweep_status_free(struct sweep_cell_status *st, int n);
 
 /* The grid as text (one row per model, one column per problem; names made
