@@ -25,14 +25,18 @@
 
 static volatile sig_atomic_t sweep_cell_signal;
 static volatile pid_t sweep_cell_child;
+static int sweep_cell_in_slurm;
 
-/* SIGTERM from scancel, a time limit, preemption or kbtui sweep --cancel:
- * the child is told too (it may not be in our process group) and records
- * its end; we record ours. */
+/* SIGTERM from scancel, a time limit, preemption or kbtui sweep --cancel,
+ * SIGINT from a terminal: the child (in its own process group) is told
+ * once, and records its end; we record ours. Slurm signals every process
+ * of the job itself: a second SIGTERM could catch kbtui live after it
+ * stopped handling them, before its last line. */
 static void sweep_cell_on_signal(int sig)
 {
+	int first = !sweep_cell_signal;
 	sweep_cell_signal = sig;
-	if (sweep_cell_child > 0)
+	if (first && sweep_cell_child > 0 && !sweep_cell_in_slurm)
 		kill(sweep_cell_child, SIGTERM);
 }
 
@@ -298,6 +302,7 @@ static pid_t sweep_cell_spawn(char **argv, char **env, const char *out, const ch
 		int in = open("/dev/null", O_RDONLY);
 		/* our death (SIGKILL) ends the run too: no orphan keeps the API busy */
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		setpgid(0, 0);
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGINT, SIG_DFL);
 		dup2(in, 0);
@@ -347,12 +352,13 @@ static int sweep_cell_live(const struct sweep_config *c, const char *dir, int ce
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGHUP, &sa, &old_hup);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	sweep_cell_in_slurm = getenv("SLURM_JOB_ID") != NULL;
 	pid = sweep_cell_spawn(argv, env, outp, errp, &err);
 	sweep_env_free(env);
 	sweep_strv_free(argv);
 	if (pid > 0) {
 		sweep_cell_child = pid;
-		if (sweep_cell_signal)   /* a signal before we knew the child */
+		if (sweep_cell_signal && !sweep_cell_in_slurm)   /* a signal before we knew the child */
 			kill(pid, SIGTERM);
 		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 			;
