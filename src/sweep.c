@@ -239,6 +239,18 @@ int sweep_models_load(struct sweep_config *c, const char *path, char **err)
 
 /* ---- problems and cells ----------------------------------------------------- */
 
+/* Problem folder names go into run ids, paths, job scripts and the grid:
+ * letters, digits, '.', '_' and '-' only, not starting with '.'. */
+static int sweep_problem_name_ok(const char *s)
+{
+	if (!*s || *s == '.')
+		return 0;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && *s != '.' && *s != '_' && *s != '-')
+			return 0;
+	return 1;
+}
+
 static void sweep_cells_build(struct sweep_config *c)
 {
 	c->ncells = c->nmodels * c->nproblems;
@@ -265,7 +277,8 @@ int sweep_problems_set(struct sweep_config *c, const char *list, char **err)
 		}
 		c->problems = xcalloc((size_t)(n ? n : 1), sizeof *c->problems);
 		for (int i = 0; i < n; i++)
-			c->problems[c->nproblems++] = xstrdup(names[i]);
+			if (sweep_problem_name_ok(names[i]))   /* others cannot name a run */
+				c->problems[c->nproblems++] = xstrdup(names[i]);
 		problem_names_free(names, n);
 	} else {
 		char *copy = xstrdup(list), *save = NULL;
@@ -281,6 +294,14 @@ int sweep_problems_set(struct sweep_config *c, const char *list, char **err)
 			}
 			const char *name = strrchr(pdir, '/') ? strrchr(pdir, '/') + 1 : pdir;
 			int seen = 0;
+			if (!sweep_problem_name_ok(name)) {
+				char *safe = textsafe(name, strlen(name), 0);
+				*err = xasprintf("--problems: the folder name '%s' is not letters, digits, '.', '_' and '-'", safe);
+				free(safe);
+				free(pdir);
+				rc = -1;
+				break;
+			}
 			for (int i = 0; i < c->nproblems; i++)
 				seen |= !strcmp(c->problems[i], name);
 			if (!seen)
@@ -470,7 +491,7 @@ int sweep_config_load(struct sweep_config *c, const char *dir, char **err)
 	}
 	c->problems = xcalloc((size_t)cJSON_GetArraySize(jx_get(o, "problems")) + 1, sizeof *c->problems);
 	cJSON_ArrayForEach(m, jx_get(o, "problems"))
-		if (cJSON_IsString(m) && !strchr(m->valuestring, '/') && m->valuestring[0] != '.')
+		if (cJSON_IsString(m) && sweep_problem_name_ok(m->valuestring))
 			c->problems[c->nproblems++] = xstrdup(m->valuestring);
 	c->problems_dir = sweep_dup_str(o, "problems_dir");
 	c->budget_s = jx_num(o, "budget_s", 0);
