@@ -107,6 +107,9 @@ struct sweep_cell_status *sweep_status_read(const struct sweep_config *c, const 
 struct sweep_cell_status *sweep_status_now(const struct sweep_config *c, const char *dir);
 void sweep_status_free(struct sweep_cell_status *st, int n);
 
+/* A cell's text in the grid: "queued", "running 3m12s t4 12.3k pf0.420",
+ * "done PASS 0.4421 25m10s", "FAILED", "KILLED" (ASCII; owned). */
+char *sweep_cell_text(const struct sweep_cell_status *s);
 /* The grid as text (one row per model, one column per problem; names made
  * safe for a terminal) or as JSON. */
 void sweep_status_print(const struct sweep_config *c, const struct sweep_cell_status *st, FILE *out);

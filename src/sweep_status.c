@@ -368,8 +368,8 @@ static void sweep_fmt_secs(char *b, size_t n, double s)
 		snprintf(b, n, "%dh%02dm", (int)s / 3600, (int)s % 3600 / 60);
 }
 
-/* One cell of the grid, at most about 24 columns. */
-static char *sweep_cell_text(const struct sweep_cell_status *s)
+/* One cell of the grid, at most about 32 columns. */
+char *sweep_cell_text(const struct sweep_cell_status *s)
 {
 	char t[16], tok[16];
 	sweep_fmt_secs(t, sizeof t, s->elapsed);
