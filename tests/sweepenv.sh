@@ -58,6 +58,9 @@ cat > "$tmp/slow.jsonl" <<EOF
 {"text": "Writing the kernel.", "tool": "write_file", "args": "{\"path\": \"solution.cu\", \"content\": \"// good\\\\n\"}"}
 EOF
 
+# longer than the test's Slurm time limit of one minute
+echo '{"text": "Taking my time.", "tool": "bash", "args": "{\"command\": \"sleep 170\"}"}' > "$tmp/long.jsonl"
+
 # serve NAME SCRIPT: a fakellm for one or more models; sets $port
 serve() {
 	"$fakellm" --by-turn --script "$2" --log "$tmp/$1.llmlog" --timeout 900 > "$tmp/$1.port" 2> "$tmp/$1.llmerr" &

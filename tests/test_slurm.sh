@@ -6,7 +6,9 @@
 # children, runs the 2 models x 2 problems sweep against tests/fakellm with
 # the eval stubbed (one sbatch --array job), checks the four runs and rows,
 # that a second run of the command submits nothing, that cancelling a long
-# cell works (scancel; the cell says it was killed, no row), that no key is
+# cell works (scancel; the cell says it was killed, no row), that a cell
+# past its time limit says so too (KB_SLURM_QUICK=1 leaves that out: it takes
+# Slurm a minute or more), that no key is
 # in the job script, Slurm's saved environment, its spool or logs, or any
 # file of the sweep, and stops the daemons. The keys reach the tasks the way
 # a cluster would give them: a TaskProlog reading a file outside all that.
@@ -109,6 +111,16 @@ idle() { sinfo -h -o %T 2> /dev/null | grep -qx idle; }
 wait_until 30 idle || cannot "the node did not come up: $(tail -n 3 "$s/log/slurmctld.log" "$s/log/slurmd.log" 2> /dev/null | tr '\n' ' ')"
 echo "# slurm: $(sinfo -h -o '%N %c CPUs %T') ($(sinfo --version)), ports $base/$((base + 1))"
 
+# ---- a cell past its time limit (submitted first: Slurm takes a minute or more to end it) ----
+if [ -z "$KB_SLURM_QUICK" ]; then
+	serve long "$tmp/long.jsonl"
+	printf -- '- label: long\n  model: fake-a\n  base_url: http://127.0.0.1:%s/v1\n  key_env: SWEEP_KEY_A\n' "$port" > "$tmp/long.yaml"
+	l="$tmp/timelimit"
+	"$kb" sweep --executor slurm --no-gpu --models "$tmp/long.yaml" --problems 01 --problems-dir "$tmp/problems" \
+		--out "$l" --budget 10m --sandbox none --sbatch-opt=--time=1 > "$tmp/l1.out" 2>&1
+	sed 's/^/# /' "$tmp/l1.out"
+fi
+
 # ---- the sweep as one array job ------------------------------------------------------------
 serve main "$tmp/solve.jsonl"
 models_file "$tmp/models.yaml" "$port"
@@ -186,6 +198,23 @@ t "... and nothing of it is left in the queue" 'wait_until 20 gone'
 "$kb" sweep --cancel "$c" > "$tmp/cancel2.out" 2>&1
 t "a second --cancel finds nothing to cancel" 'grep -q "no job of .* is queued or running" "$tmp/cancel2.out"'
 t "no key anywhere in Slurm's files or the sweeps after all that" '! grep -rqF -e "$KEY_A" -e "$KEY_B" "$s/state" "$s/spool" "$s/log" "$d" "$c"'
+
+# ---- the time limit ---------------------------------------------------------------------------
+if [ -z "$KB_SLURM_QUICK" ]; then
+	timedout() { [ "$(state "$l" long_01_toy)" = killed ]; }
+	t "a cell past its Slurm time limit is killed, and says it was stopped" 'wait_until 150 timedout &&
+		grep -q "stopped by Terminated" "$l/cells/long_01_toy.json"'
+	t "... Slurm says: due to time limit" 'grep -q "DUE TO TIME LIMIT" "$l"/slurm/*.out'
+	t "... its run recorded its end, no row" 'grep -q "kbtui live: aborted after" "$l/runs/long_01_toy/live.log" &&
+		[ ! -s "$l/runs.jsonl" ]'
+	"$kb" sweep "$l" > "$tmp/l2.out" 2>&1
+	"$kb" sweep "$l" --retry failed > "$tmp/l3.out" 2>&1
+	"$kb" sweep --cancel "$l" > /dev/null 2>&1
+	t "... a rerun leaves it alone, one with --retry failed submits it again" '
+		grep -q "nothing to start: 0 done, 0 running, 0 queued, 0 failed, 1 killed" "$tmp/l2.out" &&
+		grep -q "submitted job [0-9]*: 1 cells" "$tmp/l3.out"'
+	t "... no key in its files or Slurm's" '! grep -rqF -e "$KEY_A" -e "$KEY_B" "$l" "$s/state" "$s/spool" "$s/log"'
+fi
 
 dpids=$daemons
 stop_daemons
