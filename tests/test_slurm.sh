@@ -132,6 +132,11 @@ rc=$?
 sed 's/^/# /' "$tmp/s1.out" "$tmp/s1.err"
 job=$(sed -n 's/^kbtui sweep: submitted job \([0-9]*\): .*/\1/p' "$tmp/s1.out")
 t "one sbatch --array job for the four cells" '[ $rc -eq 0 ] && [ -n "$job" ] && grep -q "submitted job $job: 4 cells (array 0-3)" "$tmp/s1.out"'
+"$kb" sweep --status "$d" --json > "$tmp/pending.json" 2>&1
+"$kb" sweep --status "$d" > "$tmp/pending.txt" 2>&1
+t "just submitted, the cells wait in the queue: squeue's reason in --json, queued (slurm) in the grid" '
+	jq -e "[.cells[] | select(.state == \"queued\" and (.pending | length) > 0)] | length >= 1" "$tmp/pending.json" > /dev/null &&
+	grep -q "queued (slurm)" "$tmp/pending.txt"'
 alldone() { "$kb" sweep --status "$d" --json 2> /dev/null | jq -e '[.cells[] | select(.state == "done")] | length == 4' > /dev/null; }
 wait_until 90 alldone
 "$kb" sweep --status "$d" > "$tmp/grid.txt" 2>&1
