@@ -122,4 +122,7 @@ int cmd_flags(int argc, char **argv, FILE *out, FILE *err);
 /* `kbtui search [-i] [-l] [-c] [--format FMT] REGEX [DIR]`; argv[0] is "search". */
 int cmd_search(int argc, char **argv, FILE *out, FILE *err);
 
+/* `kbtui sweep ...` (see src/sweep.h); argv[0] is "sweep". */
+int cmd_sweep(int argc, char **argv, FILE *out, FILE *err);
+
 #endif

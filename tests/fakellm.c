@@ -14,7 +14,11 @@
  * then the tool calls, their arguments in pieces; usage closes the stream.
  * Requests past the script get a plain "done" text (the agent stops).
  * --log FILE gets each request body on one line (newlines as spaces); the
- * headers are never logged. The server exits after --timeout seconds. */
+ * headers are never logged. The server exits after --timeout seconds.
+ * --by-turn: a request gets the reply of its conversation's turn (the
+ * number of assistant messages it carries) instead of the n-th: several
+ * agents can share one server, each getting the whole script.
+ * A path with "/outage/" in it gets 503 (Retry-After: 0): a provider down. */
 #include "fakellm.h"
 #include "jsonx.h"
 #include "util.h"
@@ -36,6 +40,16 @@
 
 static cJSON *script;      /* the replies, in order */
 static int default_chunk = 4, default_delay;   /* for replies that name none */
+static int by_turn;        /* --by-turn */
+
+/* The turn of a request: its assistant messages, as kbtui writes them. */
+static int fake_turn(const char *body)
+{
+	int n = 0;
+	for (const char *p = body; (p = strstr(p, "\"role\":\"assistant\"")) != NULL; p += 18)
+		n++;
+	return n;
+}
 
 static void fake_load(const char *path)
 {
@@ -460,6 +474,11 @@ static void fake_serve(int fd, const char *reqline, const cJSON *step, int serve
 		          "{\"error\":{\"message\":\"fakellm: no such endpoint\"}}");
 		return;
 	}
+	if (strstr(reqline, "/outage/")) {
+		fake_send(fd, "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nRetry-After: 0\r\n"
+		          "Connection: close\r\n\r\n{\"error\":{\"message\":\"fakellm: the provider is down\"}}");
+		return;
+	}
 	fake_step_read(step, &s);
 	if (anthropic)
 		fake_anthropic(fd, &s, served);
@@ -478,6 +497,7 @@ int main(int argc, char **argv)
 		{"chunk", required_argument, NULL, 'c'},
 		{"delay-ms", required_argument, NULL, 'd'},
 		{"timeout", required_argument, NULL, 't'},
+		{"by-turn", no_argument, NULL, 'b'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *log = NULL;
@@ -502,6 +522,8 @@ int main(int argc, char **argv)
 			default_delay = atoi(optarg);
 		else if (ch == 't')
 			timeout = atoi(optarg);
+		else if (ch == 'b')
+			by_turn = 1;
 		else
 			return 2;
 	}
@@ -534,7 +556,7 @@ int main(int argc, char **argv)
 			continue;
 		body = fake_read(fd, &reqline);
 		if (body) {
-			const cJSON *step = cJSON_GetArrayItem(script, served);
+			const cJSON *step = cJSON_GetArrayItem(script, by_turn ? fake_turn(body) : served);
 			fake_log(log, body);
 			fake_serve(fd, reqline ? reqline : "", step ? step : done, served);
 			served++;

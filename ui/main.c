@@ -37,6 +37,7 @@
 	X(fetch) \
 	X(eval) \
 	X(live) \
+	X(sweep) \
 	X(help) \
 	/* end */
 
