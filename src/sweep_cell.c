@@ -91,11 +91,6 @@ static int sweep_cell_move_aside(const char *dir, const char *run_id, char **err
 	return rc;
 }
 
-static char *sweep_cell_arg(const char *fmt, double v)
-{
-	return xasprintf(fmt, v);
-}
-
 /* kbtui live's arguments for the cell (strings owned, NULL-terminated). */
 static char **sweep_cell_argv(const struct sweep_config *c, int cell, const char *exe, const char *rundir)
 {
@@ -126,7 +121,7 @@ static char **sweep_cell_argv(const struct sweep_config *c, int cell, const char
 	}
 	if (c->budget_s > 0) {
 		v[n++] = xstrdup("--budget");
-		v[n++] = sweep_cell_arg("%.0fs", c->budget_s);
+		v[n++] = xasprintf("%.0fs", c->budget_s);
 	}
 	if (c->max_turns > 0) {
 		v[n++] = xstrdup("--max-turns");
@@ -330,7 +325,7 @@ static void sweep_cell_state_set(cJSON *st, const char *state, const char *reaso
 
 /* Runs kbtui live and waits; the state's end is set from what happened. */
 static int sweep_cell_live(const struct sweep_config *c, const char *dir, int cell, const char *exe, const char *key,
-                           cJSON *st, FILE *log)
+                           cJSON *st)
 {
 	const struct sweep_cell *ce = &c->cells[cell];
 	const struct sweep_model *m = &c->models[ce->model];
@@ -413,7 +408,6 @@ static int sweep_cell_live(const struct sweep_config *c, const char *dir, int ce
 	free(errp);
 	free(rundir);
 	free(rel);
-	(void)log;
 	return rc;
 }
 
@@ -465,7 +459,7 @@ int sweep_cell_run(const struct sweep_config *c, const char *dir, int cell, cons
 		fprintf(log, "kbtui sweep: %s: started on %s (attempt %d)\n", ce->run_id, host,
 		        (int)jx_num(st, "attempt", 1));
 		fflush(log);
-		rc = sweep_cell_live(c, dir, cell, exe, key, st, log);
+		rc = sweep_cell_live(c, dir, cell, exe, key, st);
 	}
 	free(err);
 	err = NULL;
