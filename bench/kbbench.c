@@ -3,7 +3,11 @@
  *   kbbench keep FILE...           parse all, keep them, report RSS/bytes
  *   kbbench index DIR              open the dataset index 50 times
  *   kbbench search DIR REGEX...    grep across all runs: kbtui search end to
- *                                  end, then loading and matching apart */
+ *                                  end, then loading and matching apart
+ *   kbbench synth EVENTS FILE      write a synthetic Claude Code transcript of
+ *                                  about EVENTS events (the scaling series)
+ *   kbbench link FILE              load FILE; CPU ms of the load and of
+ *                                  pairing its events again from the start */
 #include "cmd.h"
 #include "dataset.h"
 #include "flags.h"
@@ -161,8 +165,73 @@ static int bench_search(const char *dir, int npat, char **pats)
 	return 0;
 }
 
+/* One agent step in Claude Code's stream-json: reasoning, text and a Bash
+ * call in one message (with its usage), then the call's result: five
+ * events. Ids are unique, as in a real session. */
+static void synth_step(FILE *f, long k)
+{
+	const char *sess = "5e55a0b1-0000-4000-8000-000000000000";
+	fprintf(f, "{\"type\":\"assistant\",\"message\":{\"id\":\"msg_synth%08ld\",\"type\":\"message\","
+	        "\"role\":\"assistant\",\"model\":\"claude-opus-4-7\",\"content\":[{\"type\":\"thinking\","
+	        "\"thinking\":\"Step %ld: the kernel still spills registers; try a 128x64 tile with two stages "
+	        "and check the occupancy.\",\"signature\":\"\"}],\"usage\":{\"input_tokens\":6,"
+	        "\"cache_creation_input_tokens\":%ld,\"cache_read_input_tokens\":16230,\"output_tokens\":40}},"
+	        "\"parent_tool_use_id\":null,\"session_id\":\"%s\",\"uuid\":\"u%ld-a\"}\n", k, k, 1000 + k, sess, k);
+	fprintf(f, "{\"type\":\"assistant\",\"message\":{\"id\":\"msg_synth%08ld\",\"type\":\"message\","
+	        "\"role\":\"assistant\",\"model\":\"claude-opus-4-7\",\"content\":[{\"type\":\"text\","
+	        "\"text\":\"Rebuilding with the new tile size and running the benchmark.\"},{\"type\":\"tool_use\","
+	        "\"id\":\"toolu_synth%08ld\",\"name\":\"Bash\",\"input\":{\"command\":\"cd /work && "
+	        "nvcc -O3 -arch=sm_90 solution.cu -o sol && ./sol --bench %ld\",\"description\":\"benchmark\"}}],"
+	        "\"usage\":{\"input_tokens\":6,\"cache_creation_input_tokens\":%ld,\"cache_read_input_tokens\":16230,"
+	        "\"output_tokens\":80}},\"parent_tool_use_id\":null,\"session_id\":\"%s\",\"uuid\":\"u%ld-b\"}\n",
+	        k, k, k, 1000 + k, sess, k);
+	fprintf(f, "{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":[{\"tool_use_id\":"
+	        "\"toolu_synth%08ld\",\"type\":\"tool_result\",\"content\":\"shape 4096x4096: %ld.%03ld ms, "
+	        "tflops=%ld.%ld\\nshape 8192x8192: %ld.%03ld ms\\nPASS\",\"is_error\":false}]},"
+	        "\"parent_tool_use_id\":null,\"session_id\":\"%s\",\"uuid\":\"u%ld-c\"}\n",
+	        k, 1 + k % 7, k % 1000, 300 + k % 400, k % 10, 8 + k % 9, (k * 7) % 1000, sess, k);
+}
+
+static int bench_synth(long events, const char *path)
+{
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		perror(path);
+		return 1;
+	}
+	fprintf(f, "{\"type\":\"system\",\"subtype\":\"init\",\"cwd\":\"/work\",\"session_id\":"
+	        "\"5e55a0b1-0000-4000-8000-000000000000\",\"tools\":[\"Bash\",\"Read\",\"Write\"],"
+	        "\"mcp_servers\":[],\"model\":\"claude-opus-4-7\",\"permissionMode\":\"bypassPermissions\"}\n");
+	for (long k = 0; k * 5 < events; k++)
+		synth_step(f, k);
+	return fclose(f) != 0;
+}
+
+/* Loading FILE, then pairing its events again from the start: CPU ms of each. */
+static int bench_link(const char *path)
+{
+	char *err = NULL;
+	double c0 = cpu_ms();
+	struct run *r = parser_load_file(path, NULL, &err);
+	double load = cpu_ms() - c0;
+	if (!r) {
+		fprintf(stderr, "kbbench: %s\n", err);
+		return 1;
+	}
+	c0 = cpu_ms();
+	for (int k = 0; k < 10; k++)
+		run_link_again(r);
+	printf("RESULT link events %zu load_cpu %.1f link_cpu %.3f\n", r->nev, load, (cpu_ms() - c0) / 10);
+	run_free(r);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 4 && !strcmp(argv[1], "synth"))
+		return bench_synth(atol(argv[2]), argv[3]);
+	if (argc == 3 && !strcmp(argv[1], "link"))
+		return bench_link(argv[2]);
 	if (argc >= 4 && !strcmp(argv[1], "search"))
 		return bench_search(argv[2], argc - 3, argv + 3);
 	if (argc >= 4 && !strcmp(argv[1], "parse")) {
@@ -223,6 +292,7 @@ int main(int argc, char **argv)
 		printf("index: %zu runs, best %.2f ms, mean %.2f ms over 50 opens\n", n, best, total / 50);
 		return 0;
 	}
-	fprintf(stderr, "usage: kbbench parse REPEAT FILE... | keep FILE... | index DIR | search DIR REGEX...\n");
+	fprintf(stderr, "usage: kbbench parse REPEAT FILE... | keep FILE... | index DIR | search DIR REGEX... | "
+	        "synth EVENTS FILE | link FILE\n");
 	return 2;
 }
