@@ -38,7 +38,18 @@ struct flag_rules {
 	struct flag_rule *r;
 	size_t n;
 	pcre2_match_data *md;
+	unsigned long long hash;  /* of the rule text: what cached results were made with */
 };
+
+/* FNV-1a, 64 bits, over n bytes, going on from h. */
+static unsigned long long flag_fnv(unsigned long long h, const void *p, size_t n)
+{
+	const unsigned char *s = p;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ s[i]) * 1099511628211ull;
+	return h;
+}
+#define FLAG_FNV0 1469598103934665603ull
 
 static const struct {
 	const char *name;
@@ -280,6 +291,7 @@ static int flag_directive(struct flag_rule *r, const char *key, const char *v, c
 struct flag_rules *flag_rules_parse(const char *text, size_t len, const char *name, char **err)
 {
 	struct flag_rules *rs = xcalloc(1, sizeof *rs);
+	rs->hash = flag_fnv(FLAG_FNV0, text, len);
 	struct flag_rule *cur = NULL;
 	char *msg = NULL;
 	int lineno = 0, errline = 0;
@@ -704,6 +716,7 @@ void flag_eval(const struct flag_rules *rs, const struct run *run, const char *p
 		if (flag_event(&p, run, i, &hit))
 			flag_list_push(out, &hit);
 	}
+	out->upto = run->nev;
 	flag_prep_free(&p);
 }
 
@@ -834,24 +847,64 @@ void flag_run(const struct flag_rules *rs, const struct run *r, const char *prob
 	problem_names_free(forbidden, nf);
 }
 
-struct flag_list *flag_run_default(const struct run *r, const struct flag_rules **rsp)
+/* The list of a run with nothing evaluated yet: its problem and forbidden
+ * list found. NULL when the rules cannot be read. */
+static struct flag_list *flag_list_start(const struct run *r, const struct flag_rules **rsp)
 {
 	const char *err;
 	const struct flag_rules *rs = flag_rules_default(&err);
 	*rsp = rs;
 	if (!rs)
 		return NULL;
-	char *pdir = flag_problems_dir(r->source);
-	char *problem = flag_run_problem(r, pdir);
-	int nf = 0;
-	char **forbidden = flag_forbidden(pdir, problem, &nf);
 	struct flag_list *l = xcalloc(1, sizeof *l);
-	flag_eval(rs, r, problem, forbidden, nf, l);
-	l->problem = problem;  /* kept for flag_run_update */
-	l->problems_dir = pdir;
-	l->forbidden = forbidden;
-	l->nforbidden = nf;
+	l->problems_dir = flag_problems_dir(r->source);
+	l->problem = flag_run_problem(r, l->problems_dir);  /* kept for flag_run_update */
+	l->forbidden = flag_forbidden(l->problems_dir, l->problem, &l->nforbidden);
 	return l;
+}
+
+struct flag_list *flag_run_default(const struct run *r, const struct flag_rules **rsp)
+{
+	struct flag_list *l = flag_list_start(r, rsp);
+	if (l)
+		flag_list_advance(l, r, (size_t)-1);
+	return l;
+}
+
+struct flag_list *flag_run_lazy(const struct run *r, const struct flag_rules **rsp)
+{
+	struct flag_list *l = flag_list_start(r, rsp);
+	if (l)
+		l->lazy = 1;
+	return l;
+}
+
+size_t flag_list_advance(struct flag_list *l, const struct run *r, size_t max_events)
+{
+	const char *err;
+	const struct flag_rules *rs = flag_rules_default(&err);
+	if (!l || !rs)
+		return 0;
+	if (l->upto > r->nev)
+		l->upto = r->nev;
+	size_t end = r->nev - l->upto > max_events ? l->upto + max_events : r->nev;
+	if (l->upto < end) {
+		struct flag_prep p;
+		flag_prep_init(&p, rs, l->problem, l->forbidden, l->nforbidden);
+		for (size_t i = l->upto; i < end; i++) {
+			struct flag_hit h;
+			if (flag_event(&p, r, i, &h))
+				flag_list_push(l, &h);
+		}
+		flag_prep_free(&p);
+		l->upto = end;
+	}
+	return r->nev - l->upto;
+}
+
+int flag_list_known(const struct flag_list *l, size_t ev)
+{
+	return l && ev < l->upto;
 }
 
 static int flag_same(const char *a, const char *b)
@@ -880,45 +933,53 @@ static void flag_list_redo(struct flag_list *l, struct flag_prep *p, const struc
 	}
 }
 
+/* A list made again from the start, lazy when the old one was. */
+static struct flag_list *flag_list_again(struct flag_list *l, const struct run *r, const struct flag_rules **rsp)
+{
+	int lazy = l && l->lazy;
+	flag_list_delete(l);
+	return lazy ? flag_run_lazy(r, rsp) : flag_run_default(r, rsp);
+}
+
 struct flag_list *flag_run_update(struct flag_list *l, const struct run *r, size_t from,
                                   const struct flag_rules **rsp)
 {
-	if (!l || from == 0 || !l->problems_dir || from > r->nev) {
-		flag_list_delete(l);
-		return flag_run_default(r, rsp);
-	}
+	if (!l || from == 0 || !l->problems_dir || from > r->nev)
+		return flag_list_again(l, r, rsp);
 	/* the problem may be named late (metadata further down the transcript):
 	 * then every rule's reach changed, and all is evaluated again */
 	char *pdir = flag_problems_dir(r->source), *problem = flag_run_problem(r, pdir);
 	int same = flag_same(pdir, l->problems_dir) && flag_same(problem, l->problem);
 	free(pdir);
 	free(problem);
-	if (!same) {
-		flag_list_delete(l);
-		return flag_run_default(r, rsp);
-	}
+	if (!same)
+		return flag_list_again(l, r, rsp);
 	const char *err;
 	const struct flag_rules *rs = flag_rules_default(&err);
 	*rsp = rs;
 	struct flag_prep p;
 	flag_prep_init(&p, rs, l->problem, l->forbidden, l->nforbidden);
 	/* a new result takes its tool and file from its call: the call is read
-	 * again too, in case the result completed it (a path, a diff) */
+	 * again too, in case the result completed it (a path, a diff); calls
+	 * not evaluated yet will be read with their result there */
+	size_t done = from < l->upto ? from : l->upto;
 	for (size_t i = from; i < r->nev; i++) {
 		int c = r->ev[i].link;
-		if (r->ev[i].kind == EV_TOOL_RESULT && c >= 0 && (size_t)c < from)
+		if (r->ev[i].kind == EV_TOOL_RESULT && c >= 0 && (size_t)c < done)
 			flag_list_redo(l, &p, r, (size_t)c);
+	}
+	if (l->upto < from) {  /* still evaluating lazily: the new events wait their turn */
+		flag_prep_free(&p);
+		return l;
 	}
 	size_t k = flag_lower(l, from);  /* from on: evaluated again */
 	for (size_t j = k; j < l->n; j++)
 		free(l->hits[j].text);
 	l->n = k;
-	for (size_t i = from; i < r->nev; i++) {
-		struct flag_hit h;
-		if (flag_event(&p, r, i, &h))
-			flag_list_push(l, &h);
-	}
+	l->upto = from;
 	flag_prep_free(&p);
+	if (!l->lazy)
+		flag_list_advance(l, r, (size_t)-1);
 	return l;
 }
 

@@ -84,6 +84,8 @@ struct flag_list {
 	char *problem, *problems_dir;
 	char **forbidden;
 	int nforbidden;
+	size_t upto;           /* events evaluated: [0, upto); the rest not yet */
+	int lazy;              /* from flag_run_lazy: flag_list_advance evaluates */
 };
 
 /* Evaluates the rules on a run of problem `problem` (NULL: rules with a
@@ -119,6 +121,17 @@ void flag_run(const struct flag_rules *rs, const struct run *r, const char *prob
  * rules cannot be read. *rs: the rules the hits index. */
 struct flag_list *flag_run_default(const struct run *r, const struct flag_rules **rs);
 void flag_list_delete(struct flag_list *l);
+/* The same, evaluated on demand so that a big run's first screen need not
+ * wait for its flags: the list starts with no event evaluated, and
+ * flag_list_advance evaluates the next max_events events (a screen calls it
+ * between keys until it returns 0; (size_t)-1: all). Returns the events
+ * not evaluated yet. flag_list_known says whether event ev's flag is known
+ * (flag_list_find is NULL for an event not evaluated yet). Once advanced
+ * to the end, the list is the one flag_run_default makes. flag_run_update
+ * keeps a lazy list lazy: events from `from` on wait for flag_list_advance. */
+struct flag_list *flag_run_lazy(const struct run *r, const struct flag_rules **rs);
+size_t flag_list_advance(struct flag_list *l, const struct run *r, size_t max_events);
+int flag_list_known(const struct flag_list *l, size_t ev);
 /* The auto-flags of a run that grows (watch, live) brought up to date: l
  * (from flag_run_default or an earlier update; NULL: none yet) keeps its
  * hits before event `from` (the events that did not change), and the

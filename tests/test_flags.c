@@ -304,9 +304,9 @@ static void test_growing(void)
 	struct run *run = run_new();
 	run->source = xstrdup(file);
 	struct follow *fl = follow_new(file, run, NULL);
-	const struct flag_rules *rs = NULL, *rs2 = NULL;
-	struct flag_list *l = NULL;
-	int steps = 0, equal = 0, flagged = 0;
+	const struct flag_rules *rs = NULL, *rs2 = NULL, *rs3 = NULL;
+	struct flag_list *l = NULL, *lz = NULL;
+	int steps = 0, equal = 0, flagged = 0, lazy_equal = 0, polls = 0;
 	FILE *f = fopen(file, "w");
 	for (char *p = text; f && p && *p; steps++) {
 		char *nl = strchr(p, '\n');
@@ -322,6 +322,17 @@ static void test_growing(void)
 			l = flag_run_update(l, run, old_n ? old_n - 1 : 0, &rs);
 			struct flag_list *fresh = flag_run_default(run, &rs2);
 			equal += l && fresh && same_hits(l, fresh);
+			/* a lazy list, advanced a little after each poll: what it knows
+			 * is what the list made from scratch says */
+			lz = lz ? flag_run_update(lz, run, old_n ? old_n - 1 : 0, &rs3) : flag_run_lazy(run, &rs3);
+			flag_list_advance(lz, run, 2);
+			size_t known = 0;
+			while (fresh && known < fresh->n && flag_list_known(lz, fresh->hits[known].event))
+				known++;
+			struct flag_list part = fresh ? *fresh : (struct flag_list){ 0 };
+			part.n = known;
+			lazy_equal += lz && fresh && same_hits(lz, &part);
+			polls++;
 			flagged = fresh ? (int)fresh->n : 0;
 			flag_list_delete(fresh);
 		} else {
@@ -332,6 +343,14 @@ static void test_growing(void)
 	if (f)
 		fclose(f);
 	is_int(equal, steps, "after each of %d lines the updated flags equal the flags made from scratch", steps);
+	ok(lz && lz->lazy && lz->upto < run->nev, "the lazy list kept pace by 2 events a poll is behind (%zu of %zu)",
+	   lz ? lz->upto : 0, run->nev);
+	is_int(lazy_equal, polls, "and what it knows after each of %d polls is what the flags from scratch say", polls);
+	struct flag_list *whole = flag_run_default(run, &rs2);
+	flag_list_advance(lz, run, (size_t)-1);
+	ok(lz && whole && same_hits(lz, whole), "advanced to the end: the flags made from scratch");
+	flag_list_delete(whole);
+	flag_list_delete(lz);
 	ok(flagged >= 5, "the grown run is flagged (%d events)", flagged);
 	ok(l && l->problem && !strcmp(l->problem, "01_fp8_gemm"), "the problem is found from the run directory's name");
 	/* rewritten shorter: the whole run again */
@@ -379,9 +398,34 @@ static void test_growing(void)
 	free(file);
 }
 
+/* flag_run_lazy: nothing known at first, then as far as advanced, and at
+ * the end the flags flag_run_default makes. */
+static void test_lazy(void)
+{
+	char *e = NULL;
+	setenv("KBTUI_FLAGS", tap_path("data/flags.rules"), 1);
+	struct run *r = parser_load_final(tap_path("tests/fixtures/flags/hack.jsonl"), NULL, &e);
+	const struct flag_rules *rs, *rs2;
+	struct flag_list *lz = r ? flag_run_lazy(r, &rs) : NULL, *whole = r ? flag_run_default(r, &rs2) : NULL;
+	ok(lz && whole && whole->n >= 3, "a lazy list and the whole one (%zu flagged)", whole ? whole->n : 0);
+	if (!lz || !whole)
+		return;
+	ok(!flag_list_known(lz, 0) && lz->n == 0, "lazy: nothing evaluated before it is advanced");
+	size_t left = flag_list_advance(lz, r, 5);
+	is_int(left, r->nev - 5, "advanced by 5: the rest left");
+	ok(flag_list_known(lz, 4) && !flag_list_known(lz, 5), "events 1-5 known, 6 not yet");
+	while (flag_list_advance(lz, r, 3))
+		;
+	ok(same_hits(lz, whole), "advanced to the end: what flag_run_default finds");
+	flag_list_delete(lz);
+	flag_list_delete(whole);
+	run_free(r);
+}
+
 int main(void)
 {
 	test_parse();
+	test_lazy();
 	test_forbidden_list();
 	test_filters();
 	test_shipped();
