@@ -149,8 +149,16 @@ struct flag_runs;
 struct flag_runs *flag_runs_new(struct dataset *ds, const struct flag_rules *rs);
 void flag_runs_free(struct flag_runs *fr);
 /* Flags the next run not yet done (loading its transcript, and unloading it
- * again unless it was loaded before); 0 when every run is done. */
+ * again unless it was loaded before); 0 when every run is done. Counts are
+ * remembered under $XDG_CACHE_HOME/kbtui/flags (one file per dataset,
+ * written by flag_runs_free; off with KBTUI_NO_CACHE) for transcripts,
+ * rules, program and problem unchanged: a run found there is not loaded,
+ * and one step takes many such runs. */
 int flag_runs_step(struct flag_runs *fr);
+/* Runs first..first+n-1 (the rows on screen) are done before the others. */
+void flag_runs_prefer(struct flag_runs *fr, size_t first, size_t n);
+/* Runs whose count came from the cache so far. */
+size_t flag_runs_cached(const struct flag_runs *fr);
 /* Run i: -1 not done yet (or no transcript), else its flagged events. */
 long flag_runs_state(const struct flag_runs *fr, size_t i);
 /* Runs done so far, of how many with a transcript. */
