@@ -7,12 +7,17 @@
  *   kbbench synth EVENTS FILE      write a synthetic Claude Code transcript of
  *                                  about EVENTS events (the scaling series)
  *   kbbench link FILE              load FILE; CPU ms of the load and of
- *                                  pairing its events again from the start */
+ *                                  pairing its events again from the start
+ *   kbbench watch FILE MORE N      follow a copy of FILE, append MORE's lines
+ *                                  one a poll (N of them): the core's CPU per
+ *                                  poll (read, pair, flags, matches) */
 #include "cmd.h"
 #include "dataset.h"
 #include "flags.h"
+#include "follow.h"
 #include "parser.h"
 #include "search.h"
+#include "util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +25,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 static double now_ms(void)
 {
@@ -226,8 +232,62 @@ static int bench_link(const char *path)
 	return 0;
 }
 
+/* What a watch poll costs the core on a long run: the new line read and
+ * parsed, results paired, the flags and a search's matches brought up to
+ * date (the screen's own panes are not in it). */
+static int bench_watch(const char *file, const char *more, int n)
+{
+	char *copy = xasprintf("%s.watch", file), *err = NULL;
+	size_t len = 0, mlen = 0;
+	char *text = util_read_file(file, &len), *add = util_read_file(more, &mlen);
+	FILE *f = text ? fopen(copy, "w") : NULL;
+	if (!f || !add) {
+		fprintf(stderr, "kbbench: cannot read %s or %s, or write %s\n", file, more, copy);
+		return 1;
+	}
+	fwrite(text, 1, len, f);
+	fflush(f);
+	struct run *run = run_new();
+	run->source = xstrdup(copy);
+	struct follow *fl = follow_new(copy, run, NULL);
+	follow_poll(fl);
+	const struct flag_rules *rs;
+	struct flag_list *fls = flag_run_default(run, &rs);
+	struct search *s = search_new("tflops", &err);
+	size_t *m = NULL, nm = search_events(s, run, &m);
+	double c0 = cpu_ms();
+	int polls = 0;
+	for (char *p = add; polls < n && p < add + mlen; polls++) {
+		char *nl = memchr(p, '\n', (size_t)(add + mlen - p));
+		size_t l = nl ? (size_t)(nl - p) + 1 : (size_t)(add + mlen - p);
+		fwrite(p, 1, l, f);
+		fflush(f);
+		p += l;
+		size_t old = run->nev;
+		if (follow_poll(fl)) {
+			fls = flag_run_update(fls, run, old ? old - 1 : 0, &rs);
+			nm = search_events_more(s, run, old ? old - 1 : 0, &m, nm);
+		}
+	}
+	double per = (cpu_ms() - c0) / (polls ? polls : 1);
+	printf("RESULT watch events %zu polls %d cpu_per_poll %.3f matches %zu\n", run->nev, polls, per, nm);
+	fclose(f);
+	unlink(copy);
+	free(m);
+	search_free(s);
+	flag_list_delete(fls);
+	follow_free(fl);
+	run_free(run);
+	free(text);
+	free(add);
+	free(copy);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 5 && !strcmp(argv[1], "watch"))
+		return bench_watch(argv[2], argv[3], atoi(argv[4]));
 	if (argc == 4 && !strcmp(argv[1], "synth"))
 		return bench_synth(atol(argv[2]), argv[3]);
 	if (argc == 3 && !strcmp(argv[1], "link"))
@@ -293,6 +353,6 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	fprintf(stderr, "usage: kbbench parse REPEAT FILE... | keep FILE... | index DIR | search DIR REGEX... | "
-	        "synth EVENTS FILE | link FILE\n");
+	        "synth EVENTS FILE | link FILE | watch FILE MORE N\n");
 	return 2;
 }

@@ -56,9 +56,27 @@ static int cmd_search_line(void *ud, size_t ev, int line, const char *text, size
 	if (c->list)
 		return 1;  /* one is enough */
 	if (!c->count) {
-		fprintf(c->out, "%s:%zu:%d: ", c->run_id, ev + 1, line);
+		/* "id:event:line: ", without printf: a common search prints
+		 * thousands of lines */
+		char num[48], *p = num + sizeof num;
+		*--p = ' ';
+		*--p = ':';
+		for (unsigned long v = (unsigned long)(line > 0 ? line : 0);; v /= 10) {
+			*--p = (char)('0' + v % 10);
+			if (v < 10)
+				break;
+		}
+		*--p = ':';
+		for (size_t v = ev + 1;; v /= 10) {
+			*--p = (char)('0' + v % 10);
+			if (v < 10)
+				break;
+		}
+		*--p = ':';
+		fputs(c->run_id, c->out);
+		fwrite(p, 1, (size_t)(num + sizeof num - p), c->out);
 		cmd_search_put(c->out, text, len);
-		fputc('\n', c->out);
+		putc('\n', c->out);
 	}
 	return 0;
 }
