@@ -68,7 +68,7 @@ struct runtext *runtext_new(const struct run *r)
 	}
 	struct runtext *t = xcalloc(1, sizeof *t);
 	t->nbuf = x.b.len;
-	t->buf = x.b.len ? sbuf_detach(&x.b) : xstrdup("");
+	t->buf = sbuf_detach(&x.b);
 	t->f = x.f;
 	t->nf = x.nf;
 	return t;
@@ -287,8 +287,13 @@ static char *rt_map(const char *path, size_t *n)
 	void *m = MAP_FAILED;
 	if (fd < 0)
 		return NULL;
+#ifdef MAP_POPULATE
+	int flags = MAP_PRIVATE | MAP_POPULATE;  /* all of it is read: one fault, not one a page */
+#else
+	int flags = MAP_PRIVATE;
+#endif
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= 16)
-		m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		m = mmap(NULL, (size_t)st.st_size, PROT_READ, flags, fd, 0);
 	close(fd);
 	if (m == MAP_FAILED)
 		return NULL;
