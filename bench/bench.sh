@@ -5,6 +5,8 @@
 # regex search across all runs, and the CPU an idle kbtui takes.
 kbh="${KB_SHARED:-$KB_SRCDIR/../shared}/kbh"
 bench="$KB_BUILDDIR/bench/kbbench"
+# issue #19: ratios against jq, grep and less, and the scaling series
+sh "$KB_SRCDIR/bench/scale.sh"
 if [ ! -f "$kbh/runs.jsonl" ]; then
 	echo "bench: $kbh is absent; nothing to measure"
 	exit 0

@@ -3,12 +3,21 @@
  *   kbbench keep FILE...           parse all, keep them, report RSS/bytes
  *   kbbench index DIR              open the dataset index 50 times
  *   kbbench search DIR REGEX...    grep across all runs: kbtui search end to
- *                                  end, then loading and matching apart */
+ *                                  end, then loading and matching apart
+ *   kbbench synth EVENTS FILE      write a synthetic Claude Code transcript of
+ *                                  about EVENTS events (the scaling series)
+ *   kbbench link FILE              load FILE; CPU ms of the load and of
+ *                                  pairing its events again from the start
+ *   kbbench watch FILE MORE N      follow a copy of FILE, append MORE's lines
+ *                                  one a poll (N of them): the core's CPU per
+ *                                  poll (read, pair, flags, matches) */
 #include "cmd.h"
 #include "dataset.h"
 #include "flags.h"
+#include "follow.h"
 #include "parser.h"
 #include "search.h"
+#include "util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +25,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 static double now_ms(void)
 {
@@ -161,8 +171,127 @@ static int bench_search(const char *dir, int npat, char **pats)
 	return 0;
 }
 
+/* One agent step in Claude Code's stream-json: reasoning, text and a Bash
+ * call in one message (with its usage), then the call's result: five
+ * events. Ids are unique, as in a real session. */
+static void synth_step(FILE *f, long k)
+{
+	const char *sess = "5e55a0b1-0000-4000-8000-000000000000";
+	fprintf(f, "{\"type\":\"assistant\",\"message\":{\"id\":\"msg_synth%08ld\",\"type\":\"message\","
+	        "\"role\":\"assistant\",\"model\":\"claude-opus-4-7\",\"content\":[{\"type\":\"thinking\","
+	        "\"thinking\":\"Step %ld: the kernel still spills registers; try a 128x64 tile with two stages "
+	        "and check the occupancy.\",\"signature\":\"\"}],\"usage\":{\"input_tokens\":6,"
+	        "\"cache_creation_input_tokens\":%ld,\"cache_read_input_tokens\":16230,\"output_tokens\":40}},"
+	        "\"parent_tool_use_id\":null,\"session_id\":\"%s\",\"uuid\":\"u%ld-a\"}\n", k, k, 1000 + k, sess, k);
+	fprintf(f, "{\"type\":\"assistant\",\"message\":{\"id\":\"msg_synth%08ld\",\"type\":\"message\","
+	        "\"role\":\"assistant\",\"model\":\"claude-opus-4-7\",\"content\":[{\"type\":\"text\","
+	        "\"text\":\"Rebuilding with the new tile size and running the benchmark.\"},{\"type\":\"tool_use\","
+	        "\"id\":\"toolu_synth%08ld\",\"name\":\"Bash\",\"input\":{\"command\":\"cd /work && "
+	        "nvcc -O3 -arch=sm_90 solution.cu -o sol && ./sol --bench %ld\",\"description\":\"benchmark\"}}],"
+	        "\"usage\":{\"input_tokens\":6,\"cache_creation_input_tokens\":%ld,\"cache_read_input_tokens\":16230,"
+	        "\"output_tokens\":80}},\"parent_tool_use_id\":null,\"session_id\":\"%s\",\"uuid\":\"u%ld-b\"}\n",
+	        k, k, k, 1000 + k, sess, k);
+	fprintf(f, "{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":[{\"tool_use_id\":"
+	        "\"toolu_synth%08ld\",\"type\":\"tool_result\",\"content\":\"shape 4096x4096: %ld.%03ld ms, "
+	        "tflops=%ld.%ld\\nshape 8192x8192: %ld.%03ld ms\\nPASS\",\"is_error\":false}]},"
+	        "\"parent_tool_use_id\":null,\"session_id\":\"%s\",\"uuid\":\"u%ld-c\"}\n",
+	        k, 1 + k % 7, k % 1000, 300 + k % 400, k % 10, 8 + k % 9, (k * 7) % 1000, sess, k);
+}
+
+static int bench_synth(long events, const char *path)
+{
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		perror(path);
+		return 1;
+	}
+	fprintf(f, "{\"type\":\"system\",\"subtype\":\"init\",\"cwd\":\"/work\",\"session_id\":"
+	        "\"5e55a0b1-0000-4000-8000-000000000000\",\"tools\":[\"Bash\",\"Read\",\"Write\"],"
+	        "\"mcp_servers\":[],\"model\":\"claude-opus-4-7\",\"permissionMode\":\"bypassPermissions\"}\n");
+	for (long k = 0; k * 5 < events; k++)
+		synth_step(f, k);
+	return fclose(f) != 0;
+}
+
+/* Loading FILE, then pairing its events again from the start: CPU ms of each. */
+static int bench_link(const char *path)
+{
+	char *err = NULL;
+	double c0 = cpu_ms();
+	struct run *r = parser_load_file(path, NULL, &err);
+	double load = cpu_ms() - c0;
+	if (!r) {
+		fprintf(stderr, "kbbench: %s\n", err);
+		return 1;
+	}
+	c0 = cpu_ms();
+	for (int k = 0; k < 10; k++)
+		run_link_again(r);
+	printf("RESULT link events %zu load_cpu %.1f link_cpu %.3f\n", r->nev, load, (cpu_ms() - c0) / 10);
+	run_free(r);
+	return 0;
+}
+
+/* What a watch poll costs the core on a long run: the new line read and
+ * parsed, results paired, the flags and a search's matches brought up to
+ * date (the screen's own panes are not in it). */
+static int bench_watch(const char *file, const char *more, int n)
+{
+	char *copy = xasprintf("%s.watch", file), *err = NULL;
+	size_t len = 0, mlen = 0;
+	char *text = util_read_file(file, &len), *add = util_read_file(more, &mlen);
+	FILE *f = text ? fopen(copy, "w") : NULL;
+	if (!f || !add) {
+		fprintf(stderr, "kbbench: cannot read %s or %s, or write %s\n", file, more, copy);
+		return 1;
+	}
+	fwrite(text, 1, len, f);
+	fflush(f);
+	struct run *run = run_new();
+	run->source = xstrdup(copy);
+	struct follow *fl = follow_new(copy, run, NULL);
+	follow_poll(fl);
+	const struct flag_rules *rs;
+	struct flag_list *fls = flag_run_default(run, &rs);
+	struct search *s = search_new("tflops", &err);
+	size_t *m = NULL, nm = search_events(s, run, &m);
+	double c0 = cpu_ms();
+	int polls = 0;
+	for (char *p = add; polls < n && p < add + mlen; polls++) {
+		char *nl = memchr(p, '\n', (size_t)(add + mlen - p));
+		size_t l = nl ? (size_t)(nl - p) + 1 : (size_t)(add + mlen - p);
+		fwrite(p, 1, l, f);
+		fflush(f);
+		p += l;
+		size_t old = run->nev;
+		if (follow_poll(fl)) {
+			fls = flag_run_update(fls, run, old ? old - 1 : 0, &rs);
+			nm = search_events_more(s, run, old ? old - 1 : 0, &m, nm);
+		}
+	}
+	double per = (cpu_ms() - c0) / (polls ? polls : 1);
+	printf("RESULT watch events %zu polls %d cpu_per_poll %.3f matches %zu\n", run->nev, polls, per, nm);
+	fclose(f);
+	unlink(copy);
+	free(m);
+	search_free(s);
+	flag_list_delete(fls);
+	follow_free(fl);
+	run_free(run);
+	free(text);
+	free(add);
+	free(copy);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 5 && !strcmp(argv[1], "watch"))
+		return bench_watch(argv[2], argv[3], atoi(argv[4]));
+	if (argc == 4 && !strcmp(argv[1], "synth"))
+		return bench_synth(atol(argv[2]), argv[3]);
+	if (argc == 3 && !strcmp(argv[1], "link"))
+		return bench_link(argv[2]);
 	if (argc >= 4 && !strcmp(argv[1], "search"))
 		return bench_search(argv[2], argc - 3, argv + 3);
 	if (argc >= 4 && !strcmp(argv[1], "parse")) {
@@ -223,6 +352,7 @@ int main(int argc, char **argv)
 		printf("index: %zu runs, best %.2f ms, mean %.2f ms over 50 opens\n", n, best, total / 50);
 		return 0;
 	}
-	fprintf(stderr, "usage: kbbench parse REPEAT FILE... | keep FILE... | index DIR | search DIR REGEX...\n");
+	fprintf(stderr, "usage: kbbench parse REPEAT FILE... | keep FILE... | index DIR | search DIR REGEX... | "
+	        "synth EVENTS FILE | link FILE | watch FILE MORE N\n");
 	return 2;
 }

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <getopt.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +12,7 @@
 #include "dataset.h"
 #include "flags.h"
 #include "parser.h"
+#include "runtext.h"
 #include "search.h"
 #include "textsafe.h"
 #include "util.h"
@@ -24,8 +26,23 @@ struct cmd_search {
 	struct search *s;
 	int list, count;
 	FILE *out;
-	const char *run_id;
+	char *run_id;             /* owned: the run's id, made safe to show */
 };
+
+/* text made safe to show, as textsafe makes it: printable ASCII is itself
+ * there, so the run of it a line nearly always is goes out as it is */
+static void cmd_search_put(FILE *out, const char *text, size_t len)
+{
+	size_t k = 0;
+	while (k < len && (unsigned char)text[k] >= 0x20 && (unsigned char)text[k] < 0x7f)
+		k++;
+	fwrite(text, 1, k, out);
+	if (k < len) {
+		char *t = textsafe(text + k, len - k, 0);
+		fputs(t, out);
+		free(t);
+	}
+}
 
 static int cmd_search_line(void *ud, size_t ev, int line, const char *text, size_t len)
 {
@@ -33,28 +50,55 @@ static int cmd_search_line(void *ud, size_t ev, int line, const char *text, size
 	if (c->list)
 		return 1;  /* one is enough */
 	if (!c->count) {
-		char *t = textsafe(text, len, 0), *id = textsafe(c->run_id, strlen(c->run_id), 0);
-		textsafe_fprintf(c->out, "%s:%zu:%d: %s\n", id, ev + 1, line, t);
-		free(id);
-		free(t);
+		/* "id:event:line: ", without printf: a common search prints
+		 * thousands of lines */
+		char num[48], *p = num + sizeof num;
+		*--p = ' ';
+		*--p = ':';
+		for (unsigned long v = (unsigned long)(line > 0 ? line : 0);; v /= 10) {
+			*--p = (char)('0' + v % 10);
+			if (v < 10)
+				break;
+		}
+		*--p = ':';
+		for (size_t v = ev + 1;; v /= 10) {
+			*--p = (char)('0' + v % 10);
+			if (v < 10)
+				break;
+		}
+		*--p = ':';
+		fputs(c->run_id, c->out);
+		fwrite(p, 1, (size_t)(num + sizeof num - p), c->out);
+		cmd_search_put(c->out, text, len);
+		putc('\n', c->out);
 	}
 	return 0;
 }
 
-/* Searches one run; 1 when it matched. */
-static int cmd_search_run(struct cmd_search *c, const struct run *r, const char *run_id)
+/* Searches one run's text; 1 when it matched. */
+static int cmd_search_run(struct cmd_search *c, const struct runtext *t, const char *run_id)
 {
-	c->run_id = run_id;
-	size_t hits = flag_grep(c->s, r, cmd_search_line, c);
-	if (hits && (c->list || c->count)) {
-		char *id = textsafe(run_id, strlen(run_id), 0);
-		if (c->list)
-			textsafe_fprintf(c->out, "%s\n", id);
-		else
-			textsafe_fprintf(c->out, "%s:%zu\n", id, hits);
-		free(id);
-	}
+	c->run_id = textsafe(run_id, strlen(run_id), 0);
+	size_t hits = runtext_grep(c->s, t, cmd_search_line, c);
+	if (hits && c->list)
+		fprintf(c->out, "%s\n", c->run_id);
+	else if (hits && c->count)
+		fprintf(c->out, "%s:%zu\n", c->run_id, hits);
+	free(c->run_id);
+	c->run_id = NULL;
 	return hits > 0;
+}
+
+/* The text of a loaded run, kept in the cache for the next search when
+ * key says what the transcript was before it was read. Frees r. */
+static struct runtext *cmd_search_text(struct run *r, const char *file, const struct parser_ops *fmt,
+                                       const struct runtext_key *key)
+{
+	struct runtext *t = runtext_new(r);
+	run_free(r);
+	if (key->ok)
+		runtext_save(t, file, fmt ? fmt->name : NULL, key);
+	return t;
 }
 
 /* The pattern, case ignored with -i; an error names the offset in the
@@ -92,6 +136,15 @@ static char *cmd_search_one_file(const char *path)
 	return dataset ? NULL : dataset_find_transcript(path);
 }
 
+/* Whether path resolves inside the dataset whose real root is root, as
+ * dataset_load requires of a transcript. */
+static int cmd_search_inside(const char *root, const char *path)
+{
+	char real[PATH_MAX];
+	size_t n = strlen(root);
+	return realpath(path, real) && strncmp(real, root, n) == 0 && (real[n] == '/' || real[n] == '\0');
+}
+
 /* Searches the one run of file; it is named as its directory (a run
  * directory's name is the run id) or, given as a file, by the file. */
 static int cmd_search_file(struct cmd_search *c, const char *file, const char *path,
@@ -102,14 +155,18 @@ static int cmd_search_file(struct cmd_search *c, const char *file, const char *p
 	while (n > 1 && name[n - 1] == '/')
 		name[--n] = '\0';
 	const char *base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
-	struct run *r = parser_load_final(file, fmt, &e);
+	struct runtext_key key;
+	struct runtext *t = runtext_load(file, fmt ? fmt->name : NULL, &key);
+	struct run *r = t ? NULL : parser_load_final(file, fmt, &e);
 	int rc = SEARCH_TROUBLE;
-	if (!r) {
+	if (!t && r)
+		t = cmd_search_text(r, file, fmt, &key);
+	if (!t) {
 		textsafe_fprintf(err, "kbtui: %s\n", e);
 		free(e);
 	} else {
-		rc = cmd_search_run(c, r, base) ? SEARCH_FOUND : SEARCH_NONE;
-		run_free(r);
+		rc = cmd_search_run(c, t, base) ? SEARCH_FOUND : SEARCH_NONE;
+		runtext_free(t);
 	}
 	free(name);
 	return rc;
@@ -189,25 +246,34 @@ int cmd_search(int argc, char **argv, FILE *out, FILE *err)
 		free(e);
 		rc = SEARCH_TROUBLE;
 	}
+	char root[PATH_MAX];
+	int have_root = ds && realpath(ds->root, root) != NULL;
 	for (size_t i = 0; ds && i < ds->nruns; i++) {
 		struct ds_run *d = &ds->runs[i];
 		if (!d->transcript)
 			continue;
-		struct run *r = fmt ? parser_load_final(d->transcript, fmt, &e) : dataset_load(ds, i);
-		if (!r) {
-			textsafe_fprintf(err, "kbtui: %s\n", fmt ? e : d->load_error);
-			free(e);
-			e = NULL;
-			continue;
+		/* the format dataset_load reads it as: the index's, when known */
+		const struct parser_ops *as = fmt ? fmt : d->meta.format ? parser_find(d->meta.format) : NULL;
+		struct runtext_key key = { .ok = 0 };
+		struct runtext *t = NULL;
+		/* the cache only for a transcript dataset_load would read (inside
+		 * the dataset; with --format it reads any) */
+		if (fmt || (have_root && cmd_search_inside(root, d->transcript)))
+			t = runtext_load(d->transcript, as ? as->name : NULL, &key);
+		if (!t) {
+			struct run *r = fmt ? parser_load_final(d->transcript, fmt, &e) : dataset_load(ds, i);
+			if (!r) {
+				textsafe_fprintf(err, "kbtui: %s\n", fmt ? e : d->load_error);
+				free(e);
+				e = NULL;
+				continue;
+			}
+			d->run = NULL;  /* one run in memory at a time: the text takes it */
+			t = cmd_search_text(r, d->transcript, as, &key);
 		}
-		if (cmd_search_run(&c, r, d->meta.run_id))
+		if (cmd_search_run(&c, t, d->meta.run_id))
 			rc = SEARCH_FOUND;
-		if (fmt) {
-			run_free(r);
-		} else {  /* one run in memory at a time */
-			run_free(d->run);
-			d->run = NULL;
-		}
+		runtext_free(t);
 	}
 	dataset_free(ds);
 	free(def);

@@ -5,9 +5,14 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
+#include <errno.h>
 #include <fnmatch.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <yaml.h>
 
@@ -38,7 +43,18 @@ struct flag_rules {
 	struct flag_rule *r;
 	size_t n;
 	pcre2_match_data *md;
+	unsigned long long hash;  /* of the rule text: what cached results were made with */
 };
+
+/* FNV-1a, 64 bits, over n bytes, going on from h. */
+static unsigned long long flag_fnv(unsigned long long h, const void *p, size_t n)
+{
+	const unsigned char *s = p;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ s[i]) * 1099511628211ull;
+	return h;
+}
+#define FLAG_FNV0 1469598103934665603ull
 
 static const struct {
 	const char *name;
@@ -280,6 +296,7 @@ static int flag_directive(struct flag_rule *r, const char *key, const char *v, c
 struct flag_rules *flag_rules_parse(const char *text, size_t len, const char *name, char **err)
 {
 	struct flag_rules *rs = xcalloc(1, sizeof *rs);
+	rs->hash = flag_fnv(FLAG_FNV0, text, len);
 	struct flag_rule *cur = NULL;
 	char *msg = NULL;
 	int lineno = 0, errline = 0;
@@ -704,6 +721,7 @@ void flag_eval(const struct flag_rules *rs, const struct run *run, const char *p
 		if (flag_event(&p, run, i, &hit))
 			flag_list_push(out, &hit);
 	}
+	out->upto = run->nev;
 	flag_prep_free(&p);
 }
 
@@ -834,24 +852,64 @@ void flag_run(const struct flag_rules *rs, const struct run *r, const char *prob
 	problem_names_free(forbidden, nf);
 }
 
-struct flag_list *flag_run_default(const struct run *r, const struct flag_rules **rsp)
+/* The list of a run with nothing evaluated yet: its problem and forbidden
+ * list found. NULL when the rules cannot be read. */
+static struct flag_list *flag_list_start(const struct run *r, const struct flag_rules **rsp)
 {
 	const char *err;
 	const struct flag_rules *rs = flag_rules_default(&err);
 	*rsp = rs;
 	if (!rs)
 		return NULL;
-	char *pdir = flag_problems_dir(r->source);
-	char *problem = flag_run_problem(r, pdir);
-	int nf = 0;
-	char **forbidden = flag_forbidden(pdir, problem, &nf);
 	struct flag_list *l = xcalloc(1, sizeof *l);
-	flag_eval(rs, r, problem, forbidden, nf, l);
-	l->problem = problem;  /* kept for flag_run_update */
-	l->problems_dir = pdir;
-	l->forbidden = forbidden;
-	l->nforbidden = nf;
+	l->problems_dir = flag_problems_dir(r->source);
+	l->problem = flag_run_problem(r, l->problems_dir);  /* kept for flag_run_update */
+	l->forbidden = flag_forbidden(l->problems_dir, l->problem, &l->nforbidden);
 	return l;
+}
+
+struct flag_list *flag_run_default(const struct run *r, const struct flag_rules **rsp)
+{
+	struct flag_list *l = flag_list_start(r, rsp);
+	if (l)
+		flag_list_advance(l, r, (size_t)-1);
+	return l;
+}
+
+struct flag_list *flag_run_lazy(const struct run *r, const struct flag_rules **rsp)
+{
+	struct flag_list *l = flag_list_start(r, rsp);
+	if (l)
+		l->lazy = 1;
+	return l;
+}
+
+size_t flag_list_advance(struct flag_list *l, const struct run *r, size_t max_events)
+{
+	const char *err;
+	const struct flag_rules *rs = flag_rules_default(&err);
+	if (!l || !rs)
+		return 0;
+	if (l->upto > r->nev)
+		l->upto = r->nev;
+	size_t end = r->nev - l->upto > max_events ? l->upto + max_events : r->nev;
+	if (l->upto < end) {
+		struct flag_prep p;
+		flag_prep_init(&p, rs, l->problem, l->forbidden, l->nforbidden);
+		for (size_t i = l->upto; i < end; i++) {
+			struct flag_hit h;
+			if (flag_event(&p, r, i, &h))
+				flag_list_push(l, &h);
+		}
+		flag_prep_free(&p);
+		l->upto = end;
+	}
+	return r->nev - l->upto;
+}
+
+int flag_list_known(const struct flag_list *l, size_t ev)
+{
+	return l && ev < l->upto;
 }
 
 static int flag_same(const char *a, const char *b)
@@ -880,45 +938,53 @@ static void flag_list_redo(struct flag_list *l, struct flag_prep *p, const struc
 	}
 }
 
+/* A list made again from the start, lazy when the old one was. */
+static struct flag_list *flag_list_again(struct flag_list *l, const struct run *r, const struct flag_rules **rsp)
+{
+	int lazy = l && l->lazy;
+	flag_list_delete(l);
+	return lazy ? flag_run_lazy(r, rsp) : flag_run_default(r, rsp);
+}
+
 struct flag_list *flag_run_update(struct flag_list *l, const struct run *r, size_t from,
                                   const struct flag_rules **rsp)
 {
-	if (!l || from == 0 || !l->problems_dir || from > r->nev) {
-		flag_list_delete(l);
-		return flag_run_default(r, rsp);
-	}
+	if (!l || from == 0 || !l->problems_dir || from > r->nev)
+		return flag_list_again(l, r, rsp);
 	/* the problem may be named late (metadata further down the transcript):
 	 * then every rule's reach changed, and all is evaluated again */
 	char *pdir = flag_problems_dir(r->source), *problem = flag_run_problem(r, pdir);
 	int same = flag_same(pdir, l->problems_dir) && flag_same(problem, l->problem);
 	free(pdir);
 	free(problem);
-	if (!same) {
-		flag_list_delete(l);
-		return flag_run_default(r, rsp);
-	}
+	if (!same)
+		return flag_list_again(l, r, rsp);
 	const char *err;
 	const struct flag_rules *rs = flag_rules_default(&err);
 	*rsp = rs;
 	struct flag_prep p;
 	flag_prep_init(&p, rs, l->problem, l->forbidden, l->nforbidden);
 	/* a new result takes its tool and file from its call: the call is read
-	 * again too, in case the result completed it (a path, a diff) */
+	 * again too, in case the result completed it (a path, a diff); calls
+	 * not evaluated yet will be read with their result there */
+	size_t done = from < l->upto ? from : l->upto;
 	for (size_t i = from; i < r->nev; i++) {
 		int c = r->ev[i].link;
-		if (r->ev[i].kind == EV_TOOL_RESULT && c >= 0 && (size_t)c < from)
+		if (r->ev[i].kind == EV_TOOL_RESULT && c >= 0 && (size_t)c < done)
 			flag_list_redo(l, &p, r, (size_t)c);
+	}
+	if (l->upto < from) {  /* still evaluating lazily: the new events wait their turn */
+		flag_prep_free(&p);
+		return l;
 	}
 	size_t k = flag_lower(l, from);  /* from on: evaluated again */
 	for (size_t j = k; j < l->n; j++)
 		free(l->hits[j].text);
 	l->n = k;
-	for (size_t i = from; i < r->nev; i++) {
-		struct flag_hit h;
-		if (flag_event(&p, r, i, &h))
-			flag_list_push(l, &h);
-	}
+	l->upto = from;
 	flag_prep_free(&p);
+	if (!l->lazy)
+		flag_list_advance(l, r, (size_t)-1);
 	return l;
 }
 
@@ -930,17 +996,199 @@ void flag_list_delete(struct flag_list *l)
 	free(l);
 }
 
+/* ---- a dataset's flags, a run at a time, remembered ------------------------------
+ *
+ * What each run's flag count was is kept in one file per dataset under
+ * $XDG_CACHE_HOME/kbtui/flags, each line valid while the transcript's
+ * identity (device, inode, size, modification time) and what the count
+ * was made with (rules, program, problem, its forbidden list, the format)
+ * are as they were: a dataset opened again is flagged from that file
+ * without loading its runs. */
+
+struct fr_entry {
+	char *path;                   /* owned: the transcript as the index names it */
+	unsigned long long id[4], key;
+	long count;
+};
+
+struct fr_memo {                      /* a problem's forbidden list, hashed once */
+	char *problem;
+	unsigned long long hash;
+};
+
 struct flag_runs {
 	struct dataset *ds;           /* borrowed */
 	const struct flag_rules *rs;  /* borrowed */
 	char *problems;               /* the dataset's problems, else the installed */
 	long *state;
+	unsigned char *tried;         /* per run: done (flagged, failed or none) */
 	size_t next, done, total;
+	size_t pref_lo, pref_hi;      /* runs to do first (the rows on screen) */
+	char *cache;                  /* owned: the dataset's cache file, NULL: off */
+	struct fr_entry *ent;         /* owned, open addressing by path, power of two */
+	size_t nslot, nent;
+	int dirty;
+	unsigned long long exe[2];
+	struct fr_memo *memo;
+	size_t nmemo;
+	size_t hits;                  /* runs taken from the cache, for tests */
 };
+
+static unsigned long long flag_str_hash(unsigned long long h, const char *s)
+{
+	return flag_fnv(h, s ? s : "", s ? strlen(s) + 1 : 1);
+}
+
+static struct fr_entry *fr_slot(struct flag_runs *fr, const char *path)
+{
+	unsigned long long h = flag_str_hash(FLAG_FNV0, path);
+	for (size_t j = (size_t)h & (fr->nslot - 1);; j = (j + 1) & (fr->nslot - 1))
+		if (!fr->ent[j].path || !strcmp(fr->ent[j].path, path))
+			return &fr->ent[j];
+}
+
+static void fr_put(struct flag_runs *fr, const char *path, const unsigned long long id[4], unsigned long long key,
+                   long count)
+{
+	if ((fr->nent + 1) * 4 > fr->nslot * 3) {
+		struct fr_entry *old = fr->ent;
+		size_t n = fr->nslot;
+		fr->nslot = n ? 2 * n : 256;
+		fr->ent = xcalloc(fr->nslot, sizeof *fr->ent);
+		for (size_t i = 0; i < n; i++)
+			if (old[i].path)
+				*fr_slot(fr, old[i].path) = old[i];
+		free(old);
+	}
+	struct fr_entry *e = fr_slot(fr, path);
+	if (!e->path) {
+		e->path = xstrdup(path);
+		fr->nent++;
+	}
+	memcpy(e->id, id, sizeof e->id);
+	e->key = key;
+	e->count = count;
+}
+
+static int fr_identify(const char *path, unsigned long long id[4])
+{
+	struct stat st;
+	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+		return -1;
+	id[0] = (unsigned long long)st.st_dev;
+	id[1] = (unsigned long long)st.st_ino;
+	id[2] = (unsigned long long)st.st_size;
+	id[3] = (unsigned long long)st.st_mtim.tv_sec * 1000000000ull + (unsigned long long)st.st_mtim.tv_nsec;
+	return 0;
+}
+
+static char *fr_cache_path(const struct dataset *ds)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	char root[PATH_MAX];
+	if (getenv("KBTUI_NO_CACHE") || !realpath(ds->root, root))
+		return NULL;
+	char *dir = xdg && *xdg == '/' ? xasprintf("%s/kbtui/flags", xdg)
+	            : home && *home == '/' ? xasprintf("%s/.cache/kbtui/flags", home) : NULL;
+	if (!dir)
+		return NULL;
+	char *p = xasprintf("%s/%016llx", dir, flag_str_hash(FLAG_FNV0, root));
+	free(dir);
+	return p;
+}
+
+/* Lines "DEV INO SIZE MTIME KEY COUNT PATH"; a line that does not read so
+ * is skipped (the file is a cache: the run is flagged again). */
+static void fr_load(struct flag_runs *fr)
+{
+	size_t len = 0;
+	char *text = fr->cache ? util_read_file(fr->cache, &len) : NULL;
+	for (char *p = text, *nl; p && *p; p = nl + 1) {
+		if (!(nl = strchr(p, '\n')))
+			break;
+		*nl = '\0';
+		unsigned long long id[4], key;
+		long count;
+		int at = -1;
+		if (sscanf(p, "%llu %llu %llu %llu %llx %ld %n", &id[0], &id[1], &id[2], &id[3], &key, &count, &at) == 6 &&
+		    at > 0 && p[at] && count >= 0)
+			fr_put(fr, p + at, id, key, count);
+	}
+	free(text);
+}
+
+static int fr_mkdirs(const char *file)
+{
+	char *p = xstrdup(file);
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, 0700) < 0 && errno != EEXIST) {
+			free(p);
+			return -1;
+		}
+		*s = '/';
+	}
+	free(p);
+	return 0;
+}
+
+/* Written whole to a temporary file and renamed over the old one. */
+static void fr_save(struct flag_runs *fr)
+{
+	if (!fr->cache || !fr->dirty || fr_mkdirs(fr->cache) < 0)
+		return;
+	char *tmp = xasprintf("%s.%ld.tmp", fr->cache, (long)getpid());
+	FILE *f = fopen(tmp, "w");
+	if (!f) {
+		free(tmp);
+		return;
+	}
+	for (size_t i = 0; i < fr->nslot; i++) {
+		const struct fr_entry *e = &fr->ent[i];
+		if (e->path && !strchr(e->path, '\n'))
+			fprintf(f, "%llu %llu %llu %llu %llx %ld %s\n", e->id[0], e->id[1], e->id[2], e->id[3], e->key,
+			        e->count, e->path);
+	}
+	if (fclose(f) != 0 || rename(tmp, fr->cache) != 0)
+		unlink(tmp);
+	free(tmp);
+}
+
+/* What run i's count depends on besides its transcript, hashed; 0 when
+ * that cannot be known before the run is loaded (no problem in the index:
+ * it comes from the transcript). */
+static unsigned long long fr_key(struct flag_runs *fr, const struct ds_run *d)
+{
+	const char *problem = d->meta.problem;
+	if (!problem || !fr->rs)
+		return 0;
+	size_t k = 0;
+	while (k < fr->nmemo && strcmp(fr->memo[k].problem, problem))
+		k++;
+	if (k == fr->nmemo) {
+		int nf = 0;
+		char **forb = flag_forbidden(fr->problems, problem, &nf);
+		unsigned long long h = flag_fnv(FLAG_FNV0, &nf, sizeof nf);
+		for (int i = 0; i < nf; i++)
+			h = flag_str_hash(h, forb[i]);
+		problem_names_free(forb, nf);
+		fr->memo = xrealloc(fr->memo, (fr->nmemo + 1) * sizeof *fr->memo);
+		fr->memo[fr->nmemo++] = (struct fr_memo){ xstrdup(problem), h };
+	}
+	unsigned long long h = flag_fnv(fr->memo[k].hash, &fr->rs->hash, sizeof fr->rs->hash);
+	h = flag_fnv(h, fr->exe, sizeof fr->exe);
+	h = flag_str_hash(h, problem);
+	h = flag_str_hash(h, fr->problems);
+	h = flag_str_hash(h, d->meta.format);
+	return h ? h : 1;
+}
 
 struct flag_runs *flag_runs_new(struct dataset *ds, const struct flag_rules *rs)
 {
 	struct flag_runs *fr = xcalloc(1, sizeof *fr);
+	struct stat ex;
 	fr->ds = ds;
 	fr->rs = rs;
 	fr->problems = util_path_join(ds->root, "problems");
@@ -949,10 +1197,18 @@ struct flag_runs *flag_runs_new(struct dataset *ds, const struct flag_rules *rs)
 		fr->problems = problem_default_dir();
 	}
 	fr->state = xcalloc(ds->nruns + 1, sizeof *fr->state);
+	fr->tried = xcalloc(ds->nruns + 1, 1);
 	for (size_t i = 0; i < ds->nruns; i++) {
 		fr->state[i] = -1;
 		fr->total += ds->runs[i].transcript != NULL;
 	}
+	/* the program is part of what a count was made with */
+	if (stat("/proc/self/exe", &ex) == 0) {
+		fr->exe[0] = (unsigned long long)ex.st_size;
+		fr->exe[1] = (unsigned long long)ex.st_mtim.tv_sec * 1000000000ull + (unsigned long long)ex.st_mtim.tv_nsec;
+		fr->cache = fr_cache_path(ds);
+	}
+	fr_load(fr);
 	return fr;
 }
 
@@ -960,36 +1216,109 @@ void flag_runs_free(struct flag_runs *fr)
 {
 	if (!fr)
 		return;
+	fr_save(fr);
+	for (size_t i = 0; i < fr->nslot; i++)
+		free(fr->ent[i].path);
+	free(fr->ent);
+	for (size_t i = 0; i < fr->nmemo; i++)
+		free(fr->memo[i].problem);
+	free(fr->memo);
+	free(fr->cache);
 	free(fr->problems);
 	free(fr->state);
+	free(fr->tried);
 	free(fr);
 }
 
-int flag_runs_step(struct flag_runs *fr)
+void flag_runs_prefer(struct flag_runs *fr, size_t first, size_t n)
+{
+	fr->pref_lo = first;
+	fr->pref_hi = first + n < fr->ds->nruns ? first + n : fr->ds->nruns;
+}
+
+/* The next run to do: the preferred ones first, then in order; nruns when
+ * none is left. */
+static size_t fr_pick(struct flag_runs *fr)
 {
 	struct dataset *ds = fr->ds;
-	while (fr->next < ds->nruns && !ds->runs[fr->next].transcript)
+	for (size_t i = fr->pref_lo; i < fr->pref_hi; i++)
+		if (!fr->tried[i] && ds->runs[i].transcript)
+			return i;
+	while (fr->next < ds->nruns && (fr->tried[fr->next] || !ds->runs[fr->next].transcript))
 		fr->next++;
-	if (fr->next >= ds->nruns || !fr->rs)
+	return fr->next;
+}
+
+/* Run i from the cache: 1 when its count was there. */
+static int fr_cached(struct flag_runs *fr, size_t i, unsigned long long key, unsigned long long id[4])
+{
+	const struct ds_run *d = &fr->ds->runs[i];
+	if (!key || !fr->nslot || fr_identify(d->transcript, id) < 0)
 		return 0;
-	size_t i = fr->next++;
+	const struct fr_entry *e = fr_slot(fr, d->transcript);
+	if (!e->path || e->key != key || memcmp(e->id, id, sizeof e->id))
+		return 0;
+	fr->state[i] = e->count;
+	return 1;
+}
+
+/* Flags run i: loading its transcript, and unloading it again unless it
+ * was loaded before. */
+static void fr_flag(struct flag_runs *fr, size_t i, unsigned long long key, const unsigned long long id[4])
+{
+	struct dataset *ds = fr->ds;
 	struct ds_run *d = &ds->runs[i];
 	int loaded = d->run != NULL;
 	struct run *r = dataset_load(ds, i);
-	fr->done++;
 	if (!r)
-		return 1;
+		return;
 	char *problem = d->meta.problem ? xstrdup(d->meta.problem) : flag_run_problem(r, fr->problems);
 	struct flag_list l;
 	flag_run(fr->rs, r, problem, fr->problems, &l);
 	fr->state[i] = (long)l.n;
 	flag_list_free(&l);
 	free(problem);
+	unsigned long long now[4];
+	/* remembered for the file as it was read (unchanged while it was) */
+	if (key && fr->cache && fr_identify(d->transcript, now) == 0 && !memcmp(now, id, sizeof now)) {
+		fr_put(fr, d->transcript, id, key, fr->state[i]);
+		fr->dirty = 1;
+	}
 	if (!loaded) {  /* memory stays what it was: the replay loads it again when opened */
 		run_free(d->run);
 		d->run = NULL;
 	}
+}
+
+/* Runs found in the cache cost a stat each: many are taken in one step. */
+#define FR_CACHED_PER_STEP 512
+
+int flag_runs_step(struct flag_runs *fr)
+{
+	if (!fr->rs)
+		return 0;
+	for (int cached = 0; cached < FR_CACHED_PER_STEP; cached++) {
+		size_t i = fr_pick(fr);
+		if (i >= fr->ds->nruns)
+			return 0;
+		unsigned long long id[4] = { 0 }, key = fr_key(fr, &fr->ds->runs[i]);
+		fr->tried[i] = 1;
+		fr->done++;
+		if (fr_cached(fr, i, key, id)) {
+			fr->hits++;
+			continue;
+		}
+		if (key && fr_identify(fr->ds->runs[i].transcript, id) < 0)
+			key = 0;
+		fr_flag(fr, i, key, id);
+		return 1;
+	}
 	return 1;
+}
+
+size_t flag_runs_cached(const struct flag_runs *fr)
+{
+	return fr->hits;
 }
 
 long flag_runs_state(const struct flag_runs *fr, size_t i)

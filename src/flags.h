@@ -85,6 +85,8 @@ struct flag_list {
 	char *problem, *problems_dir;
 	char **forbidden;
 	int nforbidden;
+	size_t upto;           /* events evaluated: [0, upto); the rest not yet */
+	int lazy;              /* from flag_run_lazy: flag_list_advance evaluates */
 };
 
 /* Evaluates the rules on a run of problem `problem` (NULL: rules with a
@@ -120,6 +122,17 @@ void flag_run(const struct flag_rules *rs, const struct run *r, const char *prob
  * rules cannot be read. *rs: the rules the hits index. */
 struct flag_list *flag_run_default(const struct run *r, const struct flag_rules **rs);
 void flag_list_delete(struct flag_list *l);
+/* The same, evaluated on demand so that a big run's first screen need not
+ * wait for its flags: the list starts with no event evaluated, and
+ * flag_list_advance evaluates the next max_events events (a screen calls it
+ * between keys until it returns 0; (size_t)-1: all). Returns the events
+ * not evaluated yet. flag_list_known says whether event ev's flag is known
+ * (flag_list_find is NULL for an event not evaluated yet). Once advanced
+ * to the end, the list is the one flag_run_default makes. flag_run_update
+ * keeps a lazy list lazy: events from `from` on wait for flag_list_advance. */
+struct flag_list *flag_run_lazy(const struct run *r, const struct flag_rules **rs);
+size_t flag_list_advance(struct flag_list *l, const struct run *r, size_t max_events);
+int flag_list_known(const struct flag_list *l, size_t ev);
 /* The auto-flags of a run that grows (watch, live) brought up to date: l
  * (from flag_run_default or an earlier update; NULL: none yet) keeps its
  * hits before event `from` (the events that did not change), and the
@@ -137,8 +150,16 @@ struct flag_runs;
 struct flag_runs *flag_runs_new(struct dataset *ds, const struct flag_rules *rs);
 void flag_runs_free(struct flag_runs *fr);
 /* Flags the next run not yet done (loading its transcript, and unloading it
- * again unless it was loaded before); 0 when every run is done. */
+ * again unless it was loaded before); 0 when every run is done. Counts are
+ * remembered under $XDG_CACHE_HOME/kbtui/flags (one file per dataset,
+ * written by flag_runs_free; off with KBTUI_NO_CACHE) for transcripts,
+ * rules, program and problem unchanged: a run found there is not loaded,
+ * and one step takes many such runs. */
 int flag_runs_step(struct flag_runs *fr);
+/* Runs first..first+n-1 (the rows on screen) are done before the others. */
+void flag_runs_prefer(struct flag_runs *fr, size_t first, size_t n);
+/* Runs whose count came from the cache so far. */
+size_t flag_runs_cached(const struct flag_runs *fr);
 /* Run i: -1 not done yet (or no transcript), else its flagged events. */
 long flag_runs_state(const struct flag_runs *fr, size_t i);
 /* Runs done so far, of how many with a transcript. */

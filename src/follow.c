@@ -43,6 +43,7 @@ struct follow {
 	int in_line;                    /* the line being fed has content */
 	unsigned restarts;
 	enum follow_why why;
+	size_t size;                    /* the file's size at the last poll */
 };
 
 struct follow *follow_new(const char *path, struct run *run, const struct parser_ops *forced)
@@ -138,14 +139,17 @@ static void follow_note(struct follow *f, const char *buf, size_t n)
 }
 
 /* Feeds the bytes from the offset up to size; 1 when there were any. */
-static int follow_read(struct follow *f, int fd, size_t size)
+static int follow_read(struct follow *f, int fd, size_t size, size_t budget)
 {
 	char *buf;
 	int any = 0;
+	size_t start = f->pos;
 	if (size <= f->pos)
 		return 0;
 	buf = xmalloc(FOLLOW_CHUNK);
-	while (f->pos < size) {
+	/* the rest after the budget waits for the next poll, once the lines
+	 * that choose the format are in (a whole load chooses on as many) */
+	while (f->pos < size && (f->pos - start < budget || f->lines < FOLLOW_SNIFF_LINES)) {
 		size_t want = size - f->pos < FOLLOW_CHUNK ? size - f->pos : FOLLOW_CHUNK;
 		ssize_t n = pread(fd, buf, want, (off_t)f->pos);
 		if (n < 0 && errno == EINTR)
@@ -183,6 +187,16 @@ static enum follow_why follow_check(const struct follow *f, const struct stat *s
 
 int follow_poll(struct follow *f)
 {
+	return follow_poll_budget(f, (size_t)-1);
+}
+
+size_t follow_pending(const struct follow *f)
+{
+	return f->size > f->pos ? f->size - f->pos : 0;
+}
+
+int follow_poll_budget(struct follow *f, size_t budget)
+{
 	struct stat st;
 	int fd, changed = 0;
 	if (stat(f->path, &st) < 0 || !S_ISREG(st.st_mode)) {
@@ -192,7 +206,7 @@ int follow_poll(struct follow *f)
 	}
 	/* the common case, nothing new: one stat and back */
 	if (f->seen && !f->gone && st.st_dev == f->dev && st.st_ino == f->ino && (size_t)st.st_size == f->pos)
-		return f->present = 1, 0;
+		return f->size = (size_t)st.st_size, f->present = 1, 0;
 	if ((fd = open(f->path, O_RDONLY | O_CLOEXEC)) < 0 || fstat(fd, &st) < 0) {
 		if (fd >= 0)
 			close(fd);
@@ -211,7 +225,8 @@ int follow_poll(struct follow *f)
 	} else if (!f->forced && f->lines < FOLLOW_SNIFF_LINES && f->pos > 0 && (size_t)st.st_size > f->pos) {
 		follow_reset(f);  /* the format was guessed from too few lines */
 	}
-	changed |= follow_read(f, fd, (size_t)st.st_size);
+	f->size = (size_t)st.st_size;
+	changed |= follow_read(f, fd, (size_t)st.st_size, budget ? budget : 1);
 	close(fd);
 	return changed;
 }

@@ -26,6 +26,14 @@ void follow_free(struct follow *f);
 /* Reads what changed since the last poll: 1 when the run changed (events
  * added, the last one grown, or all read again), 0 when not. */
 int follow_poll(struct follow *f);
+/* The same, feeding about `budget` new bytes (whole 64 KiB reads; more
+ * until the lines that choose the format are in): a big file is
+ * read over several polls, so that a screen can show its first events
+ * while the rest is read between keys (the run is then, after each poll,
+ * what a watch of a file written that far would show). follow_pending: the
+ * bytes that the last poll saw in the file and left for the next. */
+int follow_poll_budget(struct follow *f, size_t budget);
+size_t follow_pending(const struct follow *f);
 /* Whether the file was there at the last poll. */
 int follow_present(const struct follow *f);
 /* How many times the run was read again from the start, and the last reason. */

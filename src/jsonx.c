@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <time.h>
 
@@ -73,22 +74,39 @@ int jx_bool(const cJSON *o, const char *key, int dflt)
 	return dflt;
 }
 
+/* Whether any of the 8 bytes of w needs an escape: below 0x20, '"' or
+ * '\\' (the has-zero-byte tests; bytes of 0x80 and up never count). */
+static int jx_word_special(uint64_t w)
+{
+	const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+	uint64_t q = w ^ (0x22 * ones), bs = w ^ (0x5c * ones);
+	return (((w - 0x20 * ones) & ~w) | ((q - ones) & ~q) | ((bs - ones) & ~bs)) & high ? 1 : 0;
+}
+
 /* cJSON's string escaping: the short escapes, \u00xx for other control
- * bytes, everything else (UTF-8 included) as it is. */
+ * bytes, everything else (UTF-8 included) as it is. Eight bytes at a time
+ * past the ones that need nothing: tool arguments are printed for every
+ * call, and most of their text is plain. */
 static void jx_print_string(struct sbuf *b, const char *s)
 {
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *p = (const unsigned char *)(s ? s : ""), *run = p;
+	const unsigned char *end = p + strlen((const char *)p);
 
 	sbuf_addc(b, '"');
-	for (;; p++) {
-		unsigned char c = *p;
-		if (c >= 32 && c != '"' && c != '\\')
-			continue;
-		sbuf_add(b, (const char *)run, (size_t)(p - run));
-		run = p + 1;
-		if (!c)
+	for (;;) {
+		uint64_t w;
+		while (end - p >= 8 && (memcpy(&w, p, 8), !jx_word_special(w)))
+			p += 8;
+		if (p >= end)
 			break;
+		unsigned char c = *p;
+		if (c >= 32 && c != '"' && c != '\\') {
+			p++;
+			continue;
+		}
+		sbuf_add(b, (const char *)run, (size_t)(p - run));
+		run = ++p;
 		char esc[6] = {'\\', 0};
 		size_t n = 2;
 		switch (c) {
@@ -109,6 +127,7 @@ static void jx_print_string(struct sbuf *b, const char *s)
 		}
 		sbuf_add(b, esc, n);
 	}
+	sbuf_add(b, (const char *)run, (size_t)(end - run));
 	sbuf_addc(b, '"');
 }
 

@@ -76,6 +76,7 @@ void run_free(struct run *r)
 	free(r->ev);
 	free(r->source);
 	ftrack_free(r->files);
+	run_linker_free(r->linker);
 	run_meta_free(&r->meta);
 	free(r);
 }
@@ -87,6 +88,8 @@ void run_clear(struct run *r)
 	r->nev = 0;
 	ftrack_free(r->files);
 	r->files = NULL;
+	run_linker_free(r->linker);
+	r->linker = NULL;
 	run_meta_free(&r->meta);
 	r->incomplete = r->complete_seen = r->malformed = r->nerrors = r->tokens_approx = 0;
 }
@@ -126,45 +129,168 @@ void run_error(struct run *r, int line, const char *fmt, ...)
 	free(safe);
 }
 
-/* Pairing by id through a scan: transcripts hold a few thousand calls, and
- * a result nearly always follows its call closely, so searching backwards
- * from the result is cheap in practice. */
-void run_link(struct run *r)
-{
-	size_t next_unkeyed = 0;
+/* ---- pairing results with calls ------------------------------------------
+ *
+ * Each call id has a queue of its unanswered calls (oldest first), kept in
+ * an open-addressing table keyed by the id; calls without an id queue on
+ * their own. A result takes the head of its id's queue (or of the unkeyed
+ * queue): the oldest unanswered call before it, as a backward scan would
+ * find, in one probe sequence rather than a scan to event 0. Pairing is a
+ * function of the events before each result, so the state is kept and a
+ * later run_link goes on from the first event it has not seen (watch polls
+ * pay for their new events only). */
 
-	for (size_t i = 0; i < r->nev; i++)
-		if (r->ev[i].kind == EV_TOOL_CALL || r->ev[i].kind == EV_TOOL_RESULT)
-			r->ev[i].link = -1;
-	for (size_t i = 0; i < r->nev; i++) {
-		struct event *res = &r->ev[i];
-		if (res->kind != EV_TOOL_RESULT)
+struct run_lq {
+	int head, tail;           /* event indices, -1 when empty */
+};
+
+struct run_slot {
+	const char *id;           /* borrowed from the first call with it; NULL: free */
+	unsigned hash;
+	struct run_lq q;
+};
+
+struct run_linker {
+	size_t seen;              /* events paired so far */
+	int *next;                /* next[i]: the call queued after call i (-1) */
+	size_t ncap;
+	struct run_slot *slot;    /* power-of-two table */
+	size_t nslot, used;
+	struct run_lq unkeyed;
+	size_t probes;            /* slots looked at: the work, for tests */
+};
+
+static unsigned run_hash(const char *s)
+{
+	unsigned h = 2166136261u;  /* FNV-1a */
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+void run_linker_free(struct run_linker *lk)
+{
+	if (!lk)
+		return;
+	free(lk->next);
+	free(lk->slot);
+	free(lk);
+}
+
+static void run_linker_grow(struct run_linker *lk)
+{
+	size_t n = lk->nslot ? lk->nslot * 2 : 64;
+	struct run_slot *t = xcalloc(n, sizeof *t);
+	for (size_t i = 0; i < lk->nslot; i++) {
+		struct run_slot *o = &lk->slot[i];
+		if (!o->id)
 			continue;
-		if (res->call_id && *res->call_id) {
-			/* the oldest unanswered call with this id */
-			long found = -1;
-			for (size_t j = i; j-- > 0;) {
-				struct event *c = &r->ev[j];
-				if (c->kind == EV_TOOL_CALL && c->link < 0 && c->call_id &&
-				    strcmp(c->call_id, res->call_id) == 0)
-					found = (long)j;
-			}
-			if (found >= 0) {
-				res->link = (int)found;
-				r->ev[found].link = (int)i;
-			}
-			continue;
+		size_t j = o->hash & (n - 1);
+		while (t[j].id)
+			j = (j + 1) & (n - 1);
+		t[j] = *o;
+	}
+	free(lk->slot);
+	lk->slot = t;
+	lk->nslot = n;
+}
+
+/* The queue of call id `id`, created (empty) when `add` and absent. */
+static struct run_lq *run_linker_queue(struct run_linker *lk, const char *id, int add)
+{
+	unsigned h = run_hash(id);
+	if (add && (lk->used + 1) * 4 > lk->nslot * 3)
+		run_linker_grow(lk);
+	if (!lk->nslot)
+		return NULL;
+	for (size_t j = h & (lk->nslot - 1);; j = (j + 1) & (lk->nslot - 1)) {
+		struct run_slot *s = &lk->slot[j];
+		lk->probes++;
+		if (!s->id) {
+			if (!add)
+				return NULL;
+			s->id = id;
+			s->hash = h;
+			s->q.head = s->q.tail = -1;
+			lk->used++;
+			return &s->q;
 		}
-		for (; next_unkeyed < i; next_unkeyed++) {
-			struct event *c = &r->ev[next_unkeyed];
-			if (c->kind == EV_TOOL_CALL && c->link < 0 && !(c->call_id && *c->call_id)) {
-				res->link = (int)next_unkeyed;
-				c->link = (int)i;
-				next_unkeyed++;
-				break;
-			}
+		if (s->hash == h && strcmp(s->id, id) == 0)
+			return &s->q;
+	}
+}
+
+static void run_lq_push(struct run_linker *lk, struct run_lq *q, int i)
+{
+	lk->next[i] = -1;
+	if (q->tail >= 0)
+		lk->next[q->tail] = i;
+	else
+		q->head = i;
+	q->tail = i;
+}
+
+static int run_lq_pop(struct run_linker *lk, struct run_lq *q)
+{
+	int i = q->head;
+	if (i >= 0) {
+		q->head = lk->next[i];
+		if (q->head < 0)
+			q->tail = -1;
+	}
+	return i;
+}
+
+static void run_link_one(struct run *r, struct run_linker *lk, size_t i)
+{
+	struct event *e = &r->ev[i];
+	int keyed = e->call_id && *e->call_id;
+	struct run_lq *q;
+	if (e->kind == EV_TOOL_CALL) {
+		e->link = -1;
+		q = keyed ? run_linker_queue(lk, e->call_id, 1) : &lk->unkeyed;
+		run_lq_push(lk, q, (int)i);
+	} else if (e->kind == EV_TOOL_RESULT) {
+		e->link = -1;
+		q = keyed ? run_linker_queue(lk, e->call_id, 0) : &lk->unkeyed;
+		int c = q ? run_lq_pop(lk, q) : -1;
+		if (c >= 0) {
+			e->link = c;
+			r->ev[c].link = (int)i;
 		}
 	}
+}
+
+void run_link(struct run *r)
+{
+	struct run_linker *lk = r->linker;
+	if (lk && lk->seen > r->nev) {  /* events went: pair from the start */
+		run_linker_free(lk);
+		lk = r->linker = NULL;
+	}
+	if (!lk) {
+		lk = r->linker = xcalloc(1, sizeof *lk);
+		lk->unkeyed.head = lk->unkeyed.tail = -1;
+	}
+	if (lk->ncap < r->nev) {
+		lk->ncap = r->nev > 2 * lk->ncap ? r->nev : 2 * lk->ncap;
+		lk->next = xrealloc(lk->next, lk->ncap * sizeof *lk->next);
+	}
+	for (size_t i = lk->seen; i < r->nev; i++)
+		run_link_one(r, lk, i);
+	lk->seen = r->nev;
+}
+
+void run_link_again(struct run *r)
+{
+	run_linker_free(r->linker);
+	r->linker = NULL;
+	run_link(r);
+}
+
+size_t run_link_probes(const struct run *r)
+{
+	return r->linker ? r->linker->probes : 0;
 }
 
 size_t run_count(const struct run *r, enum ev_kind k)

@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 struct ftrack;
+struct run_linker;
 
 enum ev_kind {
 	EV_SYSTEM,
@@ -73,6 +74,7 @@ struct run {
 	int nerrors;
 	char *source;             /* owned: transcript path, for messages */
 	struct ftrack *files;     /* owned: file versions written (run_files), or NULL */
+	struct run_linker *linker; /* owned: run_link's pairing state, or NULL */
 };
 
 struct run *run_new(void);
@@ -91,8 +93,19 @@ struct event *run_add(struct run *r, enum ev_kind k, int line);
 void run_error(struct run *r, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Pairs tool_result events with their tool_call by call_id (the oldest
- * unanswered call with that id); results without id pair in order. */
+ * unanswered call with that id before the result); results without id pair
+ * in order with calls without id. Incremental: the events paired by an
+ * earlier call are taken as they were (events are only appended; fewer
+ * events than before pairs from the start), so a growing run pays for its
+ * new events only. Linear in events. */
 void run_link(struct run *r);
+/* run_link from the first event, for a caller that changed events' kinds
+ * or call ids in place. */
+void run_link_again(struct run *r);
+/* Hash-table slots looked at by pairing since the run was last paired from
+ * the start: the work done, which tests hold to a linear bound. */
+size_t run_link_probes(const struct run *r);
+void run_linker_free(struct run_linker *lk);
 
 /* The unified diff of event i's file change (write, edit, patch), NULL
  * when it changed no file. Rendered from the run's file versions on first

@@ -164,9 +164,22 @@ long search_run(struct search *s, const struct run *r, size_t from, int dir, int
 
 size_t search_events(struct search *s, const struct run *r, size_t **out)
 {
-	size_t n = 0, cap = 0;
 	*out = NULL;
-	for (size_t i = 0; i < r->nev; i++) {
+	return search_events_more(s, r, 0, out, 0);
+}
+
+size_t search_events_more(struct search *s, const struct run *r, size_t from, size_t **out, size_t n)
+{
+	while (n > 0 && (*out)[n - 1] >= from)
+		n--;
+	/* the array grows by doubling: its capacity is the power of two at or
+	 * above n, so that it need not be stored */
+	size_t cap = 16;
+	while (cap < n)
+		cap *= 2;
+	if (!*out)
+		cap = 0;
+	for (size_t i = from; i < r->nev; i++) {
 		if (!search_event_at(s, r, i))
 			continue;
 		if (n == cap) {

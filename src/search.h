@@ -34,5 +34,10 @@ long search_run(struct search *s, const struct run *r, size_t from, int dir, int
 /* Indices of every matching event, in order, into *out (owned; NULL when
  * none); returns how many. */
 size_t search_events(struct search *s, const struct run *r, size_t **out);
+/* The same for a run that grew: the n indices in *out (from search_events
+ * or an earlier call) are kept below `from`, and the events from `from` on
+ * are searched again and appended. Returns the new count. A watch poll
+ * then costs the new events, not the run. */
+size_t search_events_more(struct search *s, const struct run *r, size_t from, size_t **out, size_t n);
 
 #endif

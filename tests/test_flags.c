@@ -304,9 +304,9 @@ static void test_growing(void)
 	struct run *run = run_new();
 	run->source = xstrdup(file);
 	struct follow *fl = follow_new(file, run, NULL);
-	const struct flag_rules *rs = NULL, *rs2 = NULL;
-	struct flag_list *l = NULL;
-	int steps = 0, equal = 0, flagged = 0;
+	const struct flag_rules *rs = NULL, *rs2 = NULL, *rs3 = NULL;
+	struct flag_list *l = NULL, *lz = NULL;
+	int steps = 0, equal = 0, flagged = 0, lazy_equal = 0, polls = 0;
 	FILE *f = fopen(file, "w");
 	for (char *p = text; f && p && *p; steps++) {
 		char *nl = strchr(p, '\n');
@@ -322,6 +322,17 @@ static void test_growing(void)
 			l = flag_run_update(l, run, old_n ? old_n - 1 : 0, &rs);
 			struct flag_list *fresh = flag_run_default(run, &rs2);
 			equal += l && fresh && same_hits(l, fresh);
+			/* a lazy list, advanced a little after each poll: what it knows
+			 * is what the list made from scratch says */
+			lz = lz ? flag_run_update(lz, run, old_n ? old_n - 1 : 0, &rs3) : flag_run_lazy(run, &rs3);
+			flag_list_advance(lz, run, 2);
+			size_t known = 0;
+			while (fresh && known < fresh->n && flag_list_known(lz, fresh->hits[known].event))
+				known++;
+			struct flag_list part = fresh ? *fresh : (struct flag_list){ 0 };
+			part.n = known;
+			lazy_equal += lz && fresh && same_hits(lz, &part);
+			polls++;
 			flagged = fresh ? (int)fresh->n : 0;
 			flag_list_delete(fresh);
 		} else {
@@ -332,6 +343,14 @@ static void test_growing(void)
 	if (f)
 		fclose(f);
 	is_int(equal, steps, "after each of %d lines the updated flags equal the flags made from scratch", steps);
+	ok(lz && lz->lazy && lz->upto < run->nev, "the lazy list kept pace by 2 events a poll is behind (%zu of %zu)",
+	   lz ? lz->upto : 0, run->nev);
+	is_int(lazy_equal, polls, "and what it knows after each of %d polls is what the flags from scratch say", polls);
+	struct flag_list *whole = flag_run_default(run, &rs2);
+	flag_list_advance(lz, run, (size_t)-1);
+	ok(lz && whole && same_hits(lz, whole), "advanced to the end: the flags made from scratch");
+	flag_list_delete(whole);
+	flag_list_delete(lz);
 	ok(flagged >= 5, "the grown run is flagged (%d events)", flagged);
 	ok(l && l->problem && !strcmp(l->problem, "01_fp8_gemm"), "the problem is found from the run directory's name");
 	/* rewritten shorter: the whole run again */
@@ -379,9 +398,132 @@ static void test_growing(void)
 	free(file);
 }
 
+/* flag_run_lazy: nothing known at first, then as far as advanced, and at
+ * the end the flags flag_run_default makes. */
+static void test_lazy(void)
+{
+	char *e = NULL;
+	setenv("KBTUI_FLAGS", tap_path("data/flags.rules"), 1);
+	struct run *r = parser_load_final(tap_path("tests/fixtures/flags/hack.jsonl"), NULL, &e);
+	const struct flag_rules *rs, *rs2;
+	struct flag_list *lz = r ? flag_run_lazy(r, &rs) : NULL, *whole = r ? flag_run_default(r, &rs2) : NULL;
+	ok(lz && whole && whole->n >= 3, "a lazy list and the whole one (%zu flagged)", whole ? whole->n : 0);
+	if (!lz || !whole)
+		return;
+	ok(!flag_list_known(lz, 0) && lz->n == 0, "lazy: nothing evaluated before it is advanced");
+	size_t left = flag_list_advance(lz, r, 5);
+	is_int(left, r->nev - 5, "advanced by 5: the rest left");
+	ok(flag_list_known(lz, 4) && !flag_list_known(lz, 5), "events 1-5 known, 6 not yet");
+	while (flag_list_advance(lz, r, 3))
+		;
+	ok(same_hits(lz, whole), "advanced to the end: what flag_run_default finds");
+	flag_list_delete(lz);
+	flag_list_delete(whole);
+	run_free(r);
+}
+
+static void put_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+/* A dataset's flags: counted once, then from the cache, a changed
+ * transcript counted again; the rows on screen first. */
+static void test_runs_cache(void)
+{
+	char tmpl[] = "/tmp/kbtui-frc-XXXXXX";
+	char *dir = mkdtemp(tmpl);
+	if (!dir)
+		return;
+	setenv("KBTUI_FLAGS", tap_path("data/flags.rules"), 1);
+	char *cache = xasprintf("%s/cache", dir), *cmd = NULL;
+	const char *was = getenv("XDG_CACHE_HOME");
+	char *old = was ? xstrdup(was) : NULL;
+	setenv("XDG_CACHE_HOME", cache, 1);
+	unsetenv("KBTUI_NO_CACHE");
+	cmd = xasprintf("mkdir -p '%s/ds/runs/a' '%s/ds/runs/b' '%s/ds/runs/c' && ln -s '%s' '%s/ds/problems' && "
+	                "cp '%s' '%s/ds/runs/a/transcript.jsonl' && cp '%s' '%s/ds/runs/b/transcript.jsonl' && "
+	                "cp '%s' '%s/ds/runs/c/transcript.jsonl'",
+	                dir, dir, dir, tap_path("tests/fixtures/flags/problems"), dir,
+	                tap_path("tests/fixtures/flags/hack.jsonl"), dir, tap_path("tests/fixtures/flags/clean.jsonl"), dir,
+	                tap_path("tests/fixtures/flags/hack.jsonl"), dir);
+	ok(system(cmd) == 0, "a dataset of three runs");
+	free(cmd);
+	char *idx = xasprintf("%s/ds/runs.jsonl", dir), *ds_dir = xasprintf("%s/ds", dir);
+	put_file(idx, "{\"run_id\":\"a\",\"problem\":\"01_fp8_gemm\",\"transcript\":\"runs/a/transcript.jsonl\"}\n"
+	              "{\"run_id\":\"b\",\"problem\":\"01_fp8_gemm\",\"transcript\":\"runs/b/transcript.jsonl\"}\n"
+	              "{\"run_id\":\"c\",\"problem\":\"01_fp8_gemm\",\"transcript\":\"runs/c/transcript.jsonl\"}\n");
+	const char *err = NULL;
+	const struct flag_rules *rs = flag_rules_default(&err);
+	long first[3] = { -2, -2, -2 };
+	for (int pass = 0; pass < 4; pass++) {
+		char *e = NULL;
+		struct dataset *ds = dataset_open(ds_dir, &e);
+		if (!ds) {
+			ok(0, "the dataset opens: %s", e);
+			free(e);
+			break;
+		}
+		struct flag_runs *fr = flag_runs_new(ds, rs);
+		if (pass == 0) {
+			flag_runs_prefer(fr, 2, 1);
+			flag_runs_step(fr);
+			ok(flag_runs_state(fr, 2) >= 0 && flag_runs_state(fr, 0) < 0, "the preferred run (the third) is done first");
+		}
+		while (flag_runs_step(fr))
+			;
+		long st[3];
+		for (int i = 0; i < 3; i++)
+			st[i] = flag_runs_state(fr, (size_t)i);
+		size_t hits = flag_runs_cached(fr);
+		if (pass == 0) {
+			memcpy(first, st, sizeof first);
+			ok(st[0] > 0 && st[1] == 0 && st[2] == st[0], "counted: the hack runs flagged (%ld), the clean not", st[0]);
+			is_int(hits, 0, "nothing from the cache the first time");
+		} else if (pass == 1) {
+			ok(!memcmp(st, first, sizeof st), "opened again: the same counts");
+			is_int(hits, 3, "all three from the cache, no run loaded");
+			ok(!ds->runs[0].run && !ds->runs[0].load_error, "(the transcript was not read)");
+			/* b becomes the hack transcript: its entry is stale */
+			char *c2 = xasprintf("cp '%s' '%s/ds/runs/b/transcript.jsonl'", tap_path("tests/fixtures/flags/hack.jsonl"), dir);
+			if (system(c2) != 0)
+				printf("# cp failed\n");
+			free(c2);
+		} else if (pass == 2) {
+			is_int(hits, 2, "a transcript changed since: counted again, the others from the cache");
+			is_int(st[1], first[0], "and its new count is the hack's");
+			setenv("KBTUI_NO_CACHE", "1", 1);
+		} else {
+			is_int(hits, 0, "KBTUI_NO_CACHE: every run counted");
+			is_int(st[1], first[0], "with the same result");
+			unsetenv("KBTUI_NO_CACHE");
+		}
+		flag_runs_free(fr);
+		dataset_free(ds);
+	}
+	if (old)
+		setenv("XDG_CACHE_HOME", old, 1);
+	else
+		unsetenv("XDG_CACHE_HOME");
+	free(old);
+	cmd = xasprintf("rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		printf("# could not remove %s\n", dir);
+	free(cmd);
+	free(idx);
+	free(ds_dir);
+	free(cache);
+}
+
 int main(void)
 {
 	test_parse();
+	test_runs_cache();
+	test_lazy();
 	test_forbidden_list();
 	test_filters();
 	test_shipped();

@@ -264,6 +264,44 @@ static void test_real(const char *kbh, const char *format, size_t max)
 	free(transcript);
 }
 
+/* A big file read over several polls of a small budget: the first poll
+ * has the first events, each reads about the budget, and the run after
+ * the last one is a whole load's. */
+static void test_budget(void)
+{
+	struct sbuf b;
+	sbuf_init(&b);
+	sbuf_adds(&b, "{\"type\":\"system\",\"subtype\":\"init\",\"cwd\":\"/w\",\"session_id\":\"s\",\"tools\":[\"Bash\"],"
+	              "\"mcp_servers\":[],\"model\":\"m\",\"permissionMode\":\"default\"}\n");
+	for (int k = 0; k < 3000; k++)
+		sbuf_addf(&b, "{\"type\":\"assistant\",\"message\":{\"id\":\"m%d\",\"type\":\"message\",\"role\":\"assistant\","
+		              "\"model\":\"m\",\"content\":[{\"type\":\"tool_use\",\"id\":\"t%d\",\"name\":\"Bash\",\"input\":"
+		              "{\"command\":\"ls %d\"}}],\"usage\":{\"input_tokens\":1,\"output_tokens\":1}},"
+		              "\"parent_tool_use_id\":null,\"session_id\":\"s\",\"uuid\":\"a%d\"}\n"
+		              "{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":[{\"tool_use_id\":\"t%d\","
+		              "\"type\":\"tool_result\",\"content\":\"file%d\"}]},\"parent_tool_use_id\":null,"
+		              "\"session_id\":\"s\",\"uuid\":\"u%d\"}\n", k, k, k, k, k, k, k);
+	write_file(path, b.s, b.len, O_TRUNC);
+	struct run *run = run_new();
+	struct follow *f = follow_new(path, run, NULL);
+	size_t polls = 0, over = 0, last = 0;
+	while (follow_poll_budget(f, 64 * 1024) && polls < 1000) {
+		polls++;
+		over += follow_offset(f) - last > 2 * 64 * 1024;
+		last = follow_offset(f);
+		if (polls == 1)
+			ok(follow_pending(f) > 0 && run->nev > 100 && run->nev < 6000,
+			   "the first poll: the first events (%zu), bytes left for the next (%zu)", run->nev, follow_pending(f));
+	}
+	ok(polls >= b.len / (64 * 1024), "read over %zu polls of a 64 KiB budget (%zu bytes)", polls, b.len);
+	is_int(over, 0, "no poll read much more than its budget");
+	is_int(follow_pending(f), 0, "then nothing left");
+	ok(run->nev > 9000 && same_as_whole(run, b.s, b.len, NULL), "the run is a whole load's (%zu events)", run->nev);
+	follow_free(f);
+	run_free(run);
+	sbuf_free(&b);
+}
+
 int main(void)
 {
 	const char *t = getenv("TMPDIR");
@@ -277,6 +315,7 @@ int main(void)
 
 	test_pieces();
 	test_forced();
+	test_budget();
 	const char *kbh = tap_shared_kbh();
 	if (kbh) {
 		static const char *const formats[] = {"claude", "codex", "opencode", "droid", "kimi", "grok"};

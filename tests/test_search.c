@@ -156,8 +156,42 @@ static void test_corpus(void)
 	free(path);
 }
 
+/* A run that grows (watch): the matches kept up to date with
+ * search_events_more equal search_events over the whole run every time,
+ * the last old event searched again (it may have grown). */
+static void test_events_more(void)
+{
+	char *err = NULL;
+	struct search *s = search_new("nvcc|tflops", &err);
+	struct run *r = run_new();
+	size_t *kept = NULL, n = 0;
+	int same = 1, steps = 0;
+	for (int i = 0; i < 300; i++) {
+		size_t old = r->nev;
+		for (int k = 0; k <= i % 4; k++) {
+			struct event *e = run_add(r, EV_TEXT, i);
+			e->text = xasprintf(i % 7 == 0 ? "nvcc -O3 %d" : i % 5 == 0 ? "tflops=%d" : "step %d", i);
+		}
+		if (old && i % 3 == 0) {  /* the last old event grows and now matches */
+			free(r->ev[old - 1].text);
+			r->ev[old - 1].text = xstrdup("grew: tflops");
+		}
+		n = search_events_more(s, r, old ? old - 1 : 0, &kept, n);
+		size_t *all = NULL, m = search_events(s, r, &all);
+		same &= m == n && (!m || !memcmp(all, kept, m * sizeof *all));
+		free(all);
+		steps++;
+	}
+	ok(same, "grown in %d steps: search_events_more keeps the matches search_events finds", steps);
+	ok(n > 100, "and they are many (%zu)", n);
+	free(kept);
+	run_free(r);
+	search_free(s);
+}
+
 int main(void)
 {
+	test_events_more();
 	test_compile();
 	test_case();
 	test_offsets();

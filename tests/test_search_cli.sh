@@ -11,6 +11,10 @@ else  # without tmux the CLI part still runs
 	tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fi
 
+# the searchable-text cache goes here, not into the user's
+export XDG_CACHE_HOME="$tmp/cache"
+unset KBTUI_NO_CACHE
+
 # ---- the dataset: two claude runs --------------------------------------------
 ds="$tmp/ds"
 mkdir -p "$ds/runs/r1" "$ds/runs/r2" "$ds/runs/r3"
@@ -49,6 +53,21 @@ t "a match exits 0" '[ $rc -eq 0 ]'
 t "run_id:event:line: text for every matching line (all lower case: case ignored)" 'cmp -s "$tmp/out" "$tmp/want"'
 t "nothing on stderr" '[ ! -s "$tmp/err" ]'
 t "the escape sequence in a result is shown as ^[, never sent raw" '! grep -q "$(printf "\033")" "$tmp/out"'
+
+# ---- the text cache: the same lines from it, never stale -------------------------
+t "the search kept each run's text under \$XDG_CACHE_HOME/kbtui/text" '[ $(ls "$tmp/cache/kbtui/text" | wc -l) -eq 3 ]'
+"$kb" search 'tflops=' "$ds" > "$tmp/out2" 2> "$tmp/err"; rc=$?
+t "searched again (from the cache): the same lines, exit 0" '[ $rc -eq 0 ] && cmp -s "$tmp/out2" "$tmp/want" && [ ! -s "$tmp/err" ]'
+KBTUI_NO_CACHE=1 "$kb" search 'tflops=' "$ds" > "$tmp/out2"
+t "KBTUI_NO_CACHE: the same lines" 'cmp -s "$tmp/out2" "$tmp/want"'
+cp "$ds/runs/r2/transcript.jsonl" "$tmp/r2.keep"
+asst m9 '{"type":"text","text":"late tflops=6"}' 9 >> "$ds/runs/r2/transcript.jsonl"
+"$kb" search 'tflops=6' "$ds" > "$tmp/out2"; rc=$?
+t "a transcript changed since: its new text is searched, not the cached" '[ $rc -eq 0 ] && grep -q "^r2:.*late tflops=6$" "$tmp/out2"'
+cp "$tmp/r2.keep" "$ds/runs/r2/transcript.jsonl"
+for f in "$tmp/cache/kbtui/text/"*; do printf 'garbage' > "$f"; done
+"$kb" search 'tflops=' "$ds" > "$tmp/out2" 2> "$tmp/err"; rc=$?
+t "damaged cache entries: ignored, the same lines" '[ $rc -eq 0 ] && cmp -s "$tmp/out2" "$tmp/want" && [ ! -s "$tmp/err" ]'
 
 "$kb" search 'TFLOPS' "$ds" > "$tmp/out"; rc=$?
 t "an upper-case letter makes the search case-sensitive" '[ $rc -eq 0 ] && [ "$(cat "$tmp/out")" = "r1:2:2: TFLOPS=1 here" ]'

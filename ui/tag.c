@@ -243,6 +243,8 @@ static char *tag_mask(const char *s)
 
 static void tag_set_blind(struct tag *t, int on)
 {
+	if (on && !t->blind_label)
+		tag_blind_init(t);  /* on first use: a big dataset opens without it */
 	t->blind = on;
 	draw_set_filter(on ? tag_mask : NULL);
 }
@@ -283,7 +285,6 @@ struct tag *tag_new(struct dataset *ds, const char *dir, const char *annotator, 
 		t->seen[i] = annot_mtime_ns(p);
 		free(p);
 	}
-	tag_blind_init(t);
 	tag_active = t;
 	tag_set_blind(t, blind);
 	return t;

@@ -1,0 +1,156 @@
+#!/bin/sh
+# scale.sh: issue #19's figures for `make bench`, each as a ratio against a
+# reference measured in the same run (jq, grep -rE, less), and scaling
+# series whose time per byte or per event at the largest size against the
+# smallest shows a quadratic path as a FAILED line. CPU time (user + sys),
+# the median of three rounds that alternate kbtui and its reference: on a
+# shared machine wall time measures the neighbours too.
+# Needs KB_BUILDDIR, KB_SRCDIR; kbh: the sample dataset (may be absent).
+kb="$KB_BUILDDIR/kbtui"
+bench="$KB_BUILDDIR/bench/kbbench"
+kbh="${KB_SHARED:-$KB_SRCDIR/../shared}/kbh"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export XDG_CACHE_HOME="$work/cache"  # the caches under test, not the user's
+unset KBTUI_NO_CACHE
+
+# cpu N CMD: CPU ms per run of the shell command CMD, run N times
+cpu() {
+	/usr/bin/time -f "%U %S" -o "$work/t" sh -c "i=0; while [ \$i -lt $1 ]; do $2 >/dev/null 2>&1; i=\$((i+1)); done"
+	awk -v n="$1" '{ printf "%.3f\n", ($1 + $2) * 1000 / n }' "$work/t"
+}
+# alt N A B: "a b", the medians of three rounds of A then B
+alt() {
+	for k in 1 2 3; do
+		echo "$(cpu "$1" "$2") $(cpu "$1" "$3")"
+	done | awk '{ a[NR] = $1; b[NR] = $2 }
+		function med(x, t) { if (x[1] > x[2]) { t = x[1]; x[1] = x[2]; x[2] = t }
+			if (x[2] > x[3]) { t = x[2]; x[2] = x[3]; x[3] = t }
+			if (x[1] > x[2]) { t = x[1]; x[1] = x[2]; x[2] = t } return x[2] }
+		END { printf "%.3f %.3f\n", med(a), med(b) }'
+}
+# verdict RATIO LIMIT: ok when RATIO <= LIMIT
+verdict() { awk -v r="$1" -v l="$2" 'BEGIN { print (r <= l ? "ok" : "FAILED") }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / (b > 0 ? b : 0.001) }'; }
+
+if [ ! -x /usr/bin/time ]; then
+	echo "scale: /usr/bin/time is not installed (package time): no CPU times"
+	exit 0
+fi
+echo "== issue #19: ratios against references, CPU ms (median of 3 alternating rounds) =="
+
+# ---- events: synthetic Claude Code runs of 6.25k to 100k events -------------
+echo "-- a run of N events: kbtui dump --jsonl against jq -c . on the same file"
+for n in 6250 25000 100000; do
+	"$bench" synth $n "$work/s$n.jsonl"
+done
+first=
+for n in 6250 25000 100000; do
+	f="$work/s$n.jsonl"
+	ev=$("$kb" dump --jsonl "$f" | wc -l)
+	set -- $(alt 1 "'$kb' dump --jsonl '$f'" "jq -c . '$f'")
+	per=$(awk -v t="$1" -v e="$ev" 'BEGIN { printf "%.3f", t * 1000 / e }')
+	[ -z "$first" ] && first=$per
+	echo "dump $ev events: kbtui $1 ms, jq $2 ms: $(ratio "$2" "$1")x faster than jq; $per us/event"
+	echo "$("$bench" link "$f")" | awk '{ printf "  pairing again from the start: %s ms (%s events)\n", $8, $4 }'
+done
+g=$(ratio "$per" "$first")
+echo "dump scaling: us/event at 100k against 6.25k: ${g}x (limit 1.5): $(verdict "$g" 1.5)"
+
+# ---- the sample: parse at 1x, 10x, 100x ----------------------------------------
+if [ -f "$kbh/runs.jsonl" ]; then
+	files=$(find "$kbh/runs" -name transcript.jsonl -size +0 | sort | tr '\n' ' ')
+	bytes=$(cat $files | wc -c)
+	echo "-- the sample ($bytes bytes): parse against jq -c ., scaled"
+	first=
+	for rep in 1 10 100; do
+		if [ $rep -le 10 ]; then
+			set -- $(alt 1 "'$bench' parse $rep $files" "for i in \$(seq $rep); do cat $files; done | jq -c .")
+			ref="jq $2 ms: $(ratio "$2" "$1")x faster than jq (goal 14x)"
+		else
+			set -- $(cpu 1 "'$bench' parse $rep $files") 0
+			ref="(jq not run at 100x)"
+		fi
+		per=$(awk -v t="$1" -v b="$bytes" -v r=$rep 'BEGIN { printf "%.3f", t * 1e6 / (b * r) }')
+		[ -z "$first" ] && first=$per
+		echo "parse ${rep}x: kbtui $1 ms, $ref; $per ns/byte"
+	done
+	g=$(ratio "$per" "$first")
+	echo "parse scaling: ns/byte at 100x against 1x: ${g}x (limit 1.5): $(verdict "$g" 1.5)"
+
+	# ---- search against grep -rE on the same files ------------------------------
+	echo "-- kbtui search REGEX DIR against grep -E REGEX on the transcripts (goal: within 3x);"
+	echo "   a pattern all in lower case ignores case in kbtui (smart case): grep -i then, the same search"
+	for re in 'tflops=' 'speedup' 'peak_fraction:\s*[0-9.]+' 'cudaMalloc|cudaFree|torch\.cuda' 'no such words at all'; do
+		gre=$(printf '%s' "$re" | sed 's/\\s/[[:space:]]/g')
+		gi=; printf '%s' "$re" | grep -q '[A-Z]' || gi=-i
+		"$kb" search "$re" "$kbh" >/dev/null 2>&1  # the text cache filled
+		set -- $(alt 10 "'$kb' search '$re' '$kbh'" "grep $gi -E '$gre' $files")
+		r=$(ratio "$1" "$2")
+		cold=$(cpu 1 "KBTUI_NO_CACHE=1 '$kb' search '$re' '$kbh'")
+		echo "search '$re': kbtui $1 ms (no cache: $cold ms), grep $gi $2 ms: ${r}x grep (limit 3): $(verdict "$r" 3)"
+	done
+	set -- $(alt 20 "'$kb' formats" "true")
+	echo "  (start-up of kbtui alone: $1 ms a process, in each figure above)"
+fi
+
+# ---- start-up: what lazy loading of the network and TLS libraries would save ----
+cc=${CC:-cc}
+if command -v "$cc" >/dev/null 2>&1; then
+	printf 'int main(void){return 0;}\n' > "$work/m.c"
+	libs_all=$(ldd "$kb" | awk '/=>/ { print $3 }' | tr '\n' ' ')
+	libs_net=$(ldd "$kb" | awk '/=>/ && /curl|ssl|crypto|nghttp|ssh|psl|idn|rtmp|gssapi|krb5|k5crypto|ldap|lber|brotli|zstd|sasl|unistring|gnutls|nettle|hogweed|tasn1|p11|keyutils|com_err|resolv|gmp|ffi/ { print $3 }' | tr '\n' ' ')
+	libs_rest=$(ldd "$kb" | awk '/=>/ && !/curl|ssl|crypto|nghttp|ssh|psl|idn|rtmp|gssapi|krb5|k5crypto|ldap|lber|brotli|zstd|sasl|unistring|gnutls|nettle|hogweed|tasn1|p11|keyutils|com_err|resolv|gmp|ffi/ { print $3 }' | tr '\n' ' ')
+	if "$cc" -o "$work/all" "$work/m.c" -Wl,--no-as-needed $libs_all 2>/dev/null &&
+	   "$cc" -o "$work/rest" "$work/m.c" -Wl,--no-as-needed $libs_rest 2>/dev/null; then
+		set -- $(alt 50 "'$work/all'" "'$work/rest'")
+		echo "-- start-up: $(echo $libs_all | wc -w) libraries $1 ms a process; without the $(echo $libs_net | wc -w) that only fetch and live need (curl, TLS and theirs) $2 ms: lazy loading would save $(awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a - b }') ms a process"
+	fi
+fi
+
+# ---- a big run's first screen, against less on the same file ---------------------
+echo "-- first screen of a 100k-event run (kbbench_tui) against less on the same file"
+mkdir -p "$work/ds/runs/synth"
+cp "$work/s100000.jsonl" "$work/ds/runs/synth/transcript.jsonl"
+echo '{"run_id":"synth","harness":"claude","model":"m","problem":"01_fp8_gemm","transcript":"runs/synth/transcript.jsonl"}' > "$work/ds/runs.jsonl"
+out=$("$KB_BUILDDIR/bench/kbbench_tui" "$work/ds" 3 20 2>&1)
+fs=$(echo "$out" | awk '$1 == "RESULT" && $2 == "first_screen" { print $8 }')
+less_ms=$(export TERM=xterm; cpu 20 "script -qec \"less +q '$work/ds/runs/synth/transcript.jsonl'\" /dev/null")
+script_ms=$(export TERM=xterm; cpu 20 "script -qec true /dev/null")
+less_only=$(awk -v a="$less_ms" -v b="$script_ms" 'BEGIN { v = a - b; printf "%.2f", v > 0.05 ? v : 0.05 }')
+echo "first screen at 100k events: kbtui ${fs:-?} ms CPU (goal < 100 ms), less ${less_only} ms: $(ratio "${fs:-0}" "$less_only")x less: $(verdict "${fs:-1e9}" 100)"
+
+# ---- watch on a long run: 10 lines a second appended ----------------------------
+if command -v tmux >/dev/null 2>&1; then
+	sock="kbscale-$$"
+	tm() { tmux -L "$sock" -f /dev/null "$@"; }
+	"$bench" synth 102000 "$work/more.jsonl"
+	have=$(wc -l < "$work/s100000.jsonl")
+	cp "$work/s100000.jsonl" "$work/w.jsonl"
+	tail -n +$((have + 1)) "$work/more.jsonl" > "$work/tail.jsonl"
+	"$bench" watch "$work/s100000.jsonl" "$work/tail.jsonl" 200 | awk '$1 == "RESULT" {
+		printf "watch, the core alone (read, pair, flags, matches) at %s events: %s ms a poll: %.2f%% of a core at 10 polls/s\n", $4, $8, $8 }' 
+	tm new-session -d -s w -x 200 -y 50 "exec env TERM=xterm-256color XDG_CACHE_HOME='$XDG_CACHE_HOME' '$kb' watch '$work/w.jsonl'" 2>/dev/null
+	i=0
+	until tm capture-pane -p -t w 2>/dev/null | grep -q "LIVE"; do
+		i=$((i + 1)); [ $i -gt 600 ] && break; sleep 0.1
+	done
+	sleep 2
+	pid=$(tm list-panes -t w -F '#{pane_pid}' 2>/dev/null)
+	hz=$(getconf CLK_TCK)
+	if [ -n "$pid" ] && [ -r "/proc/$pid/stat" ]; then
+		a=$(awk '{ print $14 + $15 }' "/proc/$pid/stat")
+		n=0
+		while [ $n -lt 100 ] && IFS= read -r line; do  # 10 s at 10 lines a second
+			printf '%s\n' "$line" >> "$work/w.jsonl"
+			n=$((n + 1))
+			sleep 0.1
+		done < "$work/tail.jsonl"
+		b=$(awk '{ print $14 + $15 }' "/proc/$pid/stat")
+		pc=$(awk -v a="$a" -v b="$b" -v hz="$hz" 'BEGIN { printf "%.1f", (b - a) * 100 / (10 * hz) }')
+		echo "watch on a 100k-event run, 10 lines/s for 10 s: ${pc}% of one core (goal < 5%): $(verdict "$pc" 5)"
+	else
+		echo "watch on a 100k-event run: kbtui watch did not come up"
+	fi
+	tm kill-server >/dev/null 2>&1
+fi

@@ -1,0 +1,482 @@
+/* runtext.c: a run's searchable text in one buffer, matched in one pass,
+ * and its cache file. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "flags.h"
+#include "runtext.h"
+#include "search.h"
+#include "util.h"
+
+struct rt_field {
+	size_t ev;
+	int line;                 /* lines of the event's earlier parts */
+	size_t off, len;          /* in the buffer; a '\n' follows each */
+};
+
+struct runtext {
+	char *mem;                /* owned: the mapped entry buf points into, or NULL */
+	size_t nmem;
+	char *buf;                /* the parts, each followed by '\n': owned unless mem */
+	size_t nbuf;
+	struct rt_field *f;       /* owned */
+	size_t nf;
+};
+
+/* ---- building ------------------------------------------------------------- */
+
+struct rt_build {
+	struct sbuf b;
+	struct rt_field *f;
+	size_t nf, cap, ev;
+	int line;
+};
+
+static int rt_build_field(void *ud, const struct flag_field *ff)
+{
+	struct rt_build *x = ud;
+	if (x->nf == x->cap) {
+		x->cap = x->cap ? 2 * x->cap : 256;
+		x->f = xrealloc(x->f, x->cap * sizeof *x->f);
+	}
+	x->f[x->nf++] = (struct rt_field){ x->ev, x->line, x->b.len, ff->len };
+	sbuf_add(&x->b, ff->s, ff->len);
+	sbuf_addc(&x->b, '\n');
+	/* flag_grep numbers on: a part of n newlines takes n + 1 lines */
+	x->line += 1;
+	for (const char *p = ff->s, *end = ff->s + ff->len; (p = memchr(p, '\n', (size_t)(end - p))); p++)
+		x->line++;
+	return 0;
+}
+
+struct runtext *runtext_new(const struct run *r)
+{
+	struct rt_build x = { .f = NULL };
+	sbuf_init(&x.b);
+	for (size_t i = 0; i < r->nev; i++) {
+		x.ev = i;
+		x.line = 0;
+		flag_fields(r, i, rt_build_field, &x);
+	}
+	struct runtext *t = xcalloc(1, sizeof *t);
+	t->nbuf = x.b.len;
+	t->buf = sbuf_detach(&x.b);
+	t->f = x.f;
+	t->nf = x.nf;
+	return t;
+}
+
+void runtext_free(struct runtext *t)
+{
+	if (!t)
+		return;
+	if (t->mem)
+		munmap(t->mem, t->nmem);
+	else
+		free(t->buf);
+	free(t->f);
+	free(t);
+}
+
+size_t runtext_bytes(const struct runtext *t)
+{
+	return t->nbuf;
+}
+
+/* ---- matching ------------------------------------------------------------- */
+
+/* Whether a match inside one part is also found when the regular
+ * expression runs over all parts at once, '\n' between them. The buffer
+ * only adds text after a part's end ('\n', then more parts), and a
+ * backtracking match that exists at a position is still found there with
+ * more text after it, except through what looks at or commits beyond the
+ * part: lookaround, atomic groups and possessive quantifiers, \A \z \Z \G
+ * \K, backtracking verbs, recursion and callouts, conditionals. Patterns
+ * with any of those are matched part by part. */
+static int runtext_whole_ok(const char *p)
+{
+	int cls = 0;
+	for (; *p; p++) {
+		if (*p == '\\') {
+			if (!p[1])
+				return 0;
+			if (!cls && strchr("AzZGKg", p[1]))
+				return 0;
+			p++;
+			continue;
+		}
+		if (cls) {
+			cls = *p != ']';
+			continue;
+		}
+		if (*p == '[') {
+			cls = 1;
+			if (p[1] == '^')
+				p++;
+			if (p[1] == ']')
+				p++;  /* a leading ] is a member */
+			continue;
+		}
+		if ((*p == '*' || *p == '+' || *p == '?' || *p == '}') && p[1] == '+')
+			return 0;  /* possessive */
+		if (*p == '(' && p[1] == '*')
+			return 0;  /* (*VERB) and start-of-pattern settings */
+		if (*p == '(' && p[1] == '?') {
+			const char *q = p + 2;
+			if (*q == ':' || *q == '|' || *q == '\'' || (*q == 'P' && q[1] == '<') ||
+			    (*q == '<' && ((q[1] >= 'A' && q[1] <= 'Z') || (q[1] >= 'a' && q[1] <= 'z') || q[1] == '_')))
+				continue;  /* non-capturing, branch reset, named groups */
+			while (*q && strchr("imnsxJU-^", *q))
+				q++;
+			if (q > p + 2 && (*q == ')' || *q == ':'))
+				continue;  /* option settings */
+			return 0;      /* lookaround, atomic, recursion, conditionals, callouts */
+		}
+	}
+	return !cls;
+}
+
+struct rt_grep {
+	struct search *s;
+	int (*fn)(void *ud, size_t ev, int line, const char *text, size_t len);
+	void *ud;
+	size_t hits;
+};
+
+/* One part, as flag_grep_field does it: each line that holds the start of a
+ * match, once. 1 when fn said stop. */
+static int runtext_part(struct rt_grep *g, const struct runtext *t, const struct rt_field *f)
+{
+	const char *s = t->buf + f->off;
+	size_t start = 0, so, eo, counted = 0;
+	int line = 1;
+	while (search_next(g->s, s, f->len, start, &so, &eo)) {
+		size_t ls = so, le = so;
+		while (ls > 0 && s[ls - 1] != '\n')
+			ls--;
+		while (le < f->len && s[le] != '\n')
+			le++;
+		for (; counted < ls; counted++)
+			line += s[counted] == '\n';
+		g->hits++;
+		if (g->fn(g->ud, f->ev, f->line + line, s + ls, le - ls))
+			return 1;
+		start = le + 1;
+	}
+	return 0;
+}
+
+/* The part a match in the buffer at byte q starts in, or the one before
+ * the '\n' it starts at: the first part that ends at or after q. */
+static size_t runtext_part_at(const struct runtext *t, size_t q)
+{
+	size_t lo = 0, hi = t->nf;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->f[mid].off + t->f[mid].len < q)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+size_t runtext_grep(struct search *s, const struct runtext *t,
+                    int (*fn)(void *ud, size_t ev, int line, const char *text, size_t len), void *ud)
+{
+	struct rt_grep g = { s, fn, ud, 0 };
+	if (!runtext_whole_ok(search_pattern(s))) {
+		for (size_t i = 0; i < t->nf; i++)
+			if (runtext_part(&g, t, &t->f[i]))
+				break;
+		return g.hits;
+	}
+	/* One pass over everything finds the first part with a match (a
+	 * match that runs into the next part may start a part early: that
+	 * part is searched alone, and finds nothing). That part is searched
+	 * alone, as flag_grep would, and the pass goes on from the next. */
+	size_t at = 0, so, eo;
+	while (at < t->nbuf && search_next(s, t->buf, t->nbuf, at, &so, &eo)) {
+		size_t i = runtext_part_at(t, so);
+		if (i >= t->nf)
+			break;
+		if (runtext_part(&g, t, &t->f[i]))
+			break;
+		at = i + 1 < t->nf ? t->f[i + 1].off : t->nbuf;
+	}
+	return g.hits;
+}
+
+/* ---- the cache file ------------------------------------------------------- */
+
+#define RT_MAGIC "KBRTXT1"
+
+/* What a cache entry stands for: the fields of struct runtext_key. */
+enum { RT_EXE_SIZE, RT_EXE_MTIME, RT_DEV, RT_INO, RT_SIZE, RT_MTIME };
+
+static uint64_t rt_mtime_ns(const struct stat *st)
+{
+	return (uint64_t)st->st_mtim.tv_sec * 1000000000u + (uint64_t)st->st_mtim.tv_nsec;
+}
+
+static int rt_identify(const char *transcript, struct runtext_key *k)
+{
+	struct stat st, ex;
+	memset(k, 0, sizeof *k);
+	if (stat(transcript, &st) < 0 || !S_ISREG(st.st_mode) || stat("/proc/self/exe", &ex) < 0)
+		return -1;
+	k->v[RT_EXE_SIZE] = (uint64_t)ex.st_size;
+	k->v[RT_EXE_MTIME] = rt_mtime_ns(&ex);
+	k->v[RT_DEV] = (uint64_t)st.st_dev;
+	k->v[RT_INO] = (uint64_t)st.st_ino;
+	k->v[RT_SIZE] = (uint64_t)st.st_size;
+	k->v[RT_MTIME] = rt_mtime_ns(&st);
+	k->ok = 1;
+	return 0;
+}
+
+static char *rt_dir(void)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	if (getenv("KBTUI_NO_CACHE"))
+		return NULL;
+	if (xdg && *xdg == '/')
+		return xasprintf("%s/kbtui/text", xdg);
+	if (home && *home == '/')
+		return xasprintf("%s/.cache/kbtui/text", home);
+	return NULL;
+}
+
+/* The entry's file for (the real path of) transcript read as format; the
+ * real path is given back in *real (owned) to be kept in the entry. */
+static char *rt_entry(const char *transcript, const char *format, char **real)
+{
+	char *dir = rt_dir(), *rp;
+	if (!dir)
+		return NULL;
+	if (!(rp = realpath(transcript, NULL))) {
+		free(dir);
+		return NULL;
+	}
+	uint64_t h = 1469598103934665603u;  /* FNV-1a, 64 bits */
+	for (const char *p = rp; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211u;
+	h = (h ^ '\n') * 1099511628211u;
+	for (const char *p = format ? format : ""; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211u;
+	char *path = xasprintf("%s/%016llx", dir, (unsigned long long)h);
+	free(dir);
+	*real = rp;
+	return path;
+}
+
+/* The entry mapped, read-only: the text is matched where it lies in the
+ * page cache, with no copy. */
+static char *rt_map(const char *path, size_t *n)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	void *m = MAP_FAILED;
+	if (fd < 0)
+		return NULL;
+#ifdef MAP_POPULATE
+	int flags = MAP_PRIVATE | MAP_POPULATE;  /* all of it is read: one fault, not one a page */
+#else
+	int flags = MAP_PRIVATE;
+#endif
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= 16)
+		m = mmap(NULL, (size_t)st.st_size, PROT_READ, flags, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		return NULL;
+	*n = (size_t)st.st_size;
+	return m;
+}
+
+/* A reader over an entry's bytes that fails, rather than reads past the
+ * end, on a short or damaged file. */
+struct rt_in {
+	const char *p, *end;
+	int bad;
+};
+
+static uint64_t rt_u64(struct rt_in *in)
+{
+	uint64_t v = 0;
+	if (in->end - in->p < 8) {
+		in->bad = 1;
+		return 0;
+	}
+	memcpy(&v, in->p, 8);
+	in->p += 8;
+	return v;
+}
+
+static const char *rt_bytes(struct rt_in *in, uint64_t n)
+{
+	const char *s = in->p;
+	if ((uint64_t)(in->end - in->p) < n) {
+		in->bad = 1;
+		return NULL;
+	}
+	in->p += n;
+	return s;
+}
+
+static int rt_same_str(struct rt_in *in, const char *s)
+{
+	uint64_t n = rt_u64(in);
+	const char *b = rt_bytes(in, n);
+	return !in->bad && n == strlen(s) && memcmp(b, s, n) == 0;
+}
+
+struct runtext *runtext_load(const char *transcript, const char *format, struct runtext_key *key)
+{
+	char *real = NULL, *path = rt_entry(transcript, format, &real);
+	size_t n = 0;
+	int known = rt_identify(transcript, key) == 0;
+	char *b = path && known ? rt_map(path, &n) : NULL;
+	struct runtext *t = NULL;
+	int same = 1;
+	free(path);
+	if (!path)
+		key->ok = 0;  /* no cache: nothing to save either */
+	if (!b) {
+		free(real);
+		return NULL;
+	}
+	struct rt_in in = { b, b + n, 0 };
+	const char *magic = rt_bytes(&in, 8);
+	for (int i = 0; i < 6; i++)
+		same &= rt_u64(&in) == key->v[i];
+	if (in.bad || memcmp(magic, RT_MAGIC, 8) != 0 || !same ||
+	    !rt_same_str(&in, real) || !rt_same_str(&in, format ? format : ""))
+		goto out;
+	uint64_t nf = rt_u64(&in), nbuf = rt_u64(&in);
+	if (in.bad || nf > (uint64_t)(in.end - in.p) / 32)
+		goto out;
+	t = xcalloc(1, sizeof *t);
+	t->f = xmalloc((nf ? nf : 1) * sizeof *t->f);
+	t->nf = (size_t)nf;
+	uint64_t end = 0;
+	for (size_t i = 0; i < t->nf; i++) {
+		uint64_t ev = rt_u64(&in), line = rt_u64(&in), off = rt_u64(&in), len = rt_u64(&in);
+		/* parts in order, inside the text, each followed by its '\n' */
+		if (in.bad || off < end || len >= nbuf || off >= nbuf - len || line > INT32_MAX)
+			goto bad;
+		t->f[i] = (struct rt_field){ (size_t)ev, (int)line, (size_t)off, (size_t)len };
+		end = off + len + 1;
+	}
+	const char *text = rt_bytes(&in, nbuf);
+	if (in.bad || in.p != in.end || end > nbuf)
+		goto bad;
+	for (size_t i = 0; i < t->nf; i++)
+		if (text[t->f[i].off + t->f[i].len] != '\n')
+			goto bad;
+	/* the text is used where it was read: the entry's buffer is the text's */
+	t->mem = b;
+	t->nmem = n;
+	t->buf = (char *)text;
+	t->nbuf = (size_t)nbuf;
+	b = NULL;
+	goto out;
+bad:
+	runtext_free(t);
+	t = NULL;
+out:
+	if (b)
+		munmap(b, n);
+	free(real);
+	return t;
+}
+
+static int rt_mkdirs(const char *dir)
+{
+	char *p = xstrdup(dir);
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, 0700) < 0 && errno != EEXIST) {
+			free(p);
+			return -1;
+		}
+		*s = '/';
+	}
+	int rc = mkdir(p, 0700) < 0 && errno != EEXIST ? -1 : 0;
+	free(p);
+	return rc;
+}
+
+static void rt_put_u64(struct sbuf *b, uint64_t v)
+{
+	sbuf_add(b, (const char *)&v, 8);
+}
+
+static void rt_put_str(struct sbuf *b, const char *s)
+{
+	rt_put_u64(b, strlen(s));
+	sbuf_adds(b, s);
+}
+
+int runtext_save(const struct runtext *t, const char *transcript, const char *format,
+                 const struct runtext_key *key)
+{
+	char *real = NULL, *path = NULL, *dir = NULL;
+	struct runtext_key now;
+	int rc = -1;
+	/* the transcript must be the file that was read, unchanged since */
+	if (!key->ok || rt_identify(transcript, &now) < 0 || memcmp(now.v, key->v, sizeof now.v) != 0)
+		return -1;
+	path = rt_entry(transcript, format, &real);
+	dir = rt_dir();
+	if (!path || !dir || rt_mkdirs(dir) < 0)
+		goto out;
+	struct sbuf b;
+	sbuf_init(&b);
+	sbuf_add(&b, RT_MAGIC, 8);
+	for (int i = 0; i < 6; i++)
+		rt_put_u64(&b, key->v[i]);
+	rt_put_str(&b, real);
+	rt_put_str(&b, format ? format : "");
+	rt_put_u64(&b, t->nf);
+	rt_put_u64(&b, t->nbuf);
+	for (size_t i = 0; i < t->nf; i++) {
+		rt_put_u64(&b, t->f[i].ev);
+		rt_put_u64(&b, (uint64_t)t->f[i].line);
+		rt_put_u64(&b, t->f[i].off);
+		rt_put_u64(&b, t->f[i].len);
+	}
+	sbuf_add(&b, t->buf, t->nbuf);
+	char *tmp = xasprintf("%s.%ld.tmp", path, (long)getpid());
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	size_t put = 0;
+	while (fd >= 0 && put < b.len) {
+		ssize_t k = write(fd, b.s + put, b.len - put);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		put += (size_t)k;
+	}
+	/* a cache needs no fsync: a torn entry fails its checks and is rebuilt */
+	if (fd >= 0 && close(fd) == 0 && put == b.len && rename(tmp, path) == 0)
+		rc = 0;
+	else
+		unlink(tmp);
+	free(tmp);
+	sbuf_free(&b);
+out:
+	free(real);
+	free(path);
+	free(dir);
+	return rc;
+}

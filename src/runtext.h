@@ -1,0 +1,46 @@
+/* runtext.h: the searchable text of a run, flat: the parts flag_fields
+ * walks (text, each decoded argument, path, diff) of every event, one after
+ * another in one buffer, each with its event and the line it starts on.
+ * `kbtui search` matches it as flag_grep matches the run (same lines, same
+ * numbers, same order), and keeps it in a cache file keyed by the
+ * transcript's identity, so that searching an unchanged run again neither
+ * parses JSON nor renders diffs: it reads the text and runs the regular
+ * expression over it. */
+#ifndef KB_RUNTEXT_H
+#define KB_RUNTEXT_H
+
+#include <stddef.h>
+
+#include "run.h"
+
+struct search;
+struct runtext;
+
+/* The text of a loaded run (diffs rendered on the way). */
+struct runtext *runtext_new(const struct run *r);
+void runtext_free(struct runtext *t);
+size_t runtext_bytes(const struct runtext *t);
+
+/* flag_grep over the text: fn(ud, event, line, text, len) for each matching
+ * line, in order; fn returns nonzero to stop. Returns the lines found. */
+size_t runtext_grep(struct search *s, const struct runtext *t,
+                    int (*fn)(void *ud, size_t ev, int line, const char *text, size_t len), void *ud);
+
+/* The cache: $XDG_CACHE_HOME/kbtui/text (else ~/.cache/kbtui/text), one
+ * file per transcript and format (NULL: sniffed), valid while the
+ * transcript's device, inode, size and modification time and this
+ * program's own file are what they were when it was written. Off when
+ * KBTUI_NO_CACHE is set. runtext_load: NULL when there is no valid entry;
+ * *key is then what a new entry must stand for (the transcript as it is
+ * before it is parsed). runtext_save: 0 when written (atomically), -1 when
+ * it was not (no cache directory, a full disk, a transcript changed since
+ * runtext_load): the cache is an optimisation only. */
+struct runtext_key {
+	unsigned long long v[6];
+	int ok;
+};
+struct runtext *runtext_load(const char *transcript, const char *format, struct runtext_key *key);
+int runtext_save(const struct runtext *t, const char *transcript, const char *format,
+                 const struct runtext_key *key);
+
+#endif
