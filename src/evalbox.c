@@ -6,6 +6,7 @@
 #include "proc.h"
 #include "util.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -207,6 +208,30 @@ char **evalbox_argv(const struct eval_opts *o, const struct evalbox *b, const st
 	return v;
 }
 
+/* Removes what is neither a plain file nor a folder below dir: a reused
+ * work directory may hold links an earlier run's code planted where the
+ * loop copies files (kbh/problems/NAME/...), which the copy would follow. */
+static void evalbox_scrub(const char *dir, int depth)
+{
+	DIR *d = depth < 16 ? opendir(dir) : NULL;
+	struct dirent *de;
+	while (d && (de = readdir(d)) != NULL) {
+		struct stat sb;
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		char *p = util_path_join(dir, de->d_name);
+		if (lstat(p, &sb) == 0) {
+			if (S_ISDIR(sb.st_mode))
+				evalbox_scrub(p, depth + 1);
+			else if (!S_ISREG(sb.st_mode))
+				unlink(p);
+		}
+		free(p);
+	}
+	if (d)
+		closedir(d);
+}
+
 int evalbox_run(const struct eval_opts *o, const struct evalbox *b, struct eval_result *r)
 {
 	struct evalbox_ctx c;
@@ -214,6 +239,11 @@ int evalbox_run(const struct eval_opts *o, const struct evalbox *b, struct eval_
 	if (!b || b->kind == SANDBOX_NONE)
 		return eval_run(o, r);
 	evalbox_ctx_init(&c, o, b);
+	if (c.workdir) {
+		char *kbh = util_path_join(c.workdir, "kbh");
+		evalbox_scrub(kbh, 0);
+		free(kbh);
+	}
 	proc_set_wrap(evalbox_wrap, &c);
 	rc = eval_run(o, r);
 	proc_set_wrap(NULL, NULL);

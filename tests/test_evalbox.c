@@ -244,6 +244,22 @@ int main(void)
 	}
 	eval_result_free(&r);
 
+	/* a link left in the reused work directory where the loop copies the
+	 * checkout's files: the next loop does not write through it */
+	{
+		char *planted = util_path_join(e.work, "kbh/problems/04_kahan_softmax/check.py");
+		unlink(planted);
+		ok(symlink(e.victim, planted) == 0, "a link is planted where the loop copies check.py");
+		sbuf_reset(&out);
+		rc = evalbox_run(&e.o, &box, &r);
+		s = util_read_file(e.victim, NULL);
+		is_str(s, "precious\n", "... and the next loop in that directory does not write through it");
+		free(s);
+		is_int(rc, 0, "... and still gets its verdict");
+		eval_result_free(&r);
+		free(planted);
+	}
+
 	/* the same loop unsandboxed: the write outside goes through */
 	sbuf_reset(&out);
 	box.kind = SANDBOX_NONE;
