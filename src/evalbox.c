@@ -6,9 +6,13 @@
 #include "proc.h"
 #include "util.h"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 int evalbox_choose(const char *asked, enum sandbox_kind *k, char **why)
 {
@@ -37,7 +41,16 @@ struct evalbox_ctx {
 	char *ro[8];
 	int nro;
 	char *workdir;
+	char *keep[24];             /* b->keep and the eval's own files, per step */
 };
+
+/* The files the loop itself writes in its work directory (eval.h: the
+ * dataset's run layout). A step runs hostile code with that directory
+ * writable: were one of them replaced by a link, the loop, outside the
+ * sandbox, would write through it (benchmark.log -> ~/.bashrc). Each is
+ * made a plain file before a step starts and stays read-only inside. */
+static const char *const evalbox_outputs[] = {"compile.log", "check.log", "benchmark.log", "result.json",
+                                              "solution.cu", "solution.py"};
 
 /* Whether a directory is too wide to show: the root, /tmp (private inside),
  * a hidden home itself. */
@@ -139,15 +152,49 @@ static void evalbox_ctx_free(struct evalbox_ctx *c)
 {
 	for (int i = 0; i < c->nro; i++)
 		free(c->ro[i]);
+	for (size_t i = 0; i < sizeof c->keep / sizeof *c->keep; i++)
+		free(c->keep[i]);
 	free(c->workdir);
+}
+
+/* Makes the loop's own files plain files (a link or anything else in
+ * their place removed; the logs and result.json created empty when
+ * missing, the solution left to the loop's copy) and lists them, with the
+ * caller's, in c->keep. */
+static void evalbox_guard(struct evalbox_ctx *c)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < sizeof c->keep / sizeof *c->keep; i++) {
+		free(c->keep[i]);
+		c->keep[i] = NULL;
+	}
+	for (size_t i = 0; c->b->keep && c->b->keep[i] && k < 16; i++)
+		c->keep[k++] = xstrdup(c->b->keep[i]);
+	if (!c->workdir)
+		return;
+	for (size_t i = 0; i < sizeof evalbox_outputs / sizeof *evalbox_outputs; i++) {
+		char *p = util_path_join(c->workdir, evalbox_outputs[i]);
+		struct stat sb;
+		int fd;
+		if (lstat(p, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode))
+			unlink(p);
+		if (strncmp(evalbox_outputs[i], "solution.", 9) && lstat(p, &sb) < 0 &&
+		    (fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644)) >= 0)
+			close(fd);
+		if (lstat(p, &sb) == 0 && S_ISREG(sb.st_mode))
+			c->keep[k++] = p;
+		else
+			free(p);
+	}
 }
 
 static char **evalbox_wrap(void *ud, const struct proc_spec *spec)
 {
 	struct evalbox_ctx *c = ud;
+	evalbox_guard(c);
 	struct sandbox_spec s = {
-		.kind = c->b->kind, .workdir = c->workdir ? c->workdir : spec->cwd, .cwd = spec->cwd, .ro = (const char *const *)c->ro,
-		.keep = c->b->keep, .gpu = 1, .env = spec->env,
+		.kind = c->b->kind, .workdir = c->workdir ? c->workdir : spec->cwd, .cwd = spec->cwd,
+		.ro = (const char *const *)c->ro, .keep = (const char *const *)c->keep, .gpu = 1, .env = spec->env,
 	};
 	return sandbox_wrap(&s, spec->argv);
 }
@@ -161,6 +208,30 @@ char **evalbox_argv(const struct eval_opts *o, const struct evalbox *b, const st
 	return v;
 }
 
+/* Removes what is neither a plain file nor a folder below dir: a reused
+ * work directory may hold links an earlier run's code planted where the
+ * loop copies files (kbh/problems/NAME/...), which the copy would follow. */
+static void evalbox_scrub(const char *dir, int depth)
+{
+	DIR *d = depth < 16 ? opendir(dir) : NULL;
+	struct dirent *de;
+	while (d && (de = readdir(d)) != NULL) {
+		struct stat sb;
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		char *p = util_path_join(dir, de->d_name);
+		if (lstat(p, &sb) == 0) {
+			if (S_ISDIR(sb.st_mode))
+				evalbox_scrub(p, depth + 1);
+			else if (!S_ISREG(sb.st_mode))
+				unlink(p);
+		}
+		free(p);
+	}
+	if (d)
+		closedir(d);
+}
+
 int evalbox_run(const struct eval_opts *o, const struct evalbox *b, struct eval_result *r)
 {
 	struct evalbox_ctx c;
@@ -168,6 +239,11 @@ int evalbox_run(const struct eval_opts *o, const struct evalbox *b, struct eval_
 	if (!b || b->kind == SANDBOX_NONE)
 		return eval_run(o, r);
 	evalbox_ctx_init(&c, o, b);
+	if (c.workdir) {
+		char *kbh = util_path_join(c.workdir, "kbh");
+		evalbox_scrub(kbh, 0);
+		free(kbh);
+	}
 	proc_set_wrap(evalbox_wrap, &c);
 	rc = eval_run(o, r);
 	proc_set_wrap(NULL, NULL);

@@ -5,7 +5,10 @@
  * capabilities, the environment allowlist, and the step's work directory the
  * only writable path. The problems folder, the solution, a KernelBench-Hard
  * checkout and the CUDA toolkit are shown read-only even under a hidden
- * home. */
+ * home. The loop's own files in its work directory (the logs, result.json,
+ * the solution's copy) are made plain files before each step and are
+ * read-only inside it, so hostile code cannot turn one into a link that the
+ * loop, outside the sandbox, would then write through. */
 #ifndef KB_EVALBOX_H
 #define KB_EVALBOX_H
 

@@ -54,7 +54,7 @@ static int eb_listen(int *fd)
 
 struct eb {
 	char top[64], far[64];
-	char *kbh, *py, *work, *sol, *outside, *secret, *shm;
+	char *kbh, *py, *work, *sol, *outside, *secret, *shm, *victim;
 	struct eval_opts o;
 };
 
@@ -81,6 +81,9 @@ static void eb_setup(struct eb *e, int port)
 	free(pdir);
 	e->outside = util_path_join(e->far, "outside.txt");
 	eb_write(e->outside, "original\n", 0666);
+	e->victim = util_path_join(e->far, "victim.txt");
+	eb_write(e->victim, "precious\n", 0666);
+	e->work = util_path_join(e->top, "work");
 	e->secret = home && *home == '/' && strcmp(home, "/") && access(home, W_OK) == 0
 	            ? xasprintf("%s/kbtui-evalbox-secret-%d", home, (int)getpid()) : NULL;
 	if (e->secret)
@@ -100,18 +103,19 @@ static void eb_setup(struct eb *e, int port)
 		"  (exec 3<>/dev/tcp/127.0.0.1/%d) 2>/dev/null && echo net-connected\n"
 		"  echo x > '%s' 2>/dev/null\n"
 		"  echo here > inside.txt && echo wrote-inside\n"
+		/* the loop writes benchmark.log next, outside the sandbox */
+		"  rm -f '%s/benchmark.log'; ln -sf '%s' '%s/benchmark.log' 2>/dev/null && echo planted-link\n"
 		"  echo PASS ;;\n"
 		"benchmark.py)\n"
 		"  echo 'shape=0 variant=solution tflops=1.2 gbps=800 ms=0.05'\n"
 		"  echo 'peak_fraction: 0.42'\n"
 		"  echo 'RESULT: OK' ;;\n"
 		"esac\n",
-		e->outside, e->secret ? e->secret : "/nonexistent", port, e->shm);
+		e->outside, e->secret ? e->secret : "/nonexistent", port, e->shm, e->work, e->victim, e->work);
 	eb_write(e->py, script, 0755);
 	free(script);
 	e->sol = util_path_join(e->top, "solution.py");
 	eb_write(e->sol, "import torch\n", 0644);
-	e->work = util_path_join(e->top, "work");
 	e->o = (struct eval_opts){.problem = "04_kahan_softmax", .problems_dir = tap_path("problems"),
 	                          .kbh = e->kbh, .python = e->py, .solution = e->sol, .workdir = e->work,
 	                          .timeout_s = 60, .on_line = eb_line};
@@ -131,6 +135,7 @@ static void eb_free(struct eb *e)
 	free(e->work);
 	free(e->sol);
 	free(e->outside);
+	free(e->victim);
 	free(e->secret);
 	free(e->shm);
 }
@@ -197,6 +202,7 @@ int main(void)
 	ok(bits & 4, "with KBTUI_SANDBOX=none it runs, on purpose");
 	/* that unsandboxed run did what the probes try: undo it */
 	eb_write(e.outside, "original\n", 0666);
+	eb_write(e.victim, "precious\n", 0666);
 	unlink(e.shm);
 
 	if (evalbox_choose(NULL, &k, &why) < 0) {
@@ -223,13 +229,45 @@ int main(void)
 	ok(out.s && !strstr(out.s, "SECRET_TOKEN"), "no planted token in its environment");
 	ok(out.s && !strstr(out.s, "net-connected"), "127.0.0.1 is unreachable");
 	ok(access(e.shm, F_OK) != 0, "a file it writes to /dev/shm is not on the host");
+	ok(out.s && !strstr(out.s, "planted-link"), "it cannot replace the loop's benchmark.log by a link");
+	s = util_read_file(e.victim, NULL);
+	is_str(s, "precious\n", "... so the loop, outside, writes through no link");
+	free(s);
+	{
+		char *bl = util_path_join(e.work, "benchmark.log");
+		struct stat sb;
+		s = util_read_file(bl, NULL);
+		ok(lstat(bl, &sb) == 0 && S_ISREG(sb.st_mode) && s && strstr(s, "peak_fraction: 0.42"),
+		   "... and benchmark.log is a plain file with the benchmark's output");
+		free(s);
+		free(bl);
+	}
 	eval_result_free(&r);
+
+	/* a link left in the reused work directory where the loop copies the
+	 * checkout's files: the next loop does not write through it */
+	{
+		char *planted = util_path_join(e.work, "kbh/problems/04_kahan_softmax/check.py");
+		unlink(planted);
+		ok(symlink(e.victim, planted) == 0, "a link is planted where the loop copies check.py");
+		sbuf_reset(&out);
+		rc = evalbox_run(&e.o, &box, &r);
+		s = util_read_file(e.victim, NULL);
+		is_str(s, "precious\n", "... and the next loop in that directory does not write through it");
+		free(s);
+		is_int(rc, 0, "... and still gets its verdict");
+		eval_result_free(&r);
+		free(planted);
+	}
 
 	/* the same loop unsandboxed: the write outside goes through */
 	sbuf_reset(&out);
 	box.kind = SANDBOX_NONE;
 	rc = evalbox_run(&e.o, &box, &r);
 	has_str(out.s, "wrote-outside", "with the sandbox none the same write outside succeeds (the check can fail)");
+	s = util_read_file(e.victim, NULL);
+	ok(s && strstr(s, "peak_fraction"), "... and so does the link trick");
+	free(s);
 	eval_result_free(&r);
 	sbuf_free(&out);
 	close(fd);
