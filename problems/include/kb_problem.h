@@ -8,14 +8,20 @@
  *   PROMPT.txt     the task, in our words, for a solution in CUDA C
  *   interface.h    the C entry point a solution.cu exports (documented)
  *   driver.cu      defines `extern "C" const kb_driver KB_DRIVER`: builds
- *                  deterministic inputs per (shape, seed), runs the solution
- *                  and the reference, compares with the tolerance
+ *                  deterministic inputs per (shape, seed), says which of its
+ *                  buffers and numbers make the solution's call, runs the
+ *                  reference, compares with the tolerance
+ *   call.cu        kb_call_solution: the buffers and numbers of a kb_call
+ *                  turned into the entry point's arguments (runner side)
  *   reference.cu   ground truth we trust (higher-precision accumulation)
  *   baseline.cu    a straightforward solution that passes (a solution.cu)
  *
- * The harness (problems/harness/harness.cu) is compiled with nvcc together
- * with driver.cu, reference.cu and the solution under test into one
- * executable; see harness.cu for its command line and output lines.
+ * Two programs are built (see problems/harness/checker.cu): the CHECKER
+ * (checker.cu + driver.cu + reference.cu) makes inputs, runs the reference,
+ * compares and times; it never loads solution code. The RUNNER (runner.cu +
+ * call.cu + the solution) receives inputs through shared memory and hands
+ * outputs back (problems/include/kb_proto.h). This header is the checker's:
+ * the runner does not include it.
  */
 #ifndef KB_PROBLEM_H
 #define KB_PROBLEM_H
@@ -40,6 +46,21 @@ typedef struct kb_cmp {
 	char what[128];          /* which output, e.g. "y (M x N bf16)" */
 } kb_cmp;
 
+/* The solution's call for one instance, as the checker hands it over:
+ * buffers (device pointers in the checker; the runner gets copies in its
+ * own memory, in this order) and numbers (shape integers, scales), in the
+ * order call.cu reads them. */
+#define KB_MAXBUF 8
+#define KB_MAXSCALAR 16
+typedef struct kb_call {
+	int nbuf;
+	void *buf[KB_MAXBUF];
+	size_t bytes[KB_MAXBUF];
+	int out[KB_MAXBUF];          /* 1: an output the runner hands back */
+	int nscalar;
+	double scalar[KB_MAXSCALAR]; /* integers are exact up to 2^53 */
+} kb_call;
+
 typedef struct kb_driver {
 	const char *name;        /* "01_fp8_gemm", as the folder */
 	int nshapes;             /* must equal problem.json's shapes */
@@ -51,11 +72,13 @@ typedef struct kb_driver {
 	 * a message on stderr. */
 	void *(*create)(int shape, unsigned long long seed, int adversarial);
 	void (*destroy)(void *inst);
-	/* Launch the solution under test / the reference on stream s.
-	 * Return 0, or non-zero when the entry point reported failure. */
-	int (*run_solution)(void *inst, cudaStream_t s);
+	/* The solution's call on inst: its buffers (inputs then outputs, as
+	 * interface.h lists them) and numbers. 0, or non-zero on failure. */
+	int (*describe)(void *inst, kb_call *c);
+	/* Launch the reference on stream s. 0, or non-zero on failure. */
 	int (*run_reference)(void *inst, cudaStream_t s);
-	/* Compare after both ran (the harness synchronises first). */
+	/* Compare after both ran (the solution's outputs are back in the
+	 * buffers describe named; the checker synchronises first). */
 	int (*compare)(void *inst, kb_cmp *out);
 	/* Bytes of device memory touched per call, to size nothing; optional. */
 	size_t (*footprint)(int shape);
