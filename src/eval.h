@@ -53,6 +53,7 @@ struct eval_shape {
 	double ms, min_ms, max_ms;  /* -1 until timed */
 	double tflops, gbps;
 	double peak_fraction;       /* -1 without a hardware profile */
+	double host_ms;             /* the checker's host clock, median; -1 */
 };
 
 struct eval_result {
@@ -60,11 +61,15 @@ struct eval_result {
 	char *mode;                 /* "native" or "kbh" */
 	int has_solution, correct;
 	double peak_fraction;       /* geomean over shapes; -1: none */
-	char *verdict;              /* "OK" / "LOW" when benchmarked */
+	char *verdict;              /* "OK" / "LOW" when benchmarked, "INVALID", "REFUSED" */
 	double elapsed_seconds;
 	enum eval_stage stage;      /* where it stopped: EVAL_DONE when it got through */
 	char *failure;              /* why it stopped or what went wrong, else NULL */
 	int crashed, timed_out, no_device;
+	/* refused: the static checks said no before the device was needed;
+	 * invalid: the numbers cannot be right (event time against the host
+	 * clock, or above the hardware's roofline): never a score */
+	int refused, invalid;
 	struct eval_shape *shapes;
 	int nshapes;
 };

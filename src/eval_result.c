@@ -65,6 +65,8 @@ cJSON *eval_result_json(const struct eval_result *r)
 	cJSON_AddBoolToObject(o, "crashed", r->crashed);
 	cJSON_AddBoolToObject(o, "timed_out", r->timed_out);
 	cJSON_AddBoolToObject(o, "no_device", r->no_device);
+	cJSON_AddBoolToObject(o, "refused", r->refused);
+	cJSON_AddBoolToObject(o, "invalid", r->invalid);
 	eval_json_str(o, "hardware", r->hardware);
 	eval_json_str(o, "device", r->device);
 	eval_json_str(o, "arch", r->arch);
@@ -83,6 +85,7 @@ cJSON *eval_result_json(const struct eval_result *r)
 		eval_json_num(j, "tflops", s->tflops, 1e3);
 		eval_json_num(j, "gbps", s->gbps, 1e3);
 		eval_json_num(j, "peak_fraction", s->peak_fraction, 1e4);
+		eval_json_num(j, "host_ms", s->host_ms, 1e6);
 		cJSON_AddItemToArray(a, j);
 	}
 	return o;
