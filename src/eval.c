@@ -397,6 +397,7 @@ static int eval_forbidden(struct eval_ctx *x)
 			fprintf(log, "FAIL: forbidden op used: %s\n", x->pb->forbidden[hit.pattern]);
 			fclose(log);
 		}
+		x->r->refused = 1;
 		rc = eval_fail(x, EVAL_FORBID, 1, "%s:%d:%d: forbidden pattern \"%s\" matches: %s", x->r->solution,
 		               hit.line, hit.col, x->pb->forbidden[hit.pattern], hit.text);
 		forbid_hit_free(&hit);
@@ -543,10 +544,10 @@ static int eval_nvcc_object(struct eval_nvcc *n, const char *src, const char *ob
 	return rc;
 }
 
-/* The checker's objects (checker, driver, reference: kept), the runner's
- * (runner, call: kept; the solution: always), the solution preprocessed
- * and its object checked, then the two programs linked apart: the checker
- * never holds solution code. */
+/* The solution's object (always) and its preprocessed text, checked; then
+ * the checker's objects (checker, driver, reference) and the runner's
+ * (runner, call), kept between tries; then the two programs linked apart:
+ * the checker never holds solution code. */
 enum { EO_CHECKER, EO_DRIVER, EO_REFERENCE, EO_RUNNER, EO_CALL, EO_SOLUTION, EO_N };
 
 static int eval_compile_all(struct eval_nvcc *n)
@@ -567,14 +568,17 @@ static int eval_compile_all(struct eval_nvcc *n)
 		obj[i] = util_path_join(objdir, names[i]);
 	unlink(obj[EO_SOLUTION]);   /* the solution always: its file may change within a second */
 	unlink(ii);
-	for (int i = 0; i < EO_N && rc == 0; i++)
-		rc = eval_nvcc_object(n, src[i], obj[i], deps);
+	/* the solution first: a refusal needs none of the harness built */
+	if (rc == 0)
+		rc = eval_nvcc_object(n, src[EO_SOLUTION], obj[EO_SOLUTION], NULL);
 	if (rc == 0) {
 		char *args[] = {"-E", src[EO_SOLUTION], "-o", ii, NULL};
 		rc = eval_nvcc_run(n, args);
 	}
 	if (rc == 0 && (rc = eval_static(x, obj[EO_SOLUTION], ii)))
 		n->refused = 1;
+	for (int i = 0; i < EO_SOLUTION && rc == 0; i++)
+		rc = eval_nvcc_object(n, src[i], obj[i], deps);
 	if (rc == 0) {
 		char *args[] = {"-o", x->exe, obj[EO_CHECKER], obj[EO_DRIVER], obj[EO_REFERENCE], NULL};
 		rc = eval_nvcc_run(n, args);
@@ -737,16 +741,57 @@ static int eval_info(struct eval_ctx *x)
 	return 0;
 }
 
+/* The two named parts of the check, from the checker's own lines. */
+static void eval_check_after(struct eval_step *st, const char *line, size_t len)
+{
+	struct eval_result *r = st->x->r;
+	if (len >= 20 && !memcmp(line, "kbh-equivalent: PASS", 20))
+		r->kbh_correct = 1;
+	else if (len >= 17 && !memcmp(line, "adversarial: PASS", 17))
+		r->adversarial_correct = 1;
+	else if (len > 6 && !memcmp(line, "FAIL: ", 6)) {
+		/* the first FAIL ends the check: the part it was in failed */
+		if (r->kbh_correct < 0)
+			r->kbh_correct = 0;
+		else if (r->adversarial_correct < 0)
+			r->adversarial_correct = 0;
+	}
+}
+
+/* problem.json "adversarial_tolerance": {atol, rtol} for our inputs, when
+ * they need other figures than KernelBench-Hard's (01's one-sign sums). */
+static void eval_adv_tolerance(struct eval_ctx *x, double *atol, double *rtol)
+{
+	char *path = util_path_join(x->pb->dir, "problem.json"), *text = util_read_file(path, NULL);
+	cJSON *o = text ? jx_parse(text, strlen(text)) : NULL;
+	const cJSON *t = o ? jx_get(o, "adversarial_tolerance") : NULL;
+	*atol = x->pb->atol;
+	*rtol = x->pb->rtol;
+	if (cJSON_IsObject(t)) {
+		*atol = jx_num(t, "atol", *atol);
+		*rtol = jx_num(t, "rtol", *rtol);
+	}
+	cJSON_Delete(o);
+	free(text);
+	free(path);
+}
+
 static int eval_check(struct eval_ctx *x)
 {
-	struct eval_step st = {.x = x, .stage = "check"};
+	struct eval_step st = {.x = x, .stage = "check", .after = eval_check_after};
 	struct proc_result res;
 	char seeds[32], atol[64], rtol[64];
 	int n = x->o->seeds > 0 ? x->o->seeds : x->pb->seeds;
 	snprintf(seeds, sizeof seeds, "%d", n);
 	snprintf(atol, sizeof atol, "%.17g", x->pb->atol);
 	snprintf(rtol, sizeof rtol, "%.17g", x->pb->rtol);
-	char *argv[] = {x->exe, "check", "--seeds", seeds, "--atol", atol, "--rtol", rtol, "--runner", x->runner, NULL};
+	char aatol[64], artol[64];
+	double aa, ar;
+	eval_adv_tolerance(x, &aa, &ar);
+	snprintf(aatol, sizeof aatol, "%.17g", aa);
+	snprintf(artol, sizeof artol, "%.17g", ar);
+	char *argv[] = {x->exe, "check", "--seeds", seeds, "--atol", atol, "--rtol", rtol, "--runner", x->runner,
+	                "--adv-atol", aatol, "--adv-rtol", artol, NULL};
 	char *cache = xasprintf("CUDA_CACHE_PATH=%s/nvcache", x->tmpdir);
 	char *env[] = {cache, NULL};
 
@@ -932,6 +977,7 @@ int eval_run(const struct eval_opts *o, struct eval_result *r)
 
 	memset(r, 0, sizeof *r);
 	r->peak_fraction = -1;
+	r->kbh_correct = r->adversarial_correct = -1;
 	r->stage = EVAL_SETUP;
 	r->mode = xstrdup(o->kbh ? "kbh" : "native");
 	r->model = xstrdup(o->model);

@@ -70,6 +70,10 @@ struct eval_result {
 	 * invalid: the numbers cannot be right (event time against the host
 	 * clock, or above the hardware's roofline): never a score */
 	int refused, invalid;
+	/* the check in two parts (native): KernelBench-Hard's seeds, tolerance
+	 * and rule alone, comparable with the dataset; and our adversarial
+	 * inputs. correct needs both. -1 when not reached. */
+	int kbh_correct, adversarial_correct;
 	struct eval_shape *shapes;
 	int nshapes;
 };

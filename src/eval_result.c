@@ -67,6 +67,14 @@ cJSON *eval_result_json(const struct eval_result *r)
 	cJSON_AddBoolToObject(o, "no_device", r->no_device);
 	cJSON_AddBoolToObject(o, "refused", r->refused);
 	cJSON_AddBoolToObject(o, "invalid", r->invalid);
+	if (r->kbh_correct < 0)
+		cJSON_AddNullToObject(o, "kbh_correct");
+	else
+		cJSON_AddBoolToObject(o, "kbh_correct", r->kbh_correct);
+	if (r->adversarial_correct < 0)
+		cJSON_AddNullToObject(o, "adversarial_correct");
+	else
+		cJSON_AddBoolToObject(o, "adversarial_correct", r->adversarial_correct);
 	eval_json_str(o, "hardware", r->hardware);
 	eval_json_str(o, "device", r->device);
 	eval_json_str(o, "arch", r->arch);

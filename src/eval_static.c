@@ -251,7 +251,7 @@ int eval_static(struct eval_ctx *x, const char *obj, const char *ii_path)
 			fclose(log);
 		}
 		x->r->refused = 1;
-		rc = eval_fail(x, EVAL_FORBID, 1, "refused: %s", why);
+		rc = eval_fail(x, EVAL_FORBID, 1, "%s", why);
 	}
 	objscan_free(o);
 	forbid_free(sf);

@@ -566,7 +566,7 @@ static void loop_pass(void)
 	char *check = slurp(r.workdir, "check.log"), *bench = slurp(r.workdir, "benchmark.log");
 	char *comp = slurp(r.workdir, "compile.log");
 	has_str(check, "args: check --seeds 3 --atol 0.001 --rtol 0.002 --runner ", "check gets the problem's seeds and tolerance");
-	char *rpath = xasprintf("--runner %s/kbrun\n", r.workdir);
+	char *rpath = xasprintf("--runner %s/kbrun --adv-atol 0.001 --adv-rtol 0.002\n", r.workdir);
 	has_str(check, rpath, "and the runner the solution is linked into, not the checker itself");
 	free(rpath);
 	has_str(check, "\nPASS\n", "check.log ends with PASS");
@@ -606,6 +606,7 @@ static void loop_pass(void)
 	ok(r.nshapes == 2 && r.shapes[1].ms == 0.04 && r.shapes[1].min_ms == 0.039 && fabs(r.shapes[1].gbps - 1677.7216) < 1e-6,
 	   "per-shape numbers in the result");
 	ok(r.nshapes == 2 && r.shapes[1].host_ms == 0.052, "the checker's host clock too");
+	ok(r.kbh_correct == 1 && r.adversarial_correct == 1, "both named parts of the check passed");
 	char *res = slurp(r.workdir, "result.json");
 	cJSON *o2 = res ? jx_parse(res, strlen(res)) : NULL;
 	ok(jx_bool(o2, "correct", 0) == 1 && jx_num(o2, "peak_fraction", 0) == 0.4421, "result.json: correct, 0.4421");
@@ -694,6 +695,7 @@ static void loop_failures(void)
 	o.seeds = 5;
 	is_int(run_eval("wrong", "FAKE_WRONG\n", &o, &r), 1, "wrong answer: 1");
 	ok(!r.correct && r.stage == EVAL_CHECK && !r.crashed, "not correct, not a crash");
+	ok(r.kbh_correct == 0 && r.adversarial_correct == -1, "failed in the KernelBench-Hard part, the other not reached");
 	has_str(r.failure, "check failed: shape=1 (n=8388608) seed=42: worst abs err 0.5 at index 7", "the FAIL line");
 	char *bl = slurp(r.workdir, "benchmark.log");
 	ok(!bl && r.peak_fraction < 0, "no benchmark");
@@ -761,13 +763,13 @@ static void loop_integrity(void)
 	static const struct {
 		const char *name, *src, *want;
 	} refuse[] = {
-		{"interpose", "// FAKE_DEFINE cudaMemcpy\n", "refused: the object defines cudaMemcpy, which it may only call"},
-		{"libc", "// FAKE_DEFINE printf\n", "refused: the object defines printf"},
-		{"harness", "// FAKE_DEFINE kbref_01_toy\n", "refused: the object defines kbref_01_toy, a name of the harness"},
-		{"dlopen", "// FAKE_NEED dlopen\n", "refused: the object calls dlopen"},
-		{"syscall", "// FAKE_NEED syscall\n", "refused: the object calls syscall"},
-		{"l2", "// FAKE_NEED cudaStreamSetAttribute\n", "refused: the object calls cudaStreamSetAttribute"},
-		{"ctor", "// FAKE_CTOR\n", "refused: the object runs fake_ctor before main"},
+		{"interpose", "// FAKE_DEFINE cudaMemcpy\n", "the object defines cudaMemcpy, which it may only call"},
+		{"libc", "// FAKE_DEFINE printf\n", "the object defines printf"},
+		{"harness", "// FAKE_DEFINE kbref_01_toy\n", "the object defines kbref_01_toy, a name of the harness"},
+		{"dlopen", "// FAKE_NEED dlopen\n", "the object calls dlopen"},
+		{"syscall", "// FAKE_NEED syscall\n", "the object calls syscall"},
+		{"l2", "// FAKE_NEED cudaStreamSetAttribute\n", "the object calls cudaStreamSetAttribute"},
+		{"ctor", "// FAKE_CTOR\n", "the object runs fake_ctor before main"},
 		{"asmlabel", "int a;\nextern \"C\" double t __asm__(\"kb_\" \"atol\");\n",
 		 "asmlabel.cu:2: an asm label (renames a symbol"},
 		{"attr", "\n\n__attribute__((used, constructor)) static void f() {}\n", "attr.cu:3: a constructor or destructor"},

@@ -82,29 +82,39 @@ typedef struct kb_driver {
 	int (*compare)(void *inst, kb_cmp *out);
 	/* Bytes of device memory touched per call, to size nothing; optional. */
 	size_t (*footprint)(int shape);
+	/* The timed inputs as KernelBench-Hard's benchmark.py makes them, when
+	 * they differ from create(shape, seed, 0); optional (NULL). */
+	void *(*create_timed)(int shape, unsigned long long seed);
 } kb_driver;
 
 extern const kb_driver KB_DRIVER;
 
-/* Tolerance for the problem's output dtype, set by the harness from the
- * command line (taken from problem.json by kbtui): an element is within
- * tolerance when |got - want| <= kb_atol + kb_rtol * |want|. */
+/* Tolerance for the problem's output dtype, set by the checker from the
+ * command line (taken from problem.json by kbtui), and the rule in force:
+ *   kb_kbh_rule = 1  KernelBench-Hard's check_correctness: any NaN or
+ *                    infinity in the solution's output fails, and
+ *                    |got - want| <= kb_atol + kb_rtol * |got| (torch.allclose
+ *                    with the reference as input, the solution as other);
+ *   kb_kbh_rule = 0  our adversarial check: equal values (infinities too)
+ *                    pass, and the tolerance scales with |want|, so a
+ *                    solution cannot widen its own by answering big. */
 extern double kb_atol, kb_rtol;
+extern int kb_kbh_rule;
 
 /* Folds element i of an output into c: counts it, counts it as bad when
  * outside the tolerance, and keeps the worst element: the one using the
  * largest share of its own tolerance, so a passing run still names the
- * element closest to failing. Equal values (infinities included) are within
- * tolerance, as torch.allclose has it; a NaN, or an infinity where a finite
- * value was wanted, has an infinite share. *worst starts at -INFINITY. One
- * rule for every problem. */
+ * element closest to failing. A NaN, or an infinity the rule does not
+ * allow, has an infinite share. *worst starts at -INFINITY. One rule for
+ * every problem. */
 static inline void kb_cmp_fold(kb_cmp *c, double *worst, size_t i, double got, double want)
 {
-	const double err = got == want ? 0.0 : fabs(got - want);
-	const double lim = kb_atol + kb_rtol * fabs(want);
-	const double share = isnan(err) ? INFINITY : lim > 0 ? err / lim : err > 0 ? INFINITY : 0.0;
+	const int inf_bad = kb_kbh_rule ? isinf(got) : 0;
+	const double err = got == want && !inf_bad ? 0.0 : fabs(got - want);
+	const double lim = kb_atol + kb_rtol * fabs(kb_kbh_rule ? got : want);
+	const double share = isnan(err) || inf_bad ? INFINITY : lim > 0 ? err / lim : err > 0 ? INFINITY : 0.0;
 
-	if (!(err <= lim))
+	if (!(err <= lim) || inf_bad)
 		c->n_bad++;
 	if (share > *worst || c->n_total == 0) {
 		*worst = share;
