@@ -575,7 +575,7 @@ static int eval_compile_all(struct eval_nvcc *n)
 		char *args[] = {"-E", src[EO_SOLUTION], "-o", ii, NULL};
 		rc = eval_nvcc_run(n, args);
 	}
-	if (rc == 0 && (rc = eval_static(x, obj[EO_SOLUTION], ii)))
+	if (rc == 0 && (rc = eval_static(x, obj[EO_SOLUTION], ii, n->nvcc)))
 		n->refused = 1;
 	for (int i = 0; i < EO_SOLUTION && rc == 0; i++)
 		rc = eval_nvcc_object(n, src[i], obj[i], deps);

@@ -73,8 +73,9 @@ int eval_workdir(struct eval_ctx *x, const char *ext);
 void eval_shapes_init(struct eval_ctx *x);
 
 /* eval_static.c: the preprocessed solution (ii) and its object refused
- * or not; 0, or 1 with the reason recorded (r->refused). */
-int eval_static(struct eval_ctx *x, const char *obj, const char *ii);
+ * or not; 0, or 1 with the reason recorded (r->refused). nvcc locates the
+ * toolkit, whose headers are not the solution's. */
+int eval_static(struct eval_ctx *x, const char *obj, const char *ii, const char *nvcc);
 
 /* eval_kbh.c */
 int eval_kbh_problem(struct eval_ctx *x);

@@ -138,68 +138,89 @@ static char *es_object(const struct objscan *o, const struct forbid *sf, char **
 	return NULL;
 }
 
-/* The solution's own lines of the preprocessed text, joined, with the
- * source line of each; the headers it pulled in, by name. */
+/* The lines of the preprocessed text that come from the solution and any
+ * file of its own it includes (not the compiler's or the toolkit's system
+ * headers), joined, with each line's file and number; the headers it
+ * pulled in, by name. */
 struct es_text {
 	struct sbuf text;
 	int *line;
+	char **file;                /* borrowed from files */
 	int nline;
-	char **headers;
+	char **headers;             /* owned: every file named, the solution's first */
 	int nheaders;
+	const char *toolkit;        /* the CUDA Toolkit's root, resolved; may be NULL */
 };
+
+/* Whether a linemarker's file is one of the toolkit's or the compiler's. */
+static int es_system(const struct es_text *t, const char *file, const char *flags)
+{
+	if (file[0] == '<' || strstr(flags, " 3"))
+		return 1;
+	char *real = realpath(file, NULL);
+	int sys = real && t->toolkit && util_starts_with(real, t->toolkit) && real[strlen(t->toolkit)] == '/';
+	free(real);
+	return sys;
+}
+
+static const char *es_header(struct es_text *t, const char *file)
+{
+	for (int i = 0; i < t->nheaders; i++)
+		if (!strcmp(t->headers[i], file))
+			return t->headers[i];
+	t->headers = xrealloc(t->headers, (size_t)(t->nheaders + 1) * sizeof *t->headers);
+	return t->headers[t->nheaders++] = xstrdup(file);
+}
 
 static void es_split(struct es_text *t, const char *ii)
 {
-	char *main = NULL, *cur = NULL;
-	int ln = 0;
+	const char *cur = NULL;
+	int ln = 0, scan = 0;
 	sbuf_init(&t->text);
 	for (const char *p = ii; p && *p;) {
 		const char *e = strchr(p, '\n');
 		size_t n = e ? (size_t)(e - p) : strlen(p);
-		char file[4096];
+		char file[4096], flags[64] = "";
 		int num;
-		if (n > 2 && p[0] == '#' && (sscanf(p, "# %d \"%4095[^\"]\"", &num, file) == 2 ||
+		if (n > 2 && p[0] == '#' && (sscanf(p, "# %d \"%4095[^\"]\"%63[ 0-9]", &num, file, flags) >= 2 ||
 		                             sscanf(p, "#line %d \"%4095[^\"]\"", &num, file) == 2)) {
-			free(cur);
-			cur = xstrdup(file);
-			if (!main)
-				main = xstrdup(file);
-			else if (strcmp(file, main) && file[0] != '<') {
-				t->headers = xrealloc(t->headers, (size_t)(t->nheaders + 1) * sizeof *t->headers);
-				t->headers[t->nheaders++] = xstrdup(file);
-			}
+			cur = es_header(t, file);
+			scan = !es_system(t, file, flags);
 			ln = num;
 		} else {
-			if (cur && main && !strcmp(cur, main)) {
+			if (cur && scan) {
 				sbuf_add(&t->text, p, n);
 				sbuf_add(&t->text, "\n", 1);
 				t->line = xrealloc(t->line, (size_t)(t->nline + 1) * sizeof *t->line);
-				t->line[t->nline++] = ln;
+				t->file = xrealloc(t->file, (size_t)(t->nline + 1) * sizeof *t->file);
+				t->line[t->nline] = ln;
+				t->file[t->nline++] = (char *)cur;
 			}
 			ln++;
 		}
 		p = e ? e + 1 : NULL;
 	}
-	free(main);
-	free(cur);
 }
 
 static void es_text_free(struct es_text *t)
 {
 	sbuf_free(&t->text);
 	free(t->line);
+	free(t->file);
 	for (int i = 0; i < t->nheaders; i++)
 		free(t->headers[i]);
 	free(t->headers);
 }
 
 static char *es_scan_with(const struct es_text *t, const struct forbid *f, const char *const *pats,
-                          const char *const *why, const char *sol)
+                          const char *const *why)
 {
 	struct forbid_hit h;
 	if (!f || !t->text.len || !forbid_scan(f, t->text.s, t->text.len, &h))
 		return NULL;
-	int line = h.line >= 1 && h.line <= t->nline ? t->line[h.line - 1] : h.line;
+	int in = h.line >= 1 && h.line <= t->nline;
+	int line = in ? t->line[h.line - 1] : h.line;
+	const char *sol = in ? t->file[h.line - 1] : "?";
 	char *r = why ? xasprintf("%s:%d: %s, after preprocessing: %s", sol, line, why[h.pattern], h.text)
 	              : xasprintf("%s:%d: forbidden pattern \"%s\" matches after preprocessing: %s", sol, line,
 	                          pats[h.pattern], h.text);
@@ -208,29 +229,39 @@ static char *es_scan_with(const struct es_text *t, const struct forbid *f, const
 }
 
 /* The preprocessed text: the problem's patterns, ours, header names. */
-static char *es_preprocessed(struct eval_ctx *x, const char *ii, const struct forbid *sf, char **spats)
+static char *es_preprocessed(struct eval_ctx *x, const char *ii, const struct forbid *sf, char **spats,
+                             const char *nvcc)
 {
 	struct es_text t = {0};
+	char *bin = nvcc ? realpath(nvcc, NULL) : NULL, *slash;
+	/* the toolkit is the folder above nvcc's bin/, when it has include/ */
+	if (bin && (slash = strrchr(bin, '/')) && (*slash = '\0', slash = strrchr(bin, '/')) && !strcmp(slash, "/bin")) {
+		*slash = '\0';
+		char *inc = util_path_join(bin, "include");
+		t.toolkit = util_is_dir(inc) ? bin : NULL;
+		free(inc);
+	}
 	char *err = NULL, *why = NULL;
 	int p;
 	es_split(&t, ii);
 	struct forbid *pf = forbid_new((const char *const *)x->pb->forbidden, x->pb->nforbidden, &err);
 	struct forbid *of = forbid_new(es_text_pat, (int)(sizeof es_text_pat / sizeof *es_text_pat), &err);
 	free(err);
-	why = es_scan_with(&t, of, es_text_pat, es_text_why, x->r->solution);
+	why = es_scan_with(&t, of, es_text_pat, es_text_why);
 	if (!why)
-		why = es_scan_with(&t, pf, (const char *const *)x->pb->forbidden, NULL, x->r->solution);
-	for (int i = 0; !why && i < t.nheaders; i++)
+		why = es_scan_with(&t, pf, (const char *const *)x->pb->forbidden, NULL);
+	for (int i = 1; !why && i < t.nheaders; i++)   /* 0 is the solution itself */
 		if (es_symbol_hit(sf, t.headers[i], &p))
 			why = xasprintf("%s: includes %s, which matches the forbidden pattern \"%s\"", x->r->solution,
 			                t.headers[i], spats[p]);
 	forbid_free(pf);
 	forbid_free(of);
 	es_text_free(&t);
+	free(bin);
 	return why;
 }
 
-int eval_static(struct eval_ctx *x, const char *obj, const char *ii_path)
+int eval_static(struct eval_ctx *x, const char *obj, const char *ii_path, const char *nvcc)
 {
 	char **spats = NULL, *err = NULL, *why = NULL, *entry = NULL;
 	int nspats = 0;
@@ -239,7 +270,7 @@ int eval_static(struct eval_ctx *x, const char *obj, const char *ii_path)
 	struct objscan *o = objscan_load(obj, &err);
 	if (!ii)
 		why = xasprintf("%s: the preprocessed solution could not be read", ii_path);
-	else if (!(why = es_preprocessed(x, ii, sf, spats)) && !o)
+	else if (!(why = es_preprocessed(x, ii, sf, spats, nvcc)) && !o)
 		why = xstrdup(err);
 	else if (!why)
 		why = es_object(o, sf, spats, entry);

@@ -4,7 +4,7 @@
  * the next elements, tile after tile.
  *
  * Decision: allowed, so not a refusal. The problem forbids library-level
- * sort and top-k (thrust::sort, cub::Device*Sort, DeviceTopK, torch.topk):
+ * sort and top-k (thrust's sort, CUB's device-wide sorts and top-k, torch's):
  * a call that does the whole job. A block-wide primitive is a header-only
  * building block compiled into the solution's own kernel, of the kind
  * BlockReduce and WarpScan are; refusing cub::Block* would refuse honest
