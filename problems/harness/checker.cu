@@ -380,8 +380,10 @@ static int h_alloc(const kb_call *c, int nsets, const char *where)
 	kb_req q;
 	kb_rep rep;
 	h_req_of(c, &q, KB_OP_ALLOC, nsets, 0);
-	if (H_R.map)
+	if (H_R.map) {
+		cudaHostUnregister(H_R.map);
 		munmap(H_R.map, H_R.map_bytes);
+	}
 	H_R.map = NULL;
 	void *m = MAP_FAILED;
 	if (ftruncate(H_R.shm, (off_t)q.shm_bytes) == 0)
@@ -393,6 +395,8 @@ static int h_alloc(const kb_call *c, int nsets, const char *where)
 	}
 	H_R.map = (unsigned char *)m;
 	H_R.map_bytes = q.shm_bytes;
+	if (cudaHostRegister(m, q.shm_bytes, cudaHostRegisterDefault) != cudaSuccess)
+		cudaGetLastError();   /* pageable copies are only slower */
 	int rc = h_ask(&q, &rep, where);
 	return rc ? rc : h_rep_status(&rep, where, "allocate");
 }

@@ -65,8 +65,10 @@ static void rn_cuda(kb_rep *rep, cudaError_t e)
 
 static void rn_alloc(rn_state *st, const kb_req *q, kb_rep *rep)
 {
-	if (st->shm)
+	if (st->shm) {
+		cudaHostUnregister(st->shm);
 		munmap(st->shm, st->shm_bytes);
+	}
 	st->shm = NULL;
 	for (int i = 0; i < st->nbuf; i++)
 		cudaFree(st->dev[i]);
@@ -79,6 +81,9 @@ static void rn_alloc(rn_state *st, const kb_req *q, kb_rep *rep)
 	}
 	st->shm = (unsigned char *)m;
 	st->shm_bytes = q->shm_bytes;
+	/* pinned, the copies run at bus speed; pageable is only slower */
+	if (cudaHostRegister(m, q->shm_bytes, cudaHostRegisterDefault) != cudaSuccess)
+		cudaGetLastError();
 	for (uint32_t i = 0; i < q->nbuf; i++) {
 		cudaError_t e = cudaMalloc(&st->dev[i], q->bytes[i]);
 		if (e != cudaSuccess) {
