@@ -879,13 +879,13 @@ static void eval_geomean(struct eval_ctx *x, struct eval_step *st)
 			return;
 		sum += log(fmax(x->r->shapes[i].peak_fraction, 1e-9));
 	}
-	x->r->peak_fraction = exp(sum / x->r->nshapes);
-	if (x->r->invalid) {   /* never a score */
+	if (x->r->invalid) {   /* never a score: result.json's peak_fraction stays null */
 		x->r->verdict = xstrdup("INVALID");
-		eval_step_printf(st, "peak_fraction: %.4f (INVALID, not a score)", x->r->peak_fraction);
+		eval_step_printf(st, "geomean %.4f is INVALID, not a peak_fraction", exp(sum / x->r->nshapes));
 		eval_step_printf(st, "RESULT: INVALID");
 		return;
 	}
+	x->r->peak_fraction = exp(sum / x->r->nshapes);
 	x->r->verdict = xstrdup(x->r->peak_fraction >= 0.1 ? "OK" : "LOW");
 	eval_step_printf(st, "peak_fraction: %.4f", x->r->peak_fraction);
 	eval_step_printf(st, "RESULT: %s", x->r->verdict);

@@ -748,6 +748,7 @@ static void loop_integrity(void)
 	is_int(run_eval("invalid", "FAKE_INVALID\n", &o, &r), 1, "events against the host clock: INVALID, 1");
 	ok(r.invalid && r.correct, "correct, but the timing is invalid");
 	is_str(r.verdict, "INVALID", "verdict INVALID, not OK");
+	ok(r.peak_fraction < 0, "no peak_fraction");
 	has_str(r.failure, "INVALID: shape=0 (n=16M) timed: the solution's events say 0.050000 ms", "the checker's words");
 	char *res = slurp(r.workdir, "result.json");
 	has_str(res, "\"result\":\t\"INVALID\"", "result.json says INVALID");
@@ -829,6 +830,7 @@ static void loop_bad_input(void)
 	   r.shapes[0].peak_fraction);
 	ok(r.invalid && r.correct && r.verdict && !strcmp(r.verdict, "INVALID"),
 	   "2684 GB/s on a 1000 GB/s card: INVALID, never OK (%s)", r.verdict ? r.verdict : "-");
+	ok(r.peak_fraction < 0, "and no peak_fraction for it (null in result.json): not a score");
 	has_str(r.failure, "INVALID: shape=0: peak_fraction 2.6844 is above the TOY roofline", "says why");
 	char *bt = slurp(r.workdir, "benchmark.log");
 	has_str(bt, "RESULT: INVALID\n", "benchmark.log: RESULT INVALID");
