@@ -1,8 +1,12 @@
 /* eval.h: the loop that scores a solution on the GPU, as KernelBench-Hard
  * does with check.py and benchmark.py:
- *   forbidden patterns -> nvcc (harness + driver + reference + solution)
- *   -> check (every shape x seeds, plus an adversarial input)
- *   -> bench (CUDA events, L2 flush, median) -> TFLOPS, GB/s, peak_fraction
+ *   forbidden patterns -> nvcc (the solution, preprocessed and compiled)
+ *   -> static checks on both (refusals) -> the checker (checker + driver +
+ *   reference) and the runner (runner + call + solution) linked apart
+ *   -> check (KernelBench-Hard's seeds, then an adversarial input a shape)
+ *   -> bench (CUDA events, L2 flush, median, the host clock around each
+ *   call, timed outputs compared) -> TFLOPS, GB/s, peak_fraction
+ * Verdicts and times are read from the checker's stdout only.
  * Each step is a child process with a time limit. The work directory gets
  * solution.cu, compile.log, check.log, benchmark.log and result.json (the
  * dataset's run layout) and nothing is written elsewhere.

@@ -54,7 +54,7 @@ static const char *const es_undef[] = {
 	"process_vm_writev", "fork", "vfork", "execve", "execv", "execvp", "execl", "execlp", "system", "popen",
 	"prctl", "cudaStreamSetAttribute", "cuStreamSetAttribute", "cudaGraphKernelNodeSetAttribute",
 	"cuGetProcAddress", "cuGetProcAddress_v2", "cudaGetDriverEntryPoint", "cudaGetDriverEntryPointByVersion",
-	"cudaDeviceSetLimit", NULL,
+	"cudaDeviceSetLimit", "cuCtxSetLimit", "posix_spawn", "posix_spawnp", "clone", "clone3", NULL,
 };
 
 static int es_in(const char *const *list, const char *s)

@@ -6,7 +6,7 @@
 # the checker's (tolerance, reference, driver); the checker lists the
 # problem's shapes without a GPU and, run with `info`, names the device or
 # says clearly that there is none. Problems build in parallel.
-src="${KB_SRCDIR:-.}"; pdir="$src/problems"
+src=$(cd "${KB_SRCDIR:-.}" && pwd); pdir="$src/problems"
 n=0; fail=0
 t() { n=$((n+1)); if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=1; fi; }
 
@@ -62,6 +62,13 @@ build() {
 	TMPDIR="$tmp/$p/tmp" "$nvcc" -std=c++17 -O3 -lineinfo $archs -I"$pdir/$p" \
 		-o "$tmp/$p/kbrun" "$tmp/runner.o" "$pdir/$p/call.cu" "$pdir/$p/baseline.cu" >> "$tmp/$p/log" 2>&1
 	echo $? > "$tmp/$p/rc"
+	# tests/gpu/run.sh's mutant of this problem (the off-by-one kind)
+	num=$(echo "$p" | sed 's/^0*\([0-9]*\)_.*/\1/')
+	printf '#define MUT_PROBLEM %d\n#define MUT_KIND 1\n#include "%s/tests/gpu/mutant.cuh"\n' "$num" "$src" \
+		> "$tmp/$p/mutant.cu"
+	TMPDIR="$tmp/$p/tmp" "$nvcc" -std=c++17 -O3 $archs -I"$pdir/$p" -c "$tmp/$p/mutant.cu" -o "$tmp/$p/mutant.o" \
+		> "$tmp/$p/mutant.log" 2>&1
+	echo $? > "$tmp/$p/mutant.rc"
 }
 
 jobs=$(nproc 2>/dev/null || echo 2)
@@ -72,6 +79,24 @@ for p in $probs; do
 	if [ "$running" -ge "$jobs" ]; then wait; running=0; fi
 done
 wait
+
+# the GPU suite's other pieces: the independent timer (with 04) and every
+# solution of the hack suite, for both targets; run.sh parses
+mkdir -p "$tmp/gpu/tmp"
+TMPDIR="$tmp/gpu/tmp" "$nvcc" -std=c++17 -O3 $archs -I"$pdir/include" -I"$pdir/04_kahan_softmax" -o "$tmp/gpu/kbtimer" \
+	"$src/tests/gpu/timer.cu" "$pdir/04_kahan_softmax/driver.cu" "$pdir/04_kahan_softmax/reference.cu" \
+	"$pdir/04_kahan_softmax/call.cu" "$pdir/04_kahan_softmax/baseline.cu" > "$tmp/gpu/timer.log" 2>&1
+t "tests/gpu/timer.cu builds with 04 for sm_90a and sm_120a" '[ -x "$tmp/gpu/kbtimer" ]'
+for h in "$src"/tests/hacks/*.cu; do
+	hn=$(basename "$h" .cu)
+	hp=$(sed -n "s/^$hn\.cu  *\([0-9][0-9]\) .*/\1/p" "$src/tests/hacks/MANIFEST" | head -1)
+	hd=$(ls -d "$pdir/${hp}"_* 2>/dev/null | head -1)
+	TMPDIR="$tmp/gpu/tmp" "$nvcc" -std=c++17 -O3 $archs -I"$hd" -c "$h" -o "$tmp/gpu/$hn.o" > "$tmp/gpu/$hn.log" 2>&1
+	t "tests/hacks/$hn.cu builds for sm_90a and sm_120a" '[ -f "$tmp/gpu/$hn.o" ]'
+	[ -f "$tmp/gpu/$hn.o" ] || grep -m3 error "$tmp/gpu/$hn.log" | sed 's/^/#   /'
+done
+t "tests/gpu/run.sh is bash-syntax clean" 'bash -n "$src/tests/gpu/run.sh"'
+t "tests/hacks/run.sh is sh-syntax clean" 'sh -n "$src/tests/hacks/run.sh"'
 
 gpu=no
 command -v nvidia-smi > /dev/null 2>&1 && nvidia-smi -L > /dev/null 2>&1 && gpu=yes
@@ -108,6 +133,7 @@ for p in $probs; do
 		t "$p: the runner holds none of the checker's names" '! nm "$run" | grep -Eq " (kb_atol|kb_rtol|KB_DRIVER|kbref_[a-z0-9_]*)$"'
 		t "$p: the runner has the entry point" 'nm "$run" | grep -qw "T $entry"'
 	fi
+	t "$p: tests/gpu/mutant.cuh builds for it" '[ "$(cat "$tmp/$p/mutant.rc")" = 0 ]'
 	"$run" > "$tmp/$p/run.out" 2>&1; rc=$?
 	t "$p: the runner started by hand refuses (2)" '[ $rc -eq 2 ] && grep -q "started by the checker only" "$tmp/$p/run.out"'
 done
