@@ -11,6 +11,7 @@
 #include "forbid.h"
 #include "hardware.h"
 #include "jsonx.h"
+#include "objscan.h"
 #include "parser.h"
 #include "problem.h"
 #include "proc.h"
@@ -495,6 +496,86 @@ static void result_json(void)
 	has_str(err, "/nonexistent/dir/result.json: cannot write", "named");
 	free(err);
 	free(path);
+}
+
+/* ---- objscan: the ELF reader behind the object checks --------------------- */
+
+static const struct objscan_sym *find_sym(const struct objscan *o, const char *name)
+{
+	for (int i = 0; o && i < o->nsyms; i++)
+		if (!strcmp(o->syms[i].name, name))
+			return &o->syms[i];
+	return NULL;
+}
+
+static void objscan_tests(void)
+{
+	char *err = NULL, *bad = tmp_path("notelf.o");
+	write_file(bad, "this is not an object\n");
+	ok(!objscan_load(bad, &err) && err && strstr(err, "notelf.o: not an ELF object"), "a text file: %s",
+	   err ? err : "-");
+	free(err);
+	err = NULL;
+	ok(!objscan_load("/nonexistent/x.o", &err) && err && strstr(err, "cannot read"), "a missing file: named");
+	free(err);
+	err = NULL;
+	free(bad);
+	if (system("cc --version > /dev/null 2>&1") != 0) {
+		tap_skip("no C compiler: objscan of a real object not tested");
+		return;
+	}
+	char *c = tmp_path("obj.c"), *o = tmp_path("obj.o");
+	write_file(c, "extern void *dlopen(const char *, int);\n"
+	              "int cudaMemcpy(void) { return dlopen(\"x\", 0) != 0; }\n"
+	              "static int hidden(void) { return 1; }\n"
+	              "__attribute__((weak)) int maybe(void) { return hidden(); }\n"
+	              "__attribute__((constructor)) static void early(void) {}\n"
+	              "__attribute__((destructor)) static void late(void) {}\n");
+	char *cmd = xasprintf("cc -O0 -c %s -o %s", c, o);
+	int built = system(cmd) == 0;
+	free(cmd);
+	struct objscan *os = built ? objscan_load(o, &err) : NULL;
+	ok(os != NULL, "a real object reads%s%s", err ? ": " : "", err ? err : "");
+	free(err);
+	err = NULL;
+	const struct objscan_sym *y = find_sym(os, "cudaMemcpy");
+	ok(y && y->defined && y->global && !y->weak, "cudaMemcpy: defined, global");
+	y = find_sym(os, "dlopen");
+	ok(y && !y->defined, "dlopen: needed, not defined");
+	y = find_sym(os, "maybe");
+	ok(y && y->defined && y->weak, "a weak definition is weak");
+	y = find_sym(os, "hidden");
+	ok(y && !y->global, "a static function is not global");
+	int ctor = 0, fini = 0;
+	for (int i = 0; os && i < os->ninit; i++)
+		ctor |= !strcmp(os->init[i], "early");
+	for (int i = 0; os && i < os->nruns; i++)
+		fini |= !strncmp(os->runs[i], ".fini_array", 11);
+	ok(ctor, "the constructor is named among the .init_array entries");
+	ok(fini, "the destructor's .fini_array is seen");
+	objscan_free(os);
+	/* every truncation: a clean error or a reading, never a crash */
+	size_t len;
+	char *data = built ? util_read_file(o, &len) : NULL;
+	int clean = 1;
+	for (size_t cut = 0; data && cut < len; cut += len / 97 + 1) {
+		char *t = tmp_path("cut.o");
+		FILE *f = fopen(t, "wb");
+		if (f) {
+			fwrite(data, 1, cut, f);
+			fclose(f);
+		}
+		struct objscan *x = objscan_load(t, &err);
+		clean &= x != NULL || (err && *err);
+		objscan_free(x);
+		free(err);
+		err = NULL;
+		free(t);
+	}
+	ok(data && clean, "truncated copies: an error or a reading, each");
+	free(data);
+	free(c);
+	free(o);
 }
 
 /* ---- the loop with a fake nvcc ------------------------------------------- */
@@ -1223,6 +1304,7 @@ int main(void)
 	result_json();
 	loop_pass();
 	loop_failures();
+	objscan_tests();
 	loop_integrity();
 	loop_bad_input();
 	command();
