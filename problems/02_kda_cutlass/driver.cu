@@ -55,14 +55,6 @@ struct kda_inst {
 	float *g, *ref_o, *ref_scratch;
 };
 
-static __global__ void gen_uniform_bf16(__nv_bfloat16 *p, size_t n, unsigned long long seed,
-                                        float lo, float hi)
-{
-	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-	     i += (size_t)gridDim.x * blockDim.x)
-		p[i] = __float2bfloat16(kb_uniform(seed, i, lo, hi));
-}
-
 /* beta: sigmoid of a uniform draw with the spread of randn (regular), or
  * uniform in [0.9, 1) (adversarial). */
 static inline __host__ __device__ float beta_value(size_t i, unsigned long long seed,
@@ -154,10 +146,10 @@ static void *kda_create(int shape, unsigned long long seed, int adversarial)
 	if (kb_cuda_failed(cudaMemset(in->o, 0xFF, nv * 2), "cudaMemset o") ||
 	    kb_cuda_failed(cudaMemset(in->ref_o, 0xFF, nv * sizeof(float)), "cudaMemset ref_o"))
 		goto fail;
-	gen_uniform_bf16<<<kb_gen_blocks(nk), 256>>>(in->q, nk, kb_sub_seed(seed, 1), -SQRT3, SQRT3);
-	gen_uniform_bf16<<<kb_gen_blocks(nk), 256>>>(in->k, nk, kb_sub_seed(seed, 2), -0.1f * SQRT3,
+	kb_gen_uniform_bf16<<<kb_gen_blocks(nk), 256>>>(in->q, nk, kb_sub_seed(seed, 1), -SQRT3, SQRT3);
+	kb_gen_uniform_bf16<<<kb_gen_blocks(nk), 256>>>(in->k, nk, kb_sub_seed(seed, 2), -0.1f * SQRT3,
 	                                          0.1f * SQRT3);
-	gen_uniform_bf16<<<kb_gen_blocks(nv), 256>>>(in->v, nv, kb_sub_seed(seed, 3), -SQRT3, SQRT3);
+	kb_gen_uniform_bf16<<<kb_gen_blocks(nv), 256>>>(in->v, nv, kb_sub_seed(seed, 3), -SQRT3, SQRT3);
 	gen_g<<<kb_gen_blocks(nk), 256>>>(in->g, nk, s.H, s.K, kb_sub_seed(seed, 4), kb_sub_seed(seed, 5),
 	                               adversarial);
 	gen_beta<<<kb_gen_blocks(rows), 256>>>(in->beta, rows, kb_sub_seed(seed, 6), adversarial);

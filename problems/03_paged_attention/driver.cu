@@ -68,14 +68,6 @@ struct pa_inst {
 	float *ref_out, *ref_scratch;
 };
 
-static __global__ void gen_uniform_bf16(__nv_bfloat16 *p, size_t n, unsigned long long seed,
-                                        float lo, float hi)
-{
-	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-	     i += (size_t)gridDim.x * blockDim.x)
-		p[i] = __float2bfloat16(kb_uniform(seed, i, lo, hi));
-}
-
 /* Element i of the KV pool. owner[page] is b * max_blocks + j when the page
  * is page j of batch element b, -1 when no sequence uses it; lens is NULL
  * for the regular input (every slot then holds plain data). */
@@ -229,7 +221,7 @@ static void *pa_create(int shape, unsigned long long seed, int adversarial)
 	if (kb_cuda_failed(cudaMemset(in->out, 0xFF, nq * 2), "cudaMemset out") ||
 	    kb_cuda_failed(cudaMemset(in->ref_out, 0xFF, nq * sizeof(float)), "cudaMemset ref_out"))
 		goto fail;
-	gen_uniform_bf16<<<kb_gen_blocks(nq), 256>>>(in->query, nq, kb_sub_seed(seed, 2), -QK_HALF_RANGE,
+	kb_gen_uniform_bf16<<<kb_gen_blocks(nq), 256>>>(in->query, nq, kb_sub_seed(seed, 2), -QK_HALF_RANGE,
 	                                          QK_HALF_RANGE);
 	gen_kv<<<kb_gen_blocks(nkv), 256>>>(in->kv, nkv, s.page_size, s.num_kv_heads, s.head_dim,
 	                                 in->max_blocks, d_owner, adversarial ? in->seq_lens : NULL,

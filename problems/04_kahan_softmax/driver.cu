@@ -47,15 +47,6 @@ struct sm_inst {
 	float *x, *y, *y_ref;
 };
 
-/* A standard normal deviate for index i (Box-Muller on two uniforms, in fp32:
- * fp64 is slow on the consumer parts and the inputs are fp32 or narrower). */
-static __device__ float normal_at(unsigned long long seed, unsigned long long i)
-{
-	const float u1 = 1.0f - kb_uniform(seed, 2 * i, 0.0f, 1.0f); /* (0, 1], exact */
-	const float u2 = kb_uniform(seed, 2 * i + 1, 0.0f, 1.0f);
-	return sqrtf(-2.0f * logf(u1)) * cospif(2.0f * u2);
-}
-
 /* Position p of row r, uniform over the row. */
 static __device__ int row_pos(unsigned long long seed, int r, int p, int vocab)
 {
@@ -73,9 +64,9 @@ static __global__ void gen_fill(float *x, int batch, int vocab, unsigned long lo
 		const int r = (int)(i / vocab), j = (int)(i % vocab);
 		float v;
 		if (mode == GEN_NORMAL) {
-			v = 4.0f * normal_at(seed, i);
+			v = 4.0f * kb_normal_at(seed, i);
 		} else if (mode == GEN_EXTREME) {
-			v = 2.0f * normal_at(seed, i);
+			v = 2.0f * kb_normal_at(seed, i);
 		} else {
 			switch (r % 4) {
 			case 0:
@@ -88,7 +79,7 @@ static __global__ void gen_fill(float *x, int batch, int vocab, unsigned long lo
 				v = 5000.0f + kb_uniform(seed, i, -1.0f, 1.0f);
 				break;
 			default:
-				v = j < vocab / 4 ? -INFINITY : 25.0f * normal_at(seed, i);
+				v = j < vocab / 4 ? -INFINITY : 25.0f * kb_normal_at(seed, i);
 				break;
 			}
 		}

@@ -48,15 +48,6 @@ struct tk_inst {
 	int64_t *indices, *indices_ref;
 };
 
-/* A standard normal deviate for index i (Box-Muller on two uniforms, in fp32:
- * fp64 is slow on the consumer parts and the inputs are fp32 or narrower). */
-static __device__ float normal_at(unsigned long long seed, unsigned long long i)
-{
-	const float u1 = 1.0f - kb_uniform(seed, 2 * i, 0.0f, 1.0f); /* (0, 1], exact */
-	const float u2 = kb_uniform(seed, 2 * i + 1, 0.0f, 1.0f);
-	return sqrtf(-2.0f * logf(u1)) * cospif(2.0f * u2);
-}
-
 static __global__ void gen_fill(float *x, int batch, int n, int k, unsigned long long seed,
                                 int adversarial)
 {
@@ -71,7 +62,7 @@ static __global__ void gen_fill(float *x, int batch, int n, int k, unsigned long
 		const unsigned long long h = kb_mix(seed ^ kb_mix(i));
 		float v;
 		if (!adversarial) {
-			v = normal_at(seed, i);
+			v = kb_normal_at(seed, i);
 		} else {
 			switch (r % 4) {
 			case 0:
@@ -104,7 +95,7 @@ static __global__ void gen_points(float *x, int batch, int n, int k, unsigned lo
 	for (int p = 0; p < finite; ++p) {
 		const unsigned long long id = (unsigned long long)r * 64 + p;
 		const int j = (int)(kb_mix(seed ^ kb_mix(id)) % (unsigned)n);
-		x[(size_t)r * n + j] = normal_at(seed, id);
+		x[(size_t)r * n + j] = kb_normal_at(seed, id);
 	}
 }
 

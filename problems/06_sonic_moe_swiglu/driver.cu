@@ -50,14 +50,6 @@ struct moe_inst {
 	float *ref_out;
 };
 
-static __global__ void gen_uniform_bf16(__nv_bfloat16 *p, size_t n, unsigned long long seed,
-                                        float lo, float hi)
-{
-	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-	     i += (size_t)gridDim.x * blockDim.x)
-		p[i] = __float2bfloat16(kb_uniform(seed, i, lo, hi));
-}
-
 /* Splits `total` rows over the experts listed in who[0..n) in proportion to
  * weight[], adding to counts[]; the rounding remainder goes to who[0]. */
 static void share_rows(int *counts, const int *who, const double *weight, int n, long long total)
@@ -206,9 +198,9 @@ static void *moe_create(int shape, unsigned long long seed, int adversarial)
 	if (kb_cuda_failed(cudaMemset(in->out, 0xFF, nout * 2), "cudaMemset out") ||
 	    kb_cuda_failed(cudaMemset(in->ref_out, 0xFF, nout * sizeof(float)), "cudaMemset ref_out"))
 		goto fail;
-	gen_uniform_bf16<<<kb_gen_blocks(nx), 256>>>(in->x, nx, kb_sub_seed(seed, 2), -xr, xr);
-	gen_uniform_bf16<<<kb_gen_blocks(nw), 256>>>(in->wg, nw, kb_sub_seed(seed, 3), -wr, wr);
-	gen_uniform_bf16<<<kb_gen_blocks(nw), 256>>>(in->wu, nw, kb_sub_seed(seed, 4), -wr, wr);
+	kb_gen_uniform_bf16<<<kb_gen_blocks(nx), 256>>>(in->x, nx, kb_sub_seed(seed, 2), -xr, xr);
+	kb_gen_uniform_bf16<<<kb_gen_blocks(nw), 256>>>(in->wg, nw, kb_sub_seed(seed, 3), -wr, wr);
+	kb_gen_uniform_bf16<<<kb_gen_blocks(nw), 256>>>(in->wu, nw, kb_sub_seed(seed, 4), -wr, wr);
 	if (kb_cuda_failed(cudaGetLastError(), "input generation launch") ||
 	    kb_cuda_failed(cudaDeviceSynchronize(), "input generation"))
 		goto fail;

@@ -59,22 +59,13 @@ struct w4_inst {
 	uint8_t *w_q;
 };
 
-/* A standard normal deviate for index i (Box-Muller on two uniforms, in fp32:
- * fp64 is slow on the consumer parts and the inputs are fp32 or narrower). */
-static __device__ float normal_at(unsigned long long seed, unsigned long long i)
-{
-	const float u1 = 1.0f - kb_uniform(seed, 2 * i, 0.0f, 1.0f); /* (0, 1], exact */
-	const float u2 = kb_uniform(seed, 2 * i + 1, 0.0f, 1.0f);
-	return sqrtf(-2.0f * logf(u1)) * cospif(2.0f * u2);
-}
-
 static __global__ void gen_x(__nv_bfloat16 *x, int M, int K, unsigned long long seed,
                              int adversarial)
 {
 	const size_t n = (size_t)M * K;
 	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
 	     i += (size_t)gridDim.x * blockDim.x) {
-		float v = normal_at(seed, i);
+		float v = kb_normal_at(seed, i);
 		if (adversarial && (i % K) % 61 == 7)
 			v *= 8.0f;
 		x[i] = __float2bfloat16(v);
@@ -84,7 +75,7 @@ static __global__ void gen_x(__nv_bfloat16 *x, int M, int K, unsigned long long 
 /* The dense weight W[k][n] before quantisation. */
 static __device__ float dense_w(unsigned long long seed, int k, int n, int N)
 {
-	return 0.02f * normal_at(seed, (unsigned long long)k * N + n);
+	return 0.02f * kb_normal_at(seed, (unsigned long long)k * N + n);
 }
 
 /* One thread per (group, column): quantise 128 weights and pack them. */

@@ -38,6 +38,23 @@ static inline unsigned long long kb_sub_seed(unsigned long long seed, unsigned l
 	return kb_mix(seed ^ (tag * 0xD1B54A32D192ED03ULL));
 }
 
+/* A standard normal deviate for index i (Box-Muller on two uniforms, in
+ * fp32: fp64 is slow on the consumer parts and the inputs are fp32 or
+ * narrower). */
+static __device__ __forceinline__ float kb_normal_at(unsigned long long seed, unsigned long long i)
+{
+	const float u1 = 1.0f - kb_uniform(seed, 2 * i, 0.0f, 1.0f); /* (0, 1], exact */
+	const float u2 = kb_uniform(seed, 2 * i + 1, 0.0f, 1.0f);
+	return sqrtf(-2.0f * logf(u1)) * cospif(2.0f * u2);
+}
+
+/* p[i] = uniform in [lo, hi), rounded to bf16; grid-stride. */
+static __global__ void kb_gen_uniform_bf16(__nv_bfloat16 *p, size_t n, unsigned long long seed, float lo, float hi)
+{
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+		p[i] = __float2bfloat16(kb_uniform(seed, i, lo, hi));
+}
+
 /* Element types the comparison reads. */
 typedef enum kb_dtype { KB_F32, KB_BF16, KB_F16, KB_I32, KB_I64 } kb_dtype;
 
