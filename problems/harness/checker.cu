@@ -267,14 +267,27 @@ static void h_runner_stop(void)
 		q.op = KB_OP_QUIT;
 		if (write(H_R.sock, &q, sizeof q) != (ssize_t)sizeof q)
 			kill(H_R.pid, SIGKILL);
-		waitpid(H_R.pid, NULL, 0);
+		/* a runner that does not quit within 5 s is killed */
+		int reaped = 0;
+		for (int i = 0; i < 500 && !(reaped = waitpid(H_R.pid, NULL, WNOHANG) != 0); i++)
+			usleep(10000);
+		if (!reaped) {
+			kill(H_R.pid, SIGKILL);
+			waitpid(H_R.pid, NULL, 0);
+		}
 		H_R.pid = -1;
 	}
 	if (H_R.sock >= 0)
 		close(H_R.sock);
 	H_R.sock = -1;
-	if (H_R.fwd_started)
-		pthread_join(H_R.fwd, NULL);
+	if (H_R.fwd_started) {
+		/* the rest of the solution's output, for at most 2 s */
+		struct timespec until;
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += 2;
+		if (pthread_timedjoin_np(H_R.fwd, NULL, &until) != 0)
+			pthread_detach(H_R.fwd);
+	}
 	H_R.fwd_started = 0;
 }
 
