@@ -369,7 +369,16 @@ int eval_workdir(struct eval_ctx *x, const char *ext)
 	x->tmpdir = util_path_join(r->workdir, "tmp");
 	eval_mkdirs(x->tmpdir);
 	char *copy = xasprintf("%s/solution.%s", r->workdir, ext);
-	int rc = eval_copy_file(r->solution, copy);
+	int rc;
+	free(x->src);
+	if ((x->src = util_read_file(r->solution, &x->srclen))) {
+		FILE *f = fopen(copy, "wb");
+		rc = f && fwrite(x->src, 1, x->srclen, f) == x->srclen ? 0 : -1;
+		if (f && fclose(f) != 0)
+			rc = -1;
+	} else {
+		rc = -1;
+	}
 	free(copy);
 	if (rc < 0)
 		return eval_fail(x, EVAL_SETUP, -1, "%s: cannot copy the solution into %s", r->solution, r->workdir);
@@ -378,8 +387,9 @@ int eval_workdir(struct eval_ctx *x, const char *ext)
 
 static int eval_forbidden(struct eval_ctx *x)
 {
-	size_t len;
-	char *src = util_read_file(x->r->solution, &len), *err = NULL;
+	size_t len = x->srclen;
+	const char *src = x->src;
+	char *err = NULL;
 	struct forbid_hit hit;
 	struct forbid *f = forbid_new((const char *const *)x->pb->forbidden, x->pb->nforbidden, &err);
 	FILE *log;
@@ -388,7 +398,6 @@ static int eval_forbidden(struct eval_ctx *x)
 	if (!f) {
 		eval_fail(x, EVAL_SETUP, -1, "%s/problem.json: %s", x->pb->dir, err);
 		free(err);
-		free(src);
 		return -1;
 	}
 	if (src && forbid_scan(f, src, len, &hit)) {
@@ -403,7 +412,6 @@ static int eval_forbidden(struct eval_ctx *x)
 		forbid_hit_free(&hit);
 	}
 	forbid_free(f);
-	free(src);
 	return rc;
 }
 
@@ -525,7 +533,8 @@ static int eval_nvcc_run(struct eval_nvcc *n, char *const *args)
 /* The harness, driver and reference objects are kept per arch in the work
  * directory and rebuilt only when a source or header is newer: an agent's
  * next try compiles its solution alone. */
-static int eval_nvcc_object(struct eval_nvcc *n, const char *src, const char *obj, const char *const *deps)
+static int eval_nvcc_object(struct eval_nvcc *n, const char *src, const char *obj, const char *const *deps,
+                            const char *extra)
 {
 	double t = eval_mtime(obj);
 	int stale = t < 0 || eval_mtime(src) > t;
@@ -534,7 +543,7 @@ static int eval_nvcc_object(struct eval_nvcc *n, const char *src, const char *ob
 	if (!stale)
 		return 0;
 	char *tmp = xasprintf("%s.tmp", obj);
-	char *args[] = {"-c", (char *)src, "-o", tmp, NULL};
+	char *args[] = {"-c", (char *)src, "-o", tmp, (char *)extra, NULL};
 	int rc = eval_nvcc_run(n, args);
 	if (rc == 0 && rename(tmp, obj) < 0)
 		rc = -1;
@@ -542,6 +551,28 @@ static int eval_nvcc_object(struct eval_nvcc *n, const char *src, const char *ob
 		unlink(tmp);
 	free(tmp);
 	return rc;
+}
+
+/* The solution as read once, into path with a #line naming the original. */
+static int eval_snapshot(struct eval_ctx *x, const char *path)
+{
+	FILE *f = fopen(path, "wb");
+	int ok = f && fprintf(f, "#line 1 \"%s\"\n", x->r->solution) > 0 && fwrite(x->src, 1, x->srclen, f) == x->srclen;
+	if (f && fclose(f) != 0)
+		ok = 0;
+	return ok ? 0 : -1;
+}
+
+/* The copy still holds what was read (nothing rewrote it mid-build). */
+static int eval_snapshot_same(struct eval_ctx *x, const char *path)
+{
+	size_t n;
+	char *d = util_read_file(path, &n), *head = xasprintf("#line 1 \"%s\"\n", x->r->solution);
+	size_t h = strlen(head);
+	int same = d && n == h + x->srclen && !memcmp(d, head, h) && !memcmp(d + h, x->src, x->srclen);
+	free(d);
+	free(head);
+	return same;
 }
 
 /* The solution's object (always) and its preprocessed text, checked; then
@@ -566,19 +597,37 @@ static int eval_compile_all(struct eval_nvcc *n)
 	int rc = eval_mkdirs(objdir);
 	for (int i = 0; i < EO_N; i++)
 		obj[i] = util_path_join(objdir, names[i]);
+	/* the bytes read once, built and checked from a copy of our own; #line
+	 * keeps the solution's name and lines in nvcc's messages */
+	free(src[EO_SOLUTION]);
+	src[EO_SOLUTION] = util_path_join(objdir, "solution.cu");
+	if (rc == 0 && eval_snapshot(x, src[EO_SOLUTION]) < 0)
+		rc = eval_fail(x, EVAL_COMPILE, 1, "%s: cannot write the solution's copy", src[EO_SOLUTION]);
 	unlink(obj[EO_SOLUTION]);   /* the solution always: its file may change within a second */
 	unlink(ii);
 	/* the solution first: a refusal needs none of the harness built */
+	/* its own folder for its quoted includes: for the solution only, never
+	 * the harness (a header there must not shadow ours) */
+	char *dir = xstrdup(x->r->solution), *slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	char *own = xasprintf("-I%s", slash ? dir : ".");
 	if (rc == 0)
-		rc = eval_nvcc_object(n, src[EO_SOLUTION], obj[EO_SOLUTION], NULL);
+		rc = eval_nvcc_object(n, src[EO_SOLUTION], obj[EO_SOLUTION], NULL, own);
 	if (rc == 0) {
-		char *args[] = {"-E", src[EO_SOLUTION], "-o", ii, NULL};
+		char *args[] = {"-E", src[EO_SOLUTION], "-o", ii, own, NULL};
 		rc = eval_nvcc_run(n, args);
 	}
-	if (rc == 0 && (rc = eval_static(x, obj[EO_SOLUTION], ii, n->nvcc)))
+	free(own);
+	free(dir);
+	if (rc == 0 && !eval_snapshot_same(x, src[EO_SOLUTION])) {
+		x->r->refused = 1;
+		rc = eval_fail(x, EVAL_FORBID, 1, "%s changed while it was being built", src[EO_SOLUTION]);
+	}
+	if (rc == 0 ? (rc = eval_static(x, obj[EO_SOLUTION], ii, n->nvcc)) != 0 : x->r->refused)
 		n->refused = 1;
 	for (int i = 0; i < EO_SOLUTION && rc == 0; i++)
-		rc = eval_nvcc_object(n, src[i], obj[i], deps);
+		rc = eval_nvcc_object(n, src[i], obj[i], deps, NULL);
 	if (rc == 0) {
 		char *args[] = {"-o", x->exe, obj[EO_CHECKER], obj[EO_DRIVER], obj[EO_REFERENCE], NULL};
 		rc = eval_nvcc_run(n, args);
@@ -1022,6 +1071,7 @@ int eval_run(const struct eval_opts *o, struct eval_result *r)
 	free(x.pdir);
 	free(x.exe);
 	free(x.runner);
+	free(x.src);
 	free(x.tmpdir);
 	return rc;
 }

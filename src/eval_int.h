@@ -37,6 +37,10 @@ struct eval_ctx {
 	char *tmpdir;               /* workdir/tmp, the children's TMPDIR */
 	double timeout, t0;
 	int device_cc;              /* from nvidia-smi or `info`, 0 unknown */
+	/* the solution as read once (native): every check and the build use
+	 * these bytes, so a file changed meanwhile changes nothing; owned */
+	char *src;
+	size_t srclen;
 };
 
 /* One child step: where its lines go. */

@@ -250,8 +250,8 @@ static char *es_preprocessed(struct eval_ctx *x, const char *ii, const struct fo
 	why = es_scan_with(&t, of, es_text_pat, es_text_why);
 	if (!why)
 		why = es_scan_with(&t, pf, (const char *const *)x->pb->forbidden, NULL);
-	for (int i = 1; !why && i < t.nheaders; i++)   /* 0 is the solution itself */
-		if (es_symbol_hit(sf, t.headers[i], &p))
+	for (int i = 1; !why && i < t.nheaders; i++)   /* 0 is the solution's copy */
+		if (strcmp(t.headers[i], x->r->solution) && es_symbol_hit(sf, t.headers[i], &p))
 			why = xasprintf("%s: includes %s, which matches the forbidden pattern \"%s\"", x->r->solution,
 			                t.headers[i], spats[p]);
 	forbid_free(pf);

@@ -728,7 +728,12 @@ static void loop_pass(void)
 	comp = slurp(r.workdir, "compile.log");
 	nc = count_compiles(comp);
 	is_int(nc, 1, "only the solution is compiled again");
-	has_str(comp, "/pass.cu -o ", "and it is the solution");
+	has_str(comp, "-c " , "a compile");
+	has_str(comp, "/obj-sm_90a/solution.cu -o ", "and it is the solution, as read once (a copy of ours)");
+	char *snap = slurp(r.workdir, "obj-sm_90a/solution.cu");
+	ok(snap && util_starts_with(snap, "#line 1 \"") && strstr(snap, "/pass.cu\"\n// FAKE nothing, second try\n"),
+	   "the copy names the original with #line");
+	free(snap);
 	sbuf_free(&names);
 	free(sc);
 	free(res);
@@ -871,6 +876,12 @@ static void loop_integrity(void)
 		free(exe);
 		eval_result_free(&r);
 	}
+	memset(&o, 0, sizeof o);
+	is_int(run_eval("race", "// FAKE_REWRITE\n", &o, &r), 1, "a solution rewritten during the build: 1");
+	ok(r.refused, "refused");
+	has_str(r.failure, "obj-sm_90a/solution.cu changed while it was being built", "says so");
+	eval_result_free(&r);
+
 	memset(&o, 0, sizeof o);
 	is_int(run_eval("inlineasm", "__device__ void f() { asm volatile(\"trap;\"); asm(\"exit;\"); }\n", &o, &r), 0,
 	       "inline PTX (asm statements) is not an asm label: passes");
