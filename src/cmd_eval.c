@@ -95,7 +95,12 @@ void cmd_eval_summary(const struct eval_result *r, FILE *out)
 	if (r->hardware || r->arch)
 		textsafe_fprintf(out, " on %s (%s)", r->hardware ? r->hardware : r->device ? r->device : "unknown GPU",
 		        r->arch ? r->arch : "-");
-	if (r->correct && r->peak_fraction >= 0)
+	if (r->refused)
+		textsafe_fprintf(out, ": REFUSED: %s", r->failure ? r->failure : "?");
+	else if (r->invalid)
+		textsafe_fprintf(out, ": %s, timing INVALID (no score): %s", r->correct ? "PASS" : "FAIL",
+		        r->failure ? r->failure : "?");
+	else if (r->correct && r->peak_fraction >= 0)
 		textsafe_fprintf(out, ": PASS, peak_fraction %.4f (%s)", r->peak_fraction, r->verdict ? r->verdict : "-");
 	else if (r->correct)
 		textsafe_fprintf(out, ": PASS, not benchmarked%s%s", r->failure ? ": " : "", r->failure ? r->failure : "");

@@ -230,13 +230,21 @@ static void eval_step_text(struct eval_step *st, const char *s, size_t n)
 static void eval_step_line(void *ud, int stream, const char *line, size_t len)
 {
 	struct eval_step *st = ud;
-	(void)stream;
 	if (!strcmp(st->stage, "compile")) {
 		char *l = eval_nvcc_line(line, len);
 		if (!st->first_error && eval_is_error_line(l))
 			st->first_error = xstrdup(l);
 		eval_step_text(st, l, strlen(l));
 		free(l);
+		return;
+	}
+	if (stream != 1) {
+		/* the checker's stderr carries the solution's output: shown and
+		 * logged, never read for a verdict or a time */
+		struct benchlog *bl = st->bl;
+		st->bl = NULL;
+		eval_step_text(st, line, len);
+		st->bl = bl;
 		return;
 	}
 	eval_step_text(st, line, len);
@@ -310,7 +318,7 @@ void eval_shapes_init(struct eval_ctx *x)
 		s->shape = i;
 		s->desc = problem_shape_desc(x->pb, i);
 		problem_work(x->pb, i, &s->flops, &s->bytes, NULL);
-		s->ms = s->min_ms = s->max_ms = s->tflops = s->gbps = s->peak_fraction = -1;
+		s->ms = s->min_ms = s->max_ms = s->tflops = s->gbps = s->peak_fraction = s->host_ms = -1;
 	}
 }
 
@@ -361,7 +369,16 @@ int eval_workdir(struct eval_ctx *x, const char *ext)
 	x->tmpdir = util_path_join(r->workdir, "tmp");
 	eval_mkdirs(x->tmpdir);
 	char *copy = xasprintf("%s/solution.%s", r->workdir, ext);
-	int rc = eval_copy_file(r->solution, copy);
+	int rc;
+	free(x->src);
+	if ((x->src = util_read_file(r->solution, &x->srclen))) {
+		FILE *f = fopen(copy, "wb");
+		rc = f && fwrite(x->src, 1, x->srclen, f) == x->srclen ? 0 : -1;
+		if (f && fclose(f) != 0)
+			rc = -1;
+	} else {
+		rc = -1;
+	}
 	free(copy);
 	if (rc < 0)
 		return eval_fail(x, EVAL_SETUP, -1, "%s: cannot copy the solution into %s", r->solution, r->workdir);
@@ -370,8 +387,9 @@ int eval_workdir(struct eval_ctx *x, const char *ext)
 
 static int eval_forbidden(struct eval_ctx *x)
 {
-	size_t len;
-	char *src = util_read_file(x->r->solution, &len), *err = NULL;
+	size_t len = x->srclen;
+	const char *src = x->src;
+	char *err = NULL;
 	struct forbid_hit hit;
 	struct forbid *f = forbid_new((const char *const *)x->pb->forbidden, x->pb->nforbidden, &err);
 	FILE *log;
@@ -380,7 +398,6 @@ static int eval_forbidden(struct eval_ctx *x)
 	if (!f) {
 		eval_fail(x, EVAL_SETUP, -1, "%s/problem.json: %s", x->pb->dir, err);
 		free(err);
-		free(src);
 		return -1;
 	}
 	if (src && forbid_scan(f, src, len, &hit)) {
@@ -389,12 +406,12 @@ static int eval_forbidden(struct eval_ctx *x)
 			fprintf(log, "FAIL: forbidden op used: %s\n", x->pb->forbidden[hit.pattern]);
 			fclose(log);
 		}
+		x->r->refused = 1;
 		rc = eval_fail(x, EVAL_FORBID, 1, "%s:%d:%d: forbidden pattern \"%s\" matches: %s", x->r->solution,
 		               hit.line, hit.col, x->pb->forbidden[hit.pattern], hit.text);
 		forbid_hit_free(&hit);
 	}
 	forbid_free(f);
-	free(src);
 	return rc;
 }
 
@@ -481,6 +498,7 @@ struct eval_nvcc {
 	char *gencode, *inc1, *inc2, *envtmp;
 	double deadline;            /* the time limit covers all the calls */
 	struct proc_result res;
+	int refused;                /* the static checks said no (already reported) */
 };
 
 static double eval_mtime(const char *path)
@@ -515,7 +533,8 @@ static int eval_nvcc_run(struct eval_nvcc *n, char *const *args)
 /* The harness, driver and reference objects are kept per arch in the work
  * directory and rebuilt only when a source or header is newer: an agent's
  * next try compiles its solution alone. */
-static int eval_nvcc_object(struct eval_nvcc *n, const char *src, const char *obj, const char *const *deps)
+static int eval_nvcc_object(struct eval_nvcc *n, const char *src, const char *obj, const char *const *deps,
+                            const char *extra)
 {
 	double t = eval_mtime(obj);
 	int stale = t < 0 || eval_mtime(src) > t;
@@ -524,7 +543,7 @@ static int eval_nvcc_object(struct eval_nvcc *n, const char *src, const char *ob
 	if (!stale)
 		return 0;
 	char *tmp = xasprintf("%s.tmp", obj);
-	char *args[] = {"-c", (char *)src, "-o", tmp, NULL};
+	char *args[] = {"-c", (char *)src, "-o", tmp, (char *)extra, NULL};
 	int rc = eval_nvcc_run(n, args);
 	if (rc == 0 && rename(tmp, obj) < 0)
 		rc = -1;
@@ -534,32 +553,98 @@ static int eval_nvcc_object(struct eval_nvcc *n, const char *src, const char *ob
 	return rc;
 }
 
+/* The solution as read once, into path with a #line naming the original. */
+static int eval_snapshot(struct eval_ctx *x, const char *path)
+{
+	FILE *f = fopen(path, "wb");
+	int ok = f && fprintf(f, "#line 1 \"%s\"\n", x->r->solution) > 0 && fwrite(x->src, 1, x->srclen, f) == x->srclen;
+	if (f && fclose(f) != 0)
+		ok = 0;
+	return ok ? 0 : -1;
+}
+
+/* The copy still holds what was read (nothing rewrote it mid-build). */
+static int eval_snapshot_same(struct eval_ctx *x, const char *path)
+{
+	size_t n;
+	char *d = util_read_file(path, &n), *head = xasprintf("#line 1 \"%s\"\n", x->r->solution);
+	size_t h = strlen(head);
+	int same = d && n == h + x->srclen && !memcmp(d, head, h) && !memcmp(d + h, x->src, x->srclen);
+	free(d);
+	free(head);
+	return same;
+}
+
+/* The solution's object (always) and its preprocessed text, checked; then
+ * the checker's objects (checker, driver, reference) and the runner's
+ * (runner, call), kept between tries; then the two programs linked apart:
+ * the checker never holds solution code. */
+enum { EO_CHECKER, EO_DRIVER, EO_REFERENCE, EO_RUNNER, EO_CALL, EO_SOLUTION, EO_N };
+
 static int eval_compile_all(struct eval_nvcc *n)
 {
 	struct eval_ctx *x = n->x;
 	char *objdir = xasprintf("%s/obj-%s", x->r->workdir, x->r->arch);
 	char *kbh = xasprintf("%s/include/kb_problem.h", x->pdir), *iface = util_path_join(x->pb->dir, "interface.h");
-	char *src[4] = {xasprintf("%s/harness/harness.cu", x->pdir), util_path_join(x->pb->dir, "driver.cu"),
-	                util_path_join(x->pb->dir, "reference.cu"), xstrdup(x->r->solution)};
-	static const char *const names[4] = {"harness.o", "driver.o", "reference.o", "solution.o"};
-	const char *deps[] = {kbh, iface, NULL};
-	char *obj[4];
+	char *proto = xasprintf("%s/include/kb_proto.h", x->pdir), *util = xasprintf("%s/include/kb_driver_util.h", x->pdir);
+	char *src[EO_N] = {xasprintf("%s/harness/checker.cu", x->pdir), util_path_join(x->pb->dir, "driver.cu"),
+	                   util_path_join(x->pb->dir, "reference.cu"), xasprintf("%s/harness/runner.cu", x->pdir),
+	                   util_path_join(x->pb->dir, "call.cu"), xstrdup(x->r->solution)};
+	static const char *const names[EO_N] = {"checker.o", "driver.o", "reference.o", "runner.o", "call.o",
+	                                        "solution.o"};
+	const char *deps[] = {kbh, iface, proto, util, NULL};
+	char *obj[EO_N], *ii = util_path_join(objdir, "solution.ii");
 	int rc = eval_mkdirs(objdir);
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < EO_N; i++)
 		obj[i] = util_path_join(objdir, names[i]);
-	unlink(obj[3]);   /* the solution always: its file may change within a second */
-	for (int i = 0; i < 4 && rc == 0; i++)
-		rc = eval_nvcc_object(n, src[i], obj[i], deps);
+	/* the bytes read once, built and checked from a copy of our own; #line
+	 * keeps the solution's name and lines in nvcc's messages */
+	free(src[EO_SOLUTION]);
+	src[EO_SOLUTION] = util_path_join(objdir, "solution.cu");
+	if (rc == 0 && eval_snapshot(x, src[EO_SOLUTION]) < 0)
+		rc = eval_fail(x, EVAL_COMPILE, 1, "%s: cannot write the solution's copy", src[EO_SOLUTION]);
+	unlink(obj[EO_SOLUTION]);   /* the solution always: its file may change within a second */
+	unlink(ii);
+	/* the solution first: a refusal needs none of the harness built */
+	/* its own folder for its quoted includes: for the solution only, never
+	 * the harness (a header there must not shadow ours) */
+	char *dir = xstrdup(x->r->solution), *slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	char *own = xasprintf("-I%s", slash ? dir : ".");
+	if (rc == 0)
+		rc = eval_nvcc_object(n, src[EO_SOLUTION], obj[EO_SOLUTION], NULL, own);
 	if (rc == 0) {
-		char *args[] = {"-o", x->exe, obj[0], obj[1], obj[2], obj[3], NULL};
+		char *args[] = {"-E", src[EO_SOLUTION], "-o", ii, own, NULL};
 		rc = eval_nvcc_run(n, args);
 	}
-	for (int i = 0; i < 4; i++) {
+	free(own);
+	free(dir);
+	if (rc == 0 && !eval_snapshot_same(x, src[EO_SOLUTION])) {
+		x->r->refused = 1;
+		rc = eval_fail(x, EVAL_FORBID, 1, "%s changed while it was being built", src[EO_SOLUTION]);
+	}
+	if (rc == 0 ? (rc = eval_static(x, obj[EO_SOLUTION], ii, n->nvcc)) != 0 : x->r->refused)
+		n->refused = 1;
+	for (int i = 0; i < EO_SOLUTION && rc == 0; i++)
+		rc = eval_nvcc_object(n, src[i], obj[i], deps, NULL);
+	if (rc == 0) {
+		char *args[] = {"-o", x->exe, obj[EO_CHECKER], obj[EO_DRIVER], obj[EO_REFERENCE], NULL};
+		rc = eval_nvcc_run(n, args);
+	}
+	if (rc == 0) {
+		char *args[] = {"-o", x->runner, obj[EO_RUNNER], obj[EO_CALL], obj[EO_SOLUTION], NULL};
+		rc = eval_nvcc_run(n, args);
+	}
+	for (int i = 0; i < EO_N; i++) {
 		free(src[i]);
 		free(obj[i]);
 	}
+	free(ii);
 	free(kbh);
 	free(iface);
+	free(proto);
+	free(util);
 	free(objdir);
 	return rc;
 }
@@ -578,7 +663,11 @@ static int eval_compile(struct eval_ctx *x, const char *nvcc)
 	n.deadline = eval_now() + x->timeout;
 	n.st.log = eval_open_log(x, "compile.log");
 	unlink(x->exe);   /* a stale binary must not pass for this solution */
-	if (eval_compile_all(&n) < 0 || !util_is_file(x->exe)) {
+	unlink(x->runner);
+	int built = eval_compile_all(&n);
+	if (n.refused) {
+		rc = 1;
+	} else if (built != 0 || !util_is_file(x->exe) || !util_is_file(x->runner)) {
 		char why[256];
 		const char *fe = n.st.first_error;
 		proc_describe(&n.res, why, sizeof why);
@@ -624,6 +713,9 @@ static int eval_harness_end(struct eval_ctx *x, struct eval_step *st, const stru
 	if (res->end == PROC_START_FAILED)
 		return eval_fail(x, stage, 1, "%s: %s", x->exe, why);
 	switch (res->code) {
+	case H_INVALID:
+		x->r->invalid = 1;
+		return eval_fail(x, stage, 1, "INVALID: %s", msg ? msg : "the checker found the timing impossible");
 	case H_NODEV:
 		x->r->no_device = 1;
 		return eval_fail(x, stage, 1, "no CUDA device here: the %s step needs a GPU", eval_stage_name(stage));
@@ -698,16 +790,57 @@ static int eval_info(struct eval_ctx *x)
 	return 0;
 }
 
+/* The two named parts of the check, from the checker's own lines. */
+static void eval_check_after(struct eval_step *st, const char *line, size_t len)
+{
+	struct eval_result *r = st->x->r;
+	if (len >= 20 && !memcmp(line, "kbh-equivalent: PASS", 20))
+		r->kbh_correct = 1;
+	else if (len >= 17 && !memcmp(line, "adversarial: PASS", 17))
+		r->adversarial_correct = 1;
+	else if (len > 6 && !memcmp(line, "FAIL: ", 6)) {
+		/* the first FAIL ends the check: the part it was in failed */
+		if (r->kbh_correct < 0)
+			r->kbh_correct = 0;
+		else if (r->adversarial_correct < 0)
+			r->adversarial_correct = 0;
+	}
+}
+
+/* problem.json "adversarial_tolerance": {atol, rtol} for our inputs, when
+ * they need other figures than KernelBench-Hard's (01's one-sign sums). */
+static void eval_adv_tolerance(struct eval_ctx *x, double *atol, double *rtol)
+{
+	char *path = util_path_join(x->pb->dir, "problem.json"), *text = util_read_file(path, NULL);
+	cJSON *o = text ? jx_parse(text, strlen(text)) : NULL;
+	const cJSON *t = o ? jx_get(o, "adversarial_tolerance") : NULL;
+	*atol = x->pb->atol;
+	*rtol = x->pb->rtol;
+	if (cJSON_IsObject(t)) {
+		*atol = jx_num(t, "atol", *atol);
+		*rtol = jx_num(t, "rtol", *rtol);
+	}
+	cJSON_Delete(o);
+	free(text);
+	free(path);
+}
+
 static int eval_check(struct eval_ctx *x)
 {
-	struct eval_step st = {.x = x, .stage = "check"};
+	struct eval_step st = {.x = x, .stage = "check", .after = eval_check_after};
 	struct proc_result res;
 	char seeds[32], atol[64], rtol[64];
 	int n = x->o->seeds > 0 ? x->o->seeds : x->pb->seeds;
 	snprintf(seeds, sizeof seeds, "%d", n);
 	snprintf(atol, sizeof atol, "%.17g", x->pb->atol);
 	snprintf(rtol, sizeof rtol, "%.17g", x->pb->rtol);
-	char *argv[] = {x->exe, "check", "--seeds", seeds, "--atol", atol, "--rtol", rtol, NULL};
+	char aatol[64], artol[64];
+	double aa, ar;
+	eval_adv_tolerance(x, &aa, &ar);
+	snprintf(aatol, sizeof aatol, "%.17g", aa);
+	snprintf(artol, sizeof artol, "%.17g", ar);
+	char *argv[] = {x->exe, "check", "--seeds", seeds, "--atol", atol, "--rtol", rtol, "--runner", x->runner,
+	                "--adv-atol", aatol, "--adv-rtol", artol, NULL};
 	char *cache = xasprintf("CUDA_CACHE_PATH=%s/nvcache", x->tmpdir);
 	char *env[] = {cache, NULL};
 
@@ -737,11 +870,35 @@ static double eval_peak_of(struct eval_ctx *x, double tflops, double gbps)
 	return (peak = hardware_tflops(x->prof, x->pb->peak_tflops_key)) > 0 ? fmax(0, tflops / peak) : -1;
 }
 
+/* A number above the roofline (beyond noise) cannot have been measured:
+ * the shape's numbers are INVALID, said once, and never a score. */
+static void eval_roofline(struct eval_ctx *x, struct eval_step *st, struct eval_shape *s)
+{
+	double peak = x->prof ? hardware_gbps(x->prof, x->pb->peak_bandwidth_key) : -1;
+	char why[256] = "";
+	if (s->peak_fraction > EVAL_ROOFLINE_NOISE)
+		snprintf(why, sizeof why, "peak_fraction %.4f is above the %s roofline", s->peak_fraction,
+		         x->prof->key);
+	else if (peak > 0 && s->gbps > peak * EVAL_ROOFLINE_NOISE)
+		snprintf(why, sizeof why, "%.1f GB/s is above %s's memory peak of %.0f GB/s", s->gbps, x->prof->key, peak);
+	if (!why[0])
+		return;
+	eval_step_printf(st, "INVALID: shape=%d: %s", s->shape, why);
+	if (!x->r->invalid) {
+		x->r->invalid = 1;
+		eval_fail(x, EVAL_BENCH, 1, "INVALID: shape=%d: %s", s->shape, why);
+	}
+}
+
 /* After each `time shape=` line: benchmark.py's lines for that shape. */
 static void eval_bench_after(struct eval_step *st, const char *line, size_t len)
 {
 	struct benchlog_line l;
 	struct eval_ctx *x = st->x;
+	if (len > 9 && !memcmp(line, "INVALID: ", 9) && !x->r->invalid) {
+		x->r->invalid = 1;
+		eval_fail(x, EVAL_BENCH, 1, "%.*s", (int)len, line);
+	}
 	if (benchlog_classify(line, len, &l) != BL_HTIME || l.shape < 0 || l.shape >= x->r->nshapes)
 		return;
 	struct eval_shape *s = &x->r->shapes[l.shape];
@@ -752,10 +909,14 @@ static void eval_bench_after(struct eval_step *st, const char *line, size_t len)
 	s->tflops = l.ms > 0 ? s->flops / (l.ms * 1e-3) / 1e12 : 0;
 	s->gbps = l.ms > 0 ? s->bytes / (l.ms * 1e-3) / 1e9 : 0;
 	s->peak_fraction = eval_peak_of(x, s->tflops, s->gbps);
+	char *h = xstrndup(line, len), *hm = strstr(h, " host_ms=");
+	s->host_ms = hm ? atof(hm + 9) : -1;
+	free(h);
 	eval_step_printf(st, "shape=%d variant=solution tflops=%.3f gbps=%.3f ms=%.3f", l.shape, s->tflops, s->gbps,
 	                 s->ms);
 	if (s->peak_fraction >= 0)
 		eval_step_printf(st, "shape=%d solution_peak_fraction=%.4f", l.shape, s->peak_fraction);
+	eval_roofline(x, st, s);
 }
 
 /* benchmark.py: the geomean of the shapes' fractions, each at least 1e-9. */
@@ -766,6 +927,12 @@ static void eval_geomean(struct eval_ctx *x, struct eval_step *st)
 		if (x->r->shapes[i].peak_fraction < 0)
 			return;
 		sum += log(fmax(x->r->shapes[i].peak_fraction, 1e-9));
+	}
+	if (x->r->invalid) {   /* never a score: result.json's peak_fraction stays null */
+		x->r->verdict = xstrdup("INVALID");
+		eval_step_printf(st, "geomean %.4f is INVALID, not a peak_fraction", exp(sum / x->r->nshapes));
+		eval_step_printf(st, "RESULT: INVALID");
+		return;
 	}
 	x->r->peak_fraction = exp(sum / x->r->nshapes);
 	x->r->verdict = xstrdup(x->r->peak_fraction >= 0.1 ? "OK" : "LOW");
@@ -781,18 +948,29 @@ static int eval_bench(struct eval_ctx *x)
 	double l2 = x->prof ? 2 * x->prof->l2_bytes : 0;
 	snprintf(trials, sizeof trials, "%d", x->o->trials > 0 ? x->o->trials : x->pb->trials);
 	snprintf(flush, sizeof flush, "%.0f", fmax(l2, EVAL_L2_FLUSH_MIN));
-	char *argv[] = {x->exe, "bench", "--trials", trials, "--warmup", "10", "--l2-flush", flush, NULL};
+	char atol[64], rtol[64];
+	snprintf(atol, sizeof atol, "%.17g", x->pb->atol);
+	snprintf(rtol, sizeof rtol, "%.17g", x->pb->rtol);
+	char *argv[] = {x->exe, "bench", "--trials", trials, "--warmup", "10", "--l2-flush", flush, "--atol", atol,
+	                "--rtol", rtol, "--runner", x->runner, NULL};
 	char *cache = xasprintf("CUDA_CACHE_PATH=%s/nvcache", x->tmpdir);
 	char *env[] = {cache, NULL};
 
 	st.log = eval_open_log(x, "benchmark.log");
+	st.bl = benchlog_new();
 	if (!x->prof)
 		eval_say(x, "no hardware profile for %s: TFLOPS and GB/s only, no peak_fraction (see --hardware)",
 		         x->r->device ? x->r->device : "this device");
 	eval_step_run(&st, argv, x->r->workdir, env, x->timeout, &res);
 	int rc = eval_harness_end(x, &st, &res, EVAL_BENCH);
-	if (rc == 0)
+	/* a timed output that fails the comparison: the solution is wrong */
+	if (res.end == PROC_EXITED && res.code == H_FAIL && st.bl->fail && strstr(st.bl->fail, " timed trial="))
+		x->r->correct = 0;
+	if (rc == 0 || x->r->invalid)
 		eval_geomean(x, &st);
+	if (x->r->invalid && !x->r->verdict)
+		x->r->verdict = xstrdup("INVALID");
+	benchlog_free(st.bl);
 	if (st.log)
 		fclose(st.log);
 	free(cache);
@@ -817,7 +995,8 @@ static int eval_native(struct eval_ctx *x)
 		                 "(looked at configure's path, $CUDA_HOME/bin and PATH)");
 	}
 	if ((rc = eval_target(x)) == 0) {
-		x->exe = util_path_join(x->r->workdir, "kbeval");
+		x->exe = util_path_join(x->r->workdir, "kbcheck");
+		x->runner = util_path_join(x->r->workdir, "kbrun");
 		eval_stage_begin(x, EVAL_COMPILE);
 		eval_say(x, "compiling %s for %s", x->r->solution, x->r->arch);
 		rc = eval_compile(x, nvcc);
@@ -831,8 +1010,10 @@ static int eval_native(struct eval_ctx *x)
 	if (eval_aborted(x))
 		return 0;
 	eval_stage_begin(x, EVAL_BENCH);
-	eval_bench(x);   /* correct even when the benchmark fails, as run_hard.sh scores it */
-	return 0;
+	/* correct even when the benchmark fails, as run_hard.sh scores it;
+	 * but not when a timed output was wrong, and INVALID is never 0 */
+	eval_bench(x);
+	return x->r->invalid || !x->r->correct ? 1 : 0;
 }
 
 /* ---- entry --------------------------------------------------------------- */
@@ -845,6 +1026,7 @@ int eval_run(const struct eval_opts *o, struct eval_result *r)
 
 	memset(r, 0, sizeof *r);
 	r->peak_fraction = -1;
+	r->kbh_correct = r->adversarial_correct = -1;
 	r->stage = EVAL_SETUP;
 	r->mode = xstrdup(o->kbh ? "kbh" : "native");
 	r->model = xstrdup(o->model);
@@ -888,6 +1070,8 @@ int eval_run(const struct eval_opts *o, struct eval_result *r)
 	hardware_free(x.hw);
 	free(x.pdir);
 	free(x.exe);
+	free(x.runner);
+	free(x.src);
 	free(x.tmpdir);
 	return rc;
 }

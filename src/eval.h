@@ -1,8 +1,12 @@
 /* eval.h: the loop that scores a solution on the GPU, as KernelBench-Hard
  * does with check.py and benchmark.py:
- *   forbidden patterns -> nvcc (harness + driver + reference + solution)
- *   -> check (every shape x seeds, plus an adversarial input)
- *   -> bench (CUDA events, L2 flush, median) -> TFLOPS, GB/s, peak_fraction
+ *   forbidden patterns -> nvcc (the solution, preprocessed and compiled)
+ *   -> static checks on both (refusals) -> the checker (checker + driver +
+ *   reference) and the runner (runner + call + solution) linked apart
+ *   -> check (KernelBench-Hard's seeds, then an adversarial input a shape)
+ *   -> bench (CUDA events, L2 flush, median, the host clock around each
+ *   call, timed outputs compared) -> TFLOPS, GB/s, peak_fraction
+ * Verdicts and times are read from the checker's stdout only.
  * Each step is a child process with a time limit. The work directory gets
  * solution.cu, compile.log, check.log, benchmark.log and result.json (the
  * dataset's run layout) and nothing is written elsewhere.
@@ -53,6 +57,7 @@ struct eval_shape {
 	double ms, min_ms, max_ms;  /* -1 until timed */
 	double tflops, gbps;
 	double peak_fraction;       /* -1 without a hardware profile */
+	double host_ms;             /* the checker's host clock, median; -1 */
 };
 
 struct eval_result {
@@ -60,11 +65,19 @@ struct eval_result {
 	char *mode;                 /* "native" or "kbh" */
 	int has_solution, correct;
 	double peak_fraction;       /* geomean over shapes; -1: none */
-	char *verdict;              /* "OK" / "LOW" when benchmarked */
+	char *verdict;              /* "OK" / "LOW" when benchmarked, "INVALID", "REFUSED" */
 	double elapsed_seconds;
 	enum eval_stage stage;      /* where it stopped: EVAL_DONE when it got through */
 	char *failure;              /* why it stopped or what went wrong, else NULL */
 	int crashed, timed_out, no_device;
+	/* refused: the static checks said no before the device was needed;
+	 * invalid: the numbers cannot be right (event time against the host
+	 * clock, or above the hardware's roofline): never a score */
+	int refused, invalid;
+	/* the check in two parts (native): KernelBench-Hard's seeds, tolerance
+	 * and rule alone, comparable with the dataset; and our adversarial
+	 * inputs. correct needs both. -1 when not reached. */
+	int kbh_correct, adversarial_correct;
 	struct eval_shape *shapes;
 	int nshapes;
 };

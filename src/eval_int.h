@@ -19,8 +19,11 @@ struct proc_result;
 #define EVAL_OUTPUT_CAP (8u << 20)
 /* KernelBench-Hard's timing.py flushes 128 MB (its L2 is 96 MB). */
 #define EVAL_L2_FLUSH_MIN (128.0 * 1024 * 1024)
-/* Exit statuses of problems/harness/harness.cu. */
-enum { H_PASS = 0, H_FAIL = 1, H_USAGE = 2, H_CUDA = 3, H_NODEV = 4, H_SETUP = 5 };
+/* Exit statuses of the checker, problems/harness/checker.cu. */
+enum { H_PASS = 0, H_FAIL = 1, H_USAGE = 2, H_CUDA = 3, H_NODEV = 4, H_SETUP = 5, H_INVALID = 6 };
+/* A throughput up to this much above the roofline is measurement noise
+ * (clock boost, the profile's rounding); beyond it the number is INVALID. */
+#define EVAL_ROOFLINE_NOISE 1.05
 
 struct eval_ctx {
 	const struct eval_opts *o;
@@ -29,10 +32,15 @@ struct eval_ctx {
 	struct hardware_list *hw;
 	const struct hardware_profile *prof;
 	char *pdir;                 /* the problems directory */
-	char *exe;                  /* the built harness */
+	char *exe;                  /* the built checker (kbcheck) */
+	char *runner;               /* the built runner (kbrun), the solution's */
 	char *tmpdir;               /* workdir/tmp, the children's TMPDIR */
 	double timeout, t0;
 	int device_cc;              /* from nvidia-smi or `info`, 0 unknown */
+	/* the solution as read once (native): every check and the build use
+	 * these bytes, so a file changed meanwhile changes nothing; owned */
+	char *src;
+	size_t srclen;
 };
 
 /* One child step: where its lines go. */
@@ -67,6 +75,11 @@ void eval_step_printf(struct eval_step *st, const char *fmt, ...) __attribute__(
 int eval_workdir(struct eval_ctx *x, const char *ext);
 /* Shape rows of the result from the problem's metadata. */
 void eval_shapes_init(struct eval_ctx *x);
+
+/* eval_static.c: the preprocessed solution (ii) and its object refused
+ * or not; 0, or 1 with the reason recorded (r->refused). nvcc locates the
+ * toolkit, whose headers are not the solution's. */
+int eval_static(struct eval_ctx *x, const char *obj, const char *ii, const char *nvcc);
 
 /* eval_kbh.c */
 int eval_kbh_problem(struct eval_ctx *x);

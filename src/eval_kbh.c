@@ -65,7 +65,7 @@ static void eval_kbh_grow(struct eval_result *r, const struct benchlog *bl)
 		struct eval_shape *s = &r->shapes[i];
 		memset(s, 0, sizeof *s);
 		s->shape = i;
-		s->flops = s->bytes = s->ms = s->min_ms = s->max_ms = s->tflops = s->gbps = s->peak_fraction = -1;
+		s->flops = s->bytes = s->ms = s->min_ms = s->max_ms = s->tflops = s->gbps = s->peak_fraction = s->host_ms = -1;
 	}
 	r->nshapes = n;
 }

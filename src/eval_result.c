@@ -65,6 +65,16 @@ cJSON *eval_result_json(const struct eval_result *r)
 	cJSON_AddBoolToObject(o, "crashed", r->crashed);
 	cJSON_AddBoolToObject(o, "timed_out", r->timed_out);
 	cJSON_AddBoolToObject(o, "no_device", r->no_device);
+	cJSON_AddBoolToObject(o, "refused", r->refused);
+	cJSON_AddBoolToObject(o, "invalid", r->invalid);
+	if (r->kbh_correct < 0)
+		cJSON_AddNullToObject(o, "kbh_correct");
+	else
+		cJSON_AddBoolToObject(o, "kbh_correct", r->kbh_correct);
+	if (r->adversarial_correct < 0)
+		cJSON_AddNullToObject(o, "adversarial_correct");
+	else
+		cJSON_AddBoolToObject(o, "adversarial_correct", r->adversarial_correct);
 	eval_json_str(o, "hardware", r->hardware);
 	eval_json_str(o, "device", r->device);
 	eval_json_str(o, "arch", r->arch);
@@ -83,6 +93,7 @@ cJSON *eval_result_json(const struct eval_result *r)
 		eval_json_num(j, "tflops", s->tflops, 1e3);
 		eval_json_num(j, "gbps", s->gbps, 1e3);
 		eval_json_num(j, "peak_fraction", s->peak_fraction, 1e4);
+		eval_json_num(j, "host_ms", s->host_ms, 1e6);
 		cJSON_AddItemToArray(a, j);
 	}
 	return o;

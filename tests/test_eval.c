@@ -11,6 +11,7 @@
 #include "forbid.h"
 #include "hardware.h"
 #include "jsonx.h"
+#include "objscan.h"
 #include "parser.h"
 #include "problem.h"
 #include "proc.h"
@@ -449,8 +450,8 @@ static void result_json(void)
 {
 	struct eval_result r = {0};
 	struct eval_shape sh[2] = {
-		{0, "M=1", 2e9, 1e6, 0.1234567, 0.1, 0.2, 16.2037, 8.1, 0.081018},
-		{1, "M=2", 4e9, 2e6, -1, -1, -1, -1, -1, -1},
+		{0, "M=1", 2e9, 1e6, 0.1234567, 0.1, 0.2, 16.2037, 8.1, 0.081018, 0.2},
+		{1, "M=2", 4e9, 2e6, -1, -1, -1, -1, -1, -1, -1},
 	};
 	char *err = NULL, *path = tmp_path("result.json");
 	r.problem = "01_x";
@@ -497,6 +498,86 @@ static void result_json(void)
 	free(path);
 }
 
+/* ---- objscan: the ELF reader behind the object checks --------------------- */
+
+static const struct objscan_sym *find_sym(const struct objscan *o, const char *name)
+{
+	for (int i = 0; o && i < o->nsyms; i++)
+		if (!strcmp(o->syms[i].name, name))
+			return &o->syms[i];
+	return NULL;
+}
+
+static void objscan_tests(void)
+{
+	char *err = NULL, *bad = tmp_path("notelf.o");
+	write_file(bad, "this is not an object\n");
+	ok(!objscan_load(bad, &err) && err && strstr(err, "notelf.o: not an ELF object"), "a text file: %s",
+	   err ? err : "-");
+	free(err);
+	err = NULL;
+	ok(!objscan_load("/nonexistent/x.o", &err) && err && strstr(err, "cannot read"), "a missing file: named");
+	free(err);
+	err = NULL;
+	free(bad);
+	if (system("cc --version > /dev/null 2>&1") != 0) {
+		tap_skip("no C compiler: objscan of a real object not tested");
+		return;
+	}
+	char *c = tmp_path("obj.c"), *o = tmp_path("obj.o");
+	write_file(c, "extern void *dlopen(const char *, int);\n"
+	              "int cudaMemcpy(void) { return dlopen(\"x\", 0) != 0; }\n"
+	              "static int hidden(void) { return 1; }\n"
+	              "__attribute__((weak)) int maybe(void) { return hidden(); }\n"
+	              "__attribute__((constructor)) static void early(void) {}\n"
+	              "__attribute__((destructor)) static void late(void) {}\n");
+	char *cmd = xasprintf("cc -O0 -c %s -o %s", c, o);
+	int built = system(cmd) == 0;
+	free(cmd);
+	struct objscan *os = built ? objscan_load(o, &err) : NULL;
+	ok(os != NULL, "a real object reads%s%s", err ? ": " : "", err ? err : "");
+	free(err);
+	err = NULL;
+	const struct objscan_sym *y = find_sym(os, "cudaMemcpy");
+	ok(y && y->defined && y->global && !y->weak, "cudaMemcpy: defined, global");
+	y = find_sym(os, "dlopen");
+	ok(y && !y->defined, "dlopen: needed, not defined");
+	y = find_sym(os, "maybe");
+	ok(y && y->defined && y->weak, "a weak definition is weak");
+	y = find_sym(os, "hidden");
+	ok(y && !y->global, "a static function is not global");
+	int ctor = 0, fini = 0;
+	for (int i = 0; os && i < os->ninit; i++)
+		ctor |= !strcmp(os->init[i], "early");
+	for (int i = 0; os && i < os->nruns; i++)
+		fini |= !strncmp(os->runs[i], ".fini_array", 11);
+	ok(ctor, "the constructor is named among the .init_array entries");
+	ok(fini, "the destructor's .fini_array is seen");
+	objscan_free(os);
+	/* every truncation: a clean error or a reading, never a crash */
+	size_t len;
+	char *data = built ? util_read_file(o, &len) : NULL;
+	int clean = 1;
+	for (size_t cut = 0; data && cut < len; cut += len / 97 + 1) {
+		char *t = tmp_path("cut.o");
+		FILE *f = fopen(t, "wb");
+		if (f) {
+			fwrite(data, 1, cut, f);
+			fclose(f);
+		}
+		struct objscan *x = objscan_load(t, &err);
+		clean &= x != NULL || (err && *err);
+		objscan_free(x);
+		free(err);
+		err = NULL;
+		free(t);
+	}
+	ok(data && clean, "truncated copies: an error or a reading, each");
+	free(data);
+	free(c);
+	free(o);
+}
+
 /* ---- the loop with a fake nvcc ------------------------------------------- */
 
 static struct sbuf seen;
@@ -527,6 +608,19 @@ static int run_eval(const char *name, const char *source, struct eval_opts *o, s
 	return rc;
 }
 
+/* The first line of log holding needle, without the fake's echo (owned). */
+static char *line_with(const char *log, const char *needle)
+{
+	for (const char *l = log; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		const char *e = strchr(l, '\n');
+		char *line = xstrndup(l, e ? (size_t)(e - l) : strlen(l));
+		if (strstr(line, needle) && !util_starts_with(line, "fake nvcc"))
+			return line;
+		free(line);
+	}
+	return NULL;
+}
+
 /* nvcc -c command lines eval logged (not the fake's echo of them). */
 static int count_compiles(const char *log)
 {
@@ -552,17 +646,32 @@ static void loop_pass(void)
 	is_str(r.arch, "sm_90a", "arch as given");
 	char *check = slurp(r.workdir, "check.log"), *bench = slurp(r.workdir, "benchmark.log");
 	char *comp = slurp(r.workdir, "compile.log");
-	has_str(check, "args: check --seeds 3 --atol 0.001 --rtol 0.002\n", "check gets the problem's seeds and tolerance");
+	has_str(check, "args: check --seeds 3 --atol 0.001 --rtol 0.002 --runner ", "check gets the problem's seeds and tolerance");
+	char *rpath = xasprintf("--runner %s/kbrun --adv-atol 0.001 --adv-rtol 0.002\n", r.workdir);
+	has_str(check, rpath, "and the runner the solution is linked into, not the checker itself");
+	free(rpath);
 	has_str(check, "\nPASS\n", "check.log ends with PASS");
 	has_str(comp, "-gencode=arch=compute_90a,code=sm_90a", "nvcc gets the arch");
-	has_str(comp, "/harness/harness.cu", "and the harness");
-	has_str(bench, "args: bench --trials 7 --warmup 10 --l2-flush 134217728\n",
-	        "bench: the problem's trials, 10 warm-up calls, 128 MB flush (> 2 x 50 MB L2)");
+	has_str(comp, "/harness/checker.cu", "and the checker");
+	has_str(comp, "/harness/runner.cu", "and the runner");
+	has_str(comp, "/01_toy/call.cu", "and the problem's call glue");
+	has_str(comp, "-E ", "the solution is preprocessed for the static checks");
+	has_str(comp, "/obj-sm_90a/checker.o /", "the checker is linked from checker, driver, reference");
+	char *ln = line_with(comp, "/kbcheck /");
+	ok(ln && strstr(ln, "checker.o") && !strstr(ln, "solution"), "and not from the solution: %s", ln ? ln : "-");
+	free(ln);
+	ln = line_with(comp, "/kbrun /");
+	ok(ln && strstr(ln, "solution.o") && !strstr(ln, "checker.o") && !strstr(ln, "driver.o") &&
+	   !strstr(ln, "reference.o"), "the runner holds the solution, not the checker's parts");
+	free(ln);
+	has_str(bench, "args: bench --trials 7 --warmup 10 --l2-flush 134217728 --atol 0.001 --rtol 0.002 --runner ",
+	        "bench: the problem's trials, 10 warm-up calls, 128 MB flush (> 2 x 50 MB L2), tolerance for the "
+	        "timed outputs");
 	has_str(bench,
-	        "time shape=0 ms=0.050000 min=0.049000 max=0.052000\n"
+	        "time shape=0 ms=0.050000 min=0.049000 max=0.052000 host_ms=0.061000\n"
 	        "shape=0 variant=solution tflops=0.671 gbps=2684.355 ms=0.050\n"
 	        "shape=0 solution_peak_fraction=0.5592\n"
-	        "time shape=1 ms=0.040000 min=0.039000 max=0.041000\n"
+	        "time shape=1 ms=0.040000 min=0.039000 max=0.041000 host_ms=0.052000\n"
 	        "shape=1 variant=solution tflops=0.419 gbps=1677.722 ms=0.040\n"
 	        "shape=1 solution_peak_fraction=0.3495\n"
 	        "peak_fraction: 0.4421\n"
@@ -577,6 +686,8 @@ static void loop_pass(void)
 	is_str(r.nshapes == 2 ? r.shapes[1].desc : NULL, "n=8M", "shape descriptions from `harness shapes`");
 	ok(r.nshapes == 2 && r.shapes[1].ms == 0.04 && r.shapes[1].min_ms == 0.039 && fabs(r.shapes[1].gbps - 1677.7216) < 1e-6,
 	   "per-shape numbers in the result");
+	ok(r.nshapes == 2 && r.shapes[1].host_ms == 0.052, "the checker's host clock too");
+	ok(r.kbh_correct == 1 && r.adversarial_correct == 1, "both named parts of the check passed");
 	char *res = slurp(r.workdir, "result.json");
 	cJSON *o2 = res ? jx_parse(res, strlen(res)) : NULL;
 	ok(jx_bool(o2, "correct", 0) == 1 && jx_num(o2, "peak_fraction", 0) == 0.4421, "result.json: correct, 0.4421");
@@ -591,12 +702,12 @@ static void loop_pass(void)
 	struct dirent *e;
 	struct sbuf names;
 	sbuf_init(&names);
-	const char *want[] = {"benchmark.log", "check.log", "compile.log", "kbeval", "result.json", "solution.cu",
-	                      "obj-sm_90a"};
+	const char *want[] = {"benchmark.log", "check.log", "compile.log", "kbcheck", "kbrun", "result.json",
+	                      "solution.cu", "obj-sm_90a"};
 	int extra = 0, have = 0;
 	while (d && (e = readdir(d))) {
 		int known = e->d_name[0] == '.';
-		for (size_t i = 0; i < 7; i++)
+		for (size_t i = 0; i < 8; i++)
 			if (!strcmp(e->d_name, want[i]))
 				known = 1, have++;
 		if (!known) {
@@ -606,10 +717,10 @@ static void loop_pass(void)
 	}
 	if (d)
 		closedir(d);
-	ok(have == 7 && !extra, "work dir holds the run layout (and objects) only%s%s", extra ? ", extra: " : "",
+	ok(have == 8 && !extra, "work dir holds the run layout (and objects) only%s%s", extra ? ", extra: " : "",
 	   names.s);
 	int nc = count_compiles(comp);
-	is_int(nc, 4, "first build: harness, driver, reference and solution compiled apart");
+	is_int(nc, 6, "first build: checker, driver, reference, runner, call and solution compiled apart");
 	eval_result_free(&r);
 	memset(&o, 0, sizeof o);
 	is_int(run_eval("pass", "// FAKE nothing, second try\n", &o, &r), 0, "a second try in the same work dir");
@@ -617,7 +728,12 @@ static void loop_pass(void)
 	comp = slurp(r.workdir, "compile.log");
 	nc = count_compiles(comp);
 	is_int(nc, 1, "only the solution is compiled again");
-	has_str(comp, "/pass.cu -o ", "and it is the solution");
+	has_str(comp, "-c " , "a compile");
+	has_str(comp, "/obj-sm_90a/solution.cu -o ", "and it is the solution, as read once (a copy of ours)");
+	char *snap = slurp(r.workdir, "obj-sm_90a/solution.cu");
+	ok(snap && util_starts_with(snap, "#line 1 \"") && strstr(snap, "/pass.cu\"\n// FAKE nothing, second try\n"),
+	   "the copy names the original with #line");
+	free(snap);
 	sbuf_free(&names);
 	free(sc);
 	free(res);
@@ -649,7 +765,7 @@ static void loop_failures(void)
 	has_str(seen.s, "compile: ", "compiler output streamed");
 	check = slurp(r.workdir, "check.log");
 	has_str(check, "FAIL: compilation failed (exit status 1): ", "check.log says FAIL");
-	char *exe = slurp(r.workdir, "kbeval");
+	char *exe = slurp(r.workdir, "kbcheck");
 	ok(!exe, "no binary left");
 	free(exe);
 	free(check);
@@ -665,6 +781,7 @@ static void loop_failures(void)
 	o.seeds = 5;
 	is_int(run_eval("wrong", "FAKE_WRONG\n", &o, &r), 1, "wrong answer: 1");
 	ok(!r.correct && r.stage == EVAL_CHECK && !r.crashed, "not correct, not a crash");
+	ok(r.kbh_correct == 0 && r.adversarial_correct == -1, "failed in the KernelBench-Hard part, the other not reached");
 	has_str(r.failure, "check failed: shape=1 (n=8388608) seed=42: worst abs err 0.5 at index 7", "the FAIL line");
 	char *bl = slurp(r.workdir, "benchmark.log");
 	ok(!bl && r.peak_fraction < 0, "no benchmark");
@@ -700,6 +817,77 @@ static void loop_failures(void)
 	eval_result_free(&r);
 }
 
+/* The verdict is the checker's: what the runner prints is not read, the
+ * checker's INVALID and a wrong timed output are not a score, and the
+ * object and preprocessed checks refuse before anything runs. */
+static void loop_integrity(void)
+{
+	struct eval_opts o = {0};
+	struct eval_result r;
+	is_int(run_eval("spoof", "FAKE_SPOOF\n", &o, &r), 1, "a runner printing PASS and times: 1");
+	ok(!r.correct && r.peak_fraction < 0 && r.stage == EVAL_CHECK, "not correct, no peak_fraction");
+	has_str(seen.s, "check: PASS\n", "its PASS was shown (as the solution's output)");
+	has_str(r.failure, "check failed: shape=0 (n=16777216) seed=42: worst abs err nan", "the checker's FAIL wins");
+	eval_result_free(&r);
+
+	memset(&o, 0, sizeof o);
+	is_int(run_eval("invalid", "FAKE_INVALID\n", &o, &r), 1, "events against the host clock: INVALID, 1");
+	ok(r.invalid && r.correct, "correct, but the timing is invalid");
+	is_str(r.verdict, "INVALID", "verdict INVALID, not OK");
+	ok(r.peak_fraction < 0, "no peak_fraction");
+	has_str(r.failure, "INVALID: shape=0 (n=16M) timed: the solution's events say 0.050000 ms", "the checker's words");
+	char *res = slurp(r.workdir, "result.json");
+	has_str(res, "\"result\":\t\"INVALID\"", "result.json says INVALID");
+	has_str(res, "\"invalid\":\ttrue", "and invalid: true");
+	free(res);
+	eval_result_free(&r);
+
+	memset(&o, 0, sizeof o);
+	is_int(run_eval("timedwrong", "FAKE_TIMEDWRONG\n", &o, &r), 1, "a wrong output under timing: 1");
+	ok(!r.correct && r.stage == EVAL_BENCH, "not correct after all (stage %s)", eval_stage_name(r.stage));
+	eval_result_free(&r);
+
+	static const struct {
+		const char *name, *src, *want;
+	} refuse[] = {
+		{"interpose", "// FAKE_DEFINE cudaMemcpy\n", "the object defines cudaMemcpy, which it may only call"},
+		{"libc", "// FAKE_DEFINE printf\n", "the object defines printf"},
+		{"harness", "// FAKE_DEFINE kbref_01_toy\n", "the object defines kbref_01_toy, a name of the harness"},
+		{"dlopen", "// FAKE_NEED dlopen\n", "the object calls dlopen"},
+		{"syscall", "// FAKE_NEED syscall\n", "the object calls syscall"},
+		{"l2", "// FAKE_NEED cudaStreamSetAttribute\n", "the object calls cudaStreamSetAttribute"},
+		{"ctor", "// FAKE_CTOR\n", "the object runs fake_ctor before main"},
+		{"asmlabel", "int a;\nextern \"C\" double t __asm__(\"kb_\" \"atol\");\n",
+		 "asmlabel.cu:2: an asm label (renames a symbol"},
+		{"attr", "\n\n__attribute__((used, constructor)) static void f() {}\n", "attr.cu:3: a constructor or destructor"},
+		{"apw", "void f(cudaStreamAttrValue v) { v.accessPolicyWindow.num_bytes = 1; }\n",
+		 "apw.cu:1: L2 persistence"},
+	};
+	for (size_t i = 0; i < sizeof refuse / sizeof *refuse; i++) {
+		memset(&o, 0, sizeof o);
+		is_int(run_eval(refuse[i].name, refuse[i].src, &o, &r), 1, "%s: refused, 1", refuse[i].name);
+		ok(r.refused && r.stage == EVAL_FORBID && !r.correct, "%s: before the device, at the static checks",
+		   refuse[i].name);
+		has_str(r.failure, refuse[i].want, "%s: names the symbol or line", refuse[i].name);
+		char *c = slurp(r.workdir, "check.log"), *exe = slurp(r.workdir, "kbrun");
+		has_str(c, "REFUSED: ", "%s: check.log says REFUSED", refuse[i].name);
+		ok(!exe, "%s: nothing linked", refuse[i].name);
+		free(c);
+		free(exe);
+		eval_result_free(&r);
+	}
+	memset(&o, 0, sizeof o);
+	is_int(run_eval("race", "// FAKE_REWRITE\n", &o, &r), 1, "a solution rewritten during the build: 1");
+	ok(r.refused, "refused");
+	has_str(r.failure, "obj-sm_90a/solution.cu changed while it was being built", "says so");
+	eval_result_free(&r);
+
+	memset(&o, 0, sizeof o);
+	is_int(run_eval("inlineasm", "__device__ void f() { asm volatile(\"trap;\"); asm(\"exit;\"); }\n", &o, &r), 0,
+	       "inline PTX (asm statements) is not an asm label: passes");
+	eval_result_free(&r);
+}
+
 static void loop_bad_input(void)
 {
 	struct eval_opts o = {0};
@@ -727,14 +915,21 @@ static void loop_bad_input(void)
 	memset(&o, 0, sizeof o);
 	o.hardware = "toy";
 	o.arch = NULL;
-	is_int(run_eval("toyhw", "// fine\n", &o, &r), 0, "--hardware alone gives the arch");
+	is_int(run_eval("toyhw", "// fine\n", &o, &r), 1, "--hardware alone gives the arch; above its roofline: 1");
 	is_str(r.arch, "sm_86", "the profile's arch");
 	is_str(r.hardware, "TOY", "the profile given wins over the device name");
 	ok(fabs(r.shapes[0].peak_fraction - 2.684354560) < 1e-6, "memory regime against its 1000 GB/s: %g",
 	   r.shapes[0].peak_fraction);
+	ok(r.invalid && r.correct && r.verdict && !strcmp(r.verdict, "INVALID"),
+	   "2684 GB/s on a 1000 GB/s card: INVALID, never OK (%s)", r.verdict ? r.verdict : "-");
+	ok(r.peak_fraction < 0, "and no peak_fraction for it (null in result.json): not a score");
+	has_str(r.failure, "INVALID: shape=0: peak_fraction 2.6844 is above the TOY roofline", "says why");
+	char *bt = slurp(r.workdir, "benchmark.log");
+	has_str(bt, "RESULT: INVALID\n", "benchmark.log: RESULT INVALID");
+	free(bt);
 	has_str(seen.s, "eval: warning: built for sm_86 but NVIDIA H200 is compute capability 90", "arch mismatch warned");
 	char *b = slurp(r.workdir, "benchmark.log");
-	has_str(b, "--l2-flush 209715200\n", "L2 flush twice the profile's 100 MB L2");
+	has_str(b, "--l2-flush 209715200 ", "L2 flush twice the profile's 100 MB L2");
 	free(b);
 	eval_result_free(&r);
 	memset(&o, 0, sizeof o);
@@ -1120,6 +1315,8 @@ int main(void)
 	result_json();
 	loop_pass();
 	loop_failures();
+	objscan_tests();
+	loop_integrity();
 	loop_bad_input();
 	command();
 	kbh();

@@ -1,4 +1,4 @@
-/* 01_fp8_gemm driver: inputs, solution and reference calls, comparison.
+/* 01_fp8_gemm driver: inputs, the solution's call, the reference, comparison.
  *
  * Inputs follow the original problem: x uniform in [-4, 4) and w uniform in
  * [-0.035, 0.035) (the std 0.02 of the original's weight), both rounded to
@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "kb_problem.h"
+#include "kb_driver_util.h"
 #include "interface.h"
 
 extern "C" int kbref_01_fp8_gemm(const __nv_fp8_e4m3 *x, const __nv_fp8_e4m3 *w,
@@ -43,27 +44,6 @@ struct fp8_inst {
 	__nv_fp8_e4m3 *x, *w;
 	__nv_bfloat16 *y, *y_ref;
 };
-
-/* Reports a failed CUDA call on stderr; returns non-zero when it failed. */
-static int cuda_failed(cudaError_t e, const char *what)
-{
-	if (e == cudaSuccess)
-		return 0;
-	fprintf(stderr, "01_fp8_gemm: %s: %s\n", what, cudaGetErrorString(e));
-	return 1;
-}
-
-static unsigned gen_blocks(size_t n)
-{
-	size_t b = (n + 255) / 256;
-	return (unsigned)(b > 4096 ? 4096 : b);
-}
-
-/* Independent streams of numbers for x and w from one seed. */
-static unsigned long long sub_seed(unsigned long long seed, unsigned long long tag)
-{
-	return kb_mix(seed ^ (tag * 0xD1B54A32D192ED03ULL));
-}
 
 static __global__ void gen_uniform_e4m3(__nv_fp8_e4m3 *p, size_t n, unsigned long long seed,
                                         float lo, float hi)
@@ -122,27 +102,27 @@ static void *fp8_create(int shape, unsigned long long seed, int adversarial)
 	in->K = SHAPES[shape].K;
 	const size_t nx = (size_t)in->M * in->K, nw = (size_t)in->N * in->K;
 	const size_t ny = (size_t)in->M * in->N;
-	const unsigned long long sx = sub_seed(seed, 1), sw = sub_seed(seed, 2);
+	const unsigned long long sx = kb_sub_seed(seed, 1), sw = kb_sub_seed(seed, 2);
 
-	if (cuda_failed(cudaMalloc(&in->x, nx), "cudaMalloc x") ||
-	    cuda_failed(cudaMalloc(&in->w, nw), "cudaMalloc w") ||
-	    cuda_failed(cudaMalloc(&in->y, ny * 2), "cudaMalloc y") ||
-	    cuda_failed(cudaMalloc(&in->y_ref, ny * 2), "cudaMalloc y_ref"))
+	if (kb_cuda_failed(cudaMalloc(&in->x, nx), "cudaMalloc x") ||
+	    kb_cuda_failed(cudaMalloc(&in->w, nw), "cudaMalloc w") ||
+	    kb_cuda_failed(cudaMalloc(&in->y, ny * 2), "cudaMalloc y") ||
+	    kb_cuda_failed(cudaMalloc(&in->y_ref, ny * 2), "cudaMalloc y_ref"))
 		goto fail;
 	/* all-ones bytes are bf16 NaN: an element left unwritten fails */
-	if (cuda_failed(cudaMemset(in->y, 0xFF, ny * 2), "cudaMemset y") ||
-	    cuda_failed(cudaMemset(in->y_ref, 0xFF, ny * 2), "cudaMemset y_ref"))
+	if (kb_cuda_failed(cudaMemset(in->y, 0xFF, ny * 2), "cudaMemset y") ||
+	    kb_cuda_failed(cudaMemset(in->y_ref, 0xFF, ny * 2), "cudaMemset y_ref"))
 		goto fail;
 	/* adversarial: one sign per row (see the top of the file) */
-	gen_uniform_e4m3<<<gen_blocks(nx), 256>>>(in->x, nx, sx, adversarial ? 0.0f : -4.0f, 4.0f);
-	gen_uniform_e4m3<<<gen_blocks(nw), 256>>>(in->w, nw, sw, adversarial ? 0.0f : -0.035f,
+	gen_uniform_e4m3<<<kb_gen_blocks(nx), 256>>>(in->x, nx, sx, adversarial ? 0.0f : -4.0f, 4.0f);
+	gen_uniform_e4m3<<<kb_gen_blocks(nw), 256>>>(in->w, nw, sw, adversarial ? 0.0f : -0.035f,
 	                                          0.035f);
 	if (adversarial) {
-		gen_adversarial_rows<<<gen_blocks(nx), 256>>>(in->x, in->M, in->K, 61, 7, 23, 41);
-		gen_adversarial_rows<<<gen_blocks(nw), 256>>>(in->w, in->N, in->K, 53, 3, 31, 17);
+		gen_adversarial_rows<<<kb_gen_blocks(nx), 256>>>(in->x, in->M, in->K, 61, 7, 23, 41);
+		gen_adversarial_rows<<<kb_gen_blocks(nw), 256>>>(in->w, in->N, in->K, 53, 3, 31, 17);
 	}
-	if (cuda_failed(cudaGetLastError(), "input generation launch") ||
-	    cuda_failed(cudaDeviceSynchronize(), "input generation"))
+	if (kb_cuda_failed(cudaGetLastError(), "input generation launch") ||
+	    kb_cuda_failed(cudaDeviceSynchronize(), "input generation"))
 		goto fail;
 	return in;
 fail:
@@ -150,14 +130,17 @@ fail:
 	return NULL;
 }
 
-static int fp8_run_solution(void *p, cudaStream_t s)
+static int fp8_describe(void *p, kb_call *c)
 {
 	fp8_inst *in = (fp8_inst *)p;
-	int rc = kb_01_fp8_gemm(in->x, in->w, in->y, in->M, in->N, in->K, s);
-	/* peek, not get: the harness reads the error too, to name it */
-	if (cuda_failed(cudaPeekAtLastError(), "solution launch"))
-		return rc ? rc : 1;
-	return rc;
+	const size_t M = in->M, N = in->N, K = in->K;
+	kb_call_buf(c, in->x, M * K, 0);
+	kb_call_buf(c, in->w, N * K, 0);
+	kb_call_buf(c, in->y, M * N * 2, 1);
+	kb_call_num(c, in->M);
+	kb_call_num(c, in->N);
+	kb_call_num(c, in->K);
+	return 0;
 }
 
 static int fp8_run_reference(void *p, cudaStream_t s)
@@ -166,36 +149,14 @@ static int fp8_run_reference(void *p, cudaStream_t s)
 	return kbref_01_fp8_gemm(in->x, in->w, in->y_ref, in->M, in->N, in->K, s);
 }
 
-/* Fills out and returns 0 once both outputs were read (pass or fail);
- * returns non-zero when they could not be copied back. */
+/* 0 once both outputs were read (pass or fail), non-zero when they could
+ * not be copied back. */
 static int fp8_compare(void *p, kb_cmp *out)
 {
 	fp8_inst *in = (fp8_inst *)p;
-	const size_t n = (size_t)in->M * in->N;
-	__nv_bfloat16 *got = (__nv_bfloat16 *)malloc(n * sizeof *got);
-	__nv_bfloat16 *want = (__nv_bfloat16 *)malloc(n * sizeof *want);
-	double worst = -INFINITY;
-	int rc = 1;
-
-	memset(out, 0, sizeof *out);
-	snprintf(out->what, sizeof out->what, "y (%d x %d bf16)", in->M, in->N);
-	if (!got || !want) {
-		fprintf(stderr, "01_fp8_gemm: out of host memory\n");
-		goto done;
-	}
-	if (cuda_failed(cudaMemcpy(got, in->y, n * sizeof *got, cudaMemcpyDeviceToHost), "copy y") ||
-	    cuda_failed(cudaMemcpy(want, in->y_ref, n * sizeof *want, cudaMemcpyDeviceToHost),
-	                "copy y_ref"))
-		goto done;
-	for (size_t i = 0; i < n; ++i) {
-		kb_cmp_fold(out, &worst, i, __bfloat162float(got[i]), __bfloat162float(want[i]));
-	}
-	out->ok = out->n_bad == 0;
-	rc = 0;
-done:
-	free(got);
-	free(want);
-	return rc;
+	char what[128];
+	snprintf(what, sizeof what, "y (%d x %d bf16)", in->M, in->N);
+	return kb_compare_dev(out, what, in->y, KB_BF16, in->y_ref, KB_BF16, (size_t)in->M * in->N);
 }
 
 static size_t fp8_footprint(int shape)
@@ -212,7 +173,7 @@ extern "C" const kb_driver KB_DRIVER = {
 	fp8_shape_desc,
 	fp8_create,
 	fp8_destroy,
-	fp8_run_solution,
+	fp8_describe,
 	fp8_run_reference,
 	fp8_compare,
 	fp8_footprint,

@@ -1,4 +1,4 @@
-/* 02_kda_cutlass driver: inputs, solution and reference calls, comparison.
+/* 02_kda_cutlass driver: inputs, the solution's call, the reference, comparison.
  *
  * The original draws q, k, v with std 0.1; its output is then about 0.002
  * and its 0.05 tolerance passes an all-zero answer. k keeps std 0.1 here
@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "kb_problem.h"
+#include "kb_driver_util.h"
 #include "interface.h"
 
 extern "C" int kbref_02_kda_cutlass(const __nv_bfloat16 *q, const __nv_bfloat16 *k,
@@ -53,35 +54,6 @@ struct kda_inst {
 	__nv_bfloat16 *q, *k, *v, *beta, *o;
 	float *g, *ref_o, *ref_scratch;
 };
-
-/* Reports a failed CUDA call on stderr; returns non-zero when it failed. */
-static int cuda_failed(cudaError_t e, const char *what)
-{
-	if (e == cudaSuccess)
-		return 0;
-	fprintf(stderr, "02_kda_cutlass: %s: %s\n", what, cudaGetErrorString(e));
-	return 1;
-}
-
-static unsigned gen_blocks(size_t n)
-{
-	size_t b = (n + 255) / 256;
-	return (unsigned)(b > 4096 ? 4096 : b);
-}
-
-/* Independent streams of numbers from one seed. */
-static unsigned long long sub_seed(unsigned long long seed, unsigned long long tag)
-{
-	return kb_mix(seed ^ (tag * 0xD1B54A32D192ED03ULL));
-}
-
-static __global__ void gen_uniform_bf16(__nv_bfloat16 *p, size_t n, unsigned long long seed,
-                                        float lo, float hi)
-{
-	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-	     i += (size_t)gridDim.x * blockDim.x)
-		p[i] = __float2bfloat16(kb_uniform(seed, i, lo, hi));
-}
 
 /* beta: sigmoid of a uniform draw with the spread of randn (regular), or
  * uniform in [0.9, 1) (adversarial). */
@@ -161,28 +133,28 @@ static void *kda_create(int shape, unsigned long long seed, int adversarial)
 	const size_t rows = (size_t)s.B * s.T * s.H;
 	const size_t nk = rows * s.K, nv = rows * s.V;
 
-	if (cuda_failed(cudaMalloc(&in->q, nk * 2), "cudaMalloc q") ||
-	    cuda_failed(cudaMalloc(&in->k, nk * 2), "cudaMalloc k") ||
-	    cuda_failed(cudaMalloc(&in->v, nv * 2), "cudaMalloc v") ||
-	    cuda_failed(cudaMalloc(&in->beta, rows * 2), "cudaMalloc beta") ||
-	    cuda_failed(cudaMalloc(&in->o, nv * 2), "cudaMalloc o") ||
-	    cuda_failed(cudaMalloc(&in->g, nk * sizeof(float)), "cudaMalloc g") ||
-	    cuda_failed(cudaMalloc(&in->ref_o, nv * sizeof(float)), "cudaMalloc ref_o") ||
-	    cuda_failed(cudaMalloc(&in->ref_scratch, nk * sizeof(float)), "cudaMalloc scratch"))
+	if (kb_cuda_failed(cudaMalloc(&in->q, nk * 2), "cudaMalloc q") ||
+	    kb_cuda_failed(cudaMalloc(&in->k, nk * 2), "cudaMalloc k") ||
+	    kb_cuda_failed(cudaMalloc(&in->v, nv * 2), "cudaMalloc v") ||
+	    kb_cuda_failed(cudaMalloc(&in->beta, rows * 2), "cudaMalloc beta") ||
+	    kb_cuda_failed(cudaMalloc(&in->o, nv * 2), "cudaMalloc o") ||
+	    kb_cuda_failed(cudaMalloc(&in->g, nk * sizeof(float)), "cudaMalloc g") ||
+	    kb_cuda_failed(cudaMalloc(&in->ref_o, nv * sizeof(float)), "cudaMalloc ref_o") ||
+	    kb_cuda_failed(cudaMalloc(&in->ref_scratch, nk * sizeof(float)), "cudaMalloc scratch"))
 		goto fail;
 	/* all-ones bytes are NaN: an element left unwritten fails */
-	if (cuda_failed(cudaMemset(in->o, 0xFF, nv * 2), "cudaMemset o") ||
-	    cuda_failed(cudaMemset(in->ref_o, 0xFF, nv * sizeof(float)), "cudaMemset ref_o"))
+	if (kb_cuda_failed(cudaMemset(in->o, 0xFF, nv * 2), "cudaMemset o") ||
+	    kb_cuda_failed(cudaMemset(in->ref_o, 0xFF, nv * sizeof(float)), "cudaMemset ref_o"))
 		goto fail;
-	gen_uniform_bf16<<<gen_blocks(nk), 256>>>(in->q, nk, sub_seed(seed, 1), -SQRT3, SQRT3);
-	gen_uniform_bf16<<<gen_blocks(nk), 256>>>(in->k, nk, sub_seed(seed, 2), -0.1f * SQRT3,
+	kb_gen_uniform_bf16<<<kb_gen_blocks(nk), 256>>>(in->q, nk, kb_sub_seed(seed, 1), -SQRT3, SQRT3);
+	kb_gen_uniform_bf16<<<kb_gen_blocks(nk), 256>>>(in->k, nk, kb_sub_seed(seed, 2), -0.1f * SQRT3,
 	                                          0.1f * SQRT3);
-	gen_uniform_bf16<<<gen_blocks(nv), 256>>>(in->v, nv, sub_seed(seed, 3), -SQRT3, SQRT3);
-	gen_g<<<gen_blocks(nk), 256>>>(in->g, nk, s.H, s.K, sub_seed(seed, 4), sub_seed(seed, 5),
+	kb_gen_uniform_bf16<<<kb_gen_blocks(nv), 256>>>(in->v, nv, kb_sub_seed(seed, 3), -SQRT3, SQRT3);
+	gen_g<<<kb_gen_blocks(nk), 256>>>(in->g, nk, s.H, s.K, kb_sub_seed(seed, 4), kb_sub_seed(seed, 5),
 	                               adversarial);
-	gen_beta<<<gen_blocks(rows), 256>>>(in->beta, rows, sub_seed(seed, 6), adversarial);
-	if (cuda_failed(cudaGetLastError(), "input generation launch") ||
-	    cuda_failed(cudaDeviceSynchronize(), "input generation"))
+	gen_beta<<<kb_gen_blocks(rows), 256>>>(in->beta, rows, kb_sub_seed(seed, 6), adversarial);
+	if (kb_cuda_failed(cudaGetLastError(), "input generation launch") ||
+	    kb_cuda_failed(cudaDeviceSynchronize(), "input generation"))
 		goto fail;
 	return in;
 fail:
@@ -190,15 +162,21 @@ fail:
 	return NULL;
 }
 
-static int kda_run_solution(void *p, cudaStream_t st)
+static int kda_describe(void *p, kb_call *c)
 {
 	kda_inst *in = (kda_inst *)p;
 	const kda_shape &s = in->s;
-	int rc = kb_02_kda_cutlass(in->q, in->k, in->v, in->g, in->beta, in->o, s.B, s.T, s.H, s.K,
-	                           s.V, in->scale, st);
-	if (cuda_failed(cudaPeekAtLastError(), "solution launch"))
-		return rc ? rc : 1;
-	return rc;
+	const size_t rows = (size_t)s.B * s.T * s.H;
+	kb_call_buf(c, in->q, rows * s.K * 2, 0);
+	kb_call_buf(c, in->k, rows * s.K * 2, 0);
+	kb_call_buf(c, in->v, rows * s.V * 2, 0);
+	kb_call_buf(c, in->g, rows * s.K * sizeof(float), 0);
+	kb_call_buf(c, in->beta, rows * 2, 0);
+	kb_call_buf(c, in->o, rows * s.V * 2, 1);
+	const double nums[] = {(double)s.B, (double)s.T, (double)s.H, (double)s.K, (double)s.V, in->scale};
+	for (double v : nums)
+		kb_call_num(c, v);
+	return 0;
 }
 
 static int kda_run_reference(void *p, cudaStream_t st)
@@ -209,36 +187,15 @@ static int kda_run_reference(void *p, cudaStream_t st)
 	                            in->ref_scratch, s.B, s.T, s.H, s.K, s.V, in->scale, st);
 }
 
-/* Fills out and returns 0 once both outputs were read (pass or fail);
- * returns non-zero when they could not be copied back. */
+/* 0 once both outputs were read (pass or fail), non-zero when they could
+ * not be copied back. */
 static int kda_compare(void *p, kb_cmp *out)
 {
 	kda_inst *in = (kda_inst *)p;
 	const kda_shape &s = in->s;
-	const size_t n = (size_t)s.B * s.T * s.H * s.V;
-	__nv_bfloat16 *got = (__nv_bfloat16 *)malloc(n * sizeof *got);
-	float *want = (float *)malloc(n * sizeof *want);
-	double worst = -INFINITY;
-	int rc = 1;
-
-	memset(out, 0, sizeof *out);
-	snprintf(out->what, sizeof out->what, "o (%d x %d x %d x %d bf16)", s.B, s.T, s.H, s.V);
-	if (!got || !want) {
-		fprintf(stderr, "02_kda_cutlass: out of host memory\n");
-		goto done;
-	}
-	if (cuda_failed(cudaMemcpy(got, in->o, n * sizeof *got, cudaMemcpyDeviceToHost), "copy o") ||
-	    cuda_failed(cudaMemcpy(want, in->ref_o, n * sizeof *want, cudaMemcpyDeviceToHost),
-	                "copy ref_o"))
-		goto done;
-	for (size_t i = 0; i < n; ++i)
-		kb_cmp_fold(out, &worst, i, __bfloat162float(got[i]), want[i]);
-	out->ok = out->n_bad == 0;
-	rc = 0;
-done:
-	free(got);
-	free(want);
-	return rc;
+	char what[128];
+	snprintf(what, sizeof what, "o (%d x %d x %d x %d bf16)", s.B, s.T, s.H, s.V);
+	return kb_compare_dev(out, what, in->o, KB_BF16, in->ref_o, KB_F32, (size_t)s.B * s.T * s.H * s.V);
 }
 
 /* Bytes a call must move: q, k, v, g, beta once and o once. */
@@ -257,7 +214,7 @@ extern "C" const kb_driver KB_DRIVER = {
 	kda_shape_desc,
 	kda_create,
 	kda_destroy,
-	kda_run_solution,
+	kda_describe,
 	kda_run_reference,
 	kda_compare,
 	kda_footprint,

@@ -1,4 +1,4 @@
-/* 03_paged_attention driver: inputs, solution and reference calls, comparison.
+/* 03_paged_attention driver: inputs, the solution's call, the reference, comparison.
  *
  * Layout and page assignment follow the original: a pool of
  * max(batch * pages_per_seq + 8, 64) pages, each batch element's pages drawn
@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "kb_problem.h"
+#include "kb_driver_util.h"
 #include "interface.h"
 
 extern "C" int kbref_03_paged_attention(const __nv_bfloat16 *query, const __nv_bfloat16 *kv_cache,
@@ -66,35 +67,6 @@ struct pa_inst {
 	int *block_table, *seq_lens;
 	float *ref_out, *ref_scratch;
 };
-
-/* Reports a failed CUDA call on stderr; returns non-zero when it failed. */
-static int cuda_failed(cudaError_t e, const char *what)
-{
-	if (e == cudaSuccess)
-		return 0;
-	fprintf(stderr, "03_paged_attention: %s: %s\n", what, cudaGetErrorString(e));
-	return 1;
-}
-
-static unsigned gen_blocks(size_t n)
-{
-	size_t b = (n + 255) / 256;
-	return (unsigned)(b > 4096 ? 4096 : b);
-}
-
-/* Independent streams of numbers from one seed. */
-static unsigned long long sub_seed(unsigned long long seed, unsigned long long tag)
-{
-	return kb_mix(seed ^ (tag * 0xD1B54A32D192ED03ULL));
-}
-
-static __global__ void gen_uniform_bf16(__nv_bfloat16 *p, size_t n, unsigned long long seed,
-                                        float lo, float hi)
-{
-	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-	     i += (size_t)gridDim.x * blockDim.x)
-		p[i] = __float2bfloat16(kb_uniform(seed, i, lo, hi));
-}
 
 /* Element i of the KV pool. owner[page] is b * max_blocks + j when the page
  * is page j of batch element b, -1 when no sequence uses it; lens is NULL
@@ -181,7 +153,7 @@ static void make_tables(const pa_inst *in, unsigned long long seed, int adversar
 		perm[j] = t;
 	}
 	if (adversarial)
-		adversarial_lens(lens, s, sub_seed(seed, 7));
+		adversarial_lens(lens, s, kb_sub_seed(seed, 7));
 	else
 		for (int b = 0; b < s.batch; ++b)
 			lens[b] = s.seq_len;
@@ -228,34 +200,34 @@ static void *pa_create(int shape, unsigned long long seed, int adversarial)
 		fprintf(stderr, "03_paged_attention: out of host memory\n");
 		goto fail;
 	}
-	make_tables(in, sub_seed(seed, 1), adversarial, table, lens, owner);
-	if (cuda_failed(cudaMalloc(&in->query, nq * 2), "cudaMalloc query") ||
-	    cuda_failed(cudaMalloc(&in->kv, nkv * 2), "cudaMalloc kv_cache") ||
-	    cuda_failed(cudaMalloc(&in->out, nq * 2), "cudaMalloc out") ||
-	    cuda_failed(cudaMalloc(&in->block_table, ntab * sizeof(int)), "cudaMalloc block_table") ||
-	    cuda_failed(cudaMalloc(&in->seq_lens, s.batch * sizeof(int)), "cudaMalloc seq_lens") ||
-	    cuda_failed(cudaMalloc(&in->ref_out, nq * sizeof(float)), "cudaMalloc ref_out") ||
-	    cuda_failed(cudaMalloc(&in->ref_scratch, nscratch * sizeof(float)), "cudaMalloc scratch") ||
-	    cuda_failed(cudaMalloc(&d_owner, in->num_blocks * sizeof(int)), "cudaMalloc owner"))
+	make_tables(in, kb_sub_seed(seed, 1), adversarial, table, lens, owner);
+	if (kb_cuda_failed(cudaMalloc(&in->query, nq * 2), "cudaMalloc query") ||
+	    kb_cuda_failed(cudaMalloc(&in->kv, nkv * 2), "cudaMalloc kv_cache") ||
+	    kb_cuda_failed(cudaMalloc(&in->out, nq * 2), "cudaMalloc out") ||
+	    kb_cuda_failed(cudaMalloc(&in->block_table, ntab * sizeof(int)), "cudaMalloc block_table") ||
+	    kb_cuda_failed(cudaMalloc(&in->seq_lens, s.batch * sizeof(int)), "cudaMalloc seq_lens") ||
+	    kb_cuda_failed(cudaMalloc(&in->ref_out, nq * sizeof(float)), "cudaMalloc ref_out") ||
+	    kb_cuda_failed(cudaMalloc(&in->ref_scratch, nscratch * sizeof(float)), "cudaMalloc scratch") ||
+	    kb_cuda_failed(cudaMalloc(&d_owner, in->num_blocks * sizeof(int)), "cudaMalloc owner"))
 		goto fail;
-	if (cuda_failed(cudaMemcpy(in->block_table, table, ntab * sizeof(int),
+	if (kb_cuda_failed(cudaMemcpy(in->block_table, table, ntab * sizeof(int),
 	                           cudaMemcpyHostToDevice), "copy block_table") ||
-	    cuda_failed(cudaMemcpy(in->seq_lens, lens, s.batch * sizeof(int),
+	    kb_cuda_failed(cudaMemcpy(in->seq_lens, lens, s.batch * sizeof(int),
 	                           cudaMemcpyHostToDevice), "copy seq_lens") ||
-	    cuda_failed(cudaMemcpy(d_owner, owner, in->num_blocks * sizeof(int),
+	    kb_cuda_failed(cudaMemcpy(d_owner, owner, in->num_blocks * sizeof(int),
 	                           cudaMemcpyHostToDevice), "copy owner"))
 		goto fail;
 	/* all-ones bytes are bf16 NaN: an element left unwritten fails */
-	if (cuda_failed(cudaMemset(in->out, 0xFF, nq * 2), "cudaMemset out") ||
-	    cuda_failed(cudaMemset(in->ref_out, 0xFF, nq * sizeof(float)), "cudaMemset ref_out"))
+	if (kb_cuda_failed(cudaMemset(in->out, 0xFF, nq * 2), "cudaMemset out") ||
+	    kb_cuda_failed(cudaMemset(in->ref_out, 0xFF, nq * sizeof(float)), "cudaMemset ref_out"))
 		goto fail;
-	gen_uniform_bf16<<<gen_blocks(nq), 256>>>(in->query, nq, sub_seed(seed, 2), -QK_HALF_RANGE,
+	kb_gen_uniform_bf16<<<kb_gen_blocks(nq), 256>>>(in->query, nq, kb_sub_seed(seed, 2), -QK_HALF_RANGE,
 	                                          QK_HALF_RANGE);
-	gen_kv<<<gen_blocks(nkv), 256>>>(in->kv, nkv, s.page_size, s.num_kv_heads, s.head_dim,
+	gen_kv<<<kb_gen_blocks(nkv), 256>>>(in->kv, nkv, s.page_size, s.num_kv_heads, s.head_dim,
 	                                 in->max_blocks, d_owner, adversarial ? in->seq_lens : NULL,
-	                                 sub_seed(seed, 3));
-	if (cuda_failed(cudaGetLastError(), "input generation launch") ||
-	    cuda_failed(cudaDeviceSynchronize(), "input generation"))
+	                                 kb_sub_seed(seed, 3));
+	if (kb_cuda_failed(cudaGetLastError(), "input generation launch") ||
+	    kb_cuda_failed(cudaDeviceSynchronize(), "input generation"))
 		goto fail;
 	cudaFree(d_owner);
 	free(table);
@@ -271,16 +243,22 @@ fail:
 	return NULL;
 }
 
-static int pa_run_solution(void *p, cudaStream_t st)
+static int pa_describe(void *p, kb_call *c)
 {
 	pa_inst *in = (pa_inst *)p;
 	const pa_shape &s = in->s;
-	int rc = kb_03_paged_attention(in->query, in->kv, in->block_table, in->seq_lens, in->out,
-	                               s.batch, s.num_heads, s.num_kv_heads, s.head_dim,
-	                               s.page_size, in->max_blocks, in->num_blocks, in->scale, st);
-	if (cuda_failed(cudaPeekAtLastError(), "solution launch"))
-		return rc ? rc : 1;
-	return rc;
+	const size_t nq = (size_t)s.batch * s.num_heads * s.head_dim;
+	const size_t nkv = (size_t)in->num_blocks * s.page_size * s.num_kv_heads * 2 * s.head_dim;
+	kb_call_buf(c, in->query, nq * 2, 0);
+	kb_call_buf(c, in->kv, nkv * 2, 0);
+	kb_call_buf(c, in->block_table, (size_t)s.batch * in->max_blocks * sizeof(int), 0);
+	kb_call_buf(c, in->seq_lens, (size_t)s.batch * sizeof(int), 0);
+	kb_call_buf(c, in->out, nq * 2, 1);
+	const double nums[] = {(double)s.batch, (double)s.num_heads, (double)s.num_kv_heads, (double)s.head_dim,
+	                       (double)s.page_size, (double)in->max_blocks, (double)in->num_blocks, in->scale};
+	for (double v : nums)
+		kb_call_num(c, v);
+	return 0;
 }
 
 static int pa_run_reference(void *p, cudaStream_t st)
@@ -293,38 +271,16 @@ static int pa_run_reference(void *p, cudaStream_t st)
 	                                in->scale, st);
 }
 
-/* Fills out and returns 0 once both outputs were read (pass or fail);
- * returns non-zero when they could not be copied back. */
+/* 0 once both outputs were read (pass or fail), non-zero when they could
+ * not be copied back. */
 static int pa_compare(void *p, kb_cmp *out)
 {
 	pa_inst *in = (pa_inst *)p;
 	const pa_shape &s = in->s;
-	const size_t n = (size_t)s.batch * s.num_heads * s.head_dim;
-	__nv_bfloat16 *got = (__nv_bfloat16 *)malloc(n * sizeof *got);
-	float *want = (float *)malloc(n * sizeof *want);
-	double worst = -INFINITY;
-	int rc = 1;
-
-	memset(out, 0, sizeof *out);
-	snprintf(out->what, sizeof out->what, "out (%d x %d x %d bf16)", s.batch, s.num_heads,
-	         s.head_dim);
-	if (!got || !want) {
-		fprintf(stderr, "03_paged_attention: out of host memory\n");
-		goto done;
-	}
-	if (cuda_failed(cudaMemcpy(got, in->out, n * sizeof *got, cudaMemcpyDeviceToHost),
-	                "copy out") ||
-	    cuda_failed(cudaMemcpy(want, in->ref_out, n * sizeof *want, cudaMemcpyDeviceToHost),
-	                "copy ref_out"))
-		goto done;
-	for (size_t i = 0; i < n; ++i)
-		kb_cmp_fold(out, &worst, i, __bfloat162float(got[i]), want[i]);
-	out->ok = out->n_bad == 0;
-	rc = 0;
-done:
-	free(got);
-	free(want);
-	return rc;
+	char what[128];
+	snprintf(what, sizeof what, "out (%d x %d x %d bf16)", s.batch, s.num_heads, s.head_dim);
+	return kb_compare_dev(out, what, in->out, KB_BF16, in->ref_out, KB_F32,
+	                      (size_t)s.batch * s.num_heads * s.head_dim);
 }
 
 /* Bytes a call must move: the K and V of every token once, q and out. */
@@ -343,7 +299,7 @@ extern "C" const kb_driver KB_DRIVER = {
 	pa_shape_desc,
 	pa_create,
 	pa_destroy,
-	pa_run_solution,
+	pa_describe,
 	pa_run_reference,
 	pa_compare,
 	pa_footprint,

@@ -1,4 +1,4 @@
-/* 04_kahan_softmax driver: inputs, solution and reference calls, comparison.
+/* 04_kahan_softmax driver: inputs, the solution's call, the reference, comparison.
  *
  * Inputs follow the original problem: x = 4 * N(0, 1), and for the shape
  * marked extreme x = 2 * N(0, 1) with 4 logits per row set to 30. The
@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "kb_problem.h"
+#include "kb_driver_util.h"
 #include "interface.h"
 
 extern "C" int kbref_04_kahan_softmax(const float *x, float *y, int batch, int vocab,
@@ -46,35 +47,6 @@ struct sm_inst {
 	float *x, *y, *y_ref;
 };
 
-/* Reports a failed CUDA call on stderr; returns non-zero when it failed. */
-static int cuda_failed(cudaError_t e, const char *what)
-{
-	if (e == cudaSuccess)
-		return 0;
-	fprintf(stderr, "04_kahan_softmax: %s: %s\n", what, cudaGetErrorString(e));
-	return 1;
-}
-
-static unsigned gen_blocks(size_t n)
-{
-	size_t b = (n + 255) / 256;
-	return (unsigned)(b > 4096 ? 4096 : b);
-}
-
-static unsigned long long sub_seed(unsigned long long seed, unsigned long long tag)
-{
-	return kb_mix(seed ^ (tag * 0xD1B54A32D192ED03ULL));
-}
-
-/* A standard normal deviate for index i (Box-Muller on two uniforms, in fp32:
- * fp64 is slow on the consumer parts and the inputs are fp32 or narrower). */
-static __device__ float normal_at(unsigned long long seed, unsigned long long i)
-{
-	const float u1 = 1.0f - kb_uniform(seed, 2 * i, 0.0f, 1.0f); /* (0, 1], exact */
-	const float u2 = kb_uniform(seed, 2 * i + 1, 0.0f, 1.0f);
-	return sqrtf(-2.0f * logf(u1)) * cospif(2.0f * u2);
-}
-
 /* Position p of row r, uniform over the row. */
 static __device__ int row_pos(unsigned long long seed, int r, int p, int vocab)
 {
@@ -92,9 +64,9 @@ static __global__ void gen_fill(float *x, int batch, int vocab, unsigned long lo
 		const int r = (int)(i / vocab), j = (int)(i % vocab);
 		float v;
 		if (mode == GEN_NORMAL) {
-			v = 4.0f * normal_at(seed, i);
+			v = 4.0f * kb_normal_at(seed, i);
 		} else if (mode == GEN_EXTREME) {
-			v = 2.0f * normal_at(seed, i);
+			v = 2.0f * kb_normal_at(seed, i);
 		} else {
 			switch (r % 4) {
 			case 0:
@@ -107,7 +79,7 @@ static __global__ void gen_fill(float *x, int batch, int vocab, unsigned long lo
 				v = 5000.0f + kb_uniform(seed, i, -1.0f, 1.0f);
 				break;
 			default:
-				v = j < vocab / 4 ? -INFINITY : 25.0f * normal_at(seed, i);
+				v = j < vocab / 4 ? -INFINITY : 25.0f * kb_normal_at(seed, i);
 				break;
 			}
 		}
@@ -175,18 +147,18 @@ static void *sm_create(int shape, unsigned long long seed, int adversarial)
 	const int mode = adversarial ? GEN_ADVERSARIAL
 	                             : SHAPES[shape].extreme ? GEN_EXTREME : GEN_NORMAL;
 
-	if (cuda_failed(cudaMalloc(&in->x, n * sizeof(float)), "cudaMalloc x") ||
-	    cuda_failed(cudaMalloc(&in->y, n * sizeof(float)), "cudaMalloc y") ||
-	    cuda_failed(cudaMalloc(&in->y_ref, n * sizeof(float)), "cudaMalloc y_ref"))
+	if (kb_cuda_failed(cudaMalloc(&in->x, n * sizeof(float)), "cudaMalloc x") ||
+	    kb_cuda_failed(cudaMalloc(&in->y, n * sizeof(float)), "cudaMalloc y") ||
+	    kb_cuda_failed(cudaMalloc(&in->y_ref, n * sizeof(float)), "cudaMalloc y_ref"))
 		goto fail;
 	/* all-ones bytes are a NaN: an element left unwritten fails */
-	if (cuda_failed(cudaMemset(in->y, 0xFF, n * sizeof(float)), "cudaMemset y") ||
-	    cuda_failed(cudaMemset(in->y_ref, 0xFF, n * sizeof(float)), "cudaMemset y_ref"))
+	if (kb_cuda_failed(cudaMemset(in->y, 0xFF, n * sizeof(float)), "cudaMemset y") ||
+	    kb_cuda_failed(cudaMemset(in->y_ref, 0xFF, n * sizeof(float)), "cudaMemset y_ref"))
 		goto fail;
-	gen_fill<<<gen_blocks(n), 256>>>(in->x, in->batch, in->vocab, sub_seed(seed, 1), mode);
-	gen_points<<<1, 64>>>(in->x, in->batch, in->vocab, sub_seed(seed, 2), mode);
-	if (cuda_failed(cudaGetLastError(), "input generation launch") ||
-	    cuda_failed(cudaDeviceSynchronize(), "input generation"))
+	gen_fill<<<kb_gen_blocks(n), 256>>>(in->x, in->batch, in->vocab, kb_sub_seed(seed, 1), mode);
+	gen_points<<<1, 64>>>(in->x, in->batch, in->vocab, kb_sub_seed(seed, 2), mode);
+	if (kb_cuda_failed(cudaGetLastError(), "input generation launch") ||
+	    kb_cuda_failed(cudaDeviceSynchronize(), "input generation"))
 		goto fail;
 	return in;
 fail:
@@ -194,14 +166,15 @@ fail:
 	return NULL;
 }
 
-static int sm_run_solution(void *p, cudaStream_t s)
+static int sm_describe(void *p, kb_call *c)
 {
 	sm_inst *in = (sm_inst *)p;
-	int rc = kb_04_kahan_softmax(in->x, in->y, in->batch, in->vocab, s);
-	/* peek, not get: the harness reads the error too, to name it */
-	if (cuda_failed(cudaPeekAtLastError(), "solution launch"))
-		return rc ? rc : 1;
-	return rc;
+	const size_t n = (size_t)in->batch * in->vocab;
+	kb_call_buf(c, in->x, n * sizeof(float), 0);
+	kb_call_buf(c, in->y, n * sizeof(float), 1);
+	kb_call_num(c, in->batch);
+	kb_call_num(c, in->vocab);
+	return 0;
 }
 
 static int sm_run_reference(void *p, cudaStream_t s)
@@ -210,36 +183,14 @@ static int sm_run_reference(void *p, cudaStream_t s)
 	return kbref_04_kahan_softmax(in->x, in->y_ref, in->batch, in->vocab, s);
 }
 
-/* Fills out and returns 0 once both outputs were read (pass or fail);
- * returns non-zero when they could not be copied back. */
+/* 0 once both outputs were read (pass or fail), non-zero when they could
+ * not be copied back. */
 static int sm_compare(void *p, kb_cmp *out)
 {
 	sm_inst *in = (sm_inst *)p;
-	const size_t n = (size_t)in->batch * in->vocab;
-	float *got = (float *)malloc(n * sizeof *got);
-	float *want = (float *)malloc(n * sizeof *want);
-	double worst = -INFINITY;
-	int rc = 1;
-
-	memset(out, 0, sizeof *out);
-	snprintf(out->what, sizeof out->what, "y (%d x %d fp32)", in->batch, in->vocab);
-	if (!got || !want) {
-		fprintf(stderr, "04_kahan_softmax: out of host memory\n");
-		goto done;
-	}
-	if (cuda_failed(cudaMemcpy(got, in->y, n * sizeof *got, cudaMemcpyDeviceToHost), "copy y") ||
-	    cuda_failed(cudaMemcpy(want, in->y_ref, n * sizeof *want, cudaMemcpyDeviceToHost),
-	                "copy y_ref"))
-		goto done;
-	for (size_t i = 0; i < n; ++i) {
-		kb_cmp_fold(out, &worst, i, got[i], want[i]);
-	}
-	out->ok = out->n_bad == 0;
-	rc = 0;
-done:
-	free(got);
-	free(want);
-	return rc;
+	char what[128];
+	snprintf(what, sizeof what, "y (%d x %d fp32)", in->batch, in->vocab);
+	return kb_compare_dev(out, what, in->y, KB_F32, in->y_ref, KB_F32, (size_t)in->batch * in->vocab);
 }
 
 static size_t sm_footprint(int shape)
@@ -255,7 +206,7 @@ extern "C" const kb_driver KB_DRIVER = {
 	sm_shape_desc,
 	sm_create,
 	sm_destroy,
-	sm_run_solution,
+	sm_describe,
 	sm_run_reference,
 	sm_compare,
 	sm_footprint,

@@ -1,4 +1,4 @@
-/* 05_topk_bitonic driver: inputs, solution and reference calls, comparison.
+/* 05_topk_bitonic driver: inputs, the solution's call, the reference, comparison.
  *
  * Inputs follow the original problem: x = N(0, 1) (Box-Muller in fp32 on
  * kb_uniform). The adversarial input (any shape) cycles the rows through:
@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "kb_problem.h"
+#include "kb_driver_util.h"
 #include "interface.h"
 
 extern "C" int kbref_05_topk_bitonic(const float *x, float *values, int64_t *indices, int batch,
@@ -47,35 +48,6 @@ struct tk_inst {
 	int64_t *indices, *indices_ref;
 };
 
-/* Reports a failed CUDA call on stderr; returns non-zero when it failed. */
-static int cuda_failed(cudaError_t e, const char *what)
-{
-	if (e == cudaSuccess)
-		return 0;
-	fprintf(stderr, "05_topk_bitonic: %s: %s\n", what, cudaGetErrorString(e));
-	return 1;
-}
-
-static unsigned gen_blocks(size_t n)
-{
-	size_t b = (n + 255) / 256;
-	return (unsigned)(b > 4096 ? 4096 : b);
-}
-
-static unsigned long long sub_seed(unsigned long long seed, unsigned long long tag)
-{
-	return kb_mix(seed ^ (tag * 0xD1B54A32D192ED03ULL));
-}
-
-/* A standard normal deviate for index i (Box-Muller on two uniforms, in fp32:
- * fp64 is slow on the consumer parts and the inputs are fp32 or narrower). */
-static __device__ float normal_at(unsigned long long seed, unsigned long long i)
-{
-	const float u1 = 1.0f - kb_uniform(seed, 2 * i, 0.0f, 1.0f); /* (0, 1], exact */
-	const float u2 = kb_uniform(seed, 2 * i + 1, 0.0f, 1.0f);
-	return sqrtf(-2.0f * logf(u1)) * cospif(2.0f * u2);
-}
-
 static __global__ void gen_fill(float *x, int batch, int n, int k, unsigned long long seed,
                                 int adversarial)
 {
@@ -90,7 +62,7 @@ static __global__ void gen_fill(float *x, int batch, int n, int k, unsigned long
 		const unsigned long long h = kb_mix(seed ^ kb_mix(i));
 		float v;
 		if (!adversarial) {
-			v = normal_at(seed, i);
+			v = kb_normal_at(seed, i);
 		} else {
 			switch (r % 4) {
 			case 0:
@@ -123,7 +95,7 @@ static __global__ void gen_points(float *x, int batch, int n, int k, unsigned lo
 	for (int p = 0; p < finite; ++p) {
 		const unsigned long long id = (unsigned long long)r * 64 + p;
 		const int j = (int)(kb_mix(seed ^ kb_mix(id)) % (unsigned)n);
-		x[(size_t)r * n + j] = normal_at(seed, id);
+		x[(size_t)r * n + j] = kb_normal_at(seed, id);
 	}
 }
 
@@ -159,25 +131,25 @@ static void *tk_create(int shape, unsigned long long seed, int adversarial)
 	in->k = SHAPES[shape].k;
 	const size_t nx = (size_t)in->batch * in->n, no = (size_t)in->batch * in->k;
 
-	if (cuda_failed(cudaMalloc(&in->x, nx * sizeof(float)), "cudaMalloc x") ||
-	    cuda_failed(cudaMalloc(&in->values, no * sizeof(float)), "cudaMalloc values") ||
-	    cuda_failed(cudaMalloc(&in->values_ref, no * sizeof(float)), "cudaMalloc values_ref") ||
-	    cuda_failed(cudaMalloc(&in->indices, no * sizeof(int64_t)), "cudaMalloc indices") ||
-	    cuda_failed(cudaMalloc(&in->indices_ref, no * sizeof(int64_t)), "cudaMalloc indices_ref"))
+	if (kb_cuda_failed(cudaMalloc(&in->x, nx * sizeof(float)), "cudaMalloc x") ||
+	    kb_cuda_failed(cudaMalloc(&in->values, no * sizeof(float)), "cudaMalloc values") ||
+	    kb_cuda_failed(cudaMalloc(&in->values_ref, no * sizeof(float)), "cudaMalloc values_ref") ||
+	    kb_cuda_failed(cudaMalloc(&in->indices, no * sizeof(int64_t)), "cudaMalloc indices") ||
+	    kb_cuda_failed(cudaMalloc(&in->indices_ref, no * sizeof(int64_t)), "cudaMalloc indices_ref"))
 		goto fail;
 	/* all-ones bytes: NaN values and index -1, so anything unwritten fails */
-	if (cuda_failed(cudaMemset(in->values, 0xFF, no * sizeof(float)), "cudaMemset values") ||
-	    cuda_failed(cudaMemset(in->values_ref, 0xFF, no * sizeof(float)), "cudaMemset") ||
-	    cuda_failed(cudaMemset(in->indices, 0xFF, no * sizeof(int64_t)), "cudaMemset") ||
-	    cuda_failed(cudaMemset(in->indices_ref, 0xFF, no * sizeof(int64_t)), "cudaMemset"))
+	if (kb_cuda_failed(cudaMemset(in->values, 0xFF, no * sizeof(float)), "cudaMemset values") ||
+	    kb_cuda_failed(cudaMemset(in->values_ref, 0xFF, no * sizeof(float)), "cudaMemset") ||
+	    kb_cuda_failed(cudaMemset(in->indices, 0xFF, no * sizeof(int64_t)), "cudaMemset") ||
+	    kb_cuda_failed(cudaMemset(in->indices_ref, 0xFF, no * sizeof(int64_t)), "cudaMemset"))
 		goto fail;
-	gen_fill<<<gen_blocks(nx), 256>>>(in->x, in->batch, in->n, in->k, sub_seed(seed, 1),
+	gen_fill<<<kb_gen_blocks(nx), 256>>>(in->x, in->batch, in->n, in->k, kb_sub_seed(seed, 1),
 	                                  adversarial);
 	if (adversarial)
 		gen_points<<<(in->batch + 127) / 128, 128>>>(in->x, in->batch, in->n, in->k,
-		                                             sub_seed(seed, 2));
-	if (cuda_failed(cudaGetLastError(), "input generation launch") ||
-	    cuda_failed(cudaDeviceSynchronize(), "input generation"))
+		                                             kb_sub_seed(seed, 2));
+	if (kb_cuda_failed(cudaGetLastError(), "input generation launch") ||
+	    kb_cuda_failed(cudaDeviceSynchronize(), "input generation"))
 		goto fail;
 	return in;
 fail:
@@ -185,14 +157,17 @@ fail:
 	return NULL;
 }
 
-static int tk_run_solution(void *p, cudaStream_t s)
+static int tk_describe(void *p, kb_call *c)
 {
 	tk_inst *in = (tk_inst *)p;
-	int rc = kb_05_topk_bitonic(in->x, in->values, in->indices, in->batch, in->n, in->k, s);
-	/* peek, not get: the harness reads the error too, to name it */
-	if (cuda_failed(cudaPeekAtLastError(), "solution launch"))
-		return rc ? rc : 1;
-	return rc;
+	const size_t nx = (size_t)in->batch * in->n, no = (size_t)in->batch * in->k;
+	kb_call_buf(c, in->x, nx * sizeof(float), 0);
+	kb_call_buf(c, in->values, no * sizeof(float), 1);
+	kb_call_buf(c, in->indices, no * sizeof(int64_t), 1);
+	kb_call_num(c, in->batch);
+	kb_call_num(c, in->n);
+	kb_call_num(c, in->k);
+	return 0;
 }
 
 static int tk_run_reference(void *p, cudaStream_t s)
@@ -256,12 +231,12 @@ static int tk_compare(void *p, kb_cmp *out)
 		fprintf(stderr, "05_topk_bitonic: out of host memory\n");
 		goto done;
 	}
-	if (cuda_failed(cudaMemcpy(x, in->x, nx * sizeof *x, cudaMemcpyDeviceToHost), "copy x") ||
-	    cuda_failed(cudaMemcpy(got, in->values, no * sizeof *got, cudaMemcpyDeviceToHost),
+	if (kb_cuda_failed(cudaMemcpy(x, in->x, nx * sizeof *x, cudaMemcpyDeviceToHost), "copy x") ||
+	    kb_cuda_failed(cudaMemcpy(got, in->values, no * sizeof *got, cudaMemcpyDeviceToHost),
 	                "copy values") ||
-	    cuda_failed(cudaMemcpy(want, in->values_ref, no * sizeof *want, cudaMemcpyDeviceToHost),
+	    kb_cuda_failed(cudaMemcpy(want, in->values_ref, no * sizeof *want, cudaMemcpyDeviceToHost),
 	                "copy values_ref") ||
-	    cuda_failed(cudaMemcpy(idx, in->indices, no * sizeof *idx, cudaMemcpyDeviceToHost),
+	    kb_cuda_failed(cudaMemcpy(idx, in->indices, no * sizeof *idx, cudaMemcpyDeviceToHost),
 	                "copy indices"))
 		goto done;
 	rc = 0;
@@ -308,7 +283,7 @@ extern "C" const kb_driver KB_DRIVER = {
 	tk_shape_desc,
 	tk_create,
 	tk_destroy,
-	tk_run_solution,
+	tk_describe,
 	tk_run_reference,
 	tk_compare,
 	tk_footprint,

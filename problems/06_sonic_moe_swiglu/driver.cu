@@ -1,4 +1,4 @@
-/* 06_sonic_moe_swiglu driver: inputs, solution and reference calls, comparison.
+/* 06_sonic_moe_swiglu driver: inputs, the solution's call, the reference, comparison.
  *
  * The original draws hidden states with std 0.1 and weights with std 0.02,
  * so gate and up are about 0.1, the output about 0.01, and its 0.02
@@ -7,9 +7,10 @@
  * so gate and up have std 1, the output is of order 1 and the 2% relative
  * tolerance is what matters.
  *
- * Regular inputs: near-balanced routing like the original's even split,
+ * Checked inputs: near-balanced routing like the original's even split,
  * each expert's share jittered by up to +-25% so the groups have unequal,
- * unaligned lengths. The adversarial input routes very unevenly: the first
+ * unaligned lengths. Timed inputs (create_timed): the original's exact even
+ * split, tile-aligned for every shape, as benchmark.py times it. The adversarial input routes very unevenly: the first
  * and last experts get no rows, others get 1, 3, 63 and 129 rows, one expert
  * in the middle gets 60% of all rows, and the rest share what is left with
  * skewed random weights (some get none). Its hidden states are uniform in
@@ -21,6 +22,7 @@
 #include <string.h>
 
 #include "kb_problem.h"
+#include "kb_driver_util.h"
 #include "interface.h"
 
 extern "C" int kbref_06_sonic_moe_swiglu(const __nv_bfloat16 *hidden_states,
@@ -48,35 +50,6 @@ struct moe_inst {
 	float *ref_out;
 };
 
-/* Reports a failed CUDA call on stderr; returns non-zero when it failed. */
-static int cuda_failed(cudaError_t e, const char *what)
-{
-	if (e == cudaSuccess)
-		return 0;
-	fprintf(stderr, "06_sonic_moe_swiglu: %s: %s\n", what, cudaGetErrorString(e));
-	return 1;
-}
-
-static unsigned gen_blocks(size_t n)
-{
-	size_t b = (n + 255) / 256;
-	return (unsigned)(b > 4096 ? 4096 : b);
-}
-
-/* Independent streams of numbers from one seed. */
-static unsigned long long sub_seed(unsigned long long seed, unsigned long long tag)
-{
-	return kb_mix(seed ^ (tag * 0xD1B54A32D192ED03ULL));
-}
-
-static __global__ void gen_uniform_bf16(__nv_bfloat16 *p, size_t n, unsigned long long seed,
-                                        float lo, float hi)
-{
-	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-	     i += (size_t)gridDim.x * blockDim.x)
-		p[i] = __float2bfloat16(kb_uniform(seed, i, lo, hi));
-}
-
 /* Splits `total` rows over the experts listed in who[0..n) in proportion to
  * weight[], adding to counts[]; the rounding remainder goes to who[0]. */
 static void share_rows(int *counts, const int *who, const double *weight, int n, long long total)
@@ -95,8 +68,10 @@ static void share_rows(int *counts, const int *who, const double *weight, int n,
 		counts[who[0]] += (int)(total - given);
 }
 
-/* Row counts per expert, summing to T_perm; non-zero when out of memory. */
-static int make_counts(int *counts, const moe_inst *in, unsigned long long seed, int adversarial)
+/* Row counts per expert, summing to T_perm; non-zero when out of memory.
+ * even: KernelBench-Hard's _build_routing, T_perm / E each with the rest
+ * to the first experts (for our shapes exactly even and tile-aligned). */
+static int make_counts(int *counts, const moe_inst *in, unsigned long long seed, int adversarial, int even)
 {
 	const int E = in->s.E;
 	int *who = (int *)malloc(E * sizeof *who);
@@ -109,7 +84,12 @@ static int make_counts(int *counts, const moe_inst *in, unsigned long long seed,
 		return 1;
 	}
 	for (int e = 0; e < E; ++e)
-		counts[e] = 0;
+		counts[e] = even ? in->T_perm / E + (e < in->T_perm % E) : 0;
+	if (even) {
+		free(who);
+		free(weight);
+		return 0;
+	}
 	if (!adversarial) {
 		for (int e = 0; e < E; ++e) {
 			who[e] = e;
@@ -168,8 +148,12 @@ static void moe_destroy(void *p)
 	free(in);
 }
 
+/* adversarial 2: the regular inputs with KernelBench-Hard's even routing */
 static void *moe_create(int shape, unsigned long long seed, int adversarial)
 {
+	const int even = adversarial == 2;
+	if (even)
+		adversarial = 0;
 	if (shape < 0 || shape >= NSHAPES) {
 		fprintf(stderr, "06_sonic_moe_swiglu: no shape %d\n", shape);
 		return NULL;
@@ -188,7 +172,7 @@ static void *moe_create(int shape, unsigned long long seed, int adversarial)
 	int *counts = (int *)malloc(s.E * sizeof *counts);
 	int *offsets = (int *)malloc((s.E + 1) * sizeof *offsets);
 
-	if (!counts || !offsets || make_counts(counts, in, sub_seed(seed, 1), adversarial)) {
+	if (!counts || !offsets || make_counts(counts, in, kb_sub_seed(seed, 1), adversarial, even)) {
 		fprintf(stderr, "06_sonic_moe_swiglu: out of host memory\n");
 		goto fail;
 	}
@@ -200,25 +184,25 @@ static void *moe_create(int shape, unsigned long long seed, int adversarial)
 		        in->T_perm);
 		goto fail;
 	}
-	if (cuda_failed(cudaMalloc(&in->x, nx * 2), "cudaMalloc hidden_states") ||
-	    cuda_failed(cudaMalloc(&in->wg, nw * 2), "cudaMalloc w_gate") ||
-	    cuda_failed(cudaMalloc(&in->wu, nw * 2), "cudaMalloc w_up") ||
-	    cuda_failed(cudaMalloc(&in->out, nout * 2), "cudaMalloc out") ||
-	    cuda_failed(cudaMalloc(&in->offsets, (s.E + 1) * sizeof(int)), "cudaMalloc offsets") ||
-	    cuda_failed(cudaMalloc(&in->ref_out, nout * sizeof(float)), "cudaMalloc ref_out"))
+	if (kb_cuda_failed(cudaMalloc(&in->x, nx * 2), "cudaMalloc hidden_states") ||
+	    kb_cuda_failed(cudaMalloc(&in->wg, nw * 2), "cudaMalloc w_gate") ||
+	    kb_cuda_failed(cudaMalloc(&in->wu, nw * 2), "cudaMalloc w_up") ||
+	    kb_cuda_failed(cudaMalloc(&in->out, nout * 2), "cudaMalloc out") ||
+	    kb_cuda_failed(cudaMalloc(&in->offsets, (s.E + 1) * sizeof(int)), "cudaMalloc offsets") ||
+	    kb_cuda_failed(cudaMalloc(&in->ref_out, nout * sizeof(float)), "cudaMalloc ref_out"))
 		goto fail;
-	if (cuda_failed(cudaMemcpy(in->offsets, offsets, (s.E + 1) * sizeof(int),
+	if (kb_cuda_failed(cudaMemcpy(in->offsets, offsets, (s.E + 1) * sizeof(int),
 	                           cudaMemcpyHostToDevice), "copy offsets"))
 		goto fail;
 	/* all-ones bytes are NaN: an element left unwritten fails */
-	if (cuda_failed(cudaMemset(in->out, 0xFF, nout * 2), "cudaMemset out") ||
-	    cuda_failed(cudaMemset(in->ref_out, 0xFF, nout * sizeof(float)), "cudaMemset ref_out"))
+	if (kb_cuda_failed(cudaMemset(in->out, 0xFF, nout * 2), "cudaMemset out") ||
+	    kb_cuda_failed(cudaMemset(in->ref_out, 0xFF, nout * sizeof(float)), "cudaMemset ref_out"))
 		goto fail;
-	gen_uniform_bf16<<<gen_blocks(nx), 256>>>(in->x, nx, sub_seed(seed, 2), -xr, xr);
-	gen_uniform_bf16<<<gen_blocks(nw), 256>>>(in->wg, nw, sub_seed(seed, 3), -wr, wr);
-	gen_uniform_bf16<<<gen_blocks(nw), 256>>>(in->wu, nw, sub_seed(seed, 4), -wr, wr);
-	if (cuda_failed(cudaGetLastError(), "input generation launch") ||
-	    cuda_failed(cudaDeviceSynchronize(), "input generation"))
+	kb_gen_uniform_bf16<<<kb_gen_blocks(nx), 256>>>(in->x, nx, kb_sub_seed(seed, 2), -xr, xr);
+	kb_gen_uniform_bf16<<<kb_gen_blocks(nw), 256>>>(in->wg, nw, kb_sub_seed(seed, 3), -wr, wr);
+	kb_gen_uniform_bf16<<<kb_gen_blocks(nw), 256>>>(in->wu, nw, kb_sub_seed(seed, 4), -wr, wr);
+	if (kb_cuda_failed(cudaGetLastError(), "input generation launch") ||
+	    kb_cuda_failed(cudaDeviceSynchronize(), "input generation"))
 		goto fail;
 	free(counts);
 	free(offsets);
@@ -230,14 +214,20 @@ fail:
 	return NULL;
 }
 
-static int moe_run_solution(void *p, cudaStream_t st)
+static int moe_describe(void *p, kb_call *c)
 {
 	moe_inst *in = (moe_inst *)p;
-	int rc = kb_06_sonic_moe_swiglu(in->x, in->offsets, in->wg, in->wu, in->out, in->T_perm,
-	                                in->s.H, in->s.I, in->s.E, st);
-	if (cuda_failed(cudaPeekAtLastError(), "solution launch"))
-		return rc ? rc : 1;
-	return rc;
+	const moe_shape &s = in->s;
+	const size_t nw = (size_t)s.E * s.H * s.I;
+	kb_call_buf(c, in->x, (size_t)in->T_perm * s.H * 2, 0);
+	kb_call_buf(c, in->offsets, (size_t)(s.E + 1) * sizeof(int), 0);
+	kb_call_buf(c, in->wg, nw * 2, 0);
+	kb_call_buf(c, in->wu, nw * 2, 0);
+	kb_call_buf(c, in->out, (size_t)in->T_perm * s.I * 2, 1);
+	const double nums[] = {(double)in->T_perm, (double)s.H, (double)s.I, (double)s.E};
+	for (double v : nums)
+		kb_call_num(c, v);
+	return 0;
 }
 
 static int moe_run_reference(void *p, cudaStream_t st)
@@ -247,41 +237,20 @@ static int moe_run_reference(void *p, cudaStream_t st)
 	                                 in->T_perm, in->s.H, in->s.I, in->s.E, st);
 }
 
-/* Fills out and returns 0 once both outputs were read (pass or fail);
- * returns non-zero when they could not be copied back. Copies in slices so
- * the largest shape (400M elements) needs no 2.4 GB of host memory. */
+/* 0 once both outputs were read (pass or fail), non-zero when they could
+ * not be copied back. */
 static int moe_compare(void *p, kb_cmp *out)
 {
 	moe_inst *in = (moe_inst *)p;
-	const size_t n = (size_t)in->T_perm * in->s.I;
-	const size_t slice = (size_t)1 << 24;
-	__nv_bfloat16 *got = (__nv_bfloat16 *)malloc(slice * sizeof *got);
-	float *want = (float *)malloc(slice * sizeof *want);
-	double worst = -INFINITY;
-	int rc = 1;
+	char what[128];
+	snprintf(what, sizeof what, "out (%d x %d bf16)", in->T_perm, in->s.I);
+	return kb_compare_dev(out, what, in->out, KB_BF16, in->ref_out, KB_F32, (size_t)in->T_perm * in->s.I);
+}
 
-	memset(out, 0, sizeof *out);
-	snprintf(out->what, sizeof out->what, "out (%d x %d bf16)", in->T_perm, in->s.I);
-	if (!got || !want) {
-		fprintf(stderr, "06_sonic_moe_swiglu: out of host memory\n");
-		goto done;
-	}
-	for (size_t i0 = 0; i0 < n; i0 += slice) {
-		const size_t m = n - i0 < slice ? n - i0 : slice;
-		if (cuda_failed(cudaMemcpy(got, in->out + i0, m * sizeof *got, cudaMemcpyDeviceToHost),
-		                "copy out") ||
-		    cuda_failed(cudaMemcpy(want, in->ref_out + i0, m * sizeof *want,
-		                           cudaMemcpyDeviceToHost), "copy ref_out"))
-			goto done;
-		for (size_t i = 0; i < m; ++i)
-			kb_cmp_fold(out, &worst, i0 + i, __bfloat162float(got[i]), want[i]);
-	}
-	out->ok = out->n_bad == 0;
-	rc = 0;
-done:
-	free(got);
-	free(want);
-	return rc;
+/* The timed inputs, as benchmark.py routes them: exactly even. */
+static void *moe_create_timed(int shape, unsigned long long seed)
+{
+	return moe_create(shape, seed, 2);
 }
 
 /* Bytes a call must move: hidden states, both weight tensors, the output. */
@@ -300,8 +269,9 @@ extern "C" const kb_driver KB_DRIVER = {
 	moe_shape_desc,
 	moe_create,
 	moe_destroy,
-	moe_run_solution,
+	moe_describe,
 	moe_run_reference,
 	moe_compare,
 	moe_footprint,
+	moe_create_timed,
 };

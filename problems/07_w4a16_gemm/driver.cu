@@ -1,4 +1,4 @@
-/* 07_w4a16_gemm driver: inputs, solution and reference calls, comparison.
+/* 07_w4a16_gemm driver: inputs, the solution's call, the reference, comparison.
  *
  * Inputs follow the original problem: x = N(0, 1) in bf16, and the weights
  * come from a dense W = 0.02 * N(0, 1) quantised per group of 128 along K
@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "kb_problem.h"
+#include "kb_driver_util.h"
 #include "interface.h"
 
 extern "C" int kbref_07_w4a16_gemm(const __nv_bfloat16 *x, const uint8_t *w_q,
@@ -58,42 +59,13 @@ struct w4_inst {
 	uint8_t *w_q;
 };
 
-/* Reports a failed CUDA call on stderr; returns non-zero when it failed. */
-static int cuda_failed(cudaError_t e, const char *what)
-{
-	if (e == cudaSuccess)
-		return 0;
-	fprintf(stderr, "07_w4a16_gemm: %s: %s\n", what, cudaGetErrorString(e));
-	return 1;
-}
-
-static unsigned gen_blocks(size_t n)
-{
-	size_t b = (n + 255) / 256;
-	return (unsigned)(b > 4096 ? 4096 : b);
-}
-
-static unsigned long long sub_seed(unsigned long long seed, unsigned long long tag)
-{
-	return kb_mix(seed ^ (tag * 0xD1B54A32D192ED03ULL));
-}
-
-/* A standard normal deviate for index i (Box-Muller on two uniforms, in fp32:
- * fp64 is slow on the consumer parts and the inputs are fp32 or narrower). */
-static __device__ float normal_at(unsigned long long seed, unsigned long long i)
-{
-	const float u1 = 1.0f - kb_uniform(seed, 2 * i, 0.0f, 1.0f); /* (0, 1], exact */
-	const float u2 = kb_uniform(seed, 2 * i + 1, 0.0f, 1.0f);
-	return sqrtf(-2.0f * logf(u1)) * cospif(2.0f * u2);
-}
-
 static __global__ void gen_x(__nv_bfloat16 *x, int M, int K, unsigned long long seed,
                              int adversarial)
 {
 	const size_t n = (size_t)M * K;
 	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
 	     i += (size_t)gridDim.x * blockDim.x) {
-		float v = normal_at(seed, i);
+		float v = kb_normal_at(seed, i);
 		if (adversarial && (i % K) % 61 == 7)
 			v *= 8.0f;
 		x[i] = __float2bfloat16(v);
@@ -103,7 +75,7 @@ static __global__ void gen_x(__nv_bfloat16 *x, int M, int K, unsigned long long 
 /* The dense weight W[k][n] before quantisation. */
 static __device__ float dense_w(unsigned long long seed, int k, int n, int N)
 {
-	return 0.02f * normal_at(seed, (unsigned long long)k * N + n);
+	return 0.02f * kb_normal_at(seed, (unsigned long long)k * N + n);
 }
 
 /* One thread per (group, column): quantise 128 weights and pack them. */
@@ -204,23 +176,23 @@ static void *w4_create(int shape, unsigned long long seed, int adversarial)
 	const size_t nq = (size_t)in->K / 2 * in->N, ng = (size_t)in->K / GROUP * in->N;
 	const size_t nw = (size_t)in->K * in->N;
 
-	if (cuda_failed(cudaMalloc(&in->x, nx * 2), "cudaMalloc x") ||
-	    cuda_failed(cudaMalloc(&in->w_q, nq), "cudaMalloc w_q") ||
-	    cuda_failed(cudaMalloc(&in->scales, ng * 2), "cudaMalloc scales") ||
-	    cuda_failed(cudaMalloc(&in->zeros, ng * 2), "cudaMalloc zeros") ||
-	    cuda_failed(cudaMalloc(&in->y, ny * 2), "cudaMalloc y") ||
-	    cuda_failed(cudaMalloc(&in->y_ref, ny * 2), "cudaMalloc y_ref") ||
-	    cuda_failed(cudaMalloc(&in->w_ref, nw * 2), "cudaMalloc w_ref"))
+	if (kb_cuda_failed(cudaMalloc(&in->x, nx * 2), "cudaMalloc x") ||
+	    kb_cuda_failed(cudaMalloc(&in->w_q, nq), "cudaMalloc w_q") ||
+	    kb_cuda_failed(cudaMalloc(&in->scales, ng * 2), "cudaMalloc scales") ||
+	    kb_cuda_failed(cudaMalloc(&in->zeros, ng * 2), "cudaMalloc zeros") ||
+	    kb_cuda_failed(cudaMalloc(&in->y, ny * 2), "cudaMalloc y") ||
+	    kb_cuda_failed(cudaMalloc(&in->y_ref, ny * 2), "cudaMalloc y_ref") ||
+	    kb_cuda_failed(cudaMalloc(&in->w_ref, nw * 2), "cudaMalloc w_ref"))
 		goto fail;
 	/* all-ones bytes are bf16 NaN: an element left unwritten fails */
-	if (cuda_failed(cudaMemset(in->y, 0xFF, ny * 2), "cudaMemset y") ||
-	    cuda_failed(cudaMemset(in->y_ref, 0xFF, ny * 2), "cudaMemset y_ref"))
+	if (kb_cuda_failed(cudaMemset(in->y, 0xFF, ny * 2), "cudaMemset y") ||
+	    kb_cuda_failed(cudaMemset(in->y_ref, 0xFF, ny * 2), "cudaMemset y_ref"))
 		goto fail;
-	gen_x<<<gen_blocks(nx), 256>>>(in->x, in->M, in->K, sub_seed(seed, 1), adversarial);
-	gen_weights<<<gen_blocks(ng), 256>>>(in->w_q, in->scales, in->zeros, in->N, in->K,
-	                                     sub_seed(seed, 2), adversarial);
-	if (cuda_failed(cudaGetLastError(), "input generation launch") ||
-	    cuda_failed(cudaDeviceSynchronize(), "input generation"))
+	gen_x<<<kb_gen_blocks(nx), 256>>>(in->x, in->M, in->K, kb_sub_seed(seed, 1), adversarial);
+	gen_weights<<<kb_gen_blocks(ng), 256>>>(in->w_q, in->scales, in->zeros, in->N, in->K,
+	                                     kb_sub_seed(seed, 2), adversarial);
+	if (kb_cuda_failed(cudaGetLastError(), "input generation launch") ||
+	    kb_cuda_failed(cudaDeviceSynchronize(), "input generation"))
 		goto fail;
 	return in;
 fail:
@@ -228,15 +200,19 @@ fail:
 	return NULL;
 }
 
-static int w4_run_solution(void *p, cudaStream_t s)
+static int w4_describe(void *p, kb_call *c)
 {
 	w4_inst *in = (w4_inst *)p;
-	int rc = kb_07_w4a16_gemm(in->x, in->w_q, in->scales, in->zeros, in->y, in->M, in->N,
-	                          in->K, s);
-	/* peek, not get: the harness reads the error too, to name it */
-	if (cuda_failed(cudaPeekAtLastError(), "solution launch"))
-		return rc ? rc : 1;
-	return rc;
+	const size_t M = in->M, N = in->N, K = in->K;
+	kb_call_buf(c, in->x, M * K * 2, 0);
+	kb_call_buf(c, in->w_q, K / 2 * N, 0);
+	kb_call_buf(c, in->scales, K / GROUP * N * 2, 0);
+	kb_call_buf(c, in->zeros, K / GROUP * N * 2, 0);
+	kb_call_buf(c, in->y, M * N * 2, 1);
+	kb_call_num(c, in->M);
+	kb_call_num(c, in->N);
+	kb_call_num(c, in->K);
+	return 0;
 }
 
 static int w4_run_reference(void *p, cudaStream_t s)
@@ -246,36 +222,14 @@ static int w4_run_reference(void *p, cudaStream_t s)
 	                           in->K, in->w_ref, s);
 }
 
-/* Fills out and returns 0 once both outputs were read (pass or fail);
- * returns non-zero when they could not be copied back. */
+/* 0 once both outputs were read (pass or fail), non-zero when they could
+ * not be copied back. */
 static int w4_compare(void *p, kb_cmp *out)
 {
 	w4_inst *in = (w4_inst *)p;
-	const size_t n = (size_t)in->M * in->N;
-	__nv_bfloat16 *got = (__nv_bfloat16 *)malloc(n * sizeof *got);
-	__nv_bfloat16 *want = (__nv_bfloat16 *)malloc(n * sizeof *want);
-	double worst = -INFINITY;
-	int rc = 1;
-
-	memset(out, 0, sizeof *out);
-	snprintf(out->what, sizeof out->what, "y (%d x %d bf16)", in->M, in->N);
-	if (!got || !want) {
-		fprintf(stderr, "07_w4a16_gemm: out of host memory\n");
-		goto done;
-	}
-	if (cuda_failed(cudaMemcpy(got, in->y, n * sizeof *got, cudaMemcpyDeviceToHost), "copy y") ||
-	    cuda_failed(cudaMemcpy(want, in->y_ref, n * sizeof *want, cudaMemcpyDeviceToHost),
-	                "copy y_ref"))
-		goto done;
-	for (size_t i = 0; i < n; ++i) {
-		kb_cmp_fold(out, &worst, i, __bfloat162float(got[i]), __bfloat162float(want[i]));
-	}
-	out->ok = out->n_bad == 0;
-	rc = 0;
-done:
-	free(got);
-	free(want);
-	return rc;
+	char what[128];
+	snprintf(what, sizeof what, "y (%d x %d bf16)", in->M, in->N);
+	return kb_compare_dev(out, what, in->y, KB_BF16, in->y_ref, KB_BF16, (size_t)in->M * in->N);
 }
 
 static size_t w4_footprint(int shape)
@@ -292,7 +246,7 @@ extern "C" const kb_driver KB_DRIVER = {
 	w4_shape_desc,
 	w4_create,
 	w4_destroy,
-	w4_run_solution,
+	w4_describe,
 	w4_run_reference,
 	w4_compare,
 	w4_footprint,

@@ -1,15 +1,22 @@
 #!/bin/bash
-# tests/gpu/run.sh: the eval backend on a real GPU, in under 5 minutes.
-#   - every problem's baseline.cu: PASS expected, then benchmarked;
-#   - tests/gpu/wrong_04.cu: FAIL expected (caught by the adversarial input);
-#   - tests/gpu/hang.cu: killed at its time limit, reported as a timeout;
-#   - tests/gpu/crash.cu: an illegal address, reported as a crash;
-#   - the 04 baseline once more: the next run after those works;
-# then a table of ms, TFLOPS, GB/s and peak_fraction per shape.
-# Arguments, if any, name the problems to run (default: all).
+# tests/gpu/run.sh: the eval backend on a real GPU, proved, in a few minutes.
+# Per problem:
+#   - baseline.cu PASSes with the expected number of cases (shapes x (3
+#     seeds + 1 adversarial)) and every 0 < peak_fraction <= 1;
+#   - an off-by-one output (the last element unwritten) and an all-zero
+#     output (tests/gpu/mutant.cuh) FAIL;
+#   - an independent timer (tests/gpu/timer.cu: a plain event pair on a
+#     blocking stream, no checker/runner) agrees with kbtui's ms per shape
+#     within 5% + 2 us;
+# then the GPU rows of tests/hacks/MANIFEST end as it says, and the old
+# probes: tests/gpu/wrong_04.cu FAIL, hang.cu a timeout, crash.cu a crash,
+# and the 04 baseline passes again after them. One verdict table at the
+# end; exit 0 only when every expectation held.
+# Runs that judge only correctness go in parallel first; everything timed
+# runs alone afterwards. Arguments, if any, name the problems (default all).
 # Output goes to stdout and, when $OUT is set, to $OUT/gpu-report.txt.
 # Uses $KB_BUILDDIR/kbtui when it has `eval`, else builds what it needs in
-# ${KB_BUILDDIR:-/tmp/kbtui-gpu-build}. Exit 0 when every expectation held.
+# ${KB_BUILDDIR:-/tmp/kbtui-gpu-build}.
 set -u
 src=$(cd "$(dirname "$0")/../.." && pwd)
 if [ -n "${OUT:-}" ]; then
@@ -18,11 +25,14 @@ if [ -n "${OUT:-}" ]; then
 fi
 t_start=$(date +%s)
 work=$(mktemp -d /tmp/kbtui-gpu-XXXXXX)
-pdir="$src/problems"
-pass=0; failed=0; notes=""
-expect() {  # expect DESCRIPTION CONDITION
-	if eval "$2"; then pass=$((pass + 1)); echo "ok - $1"
-	else failed=$((failed + 1)); echo "not ok - $1"; notes="$notes\n  $1"; fi
+pdir="$src/problems"; hdir="$src/tests/hacks"; gdir="$src/tests/gpu"
+pass=0; failed=0; table=""
+expect() {  # expect CHECK DESCRIPTION CONDITION
+	local v
+	if eval "$3"; then pass=$((pass + 1)); v=ok; else failed=$((failed + 1)); v=FAILED; fi
+	echo "$v - $1: $2"
+	table="$table$(printf '%-22s %-54s %s' "$1" "$2" "$v")
+"
 }
 say() { echo "== $*"; }
 
@@ -37,9 +47,10 @@ cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d 
 case "$cc" in 90|100|103|120|121) arch="sm_${cc}a" ;; *) arch="sm_$cc" ;; esac
 nvcc="${KBTUI_NVCC:-}"
 [ -z "$nvcc" ] && [ -n "${CUDA_HOME:-}" ] && nvcc="$CUDA_HOME/bin/nvcc"
-[ -z "$nvcc" ] || [ ! -x "$nvcc" ] && nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+{ [ -z "$nvcc" ] || [ ! -x "$nvcc" ]; } && nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 "$nvcc" --version | tail -1
 echo "arch $arch, work in $work"
+jobs=$(( $(nproc) / 2 )); [ "$jobs" -lt 2 ] && jobs=2
 
 # ---- kbtui eval, or a stand-in built from the core library -----------------
 build="${KB_BUILDDIR:-/tmp/kbtui-gpu-build}"
@@ -57,8 +68,7 @@ else
 	if [ -x "$build/kbtui" ] && has_eval "$build/kbtui"; then
 		EVAL="$build/kbtui eval"
 	elif [ -f "$build/src/libkbcore.a" ]; then
-		# kbtui without `eval` wired yet: the same cmd_eval in a program of its own
-		cc -I"$src/src" -I"$build" "$src/tests/gpu/eval_main.c" "$build/src/libkbcore.a" \
+		cc -I"$src/src" -I"$build" "$gdir/eval_main.c" "$build/src/libkbcore.a" \
 			$(pkg-config --libs libcjson libpcre2-8 yaml-0.1) -lm -o "$build/kbeval-main" && EVAL="$build/kbeval-main eval"
 	fi
 fi
@@ -76,104 +86,159 @@ for d in "$pdir"/[0-9]*/; do
 	[ -f "$d/problem.json" ] && [ -f "$d/baseline.cu" ] && problems="$problems $n"
 done
 echo "problems:$problems"
+has() { case " $problems " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+pname() { (cd "$pdir" && ls -d "$1"_* 2>/dev/null | head -1); }
 
-# ---- objects in parallel: then each eval compiles only its solution --------
-# (kbtui eval keeps harness/driver/reference objects in WORKDIR/obj-ARCH and
-# rebuilds them only when a source is newer; see src/eval.c)
-say "compiling harness, drivers and references in parallel"
+# ---- every harness object once, in parallel --------------------------------
+# (kbtui eval keeps them in WORKDIR/obj-ARCH and rebuilds only what is stale:
+# each run below then compiles its solution alone)
+say "compiling checker, runner, drivers, references and calls"
 flags=(-std=c++17 -O3 -lineinfo "-gencode=arch=compute_${arch#sm_},code=$arch" -I"$pdir/include")
-mkdir -p "$work/tmp"
+mkdir -p "$work/tmp" "$work/obj"
 pids=()   # a plain `wait` would also wait for the tee of $OUT
+for u in checker runner; do
+	TMPDIR="$work/tmp" "$nvcc" "${flags[@]}" -c "$pdir/harness/$u.cu" -o "$work/obj/$u.o" > "$work/obj/$u.log" 2>&1 &
+	pids+=($!)
+done
 for p in $problems; do
-	o="$work/$p/obj-$arch"; mkdir -p "$o"
-	for u in driver reference; do
-		TMPDIR="$work/tmp" "$nvcc" "${flags[@]}" -I"$pdir/$p" -c "$pdir/$p/$u.cu" -o "$o/$u.o" > "$o/$u.log" 2>&1 &
+	mkdir -p "$work/obj/$p"
+	for u in driver reference call; do
+		TMPDIR="$work/tmp" "$nvcc" "${flags[@]}" -I"$pdir/$p" -c "$pdir/$p/$u.cu" -o "$work/obj/$p/$u.o" \
+			> "$work/obj/$p/$u.log" 2>&1 &
 		pids+=($!)
 	done
 done
-TMPDIR="$work/tmp" "$nvcc" "${flags[@]}" -c "$pdir/harness/harness.cu" -o "$work/harness.o" > "$work/harness.log" 2>&1
 wait "${pids[@]}"
-for p in $problems; do cp "$work/harness.o" "$work/$p/obj-$arch/harness.o" 2>/dev/null; done
-for p in 04_kahan_softmax; do
-	for v in wrong hang crash again; do
-		[ -d "$work/$p/obj-$arch" ] && mkdir -p "$work/$p-$v" && cp -r "$work/$p/obj-$arch" "$work/$p-$v/"
-	done
-done
 echo "($(( $(date +%s) - t_start )) s so far)"
 
-# run_eval NAME PROBLEM SOLUTION TIMEOUT: result in $work/NAME
+# run_eval NAME PROBLEM SOLUTION TIMEOUT [EXTRA...]: result in $work/NAME
 run_eval() {
-	local name=$1 p=$2 sol=$3 to=$4
-	say "$name: $(basename "$sol") on $p (limit ${to}s per step)"
-	local t0=$(date +%s)
-	$EVAL --problem "$p" --problems "$pdir" --arch "$arch" --workdir "$work/$name" --timeout "$to" "$sol" > "$work/$name.out" 2>&1
-	local rc=$?
-	grep -E '^(PASS|FAIL|ERROR|no CUDA|kbtui eval: )|error' "$work/$name.out" | grep -v '^kbtui eval: compiling' | tail -6
-	echo "   exit $rc, $(( $(date +%s) - t0 )) s"
-	return $rc
+	local name=$1 p=$2 sol=$3 to=$4; shift 4
+	local o="$work/$name/obj-$arch"
+	mkdir -p "$o"
+	cp "$work/obj/checker.o" "$work/obj/runner.o" "$work/obj/$p"/*.o "$o/" 2>/dev/null
+	$EVAL --problem "$p" --problems "$pdir" --arch "$arch" --workdir "$work/$name" --timeout "$to" "$@" "$sol" \
+		> "$work/$name.out" 2>&1
+	echo $? > "$work/$name.rc"
 }
-json() {  # json FILE KEY: a top-level scalar of result.json
-	sed -n "s/^\t\"$2\":\t\(.*\),\{0,1\}$/\1/p" "$1" | head -1 | sed 's/,$//; s/^"//; s/"$//'
+rc_of() { cat "$work/$1.rc" 2>/dev/null || echo 99; }
+json() {  # json NAME KEY: a top-level scalar of NAME's result.json
+	sed -n "s/^\t\"$2\":\t\(.*\),\{0,1\}$/\1/p" "$work/$1/result.json" 2>/dev/null | head -1 | sed 's/,$//; s/^"//; s/"$//'
 }
+shape_vals() {  # shape_vals NAME KEY: the shapes' KEY, one a line
+	sed -n "s/^\t\t\t\"$2\":\t\([^,]*\),\{0,1\}$/\1/p" "$work/$1/result.json" 2>/dev/null
+}
+mutant() {  # mutant FILE PROBLEM_NUMBER KIND
+	printf '#define MUT_PROBLEM %d\n#define MUT_KIND %d\n#include "%s/mutant.cuh"\n' "$2" "$3" "$gdir" > "$1"
+}
+throttle() { while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do sleep 0.5; done; }
 
-# ---- baselines -------------------------------------------------------------
+# ---- phase 1: correctness only, in parallel ----------------------------------
+say "phase 1: runs judged on correctness alone (in parallel)"
 for p in $problems; do
-	run_eval "$p" "$p" "$pdir/$p/baseline.cu" 240
-	rc=$?
-	expect "$p baseline: PASS (exit 0)" '[ $rc -eq 0 ] && grep -q "^PASS$" "$work/$p/check.log"'
-	expect "$p baseline: benchmarked, peak_fraction in benchmark.log" 'grep -q "^peak_fraction: " "$work/$p/benchmark.log" 2>/dev/null'
+	num=$((10#${p%%_*}))
+	for k in 1 2; do
+		mutant "$work/mut$k-$p.cu" "$num" "$k"
+		throttle; run_eval "mut$k-$p" "$p" "$work/mut$k-$p.cu" 240 &
+	done
+	# the independent timer's binary (run alone in phase 2)
+	throttle
+	TMPDIR="$work/tmp" "$nvcc" "${flags[@]}" -I"$pdir/$p" -o "$work/kbtimer-$p" "$gdir/timer.cu" \
+		"$work/obj/$p/driver.o" "$work/obj/$p/reference.o" "$work/obj/$p/call.o" "$pdir/$p/baseline.cu" \
+		> "$work/kbtimer-$p.log" 2>&1 &
 done
+gpu_rows=$(grep -v '^#' "$hdir/MANIFEST" | awk '$4 == "gpu" { print $1, $2, $3 }')
+while read -r file prob outcome; do
+	[ -z "$file" ] && continue
+	p=$(pname "$prob"); has "$p" || continue
+	case $outcome in FAIL) throttle; run_eval "hack-${file%.cu}" "$p" "$hdir/$file" 240 --trials 5 & ;; esac
+done <<< "$gpu_rows"
+if has 04_kahan_softmax; then
+	throttle; run_eval wrong_04 04_kahan_softmax "$gdir/wrong_04.cu" 120 &
+	throttle; run_eval hang 04_kahan_softmax "$gdir/hang.cu" 30 &
+	throttle; run_eval crash 04_kahan_softmax "$gdir/crash.cu" 60 &
+fi
+wait $(jobs -rp) 2>/dev/null
+echo "($(( $(date +%s) - t_start )) s so far)"
 
-# ---- solutions that must not pass -----------------------------------------
-p=04_kahan_softmax
-if [ -d "$pdir/$p" ] && case " $problems " in *" $p "*) true ;; *) false ;; esac; then
-	run_eval "$p-wrong" "$p" "$src/tests/gpu/wrong_04.cu" 120; rc=$?
-	expect "wrong_04: FAIL (exit 1)" '[ $rc -eq 1 ] && grep -q "^FAIL: shape=" "$work/$p-wrong/check.log"'
-	expect "wrong_04: a wrong answer, not a crash" '[ "$(json "$work/$p-wrong/result.json" crashed)" = false ]'
-	grep -m1 "^FAIL" "$work/$p-wrong/check.log" | cut -c1-200
+# ---- phase 2: timed, one at a time -------------------------------------------
+say "phase 2: timed runs, one at a time"
+for p in $problems; do
+	run_eval "base-$p" "$p" "$pdir/$p/baseline.cu" 300
+	trials=$(sed -n 's/.*"num_perf_trials": *\([0-9]*\).*/\1/p' "$pdir/$p/problem.json")
+	[ -x "$work/kbtimer-$p" ] && "$work/kbtimer-$p" "${trials:-30}" $((256 << 20)) > "$work/indep-$p.txt" 2>&1
+done
+while read -r file prob outcome; do
+	[ -z "$file" ] && continue
+	p=$(pname "$prob"); has "$p" || continue
+	case $outcome in FAIL) ;; *) run_eval "hack-${file%.cu}" "$p" "$hdir/$file" 240 ;; esac
+done <<< "$gpu_rows"
+has 04_kahan_softmax && run_eval again 04_kahan_softmax "$pdir/04_kahan_softmax/baseline.cu" 120
+echo "($(( $(date +%s) - t_start )) s so far)"
 
-	t0=$(date +%s)
-	run_eval "$p-hang" "$p" "$src/tests/gpu/hang.cu" 30; rc=$?
-	dt=$(( $(date +%s) - t0 ))
-	expect "hang: killed and reported as a timeout" '[ $rc -eq 1 ] && [ "$(json "$work/$p-hang/result.json" timed_out)" = true ]'
-	expect "hang: check.log ends with the timeout FAIL" 'tail -1 "$work/$p-hang/check.log" | grep -q "^FAIL: check timed out after 30 s"'
-	expect "hang: no harness process left" '! pgrep -f "$work/$p-hang/kbeval" > /dev/null'
-
-	run_eval "$p-crash" "$p" "$src/tests/gpu/crash.cu" 60; rc=$?
-	expect "crash: reported as a crash" '[ $rc -eq 1 ] && [ "$(json "$work/$p-crash/result.json" crashed)" = true ]'
-	json "$work/$p-crash/result.json" failure | cut -c1-200
-
-	run_eval "$p-again" "$p" "$pdir/$p/baseline.cu" 120; rc=$?
-	expect "after those, the baseline passes again" '[ $rc -eq 0 ]'
+# ---- the verdicts ------------------------------------------------------------
+say "verdicts"
+for p in $problems; do
+	b="base-$p"; nsh=$(shape_vals "$b" ms | wc -l)
+	ncase=$(grep -c '^case shape=' "$work/$b/check.log" 2>/dev/null)
+	expect "$p" "baseline PASS (exit 0, correct)" '[ "$(rc_of "$b")" = 0 ] && [ "$(json "$b" correct)" = true ]'
+	expect "$p" "baseline: $ncase cases = $nsh shapes x (3 seeds + 1 adversarial)" \
+		'[ "$nsh" -gt 0 ] && [ "$ncase" -eq $((nsh * 4)) ]'
+	pfs=$(shape_vals "$b" peak_fraction | tr '\n' ' ')
+	expect "$p" "baseline: every 0 < peak_fraction <= 1 ($pfs)" \
+		'[ -n "$pfs" ] && echo "$pfs" | awk "{ for (i = 1; i <= NF; i++) if (!(\$i > 0 && \$i <= 1)) exit 1 }"'
+	for k in 1 2; do
+		what=$([ $k = 1 ] && echo "off-by-one output (last element)" || echo "all-zero output")
+		expect "$p" "$what: FAIL" '[ "$(rc_of "mut$k-$p")" = 1 ] && [ "$(json "mut$k-$p" correct)" = false ] &&
+			grep -q "^FAIL: shape=" "$work/mut$k-$p/check.log"'
+	done
+	ours=$(shape_vals "$b" ms | tr '\n' ' ')
+	theirs=$(sed -n 's/^indep shape=[0-9]* ev_ms=\([0-9.]*\) .*/\1/p' "$work/indep-$p.txt" 2>/dev/null | tr '\n' ' ')
+	expect "$p" "independent timer within 5% + 2 us (ours: $ours; theirs: $theirs)" \
+		'[ -n "$theirs" ] && [ "$(echo "$ours" | wc -w)" = "$(echo "$theirs" | wc -w)" ] &&
+		 paste <(echo "$ours" | tr " " "\n" | sed "/^$/d") <(echo "$theirs" | tr " " "\n" | sed "/^$/d") |
+		 awk "{ d = \$1 - \$2; if (d < 0) d = -d; if (d > 0.05 * \$2 + 0.002) exit 1 }"'
+done
+while read -r file prob outcome; do
+	[ -z "$file" ] && continue
+	p=$(pname "$prob"); has "$p" || continue
+	h="hack-${file%.cu}"
+	case $outcome in
+	FAIL) expect "$file" "FAIL (not correct, no score)" '[ "$(rc_of "$h")" != 0 ] && [ "$(json "$h" correct)" = false ]' ;;
+	INVALID) expect "$file" "INVALID (never a score)" \
+		'[ "$(rc_of "$h")" != 0 ] && [ "$(json "$h" invalid)" = true ] && [ "$(json "$h" result)" = INVALID ]' ;;
+	PASS) expect "$file" "PASS, its time agreeing with the host clock" \
+		'[ "$(rc_of "$h")" = 0 ] && [ "$(json "$h" correct)" = true ] && [ "$(json "$h" invalid)" = false ]' ;;
+	NOTCATCHABLE)
+		echo "note - $file: not catchable by design; it ended: correct=$(json "$h" correct) result=$(json "$h" result) peak_fraction=$(json "$h" peak_fraction)"
+		table="$table$(printf '%-22s %-54s %s' "$file" "not catchable, by design (reported)" "$(json "$h" result)")
+" ;;
+	esac
+	grep -m1 -E "^(FAIL|INVALID|REFUSED)" "$work/$h/check.log" "$work/$h/benchmark.log" 2>/dev/null | cut -c1-200 | sed 's/^/   /'
+done <<< "$gpu_rows"
+if has 04_kahan_softmax; then
+	expect wrong_04 "FAIL (exit 1), a wrong answer, not a crash" '[ "$(rc_of wrong_04)" = 1 ] &&
+		grep -q "^FAIL: shape=" "$work/wrong_04/check.log" && [ "$(json wrong_04 crashed)" = false ]'
+	expect hang "killed at its limit, reported as a timeout" '[ "$(rc_of hang)" = 1 ] && [ "$(json hang timed_out)" = true ] &&
+		! pgrep -f "$work/hang/kb(check|run)" > /dev/null'
+	expect crash "reported as a crash" '[ "$(rc_of crash)" = 1 ] && [ "$(json crash crashed)" = true ]'
+	expect again "after those, the 04 baseline passes again" '[ "$(rc_of again)" = 0 ]'
 fi
 
-# ---- the table ---------------------------------------------------------------
 say "baselines on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1) ($arch)"
-printf '%-22s %5s %12s %10s %10s %10s\n' problem shape ms TFLOPS GB/s peak_frac
+printf '%-22s %5s %12s %12s %10s %10s %10s\n' problem shape ms host_ms TFLOPS GB/s peak_frac
 for p in $problems; do
-	b="$work/$p/benchmark.log"
-	[ -f "$b" ] || { printf '%-22s %s\n' "$p" "(no benchmark: $(json "$work/$p/result.json" failure | cut -c1-80))"; continue; }
-	awk -v p="$p" '
-		/^shape=[0-9]+ variant=solution / {
-			split($1, s, "="); sh = s[2]
-			for (i = 2; i <= NF; i++) { split($i, kv, "="); v[sh, kv[1]] = kv[2] }
-			n[sh] = 1
-		}
-		/^shape=[0-9]+ solution_peak_fraction=/ { split($1, s, "="); split($2, kv, "="); v[s[2], "pf"] = kv[2] }
-		/^peak_fraction: / { g = $2 }
-		END {
-			for (sh = 0; sh in n; sh++)
-				printf "%-22s %5d %12s %10s %10s %10s\n", p, sh, v[sh, "ms"], v[sh, "tflops"], v[sh, "gbps"], \
-				       ((sh, "pf") in v) ? v[sh, "pf"] : "-"
-			printf "%-22s %5s %12s %10s %10s %10s\n", p, "gmean", "", "", "", g != "" ? g : "-"
-		}' "$b"
+	b="base-$p"
+	paste <(shape_vals "$b" ms) <(shape_vals "$b" host_ms) <(shape_vals "$b" tflops) <(shape_vals "$b" gbps) \
+		<(shape_vals "$b" peak_fraction) | awk -v p="$p" '{ printf "%-22s %5d %12s %12s %10s %10s %10s\n", p, NR - 1, $1, $2, $3, $4, $5 }'
+	printf '%-22s %5s %12s %12s %10s %10s %10s\n' "$p" gmean "" "" "" "" "$(json "$b" peak_fraction)"
 done
 
+say "verdict table"
+printf '%s' "$table"
 echo
 echo "$pass expectations met, $failed not ($(( $(date +%s) - t_start )) s)"
-[ "$failed" -gt 0 ] && printf "failed:$notes\n"
 if [ -n "${OUT:-}" ]; then
-	# the logs of every run, for a look afterwards
 	mkdir -p "$OUT/runs"
 	for d in "$work"/*/; do
 		n=$(basename "$d"); [ -f "$d/result.json" ] || continue

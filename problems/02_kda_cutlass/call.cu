@@ -1,0 +1,14 @@
+/* 02_kda_cutlass call.cu: the runner's side of the call. The checker's driver.cu
+ * (describe) lists the buffers and numbers in this order; here they become
+ * the entry point's arguments. Linked into the runner with the solution. */
+#include <stdint.h>
+
+#include "interface.h"
+
+extern "C" int kb_call_solution(void *const *b, const double *v, cudaStream_t s)
+{
+	return kb_02_kda_cutlass((const __nv_bfloat16 *)b[0], (const __nv_bfloat16 *)b[1],
+	                         (const __nv_bfloat16 *)b[2], (const float *)b[3], (const __nv_bfloat16 *)b[4],
+	                         (__nv_bfloat16 *)b[5], (int)v[0], (int)v[1], (int)v[2], (int)v[3], (int)v[4],
+	                         (float)v[5], s);
+}

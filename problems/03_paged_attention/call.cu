@@ -1,0 +1,13 @@
+/* 03_paged_attention call.cu: the runner's side of the call. The checker's driver.cu
+ * (describe) lists the buffers and numbers in this order; here they become
+ * the entry point's arguments. Linked into the runner with the solution. */
+#include <stdint.h>
+
+#include "interface.h"
+
+extern "C" int kb_call_solution(void *const *b, const double *v, cudaStream_t s)
+{
+	return kb_03_paged_attention((const __nv_bfloat16 *)b[0], (const __nv_bfloat16 *)b[1], (const int *)b[2],
+	                             (const int *)b[3], (__nv_bfloat16 *)b[4], (int)v[0], (int)v[1], (int)v[2],
+	                             (int)v[3], (int)v[4], (int)v[5], (int)v[6], (float)v[7], s);
+}
