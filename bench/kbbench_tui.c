@@ -241,7 +241,7 @@ static double bench_press(struct replay *rp, int ch, double *cpu)
 	struct key k = { .code = ch, .ch = (wint_t)ch, .fn = 0 };
 	double c0 = cpu_ms(), t0 = now_ms();
 	replay_key(rp, &k);
-	if (rp->dirty)
+	if (rp->v.dirty)
 		replay_draw(rp);
 	double t = now_ms() - t0;
 	*cpu = cpu_ms() - c0;

@@ -571,8 +571,9 @@ static void browse_open_at(struct browse *b, long sel)
 			b->dirty |= D_STATUS;
 			break;
 		}
-		int next = replay_run_tagged(run, b->ds->runs[i].meta.run_id ? b->ds->runs[i].meta.run_id : b->ds->runs[i].transcript,
-		                             b->tag, i);
+		struct replay_opts o = { .tag = b->tag, .ds_run = i };
+		int next = replay_open(run, b->ds->runs[i].meta.run_id ? b->ds->runs[i].meta.run_id : b->ds->runs[i].transcript,
+		                       &o);
 		erase();
 		b->dirty = D_ALL;
 		sel = next && !tui_stopped() ? browse_next_unannotated(b) : -1;

@@ -373,9 +373,9 @@ void evaltui_reeval_free(struct evaltui_reeval *re)
 
 static void evaltui_say(struct replay *rp, const char *msg)
 {
-	free(rp->msg);
-	rp->msg = xstrdup(msg);
-	rp->dirty |= D_STATUS;
+	free(rp->v.msg);
+	rp->v.msg = xstrdup(msg);
+	rp->v.dirty |= D_STATUS;
 }
 
 /* The solution at the event into a fresh directory; NULL with a message. */
@@ -459,7 +459,7 @@ void evaltui_reeval_start(struct replay *rp)
 		int yes = evaltui_yes(q);
 		free(q);
 		free(base);
-		rp->dirty = D_ALL;
+		rp->v.dirty = D_ALL;
 		if (!yes)
 			return;
 	}
@@ -476,7 +476,7 @@ void evaltui_reeval_start(struct replay *rp)
 		rp->reeval->ended = 1;
 		rp->reeval->rc = -1;
 	}
-	rp->dirty |= D_DETAIL | D_STATUS;
+	rp->v.dirty |= D_DETAIL | D_STATUS;
 }
 
 /* What the loop said since the last poll; 1 when something changed. */
@@ -510,7 +510,7 @@ int evaltui_reeval_wait(struct replay *rp, int ms)
 	if (!re || re->ended)
 		return ms;
 	if (evaltui_reeval_poll(re))
-		rp->dirty |= D_DETAIL;
+		rp->v.dirty |= D_DETAIL;
 	return ms < 0 || ms > 200 ? 200 : ms;
 }
 
@@ -616,7 +616,7 @@ int evaltui_reeval_key(struct replay *rp, const struct key *k)
 		evaltui_reeval_free(re);
 		rp->reeval = NULL;
 		erase();
-		rp->dirty = D_ALL;
+		rp->v.dirty = D_ALL;
 		return 1;
 	}
 	if (a == ACT_DOWN || a == ACT_UP) {
@@ -624,7 +624,7 @@ int evaltui_reeval_key(struct replay *rp, const struct key *k)
 			re->top++;
 		else if (re->top)
 			re->top--;
-		rp->dirty |= D_DETAIL;
+		rp->v.dirty |= D_DETAIL;
 		return 1;
 	}
 	return 0;

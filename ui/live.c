@@ -388,9 +388,9 @@ static char *live_ask(const char *question, int yesno)
 
 static void live_say(struct replay *rp, const char *msg)
 {
-	free(rp->msg);
-	rp->msg = xstrdup(msg);
-	rp->dirty |= D_STATUS;
+	free(rp->v.msg);
+	rp->v.msg = xstrdup(msg);
+	rp->v.dirty |= D_STATUS;
 }
 
 static int live_act(struct replay_feed *f, struct replay *rp, const struct key *k)
@@ -432,7 +432,7 @@ static int live_act(struct replay_feed *f, struct replay *rp, const struct key *
 			pthread_mutex_unlock(&sh->mu);
 		}
 		free(s);
-		rp->dirty = D_ALL;
+		rp->v.dirty = D_ALL;
 		break;
 	case ACT_LIVE_ABORT:
 		s = live_ask("abort the run? (y/n) ", 1);
@@ -444,7 +444,7 @@ static int live_act(struct replay_feed *f, struct replay *rp, const struct key *
 			pthread_mutex_unlock(&sh->mu);
 		}
 		free(s);
-		rp->dirty = D_ALL;
+		rp->v.dirty = D_ALL;
 		break;
 	default:
 		break;

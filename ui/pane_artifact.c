@@ -255,9 +255,9 @@ static void pane_artifact_switch(struct pane *p, struct replay *rp, int delta)
 	a->cur = (a->cur + a->as->n + (size_t)(delta > 0 ? 1 : a->as->n - 1)) % a->as->n;
 	if (a->mark >= 0) {
 		a->mark = -1;
-		free(rp->msg);
-		rp->msg = xstrdup("quote cancelled: the marked lines were in another file");
-		rp->dirty |= D_STATUS;
+		free(rp->v.msg);
+		rp->v.msg = xstrdup("quote cancelled: the marked lines were in another file");
+		rp->v.dirty |= D_STATUS;
 	}
 }
 
@@ -266,20 +266,20 @@ static void pane_artifact_quote_key(struct pane *p, struct replay *rp)
 {
 	struct pane_artifact *a = pa_of(p, rp);
 	const struct artifact *f = pane_artifact_cur(a);
-	free(rp->msg);
-	rp->msg = NULL;
-	rp->dirty |= D_STATUS;
+	free(rp->v.msg);
+	rp->v.msg = NULL;
+	rp->v.dirty |= D_STATUS;
 	if (!f || !f->nlines) {
-		rp->msg = xstrdup("nothing to quote here");
+		rp->v.msg = xstrdup("nothing to quote here");
 		return;
 	}
 	if (!rp->tag) {
-		rp->msg = xstrdup("quotes go into a dataset's annotations: open the run from the browser");
+		rp->v.msg = xstrdup("quotes go into a dataset's annotations: open the run from the browser");
 		return;
 	}
 	if (a->mark < 0) {
 		a->mark = (long)a->cursor[a->cur];
-		rp->msg = xasprintf("quote from line %ld: move to its last line, then Q for the label", a->mark + 1);
+		rp->v.msg = xasprintf("quote from line %ld: move to its last line, then Q for the label", a->mark + 1);
 		return;
 	}
 	rp->prompt = 'Q';
@@ -314,18 +314,18 @@ void pane_artifact_label(struct replay *rp, const char *label)
 	const struct artifact *f = pane_artifact_cur(a);
 	char *msg = NULL;
 
-	free(rp->msg);
-	rp->msg = NULL;
-	rp->dirty |= D_STATUS | D_DETAIL;
+	free(rp->v.msg);
+	rp->v.msg = NULL;
+	rp->v.dirty |= D_STATUS | D_DETAIL;
 	if (!f || a->mark < 0)
 		return;
 	if (!label) {
 		a->mark = -1;
-		rp->msg = xstrdup("quote cancelled");
+		rp->v.msg = xstrdup("quote cancelled");
 		return;
 	}
 	if (!*label) {
-		rp->msg = xstrdup("a quote needs a label: Q to give one, Esc to cancel");
+		rp->v.msg = xstrdup("a quote needs a label: Q to give one, Esc to cancel");
 		return;
 	}
 	size_t c = a->cursor[a->cur], m = (size_t)a->mark;
@@ -342,7 +342,7 @@ void pane_artifact_label(struct replay *rp, const char *label)
 	ch.quote_text = text;
 	if (tag_apply(rp->tag, (long)rp->ds_run, &ch, what, &msg) == 1)
 		a->mark = -1;  /* written; on failure the lines stay marked to try again */
-	rp->msg = msg;
+	rp->v.msg = msg;
 	free(what);
 	free(name);
 	free(text);

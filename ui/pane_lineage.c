@@ -134,9 +134,9 @@ static int pane_lineage_act(struct pane *p, struct replay *rp, enum action a)
 
 static void pane_lineage_say(struct replay *rp, char *msg)
 {
-	free(rp->msg);
-	rp->msg = msg;
-	rp->dirty |= D_STATUS | D_DETAIL;
+	free(rp->v.msg);
+	rp->v.msg = msg;
+	rp->v.dirty |= D_STATUS | D_DETAIL;
 }
 
 void pane_lineage_mark(struct replay *rp)

@@ -26,6 +26,9 @@
 #include "tlines.h"
 #include "tui.h"
 #include "util.h"
+#include "view.h"
+
+static const struct view_ops replay_view_ops;
 
 static const struct pane_ops *const replay_pane_ops[PANE__COUNT] = {
 	[PANE_EVENTS] = &pane_events_ops,
@@ -102,6 +105,7 @@ static void replay_sums(struct replay *rp, size_t from)
 void replay_init(struct replay *rp, struct run *run, const char *title)
 {
 	memset(rp, 0, sizeof *rp);
+	rp->v.ops = &replay_view_ops;
 	rp->run = run;
 	rp->title = title;
 	rp->count = -1;
@@ -113,7 +117,7 @@ void replay_init(struct replay *rp, struct run *run, const char *title)
 	rp->right = PANE_DETAIL;
 	for (int p = 0; p < PANE__COUNT; p++)
 		pane_init(&rp->panes[p], replay_pane_ops[p], rp);
-	rp->dirty = D_ALL;
+	rp->v.dirty = D_ALL;
 }
 
 void replay_free(struct replay *rp)
@@ -128,7 +132,7 @@ void replay_free(struct replay *rp)
 	free(rp->feed_said);
 	runstats_free(rp->stats);
 	flag_list_delete(rp->flags);
-	free(rp->msg);
+	free(rp->v.msg);
 	free(rp->matches);
 	search_free(rp->search);
 	sbuf_free(&rp->input);
@@ -137,9 +141,9 @@ void replay_free(struct replay *rp)
 
 static void replay_msg(struct replay *rp, const char *msg)
 {
-	free(rp->msg);
-	rp->msg = xstrdup(msg);
-	rp->dirty |= D_STATUS;
+	free(rp->v.msg);
+	rp->v.msg = xstrdup(msg);
+	rp->v.dirty |= D_STATUS;
 }
 
 /* ---- layout and drawing ----------------------------------------------------- */
@@ -337,22 +341,22 @@ static void replay_draw_status(struct replay *rp)
 	free(step);
 	if (rp->count >= 0)
 		sbuf_addf(&b, "  %ld", rp->count);
-	if (rp->msg && (int)(draw_width(b.s) + draw_width(rp->msg)) + 2 > COLS) {
+	if (rp->v.msg && (int)(draw_width(b.s) + draw_width(rp->v.msg)) + 2 > COLS) {
 		/* a message that does not fit after the counters takes the bar
 		 * but the position */
 		b.s[pos_len] = '\0';
 		sbuf_adds(&b, "  ");
 		int w = (int)draw_width(b.s);
-		if (w + (int)draw_width(rp->msg) > COLS)
+		if (w + (int)draw_width(rp->v.msg) > COLS)
 			w = 0;
 		draw_bar(LINES - 1, RL_MSG, "", NULL);
 		if (w)
 			draw_put(LINES - 1, 0, w, b.s, RL_STATUS);
-		draw_put(LINES - 1, w, COLS - w, rp->msg, RL_MSG);
-	} else if (rp->msg) {
+		draw_put(LINES - 1, w, COLS - w, rp->v.msg, RL_MSG);
+	} else if (rp->v.msg) {
 		sbuf_adds(&b, "  ");
 		draw_bar(LINES - 1, RL_STATUS, b.s, NULL);
-		draw_put(LINES - 1, (int)draw_width(b.s), COLS - (int)draw_width(b.s), rp->msg, RL_MSG);
+		draw_put(LINES - 1, (int)draw_width(b.s), COLS - (int)draw_width(b.s), rp->v.msg, RL_MSG);
 	} else if (rp->tag) {
 		char *keys = xasprintf("%s  h help  q back ", tag_keys_hint());
 		draw_bar(LINES - 1, RL_STATUS, b.s, keys);
@@ -360,55 +364,57 @@ static void replay_draw_status(struct replay *rp)
 	} else {
 		draw_bar(LINES - 1, RL_STATUS, b.s, "Tab focus  v pane  / search  P play  h help  q back ");
 	}
-	if (live_w && !rp->msg)
+	if (live_w && !rp->v.msg)
 		draw_put(LINES - 1, 1, live_w, rp->feed_said, RL_BANNER);
 	sbuf_free(&b);
 }
 
-static void replay_draw_help(struct replay *rp)
+/* The help's frame: the header and the status bar around it. */
+static int replay_frame(struct view *v, int *top, int *rows)
 {
-	struct tlines L = { 0 };
-	keys_help(&L, V_REPLAY, COLS - 2);
+	struct replay *rp = (struct replay *)v;
+	replay_layout(rp);
 	erase();
+	if (LINES < 6 || COLS < 30) {
+		mvaddstr(0, 0, "terminal too small");
+		return 0;
+	}
 	replay_draw_header(rp);
-	if ((size_t)rp->help > L.n)  /* scrolled past the end: show the last row */
-		rp->help = L.n > 0 ? (int)L.n : 1;
-	tlines_draw(&L, (size_t)rp->help - 1, rp->body_y, 1, COLS - 2, LINES - rp->body_y - 1, NULL);
 	replay_draw_status(rp);
-	tlines_free(&L);
+	*top = rp->body_y;
+	*rows = LINES - rp->body_y - 1;
+	return 1;
 }
 
 void replay_draw(struct replay *rp)
 {
-	if (rp->dirty & D_ALL)
+	if (rp->v.dirty & D_ALL)
 		replay_layout(rp);
 	if (LINES < 6 || COLS < 30) {
 		erase();
 		mvaddstr(0, 0, "terminal too small");
-		rp->dirty = 0;
+		rp->v.dirty = 0;
 		refresh();
 		return;
 	}
-	if (rp->help) {
-		replay_draw_help(rp);
-	} else {
-		if (rp->dirty & D_HEADER)
+	{
+		if (rp->v.dirty & D_HEADER)
 			replay_draw_header(rp);
-		if ((rp->dirty & D_LIST) && rp->list_w > 0)
+		if ((rp->v.dirty & D_LIST) && rp->list_w > 0)
 			pane_draw(&rp->panes[PANE_EVENTS], rp, rp->body_y, 0, rp->list_w, rp->body_h, rp->focus == 0);
-		if ((rp->dirty & (D_LIST | D_DETAIL)) && rp->side_w > 0) {
+		if ((rp->v.dirty & (D_LIST | D_DETAIL)) && rp->side_w > 0) {
 			if (rp->list_w > 0)
 				for (int y = rp->body_y; y < rp->body_y + rp->body_h; y++)
 					draw_put(y, rp->list_w, 1, theme_glyph()->sep, RL_DIM);
 			pane_draw(&rp->panes[rp->right], rp, rp->body_y, rp->side_x, rp->side_w, rp->body_h, rp->focus == 1);
 		}
-		if (rp->reeval && (rp->dirty & (D_LIST | D_DETAIL)))
+		if (rp->reeval && (rp->v.dirty & (D_LIST | D_DETAIL)))
 			evaltui_reeval_draw(rp);  /* R's overlay over the side pane */
-		if (rp->dirty & D_STATUS)
+		if (rp->v.dirty & D_STATUS)
 			replay_draw_status(rp);
 	}
 	curs_set(rp->prompt ? 1 : 0);
-	rp->dirty = 0;
+	rp->v.dirty = 0;
 	refresh();
 }
 
@@ -425,7 +431,7 @@ void replay_goto(struct replay *rp, size_t i)
 	for (int p = 0; p < PANE__COUNT; p++)
 		if (rp->panes[p].ops->follow && !rp->panes[p].ops->per_event)
 			rp->panes[p].ops->follow(&rp->panes[p], rp);
-	rp->dirty |= D_LIST | D_DETAIL | D_STATUS;
+	rp->v.dirty |= D_LIST | D_DETAIL | D_STATUS;
 }
 
 /* Moves to the next (dir 1) or previous (dir -1) event that matches. */
@@ -551,7 +557,7 @@ static void replay_search_set(struct replay *rp, const char *pattern, int dir)
 	}
 	for (int p = 0; p < PANE__COUNT; p++)
 		pane_invalidate(&rp->panes[p]);
-	rp->dirty |= D_LIST | D_DETAIL | D_STATUS;
+	rp->v.dirty |= D_LIST | D_DETAIL | D_STATUS;
 	replay_search_step(rp, dir);
 }
 
@@ -561,7 +567,7 @@ static void replay_prompt_open(struct replay *rp, int kind)
 {
 	rp->prompt = kind;
 	sbuf_reset(&rp->input);
-	rp->dirty |= D_STATUS;
+	rp->v.dirty |= D_STATUS;
 }
 
 static void replay_prompt_done(struct replay *rp)
@@ -569,7 +575,7 @@ static void replay_prompt_done(struct replay *rp)
 	int kind = rp->prompt;
 	char *text = xstrdup(rp->input.s ? rp->input.s : "");
 	rp->prompt = 0;
-	rp->dirty |= D_STATUS;
+	rp->v.dirty |= D_STATUS;
 	if (kind == '%') {
 		char *end;
 		long v = strtol(text, &end, 10);
@@ -588,7 +594,7 @@ static void replay_prompt_done(struct replay *rp)
 /* A key while the prompt is open. */
 static void replay_prompt_key(struct replay *rp, const struct key *k)
 {
-	rp->dirty |= D_STATUS;
+	rp->v.dirty |= D_STATUS;
 	if (!k->fn && (k->ch == '\n' || k->ch == '\r')) {
 		replay_prompt_done(rp);
 	} else if (!k->fn && k->ch == 27) {
@@ -641,7 +647,7 @@ static void replay_play(struct replay *rp, int on)
 	if (rp->playing && rp->sel + 1 >= rp->run->nev)
 		replay_goto(rp, 0);  /* at the end, play from the start */
 	rp->due = replay_now() + (rp->playing ? replay_gap(rp) : 0);
-	rp->dirty |= D_STATUS;
+	rp->v.dirty |= D_STATUS;
 }
 
 /* Called when the timer is due: one event on. */
@@ -675,7 +681,7 @@ static void replay_side(struct replay *rp, int delta)
 {
 	int n = PANE__COUNT - 1;  /* every pane but the list */
 	rp->right = (rp->right - 1 + delta + n) % n + 1;
-	rp->dirty = D_ALL;
+	rp->v.dirty = D_ALL;
 	erase();
 }
 
@@ -689,32 +695,24 @@ static void replay_goto_row(struct replay *rp)
 	replay_goto(rp, ev);
 }
 
-/* Ctrl-T: the next theme, everything redrawn in it. */
-static void replay_theme(struct replay *rp)
-{
-	free(rp->msg);
-	rp->msg = theme_cycle();
-	clearok(curscr, TRUE);
-	rp->dirty = D_ALL;
-}
-
 /* Focus on the list (0) or the pane beside it (1). */
 static void replay_focus(struct replay *rp, int focus)
 {
 	if (rp->focus == focus)
 		return;
 	rp->focus = focus;
-	rp->dirty |= rp->zoom ? D_ALL : D_LIST | D_DETAIL;
+	rp->v.dirty |= rp->zoom ? D_ALL : D_LIST | D_DETAIL;
 }
 
 /* The wheel scrolls the list or the pane under the pointer; a click
  * selects the event under it, or gives the pane it is in the focus. */
-static void replay_mouse(struct replay *rp)
+static unsigned replay_mouse(struct view *v, const struct mouse_event *mp)
 {
-	struct mouse_event m = mouse_read();
+	struct replay *rp = (struct replay *)v;
+	struct mouse_event m = *mp;
 	int step = m.kind == MOUSE_WHEEL_DOWN ? MOUSE_WHEEL_ROWS : -MOUSE_WHEEL_ROWS;
-	if (rp->help || rp->prompt || m.kind == MOUSE_NONE || m.y < rp->body_y || m.y >= rp->body_y + rp->body_h)
-		return;
+	if (rp->prompt || m.kind == MOUSE_NONE || m.y < rp->body_y || m.y >= rp->body_y + rp->body_h)
+		return 0;
 	int in_list = rp->list_w > 0 && m.x < rp->list_w, in_side = rp->side_w > 0 && m.x >= rp->side_x;
 	struct pane *side = &rp->panes[rp->right];
 	if (m.kind == MOUSE_CLICK && in_list) {
@@ -729,37 +727,28 @@ static void replay_mouse(struct replay *rp)
 	} else if (in_side && side->ops->act) {
 		for (int k = 0; k < MOUSE_WHEEL_ROWS; k++)
 			side->ops->act(side, rp, step > 0 ? ACT_DOWN : ACT_UP);
-		rp->dirty |= D_DETAIL;
+		rp->v.dirty |= D_DETAIL;
 	}
+	return 0;
 }
 
-/* The annotation keys (session in ui/tag.c); 1: the key was one of them. */
-static int replay_tag(struct replay *rp, enum action a)
-{
-	char *msg = NULL;
-	if (a == ACT_NEXT_UNANNOTATED && rp->tag) {
-		rp->next = 1;
-		return 1;
-	}
-	if (!tag_act(rp->tag, a, rp->tag ? (long)rp->ds_run : -1, &msg))
-		return 0;
-	free(rp->msg);
-	rp->msg = msg;
-	erase();  /* after the editor, or names to hide: all of it again */
-	rp->dirty = D_ALL;
-	return 1;
-}
-
-static void replay_do(struct replay *rp, enum action a, long count)
+/* An action on the replay; the loop's shared keys (help, theme, the
+ * annotation keys, q) are left to it, but a with a session leaves for the
+ * next run without a verdict. */
+static unsigned replay_do(struct replay *rp, enum action a, long count)
 {
 	long page = rp->body_h > 2 ? rp->body_h - 2 : 1;
 	long n = count > 0 ? count : 1;
 	struct pane *side = &rp->panes[rp->right];
-	if (replay_tag(rp, a))
-		return;
+	if (a == ACT_NEXT_UNANNOTATED && rp->tag) {
+		rp->v.result = 1;
+		return VIEW_CLOSE;
+	}
+	if (view_shared(&rp->v, a))
+		return VIEW_IGNORED;
 	if (rp->focus == 1 && side->ops->act && side->ops->act(side, rp, a)) {
-		rp->dirty |= D_DETAIL;
-		return;
+		rp->v.dirty |= D_DETAIL;
+		return 0;
 	}
 	switch (a) {
 	case ACT_DOWN: replay_move(rp, n); break;
@@ -794,7 +783,7 @@ static void replay_do(struct replay *rp, enum action a, long count)
 	case ACT_GOTO_ROW: replay_goto_row(rp); break;
 	case ACT_FOCUS:
 		rp->focus = !rp->focus;
-		rp->dirty |= rp->zoom ? D_ALL : D_LIST | D_DETAIL;
+		rp->v.dirty |= rp->zoom ? D_ALL : D_LIST | D_DETAIL;
 		break;
 	case ACT_PANE: replay_side(rp, 1); break;
 	case ACT_QUOTE:  /* the focused artifact pane takes it before this */
@@ -806,7 +795,7 @@ static void replay_do(struct replay *rp, enum action a, long count)
 	case ACT_REEVAL: evaltui_reeval_start(rp); break;
 	case ACT_ZOOM:
 		rp->zoom = !rp->zoom;
-		rp->dirty = D_ALL;
+		rp->v.dirty = D_ALL;
 		erase();
 		break;
 	case ACT_WIDER:
@@ -816,37 +805,13 @@ static void replay_do(struct replay *rp, enum action a, long count)
 			rp->list_adjust = COLS;
 		if (rp->list_adjust < -COLS)
 			rp->list_adjust = -COLS;
-		rp->dirty = D_ALL;
+		rp->v.dirty = D_ALL;
 		erase();
-		break;
-	case ACT_REDRAW:
-		clearok(curscr, TRUE);
-		rp->dirty = D_ALL;
-		break;
-	case ACT_THEME: replay_theme(rp); break;
-	case ACT_HELP:
-		rp->help = 1;
-		rp->dirty = D_ALL;
 		break;
 	default:
 		break;
 	}
-}
-
-/* A key while the help screen is up: scroll it, or close it. */
-static void replay_help_key(struct replay *rp, enum action a)
-{
-	if (a == ACT_DOWN || a == ACT_PAGE_DOWN) {
-		rp->help += a == ACT_DOWN ? 1 : LINES / 2;
-	} else if (a == ACT_UP || a == ACT_PAGE_UP) {
-		rp->help -= a == ACT_UP ? 1 : LINES / 2;
-		if (rp->help < 1)
-			rp->help = 1;
-	} else {
-		rp->help = 0;
-		erase();
-	}
-	rp->dirty = D_ALL;
+	return 0;
 }
 
 /* ---- a growing run (watch, live) ------------------------------------------------ */
@@ -882,9 +847,9 @@ static void replay_grew(struct replay *rp, size_t old_n, int tail, int was_incom
 		replay_goto(rp, n - 1);
 	if (run->incomplete != was_incomplete) {  /* the banner row comes or goes */
 		erase();
-		rp->dirty = D_ALL;
+		rp->v.dirty = D_ALL;
 	}
-	rp->dirty |= D_HEADER | D_LIST | D_DETAIL | D_STATUS;
+	rp->v.dirty |= D_HEADER | D_LIST | D_DETAIL | D_STATUS;
 }
 
 /* Asks the feed what arrived; redraws only what that changed. */
@@ -908,7 +873,7 @@ static void replay_feed_poll(struct replay *rp)
 	int want = f->pane ? f->pane(f) : -1;
 	if (want > PANE_EVENTS && want < PANE__COUNT && want != rp->right) {
 		rp->right = want;
-		rp->dirty = D_ALL;
+		rp->v.dirty = D_ALL;
 		erase();
 	}
 	const char *said = f->status ? f->status(f) : NULL;
@@ -916,7 +881,7 @@ static void replay_feed_poll(struct replay *rp)
 	if (!safe != !rp->feed_said || (safe && strcmp(safe, rp->feed_said))) {
 		free(rp->feed_said);
 		rp->feed_said = safe;
-		rp->dirty |= D_STATUS;
+		rp->v.dirty |= D_STATUS;
 	} else {
 		free(safe);
 	}
@@ -927,153 +892,149 @@ static int replay_feed_key(struct replay *rp, const struct key *k)
 {
 	if (!rp->feed || !rp->feed->act || !rp->feed->act(rp->feed, rp, k))
 		return 0;
-	rp->dirty |= D_LIST | D_DETAIL | D_STATUS;
+	rp->v.dirty |= D_LIST | D_DETAIL | D_STATUS;
 	return 1;
 }
 
-/* Waits for a key, the playback timer or the feed's next poll; ERR when a
- * timer fired. Without a feed or playback it sleeps until a key comes. */
-static int replay_wait(struct replay *rp, struct key *k)
+/* The feed's next poll and the playback timer when due, a running
+ * re-evaluation; *ms: the wait until the next of them (-1: none, and the
+ * loop sleeps until a key comes). */
+static unsigned replay_poll(struct view *v, int *msp)
 {
+	struct replay *rp = (struct replay *)v;
 	int ms = -1;
-	if (rp->feed && !rp->feed_ended) {
-		double left = rp->feed_due - replay_now();
-		if (left <= 0) {
-			replay_feed_poll(rp);
-			return ERR;
-		}
-		ms = (int)(left * 1000) + 1;
-	}
+	if (rp->feed && !rp->feed_ended && rp->feed_due - replay_now() <= 0)
+		replay_feed_poll(rp);
+	if (rp->feed && !rp->feed_ended)
+		ms = (int)((rp->feed_due - replay_now()) * 1000) + 1;
+	if (rp->playing && rp->due - replay_now() <= 0)
+		replay_tick(rp);
 	if (rp->playing) {
 		double left = rp->due - replay_now();
-		if (left <= 0) {
-			replay_tick(rp);
-			return ERR;
-		}
 		if (ms < 0 || (int)(left * 1000) + 1 < ms)
 			ms = (int)(left * 1000) + 1;
 	}
+	if (rp->right == PANE_GPU && v->idle)
+		rp->v.dirty |= D_DETAIL;  /* the GPU pane shows readings of now */
+	v->idle = 0;
 	if (rp->right == PANE_GPU && (ms < 0 || ms > 1000))
-		ms = 1000;  /* the GPU pane shows readings of now */
+		ms = 1000;
 	if (rp->reeval)
 		ms = evaltui_reeval_wait(rp, ms);  /* polls a running re-evaluation */
-	timeout(ms);
-	int rc = keys_read(k);
-	timeout(-1);
-	if (rc == ERR && rp->right == PANE_GPU)
-		rp->dirty |= D_DETAIL;
-	return rc;
+	*msp = ms < 0 ? -1 : ms;
+	return 0;
 }
 
-void replay_key(struct replay *rp, const struct key *k)
+/* A key (the loop cleared the message and took resize and the mouse). */
+static unsigned replay_view_key(struct view *v, const struct key *k)
 {
-	if (rp->msg) {
-		free(rp->msg);
-		rp->msg = NULL;
-		rp->dirty |= D_STATUS;
-	}
-	if (k->code == KEY_RESIZE) {
-		erase();
-		for (int p = 0; p < PANE__COUNT; p++)
-			pane_invalidate(&rp->panes[p]);
-		rp->dirty = D_ALL;
-		return;
-	}
-	if (k->code == KEY_MOUSE) {
-		replay_mouse(rp);
-		return;
-	}
+	struct replay *rp = (struct replay *)v;
 	if (rp->prompt) {
 		replay_prompt_key(rp, k);
-		return;
+		return 0;
 	}
 	enum action a = keys_action(k->code, V_REPLAY);
-	if (rp->help) {
-		replay_help_key(rp, a);
-		return;
-	}
 	if (rp->reeval && evaltui_reeval_key(rp, k))
-		return;
+		return 0;
 	if ((a == ACT_NONE || a == ACT_LIVE_PAUSE || a == ACT_LIVE_MESSAGE || a == ACT_LIVE_ABORT) &&
 	    replay_feed_key(rp, k))
-		return;
+		return 0;
 	if (a == ACT_COUNT) {
 		if (rp->count < 100000000)
 			rp->count = (rp->count < 0 ? 0 : rp->count * 10) + (k->code - '0');
-		rp->dirty |= D_STATUS;
-		return;
+		rp->v.dirty |= D_STATUS;
+		return 0;
 	}
 	long count = rp->count;
 	if (count >= 0) {
 		rp->count = -1;
-		rp->dirty |= D_STATUS;
+		rp->v.dirty |= D_STATUS;
 	}
-	replay_do(rp, a, count);
+	return replay_do(rp, a, count);
 }
 
-void replay_run(struct run *run, const char *title)
+void replay_key(struct replay *rp, const struct key *k)
 {
-	struct replay_opts o = {0};
-	replay_open(run, title, &o);
+	tui_key(&rp->v, k);
+}
+
+/* The terminal's new size: every pane lays out again. */
+static void replay_resize(struct view *v)
+{
+	struct replay *rp = (struct replay *)v;
+	for (int p = 0; p < PANE__COUNT; p++)
+		pane_invalidate(&rp->panes[p]);
+}
+
+static long replay_tag_run(struct view *v, struct tag **tag)
+{
+	struct replay *rp = (struct replay *)v;
+	*tag = rp->tag;
+	return rp->tag ? (long)rp->ds_run : -1;
+}
+
+/* q leaves, unless the feed keeps the screen (eval --tui asks before it
+ * stops the loop). The prompt and R's overlay took q before this. */
+static int replay_quits(struct view *v)
+{
+	struct replay *rp = (struct replay *)v;
+	if (rp->feed && rp->feed->quit && !rp->feed->quit(rp->feed)) {
+		rp->v.dirty = D_ALL;
+		return 0;
+	}
+	return 1;
+}
+
+static void replay_view_draw(struct view *v)
+{
+	replay_draw((struct replay *)v);
+}
+
+static void replay_view_free(struct view *v)
+{
+	replay_free((struct replay *)v);
+	free(v);
+}
+
+static const struct view_ops replay_view_ops = {
+	.name = "replay",
+	.keys = V_REPLAY,
+	.common = VIEW_HELP | VIEW_THEME | VIEW_REDRAW | VIEW_TAG | VIEW_QUIT,
+	.margin = "",
+	.draw = replay_view_draw,
+	.key = replay_view_key,
+	.poll = replay_poll,
+	.mouse = replay_mouse,
+	.resize = replay_resize,
+	.frame = replay_frame,
+	.tag_run = replay_tag_run,
+	.quits = replay_quits,
+	.free = replay_view_free,
+};
+
+struct view *replay_view_new(struct run *run, const char *title, const struct replay_opts *o)
+{
+	struct replay *rp = xmalloc(sizeof *rp);
+	replay_init(rp, run, title);
+	rp->tag = o->tag;
+	rp->ds_run = o->ds_run;
+	rp->feed = o->feed;  /* its first poll is due at once (feed_due 0) */
+	if (o->pattern && *o->pattern)
+		replay_search_set(rp, o->pattern, 1);
+	/* a growing run opens on its tail */
+	replay_goto(rp, o->feed && run->nev ? run->nev - 1 : o->ev);
+	view_say(&rp->v, NULL);  /* where the search stepped to is not news: the event is shown */
+	rp->v.dirty = D_ALL;
+	return &rp->v;
+}
+
+int replay_open(struct run *run, const char *title, const struct replay_opts *o)
+{
+	return tui_run(replay_view_new(run, title, o));
 }
 
 void replay_run_feed(struct run *run, const char *title, struct replay_feed *feed)
 {
 	struct replay_opts o = { .feed = feed };
 	replay_open(run, title, &o);
-}
-
-int replay_run_tagged(struct run *run, const char *title, struct tag *tag, size_t i)
-{
-	struct replay_opts o = { .tag = tag, .ds_run = i };
-	return replay_open(run, title, &o);
-}
-
-void replay_run_at(struct run *run, const char *title, size_t ev, const char *pattern)
-{
-	struct replay_opts o = { .ev = ev, .pattern = pattern };
-	replay_open(run, title, &o);
-}
-
-/* q leaves, unless the prompt or help takes it, it closes R's overlay, or
- * the feed keeps the screen (eval --tui asks before it stops the loop). */
-static int replay_quits(struct replay *rp, const struct key *k)
-{
-	if (rp->prompt || rp->help || rp->reeval || keys_action(k->code, V_REPLAY) != ACT_QUIT)
-		return 0;
-	if (rp->feed && rp->feed->quit && !rp->feed->quit(rp->feed)) {
-		rp->dirty = D_ALL;
-		return 0;
-	}
-	return 1;
-}
-
-int replay_open(struct run *run, const char *title, const struct replay_opts *o)
-{
-	struct replay rp;
-	struct key k;
-	replay_init(&rp, run, title);
-	rp.tag = o->tag;
-	rp.ds_run = o->ds_run;
-	rp.feed = o->feed;  /* its first poll is due at once (feed_due 0) */
-	if (o->pattern && *o->pattern)
-		replay_search_set(&rp, o->pattern, 1);
-	/* a growing run opens on its tail */
-	replay_goto(&rp, o->feed && run->nev ? run->nev - 1 : o->ev);
-	free(rp.msg);  /* where the search stepped to is not news: the event is shown */
-	rp.msg = NULL;
-	erase();
-	while (!tui_stopped() && !rp.next) {
-		if (rp.dirty)
-			replay_draw(&rp);
-		if (replay_wait(&rp, &k) == ERR)
-			continue;
-		if (replay_quits(&rp, &k))
-			break;
-		replay_key(&rp, &k);
-	}
-	int next = rp.next;
-	timeout(-1);
-	replay_free(&rp);
-	return next;
 }

@@ -8,6 +8,7 @@
 
 #include "pane.h"
 #include "util.h"
+#include "view.h"
 
 struct run;
 struct search;
@@ -50,21 +51,21 @@ struct replay_feed {
 	int (*pane)(struct replay_feed *f);
 };
 
+/* The replay view (its msg and dirty flags are the view's). */
 struct replay {
+	struct view v;              /* first: what the loop runs (ui/view.h) */
 	struct run *run;            /* borrowed */
 	const char *title;          /* borrowed */
 	size_t sel;                 /* selected event */
 	struct pane panes[PANE__COUNT];
 	int right;                  /* the pane beside the list */
 	int focus;                  /* 0: the list, 1: the pane beside it */
-	int zoom, help;
+	int zoom;
 	int list_adjust;            /* columns added to the list's width (< and >) */
 	long long *cum_in, *cum_out, *cum_cache; /* token sums up to each event */
 	size_t *cum_tools;          /* tool calls up to each event */
 	size_t *cum_turns;          /* model turns begun up to each event */
 	double t0;                  /* first timestamp, 0 when the run has none */
-	char *msg;                  /* one-key message in the status bar (owned, safe) */
-	unsigned dirty;
 	int body_y, body_h, list_w, side_x, side_w;
 	/* search */
 	struct search *search;      /* owned, NULL before the first search */
@@ -87,7 +88,6 @@ struct replay {
 	/* tagging: the session and the dataset run shown; NULL: not a dataset run */
 	struct tag *tag;            /* borrowed */
 	size_t ds_run;
-	int next;                   /* a: leave for the next run without a verdict */
 	struct runstats *stats;     /* time split, reasoning honesty (owned; made at the header's draw) */
 	/* auto-flags (src/flags.h): NULL when the rules could not be read */
 	struct flag_list *flags;    /* owned */
@@ -95,22 +95,10 @@ struct replay {
 	struct evaltui_reeval *reeval; /* R: a re-evaluation over the side pane (owned, ui/evaltui.c), NULL: none */
 };
 
-/* The replay's loop; returns when the user goes back (q) or a signal came. */
-void replay_run(struct run *run, const char *title);
-/* The same over a run that grows while it is shown (borrowed feed). */
-void replay_run_feed(struct run *run, const char *title, struct replay_feed *feed);
-/* The replay of run i of a dataset, with the annotation keys of session tag
- * (borrowed). Returns 1 when a asked for the next run without a verdict,
- * 0 when the user went back. */
-int replay_run_tagged(struct run *run, const char *title, struct tag *tag, size_t i);
 /* Selects event i (clamped), scrolling the list and telling the panes. */
 void replay_goto(struct replay *rp, size_t i);
 /* The search to highlight with, NULL when none. */
 struct search *replay_highlight(struct replay *rp);
-/* The replay opened at event ev with the search `pattern` set, so that n
- * and N go on from there (the browser's search across runs). */
-void replay_run_at(struct run *run, const char *title, size_t ev, const char *pattern);
-
 /* How a replay opens (replay_open); zeroed: at event 1, no search, no
  * annotation keys, a finished run. */
 struct replay_opts {
@@ -120,13 +108,20 @@ struct replay_opts {
 	size_t ds_run;              /* with tag: the dataset run shown */
 	struct replay_feed *feed;   /* a growing run (borrowed), NULL: none */
 };
-/* The replay's loop, opened as o says. Returns 1 when a (with a tag) asked
- * for the next run without a verdict, 0 when the user went back. */
+/* The replay view, opened as o says (run, title and what o points to stay
+ * borrowed). When it closes its result is 1 when a (with a tag) asked for
+ * the next run without a verdict, 0 when the user went back. */
+struct view *replay_view_new(struct run *run, const char *title, const struct replay_opts *o);
+/* The replay view run by a loop of its own, for a screen that is only a
+ * replay (kbtui FILE, watch, live, eval --tui); its result. */
 int replay_open(struct run *run, const char *title, const struct replay_opts *o);
+/* The same over a run that grows while it is shown (borrowed feed). */
+void replay_run_feed(struct run *run, const char *title, struct replay_feed *feed);
 
-/* The loop's steps, for a driver that feeds keys one at a time (make
+/* The view's steps, for a driver that feeds keys one at a time (make
  * bench): init, then draw (only what is dirty; ends in a refresh) and key
- * in turns, then free. The run and title stay borrowed. */
+ * (as the loop takes it: tui_key) in turns, then free. The run and title
+ * stay borrowed. */
 void replay_init(struct replay *rp, struct run *run, const char *title);
 void replay_draw(struct replay *rp);
 void replay_key(struct replay *rp, const struct key *k);

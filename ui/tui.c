@@ -5,14 +5,19 @@
 
 #include <curses.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "browse.h"
+#include "draw.h"
 #include "keys.h"
 #include "mouse.h"
 #include "replay.h"
+#include "tag.h"
 #include "theme.h"
 #include "tui.h"
+#include "util.h"
+#include "view.h"
 
 static int tui_depth;
 static volatile sig_atomic_t tui_signal;  /* SIGINT/SIGTERM/SIGHUP seen */
@@ -80,7 +85,8 @@ int tui_browse(struct dataset *ds, const struct tui_tagging *tg, long open)
 int tui_replay(struct run *run, const char *title)
 {
 	tui_start();
-	replay_run(run, title);
+	struct replay_opts o = { 0 };
+	replay_open(run, title, &o);
 	tui_stop();
 	return tui_status();
 }
@@ -96,4 +102,187 @@ int tui_replay_feed(struct run *run, const char *title, struct replay_feed *feed
 void tui_print_keys(FILE *out, int roff)
 {
 	keys_print(out, roff);
+}
+
+/* ---- the view stack and its one loop ----------------------------------------- */
+
+static struct view *tui_top;    /* the view on screen; ->below down to the root */
+static int tui_result;          /* the root's result once it closed */
+
+static void tui_free_view(struct view *v)
+{
+	free(v->msg);
+	v->msg = NULL;
+	v->ops->free(v);
+}
+
+static void tui_apply(struct view *v, unsigned f);
+
+/* Pushes v (and what it asks to push at once, as the browser does for
+ * kbtui RUN_DIR). */
+static void tui_push(struct view *v)
+{
+	v->below = tui_top;
+	tui_top = v;
+	erase();
+	if (v->push)
+		tui_apply(v, VIEW_PUSH);
+}
+
+/* The top view closes; the one below resumes (a help resumes nothing). */
+static void tui_pop(void)
+{
+	struct view *c = tui_top, *p = c->below;
+	unsigned f = 0;
+	tui_top = p;
+	erase();
+	if (!p)
+		tui_result = c->result;
+	else if (c->ops != &view_help_ops && p->ops->resume)
+		f = p->ops->resume(p, c);
+	if (p)
+		p->dirty = D_ALL;
+	tui_free_view(c);
+	if (p)
+		tui_apply(p, f);
+}
+
+/* What the flags a view returned ask of the stack. */
+static void tui_apply(struct view *v, unsigned f)
+{
+	if ((f & VIEW_PUSH) && v->push && v == tui_top) {
+		struct view *c = v->push;
+		v->push = NULL;
+		tui_push(c);
+	} else if (f & VIEW_CLOSE) {
+		while (tui_top && tui_top != v)  /* what it pushed goes with it */
+			tui_pop();
+		if (tui_top)
+			tui_pop();
+	}
+}
+
+/* A message of the loop's in the view's status bar, with its margin. */
+static void tui_tell(struct view *v, const char *msg)
+{
+	free(v->msg);
+	v->msg = msg ? xasprintf("%s%s", v->ops->margin ? v->ops->margin : "", msg) : NULL;
+	v->dirty |= D_STATUS;
+}
+
+/* The annotation keys: tag_act on the run the view says. */
+static unsigned tui_tag(struct view *v, enum action a)
+{
+	struct tag *tag = NULL;
+	long i = v->ops->tag_run ? v->ops->tag_run(v, &tag) : -1;
+	char *msg = NULL;
+	if (!tag_act(tag, a, i, &msg))
+		return 0;
+	tui_tell(v, msg);
+	free(msg);
+	if (v->ops->tagged)
+		v->ops->tagged(v, a);
+	erase();  /* after the editor, or names to hide: all of it again */
+	v->dirty = D_ALL;
+	return 0;
+}
+
+/* The shared keys, for a key the view did not take. */
+static unsigned tui_shared(struct view *v, const struct key *k)
+{
+	enum action a = keys_action(k->code, v->ops->keys);
+	char *m;
+	if (!view_shared(v, a))
+		return 0;
+	switch (a) {
+	case ACT_HELP:
+		return view_push(v, view_help_new(v));
+	case ACT_THEME:
+		m = theme_cycle();
+		tui_tell(v, m);
+		free(m);
+		clearok(curscr, TRUE);
+		v->dirty = D_ALL;
+		return 0;
+	case ACT_REDRAW:
+		clearok(curscr, TRUE);
+		v->dirty = D_ALL;
+		return 0;
+	case ACT_QUIT:
+		return !v->ops->quits || v->ops->quits(v) ? VIEW_CLOSE : 0;
+	default:
+		return tui_tag(v, a);
+	}
+}
+
+/* One key for view v: the message goes, resize and mouse are the loop's,
+ * the rest is the view's and then the shared keys'. */
+static unsigned tui_key_flags(struct view *v, const struct key *k)
+{
+	if (v->msg) {
+		free(v->msg);
+		v->msg = NULL;
+		v->dirty |= D_STATUS;
+	}
+	if (k->code == KEY_RESIZE) {
+		erase();
+		for (struct view *w = v; w; w = w->below) {
+			if (w->ops->resize)
+				w->ops->resize(w);
+			w->dirty = D_ALL;
+		}
+		return 0;
+	}
+	if (k->code == KEY_MOUSE) {
+		struct mouse_event m = mouse_read();
+		return v->ops->mouse ? v->ops->mouse(v, &m) : 0;
+	}
+	unsigned f = v->ops->key(v, k);
+	if (f & VIEW_IGNORED)
+		f = (f & ~(unsigned)VIEW_IGNORED) | tui_shared(v, k);
+	return f;
+}
+
+void tui_key(struct view *v, const struct key *k)
+{
+	unsigned f = tui_key_flags(v, k);
+	if ((f & VIEW_PUSH) && v->push) {  /* no stack here to push it on */
+		tui_free_view(v->push);
+		v->push = NULL;
+	}
+}
+
+int tui_run(struct view *root)
+{
+	struct view *saved = tui_top;  /* a stack run from inside another (a modal screen) */
+	struct key k;
+	tui_top = NULL;
+	tui_result = 0;
+	tui_push(root);
+	while (tui_top && !tui_stopped()) {
+		struct view *v = tui_top;
+		int ms = -1;
+		if (v->dirty)  /* what was there before the poll: lists scroll by what they showed */
+			v->ops->draw(v);
+		unsigned f = v->ops->poll ? v->ops->poll(v, &ms) : 0;
+		if (f & (VIEW_PUSH | VIEW_CLOSE)) {
+			tui_apply(v, f);
+			continue;
+		}
+		if (v->dirty)
+			v->ops->draw(v);
+		timeout(ms);  /* blocks only while nothing polls */
+		int rc = keys_read(&k);
+		timeout(-1);
+		v->idle = rc == ERR;
+		if (rc != ERR)
+			tui_apply(v, tui_key_flags(v, &k));
+	}
+	while (tui_top) {  /* a signal: every view goes, none resumes */
+		struct view *v = tui_top;
+		tui_top = v->below;
+		tui_free_view(v);
+	}
+	tui_top = saved;
+	return tui_result;
 }
