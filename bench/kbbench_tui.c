@@ -266,7 +266,7 @@ static void bench_keys(struct replay *rp, int presses)
 	replay_goto(rp, 0);
 	replay_draw(rp);
 	for (size_t k = 0; k < n; k++) {
-		if (rp->sel + 1 >= rp->run->nev) {
+		if (rp->cx.sel + 1 >= rp->cx.run->nev) {
 			replay_goto(rp, 0);
 			replay_draw(rp);
 		}
@@ -287,7 +287,7 @@ static void bench_keys(struct replay *rp, int presses)
 	/* v: the pane beside the list, every kind in turn, from the middle */
 	size_t nv = 6 * 10;
 	double *pv = xcalloc(nv, sizeof *pv), *pc = xcalloc(nv, sizeof *pc);
-	replay_goto(rp, rp->run->nev / 2);
+	replay_goto(rp, rp->cx.run->nev / 2);
 	replay_draw(rp);
 	for (size_t k = 0; k < nv; k++)
 		pv[k] = bench_press(rp, 'v', &pc[k]);

@@ -40,7 +40,7 @@ struct compare_side {
 	const char *title;          /* borrowed */
 	struct milestones ms;
 	struct runstats *stats;     /* owned */
-	struct replay rp;           /* what the event list's drawing reads: run, sel, focus */
+	struct pane_ctx cx;         /* what the event list sees: run, selection, focus */
 	struct pane list;           /* the event list (pane_events_ops) */
 };
 
@@ -131,11 +131,11 @@ static void compare_goto(struct compare *c, long t)
 	c->t = t < 0 ? 0 : (size_t)t > end ? end : (size_t)t;
 	for (int s = 0; s < 2; s++) {
 		struct compare_side *sd = &c->side[s];
-		sd->rp.sel = (size_t)compare_index(c, s, c->t);
+		sd->cx.sel = (size_t)compare_index(c, s, c->t);
 		sd->list.h = c->list_h > 0 ? c->list_h : 1;
-		sd->rp.body_h = sd->list.h + 1;
+		sd->cx.body_h = sd->list.h + 1;
 		if (sd->run->nev)
-			pane_events_ops.follow(&sd->list, &sd->rp);
+			pane_events_ops.follow(&sd->list, &sd->cx);
 	}
 	c->v.dirty |= D_LIST | D_STATUS;
 }
@@ -147,8 +147,7 @@ static void compare_side_init(struct compare_side *sd, struct run *run, const ch
 	sd->title = title;
 	milestones_find(run, cl, &sd->ms);
 	sd->stats = runstats_new(run);
-	sd->rp.run = run;
-	sd->rp.count = -1;
+	sd->cx.run = run;
 	sd->list.ops = &pane_events_ops;
 	sd->list.built_w = -1;
 }
@@ -283,7 +282,7 @@ static void compare_draw_ruler(struct compare *c, int y)
 static void compare_draw_list(struct compare *c, int s, int y, int x, int w, int h)
 {
 	struct compare_side *sd = &c->side[s];
-	sd->rp.focus = s == c->cur ? 0 : 1;
+	sd->cx.focus = s == c->cur ? 0 : 1;
 	sd->list.h = h;
 	for (int r = 0; r < h; r++) {  /* a gutter with the side's own milestones */
 		long i = (long)(sd->list.top + (size_t)r);
@@ -293,7 +292,7 @@ static void compare_draw_list(struct compare *c, int s, int y, int x, int w, int
 				l[0] = milestones_letter((enum milestone)k);
 		draw_put(y + r, x, 2, l, RL_KEY);
 	}
-	pane_events_ops.draw(&sd->list, &sd->rp, y, x + 2, w - 2, h);
+	pane_events_ops.draw(&sd->list, &sd->cx, y, x + 2, w - 2, h);
 }
 
 static void compare_draw_status(struct compare *c)
@@ -302,7 +301,7 @@ static void compare_draw_status(struct compare *c)
 	sbuf_init(&b);
 	for (int s = 0; s < 2; s++) {
 		long n = compare_nev(&c->side[s]);
-		sbuf_addf(&b, " %c %zu/%ld ", s ? 'B' : 'A', n ? c->side[s].rp.sel + 1 : 0, n);
+		sbuf_addf(&b, " %c %zu/%ld ", s ? 'B' : 'A', n ? c->side[s].cx.sel + 1 : 0, n);
 	}
 	int k = compare_anchor_at(c, c->t);
 	if (k > 0)
@@ -402,7 +401,7 @@ static unsigned compare_open(struct compare *c)
 {
 	struct compare_side *sd = &c->side[c->cur];
 	long i = c->ds_run[c->cur];
-	struct replay_opts o = { .ev = sd->rp.sel, .tag = i >= 0 ? c->tag : NULL, .ds_run = i >= 0 ? (size_t)i : 0 };
+	struct replay_opts o = { .ev = sd->cx.sel, .tag = i >= 0 ? c->tag : NULL, .ds_run = i >= 0 ? (size_t)i : 0 };
 	return view_push(&c->v, replay_view_new(sd->run, sd->title, &o));
 }
 

@@ -383,7 +383,7 @@ static struct evaltui_reeval *evaltui_reeval_new(struct replay *rp, char **msg)
 {
 	const char *path = NULL, *ext;
 	long at;
-	const char *text = reeval_solution_at(rp->run, rp->sel, &path, &at);
+	const char *text = reeval_solution_at(rp->cx.run, rp->cx.sel, &path, &at);
 	const char *kbh = getenv("KBTUI_KBH"), *py = getenv("KBTUI_PYTHON"), *hw = getenv("KBTUI_HARDWARE");
 	char *err = NULL;
 
@@ -400,15 +400,15 @@ static struct evaltui_reeval *evaltui_reeval_new(struct replay *rp, char **msg)
 	}
 	struct evaltui_reeval *re = xcalloc(1, sizeof *re);
 	sbuf_init(&re->log);
-	re->ev = rp->sel;
+	re->ev = rp->cx.sel;
 	re->changed_at = at;
 	re->src_path = xstrdup(path);
-	if (!(re->problem = reeval_problem(rp->run))) {
+	if (!(re->problem = reeval_problem(rp->cx.run))) {
 		*msg = xstrdup("R: cannot tell the run's problem (no metadata, result.json or NN_name directory)");
 		evaltui_reeval_free(re);
 		return NULL;
 	}
-	if (!(re->dir = reeval_workdir(rp->run, rp->sel, &err))) {
+	if (!(re->dir = reeval_workdir(rp->cx.run, rp->cx.sel, &err))) {
 		*msg = xasprintf("R: %s", err);
 		free(err);
 		evaltui_reeval_free(re);
@@ -433,10 +433,10 @@ static struct evaltui_reeval *evaltui_reeval_new(struct replay *rp, char **msg)
 	re->o.workdir = re->dir;
 	re->o.kbh = re->kbh;
 	re->o.python = re->python;
-	re->o.model = rp->run->meta.model;
+	re->o.model = rp->cx.run->meta.model;
 	re->hardware = !re->kbh && hw && *hw ? xstrdup(hw) : NULL;
 	re->o.hardware = re->hardware;
-	reeval_agent_at(rp->run, rp->sel, &re->agent);
+	reeval_agent_at(rp->cx.run, rp->cx.sel, &re->agent);
 	return re;
 }
 
@@ -447,12 +447,12 @@ void evaltui_reeval_start(struct replay *rp)
 		evaltui_say(rp, "R: a re-evaluation is running (Esc stops it)");
 		return;
 	}
-	if (!rp->run->nev)
+	if (!rp->cx.run->nev)
 		return;
 	/* the solution is the transcript's code: it runs here only when asked */
 	const char *path = NULL;
 	long at;
-	if (reeval_solution_at(rp->run, rp->sel, &path, &at)) {
+	if (reeval_solution_at(rp->cx.run, rp->cx.sel, &path, &at)) {
 		char *base = draw_safe(strrchr(path, '/') ? strrchr(path, '/') + 1 : path);
 		char *q = xasprintf("R: run the agent's %s of event %ld here (code from the transcript)? (y/n) ", base,
 		                    at + 1);
@@ -591,8 +591,8 @@ static void evaltui_reeval_lines(struct replay *rp, struct tlines *L, int w)
 void evaltui_reeval_draw(struct replay *rp)
 {
 	struct tlines L = {0};
-	int x = rp->side_w >= 60 ? rp->side_x : 0, w = rp->side_w >= 60 ? rp->side_w : COLS;
-	int y = rp->body_y, h = rp->body_h;
+	int x = rp->cx.side_w >= 60 ? rp->side_x : 0, w = rp->cx.side_w >= 60 ? rp->cx.side_w : COLS;
+	int y = rp->body_y, h = rp->cx.body_h;
 	if (!rp->reeval || w < 10 || h < 3)
 		return;
 	evaltui_reeval_lines(rp, &L, w - 2);

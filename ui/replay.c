@@ -6,6 +6,7 @@
 
 #include <curses.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,17 +58,48 @@ static double replay_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-struct search *replay_highlight(struct replay *rp)
+/* ---- what the panes ask (struct pane_host) ----------------------------------- */
+
+static struct replay *replay_of(struct pane_ctx *cx)
 {
-	return rp->search;
+	return (struct replay *)(void *)((char *)cx - offsetof(struct replay, cx));
 }
+
+static void replay_host_say(struct pane_ctx *cx, const char *msg)
+{
+	view_say(&replay_of(cx)->v, msg);
+}
+
+static void replay_host_dirty(struct pane_ctx *cx, unsigned d)
+{
+	replay_of(cx)->v.dirty |= d;
+}
+
+static void replay_host_select(struct pane_ctx *cx, size_t ev)
+{
+	replay_goto(replay_of(cx), ev);
+}
+
+static void replay_prompt_open(struct replay *rp, int kind);
+
+static void replay_host_ask(struct pane_ctx *cx, int kind)
+{
+	replay_prompt_open(replay_of(cx), kind);
+}
+
+static const struct pane_host replay_host = {
+	.say = replay_host_say,
+	.dirty = replay_host_dirty,
+	.select = replay_host_select,
+	.ask = replay_host_ask,
+};
 
 /* Token and tool-call sums up to each event, computed again from event
  * `from` on (0: all; a growing run: its new events and the last old one,
  * which may have grown too). */
 static void replay_sums(struct replay *rp, size_t from)
 {
-	const struct run *run = rp->run;
+	const struct run *run = rp->cx.run;
 	size_t n = run->nev;
 	rp->cum_in = xrealloc(rp->cum_in, (n + 1) * sizeof *rp->cum_in);
 	rp->cum_out = xrealloc(rp->cum_out, (n + 1) * sizeof *rp->cum_out);
@@ -106,17 +138,18 @@ void replay_init(struct replay *rp, struct run *run, const char *title)
 {
 	memset(rp, 0, sizeof *rp);
 	rp->v.ops = &replay_view_ops;
-	rp->run = run;
+	rp->cx.host = &replay_host;
+	rp->cx.run = run;
 	rp->title = title;
 	rp->count = -1;
 	rp->search_dir = 1;
 	rp->speed = REPLAY_SPEED_1X;
 	sbuf_init(&rp->input);
 	replay_sums(rp, 0);
-	rp->flags = flag_run_default(run, &rp->flag_rules);
+	rp->cx.flags = flag_run_default(run, &rp->cx.flag_rules);
 	rp->right = PANE_DETAIL;
 	for (int p = 0; p < PANE__COUNT; p++)
-		pane_init(&rp->panes[p], replay_pane_ops[p], rp);
+		pane_init(&rp->panes[p], replay_pane_ops[p], &rp->cx);
 	rp->v.dirty = D_ALL;
 }
 
@@ -131,10 +164,10 @@ void replay_free(struct replay *rp)
 	free(rp->cum_turns);
 	free(rp->feed_said);
 	runstats_free(rp->stats);
-	flag_list_delete(rp->flags);
+	flag_list_delete(rp->cx.flags);
 	free(rp->v.msg);
 	free(rp->matches);
-	search_free(rp->search);
+	search_free(rp->cx.search);
 	sbuf_free(&rp->input);
 	evaltui_reeval_free(rp->reeval);
 }
@@ -150,10 +183,10 @@ static void replay_msg(struct replay *rp, const char *msg)
 
 static void replay_layout(struct replay *rp)
 {
-	rp->body_y = rp->run->incomplete ? 2 : 1;
-	rp->body_h = LINES - rp->body_y - 1;
-	if (rp->body_h < 2)
-		rp->body_h = 2;
+	rp->body_y = rp->cx.run->incomplete ? 2 : 1;
+	rp->cx.body_h = LINES - rp->body_y - 1;
+	if (rp->cx.body_h < 2)
+		rp->cx.body_h = 2;
 	int lw = COLS * 2 / 5;
 	if (lw > 72)
 		lw = 72;
@@ -166,14 +199,14 @@ static void replay_layout(struct replay *rp)
 		lw = 12;
 	rp->list_w = lw;
 	rp->side_x = lw + 1;
-	rp->side_w = COLS - lw - 1;
-	if (rp->zoom && rp->focus == 0) {
+	rp->cx.side_w = COLS - lw - 1;
+	if (rp->zoom && rp->cx.focus == 0) {
 		rp->list_w = COLS;
-		rp->side_w = 0;
+		rp->cx.side_w = 0;
 	} else if (rp->zoom) {
 		rp->list_w = 0;
 		rp->side_x = 0;
-		rp->side_w = COLS;
+		rp->cx.side_w = COLS;
 	}
 }
 
@@ -192,11 +225,11 @@ static void replay_outcome(const struct run_meta *m, char *buf, size_t n)
 
 static void replay_draw_header(struct replay *rp)
 {
-	const struct run_meta *m = &rp->run->meta;
+	const struct run_meta *m = &rp->cx.run->meta;
 	char *t = draw_safe(rp->title);
 	char *model = draw_safe(m->label ? m->label : m->model), *prob = draw_safe(m->problem);
 	char *fmt = draw_safe(m->format);
-	char *verdict = rp->tag ? tag_verdict_label(rp->tag, rp->ds_run) : NULL;
+	char *verdict = rp->cx.tag ? tag_verdict_label(rp->cx.tag, rp->cx.ds_run) : NULL;
 	char outcome[64];
 	replay_outcome(m, outcome, sizeof outcome);
 	char *right = xasprintf("%s%s%s  %s  %s%s%s ", verdict ? verdict : "", verdict ? "  " : "", model, prob, fmt,
@@ -204,9 +237,9 @@ static void replay_draw_header(struct replay *rp)
 	free(verdict);
 	const char *view = rp->feed && rp->feed->name ? rp->feed->name : "replay";  /* watch, live */
 	char *left = xasprintf(" kbtui %s  %s", view, t);
-	if (!rp->stats || rp->stats->nev != rp->run->nev) {  /* made again when the run grew */
+	if (!rp->stats || rp->stats->nev != rp->cx.run->nev) {  /* made again when the run grew */
 		runstats_free(rp->stats);
-		rp->stats = runstats_new(rp->run);
+		rp->stats = runstats_new(rp->cx.run);
 	}
 	int room = COLS - (int)draw_width(left) - (int)draw_width(right) - 5;
 	char *marks = room > 0 ? runstats_summary(rp->stats, (size_t)room) : NULL;
@@ -224,7 +257,7 @@ static void replay_draw_header(struct replay *rp)
 	free(prob);
 	free(fmt);
 	free(t);
-	if (rp->run->incomplete) {
+	if (rp->cx.run->incomplete) {
 		const char *full = " INCOMPLETE RUN: the transcript ends without the harness's completion marker "
 		                   "(cut off, crashed, or still being written)";
 		/* the short one fits 80 columns */
@@ -239,28 +272,28 @@ static double replay_elapsed(const struct replay *rp, size_t i)
 	if (!rp->t0)
 		return -1;
 	for (size_t k = i + 1; k-- > 0;)  /* the last timestamp at or before i */
-		if (rp->run->ev[k].ts > 0)
-			return rp->run->ev[k].ts - rp->t0;
+		if (rp->cx.run->ev[k].ts > 0)
+			return rp->cx.run->ev[k].ts - rp->t0;
 	return 0;
 }
 
 static double replay_total_time(const struct replay *rp)
 {
-	return rp->run->nev ? replay_elapsed(rp, rp->run->nev - 1) : -1;
+	return rp->cx.run->nev ? replay_elapsed(rp, rp->cx.run->nev - 1) : -1;
 }
 
 /* The index of sel among the matches (1-based), 0 when sel is not one. */
 static size_t replay_match_index(const struct replay *rp)
 {
-	size_t lo = 0, hi = rp->nmatches;
+	size_t lo = 0, hi = rp->cx.nmatches;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
-		if (rp->matches[mid] < rp->sel)
+		if (rp->matches[mid] < rp->cx.sel)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo < rp->nmatches && rp->matches[lo] == rp->sel ? lo + 1 : 0;
+	return lo < rp->cx.nmatches && rp->matches[lo] == rp->cx.sel ? lo + 1 : 0;
 }
 
 static void replay_draw_prompt(struct replay *rp)
@@ -280,12 +313,12 @@ static void replay_draw_prompt(struct replay *rp)
  * follow its tail; returns the indicator's width (0: none). */
 static int replay_feed_label(const struct replay *rp, struct sbuf *b)
 {
-	size_t n = rp->run->nev;
+	size_t n = rp->cx.run->nev;
 	if (!rp->feed)
 		return 0;
 	if (rp->feed_said)
 		sbuf_addf(b, " %s", rp->feed_said);
-	if (n && rp->sel + 1 < n)
+	if (n && rp->cx.sel + 1 < n)
 		sbuf_adds(b, " (G follows)");
 	sbuf_adds(b, " |");
 	return rp->feed_said ? (int)draw_width(rp->feed_said) : 0;
@@ -293,8 +326,8 @@ static int replay_feed_label(const struct replay *rp, struct sbuf *b)
 
 static void replay_draw_status(struct replay *rp)
 {
-	const struct run *run = rp->run;
-	size_t n = run->nev, i = n ? rp->sel : 0;
+	const struct run *run = rp->cx.run;
+	size_t n = run->nev, i = n ? rp->cx.sel : 0;
 	char in[24], out[24], cache[24];
 	struct sbuf b;
 	if (rp->prompt) {
@@ -324,12 +357,12 @@ static void replay_draw_status(struct replay *rp)
 		sbuf_adds(&b, "  INCOMPLETE");
 	if (run->malformed)
 		sbuf_addf(&b, "  %d malformed", run->malformed);
-	if (rp->search) {
+	if (rp->cx.search) {
 		size_t k = replay_match_index(rp);
 		if (k)
-			sbuf_addf(&b, "  match %zu/%zu", k, rp->nmatches);
+			sbuf_addf(&b, "  match %zu/%zu", k, rp->cx.nmatches);
 		else
-			sbuf_addf(&b, "  %zu matches", rp->nmatches);
+			sbuf_addf(&b, "  %zu matches", rp->cx.nmatches);
 	}
 	if (rp->playing)
 		sbuf_addf(&b, "  %s %gx", theme_glyph()->play, replay_speeds[rp->speed]);
@@ -357,7 +390,7 @@ static void replay_draw_status(struct replay *rp)
 		sbuf_adds(&b, "  ");
 		draw_bar(LINES - 1, RL_STATUS, b.s, NULL);
 		draw_put(LINES - 1, (int)draw_width(b.s), COLS - (int)draw_width(b.s), rp->v.msg, RL_MSG);
-	} else if (rp->tag) {
+	} else if (rp->cx.tag) {
 		char *keys = xasprintf("%s  h help  q back ", tag_keys_hint());
 		draw_bar(LINES - 1, RL_STATUS, b.s, keys);
 		free(keys);
@@ -401,12 +434,12 @@ void replay_draw(struct replay *rp)
 		if (rp->v.dirty & D_HEADER)
 			replay_draw_header(rp);
 		if ((rp->v.dirty & D_LIST) && rp->list_w > 0)
-			pane_draw(&rp->panes[PANE_EVENTS], rp, rp->body_y, 0, rp->list_w, rp->body_h, rp->focus == 0);
-		if ((rp->v.dirty & (D_LIST | D_DETAIL)) && rp->side_w > 0) {
+			pane_draw(&rp->panes[PANE_EVENTS], &rp->cx, rp->body_y, 0, rp->list_w, rp->cx.body_h, rp->cx.focus == 0);
+		if ((rp->v.dirty & (D_LIST | D_DETAIL)) && rp->cx.side_w > 0) {
 			if (rp->list_w > 0)
-				for (int y = rp->body_y; y < rp->body_y + rp->body_h; y++)
+				for (int y = rp->body_y; y < rp->body_y + rp->cx.body_h; y++)
 					draw_put(y, rp->list_w, 1, theme_glyph()->sep, RL_DIM);
-			pane_draw(&rp->panes[rp->right], rp, rp->body_y, rp->side_x, rp->side_w, rp->body_h, rp->focus == 1);
+			pane_draw(&rp->panes[rp->right], &rp->cx, rp->body_y, rp->side_x, rp->cx.side_w, rp->cx.body_h, rp->cx.focus == 1);
 		}
 		if (rp->reeval && (rp->v.dirty & (D_LIST | D_DETAIL)))
 			evaltui_reeval_draw(rp);  /* R's overlay over the side pane */
@@ -422,23 +455,23 @@ void replay_draw(struct replay *rp)
 
 void replay_goto(struct replay *rp, size_t i)
 {
-	size_t n = rp->run->nev;
+	size_t n = rp->cx.run->nev;
 	if (!n)
 		return;
 	if (i >= n)
 		i = n - 1;
-	rp->sel = i;
+	rp->cx.sel = i;
 	for (int p = 0; p < PANE__COUNT; p++)
 		if (rp->panes[p].ops->follow && !rp->panes[p].ops->per_event)
-			rp->panes[p].ops->follow(&rp->panes[p], rp);
+			rp->panes[p].ops->follow(&rp->panes[p], &rp->cx);
 	rp->v.dirty |= D_LIST | D_DETAIL | D_STATUS;
 }
 
 /* Moves to the next (dir 1) or previous (dir -1) event that matches. */
 static void replay_seek(struct replay *rp, int dir, int (*match)(struct replay *, size_t), const char *none)
 {
-	size_t n = rp->run->nev;
-	for (size_t i = rp->sel; n && (dir > 0 ? i + 1 < n : i > 0);) {
+	size_t n = rp->cx.run->nev;
+	for (size_t i = rp->cx.sel; n && (dir > 0 ? i + 1 < n : i > 0);) {
 		i = dir > 0 ? i + 1 : i - 1;
 		if (match(rp, i)) {
 			replay_goto(rp, i);
@@ -450,12 +483,12 @@ static void replay_seek(struct replay *rp, int dir, int (*match)(struct replay *
 
 static int replay_is_call(struct replay *rp, size_t i)
 {
-	return rp->run->ev[i].kind == EV_TOOL_CALL;
+	return rp->cx.run->ev[i].kind == EV_TOOL_CALL;
 }
 
 static int replay_is_error(struct replay *rp, size_t i)
 {
-	const struct event *e = &rp->run->ev[i];
+	const struct event *e = &rp->cx.run->ev[i];
 	return e->kind == EV_ERROR || (e->kind == EV_TOOL_RESULT && e->is_error);
 }
 
@@ -473,19 +506,19 @@ static int replay_is_bench(struct replay *rp, size_t i)
 
 static int replay_is_flagged(struct replay *rp, size_t i)
 {
-	return rp->flags && flag_list_find(rp->flags, i);
+	return rp->cx.flags && flag_list_find(rp->cx.flags, i);
 }
 
 /* Moves the selection by delta events. */
 static void replay_move(struct replay *rp, long delta)
 {
-	long i = (long)rp->sel + delta;
+	long i = (long)rp->cx.sel + delta;
 	replay_goto(rp, i < 0 ? 0 : (size_t)i);
 }
 
 static void replay_percent(struct replay *rp, long pct)
 {
-	size_t n = rp->run->nev;
+	size_t n = rp->cx.run->nev;
 	if (!n)
 		return;
 	if (pct > 100)
@@ -501,33 +534,33 @@ static void replay_percent(struct replay *rp, long pct)
 static void replay_search_step(struct replay *rp, int dir)
 {
 	char buf[160];
-	if (!rp->search) {
+	if (!rp->cx.search) {
 		replay_msg(rp, "no search yet: / searches forward, ? backward");
 		return;
 	}
-	if (!rp->nmatches) {
-		char *pat = draw_safe(search_pattern(rp->search));
+	if (!rp->cx.nmatches) {
+		char *pat = draw_safe(search_pattern(rp->cx.search));
 		snprintf(buf, sizeof buf, "pattern not found: %s", pat);
 		free(pat);
 		replay_msg(rp, buf);
 		return;
 	}
-	size_t lo = 0, hi = rp->nmatches;  /* first match > sel */
+	size_t lo = 0, hi = rp->cx.nmatches;  /* first match > sel */
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
-		if (rp->matches[mid] <= rp->sel)
+		if (rp->matches[mid] <= rp->cx.sel)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	size_t k;
 	if (dir > 0) {
-		k = lo < rp->nmatches ? lo : 0;
-		if (lo == rp->nmatches)
+		k = lo < rp->cx.nmatches ? lo : 0;
+		if (lo == rp->cx.nmatches)
 			replay_msg(rp, "search hit the end, continuing at the start");
 	} else {
-		size_t before = lo > 0 && rp->matches[lo - 1] == rp->sel ? lo - 1 : lo;  /* first match >= sel */
-		k = before > 0 ? before - 1 : rp->nmatches - 1;
+		size_t before = lo > 0 && rp->matches[lo - 1] == rp->cx.sel ? lo - 1 : lo;  /* first match >= sel */
+		k = before > 0 ? before - 1 : rp->cx.nmatches - 1;
 		if (before == 0)
 			replay_msg(rp, "search hit the start, continuing at the end");
 	}
@@ -539,7 +572,7 @@ static void replay_search_set(struct replay *rp, const char *pattern, int dir)
 {
 	char *err = NULL;
 	rp->search_dir = dir;
-	if (*pattern || !rp->search) {
+	if (*pattern || !rp->cx.search) {
 		struct search *s = search_new(pattern, &err);
 		if (!s) {
 			char *e = draw_safe(err);
@@ -550,10 +583,10 @@ static void replay_search_set(struct replay *rp, const char *pattern, int dir)
 			free(err);
 			return;
 		}
-		search_free(rp->search);
+		search_free(rp->cx.search);
 		free(rp->matches);
-		rp->search = s;
-		rp->nmatches = search_events(s, rp->run, &rp->matches);
+		rp->cx.search = s;
+		rp->cx.nmatches = search_events(s, rp->cx.run, &rp->matches);
 	}
 	for (int p = 0; p < PANE__COUNT; p++)
 		pane_invalidate(&rp->panes[p]);
@@ -584,7 +617,7 @@ static void replay_prompt_done(struct replay *rp)
 		else
 			replay_percent(rp, v);
 	} else if (kind == 'Q') {
-		pane_artifact_label(rp, text);
+		pane_artifact_label(&rp->panes[PANE_ARTIFACT], &rp->cx, text);
 	} else {
 		replay_search_set(rp, text, kind == '/' ? 1 : -1);
 	}
@@ -599,7 +632,7 @@ static void replay_prompt_key(struct replay *rp, const struct key *k)
 		replay_prompt_done(rp);
 	} else if (!k->fn && k->ch == 27) {
 		if (rp->prompt == 'Q')
-			pane_artifact_label(rp, NULL);
+			pane_artifact_label(&rp->panes[PANE_ARTIFACT], &rp->cx, NULL);
 		rp->prompt = 0;
 	} else if ((k->fn && k->ch == KEY_BACKSPACE) || (!k->fn && (k->ch == 127 || k->ch == 8))) {
 		size_t len = rp->input.len;
@@ -629,9 +662,9 @@ static void replay_prompt_key(struct replay *rp, const struct key *k)
 static double replay_gap(const struct replay *rp)
 {
 	double speed = replay_speeds[rp->speed];
-	size_t i = rp->sel;
-	if (rp->t0 && i + 1 < rp->run->nev) {
-		double a = rp->run->ev[i].ts, b = rp->run->ev[i + 1].ts;
+	size_t i = rp->cx.sel;
+	if (rp->t0 && i + 1 < rp->cx.run->nev) {
+		double a = rp->cx.run->ev[i].ts, b = rp->cx.run->ev[i + 1].ts;
 		if (a > 0 && b >= a) {
 			/* events of one message share a timestamp: still a visible step */
 			double g = (b - a) / speed, floor = 0.1 / speed;
@@ -643,8 +676,8 @@ static double replay_gap(const struct replay *rp)
 
 static void replay_play(struct replay *rp, int on)
 {
-	rp->playing = on && rp->run->nev > 0;
-	if (rp->playing && rp->sel + 1 >= rp->run->nev)
+	rp->playing = on && rp->cx.run->nev > 0;
+	if (rp->playing && rp->cx.sel + 1 >= rp->cx.run->nev)
 		replay_goto(rp, 0);  /* at the end, play from the start */
 	rp->due = replay_now() + (rp->playing ? replay_gap(rp) : 0);
 	rp->v.dirty |= D_STATUS;
@@ -653,12 +686,12 @@ static void replay_play(struct replay *rp, int on)
 /* Called when the timer is due: one event on. */
 static void replay_tick(struct replay *rp)
 {
-	if (rp->sel + 1 >= rp->run->nev) {
+	if (rp->cx.sel + 1 >= rp->cx.run->nev) {
 		rp->playing = 0;
 		replay_msg(rp, "end of the run");
 		return;
 	}
-	replay_goto(rp, rp->sel + 1);
+	replay_goto(rp, rp->cx.sel + 1);
 	rp->due = replay_now() + replay_gap(rp);
 }
 
@@ -689,7 +722,7 @@ static void replay_side(struct replay *rp, int delta)
 static void replay_goto_row(struct replay *rp)
 {
 	struct pane *p = &rp->panes[rp->right];
-	size_t ev = rp->focus == 1 && !p->ops->per_event ? pane_top_event(p) : TLINE_NO_EVENT;
+	size_t ev = rp->cx.focus == 1 && !p->ops->per_event ? pane_top_event(p) : TLINE_NO_EVENT;
 	if (ev == TLINE_NO_EVENT)
 		return;
 	replay_goto(rp, ev);
@@ -698,9 +731,9 @@ static void replay_goto_row(struct replay *rp)
 /* Focus on the list (0) or the pane beside it (1). */
 static void replay_focus(struct replay *rp, int focus)
 {
-	if (rp->focus == focus)
+	if (rp->cx.focus == focus)
 		return;
-	rp->focus = focus;
+	rp->cx.focus = focus;
 	rp->v.dirty |= rp->zoom ? D_ALL : D_LIST | D_DETAIL;
 }
 
@@ -711,14 +744,14 @@ static unsigned replay_mouse(struct view *v, const struct mouse_event *mp)
 	struct replay *rp = (struct replay *)v;
 	struct mouse_event m = *mp;
 	int step = m.kind == MOUSE_WHEEL_DOWN ? MOUSE_WHEEL_ROWS : -MOUSE_WHEEL_ROWS;
-	if (rp->prompt || m.kind == MOUSE_NONE || m.y < rp->body_y || m.y >= rp->body_y + rp->body_h)
+	if (rp->prompt || m.kind == MOUSE_NONE || m.y < rp->body_y || m.y >= rp->body_y + rp->cx.body_h)
 		return 0;
-	int in_list = rp->list_w > 0 && m.x < rp->list_w, in_side = rp->side_w > 0 && m.x >= rp->side_x;
+	int in_list = rp->list_w > 0 && m.x < rp->list_w, in_side = rp->cx.side_w > 0 && m.x >= rp->side_x;
 	struct pane *side = &rp->panes[rp->right];
 	if (m.kind == MOUSE_CLICK && in_list) {
 		size_t i = rp->panes[PANE_EVENTS].top + (size_t)(m.y - rp->body_y - 1);
 		replay_focus(rp, 0);
-		if (m.y > rp->body_y && i < rp->run->nev)  /* not the header row */
+		if (m.y > rp->body_y && i < rp->cx.run->nev)  /* not the header row */
 			replay_goto(rp, i);
 	} else if (m.kind == MOUSE_CLICK && in_side) {
 		replay_focus(rp, 1);
@@ -726,7 +759,7 @@ static unsigned replay_mouse(struct view *v, const struct mouse_event *mp)
 		replay_move(rp, step);
 	} else if (in_side && side->ops->act) {
 		for (int k = 0; k < MOUSE_WHEEL_ROWS; k++)
-			side->ops->act(side, rp, step > 0 ? ACT_DOWN : ACT_UP);
+			side->ops->act(side, &rp->cx, step > 0 ? ACT_DOWN : ACT_UP);
 		rp->v.dirty |= D_DETAIL;
 	}
 	return 0;
@@ -737,16 +770,16 @@ static unsigned replay_mouse(struct view *v, const struct mouse_event *mp)
  * next run without a verdict. */
 static unsigned replay_do(struct replay *rp, enum action a, long count)
 {
-	long page = rp->body_h > 2 ? rp->body_h - 2 : 1;
+	long page = rp->cx.body_h > 2 ? rp->cx.body_h - 2 : 1;
 	long n = count > 0 ? count : 1;
 	struct pane *side = &rp->panes[rp->right];
-	if (a == ACT_NEXT_UNANNOTATED && rp->tag) {
+	if (a == ACT_NEXT_UNANNOTATED && rp->cx.tag) {
 		rp->v.result = 1;
 		return VIEW_CLOSE;
 	}
 	if (view_shared(&rp->v, a))
 		return VIEW_IGNORED;
-	if (rp->focus == 1 && side->ops->act && side->ops->act(side, rp, a)) {
+	if (rp->cx.focus == 1 && side->ops->act && side->ops->act(side, &rp->cx, a)) {
 		rp->v.dirty |= D_DETAIL;
 		return 0;
 	}
@@ -756,7 +789,7 @@ static unsigned replay_do(struct replay *rp, enum action a, long count)
 	case ACT_PAGE_DOWN: replay_move(rp, page * n); break;
 	case ACT_PAGE_UP: replay_move(rp, -page * n); break;
 	case ACT_FIRST: replay_goto(rp, count > 0 ? (size_t)count - 1 : 0); break;
-	case ACT_LAST: replay_goto(rp, count > 0 ? (size_t)count - 1 : rp->run->nev); break;
+	case ACT_LAST: replay_goto(rp, count > 0 ? (size_t)count - 1 : rp->cx.run->nev); break;
 	case ACT_PERCENT:
 		if (count >= 0)
 			replay_percent(rp, count);
@@ -782,7 +815,7 @@ static unsigned replay_do(struct replay *rp, enum action a, long count)
 	case ACT_SLOWER: replay_speed(rp, -1); break;
 	case ACT_GOTO_ROW: replay_goto_row(rp); break;
 	case ACT_FOCUS:
-		rp->focus = !rp->focus;
+		rp->cx.focus = !rp->cx.focus;
 		rp->v.dirty |= rp->zoom ? D_ALL : D_LIST | D_DETAIL;
 		break;
 	case ACT_PANE: replay_side(rp, 1); break;
@@ -790,8 +823,8 @@ static unsigned replay_do(struct replay *rp, enum action a, long count)
 		replay_msg(rp, "Q quotes lines of the artifact pane: v to it, Tab to focus it");
 		break;
 	case ACT_PANE_BACK: replay_side(rp, -1); break;
-	case ACT_LINEAGE_DIFF: pane_lineage_mark(rp); break;
-	case ACT_BEST: pane_lineage_best(rp); break;
+	case ACT_LINEAGE_DIFF: pane_lineage_mark(&rp->panes[PANE_LINEAGE], &rp->cx); break;
+	case ACT_BEST: pane_lineage_best(&rp->cx); break;
 	case ACT_REEVAL: evaltui_reeval_start(rp); break;
 	case ACT_ZOOM:
 		rp->zoom = !rp->zoom;
@@ -822,27 +855,27 @@ static unsigned replay_do(struct replay *rp, enum action a, long count)
  * start, no event is as it was). */
 static void replay_grew(struct replay *rp, size_t old_n, int tail, int was_incomplete)
 {
-	struct run *run = rp->run;
+	struct run *run = rp->cx.run;
 	size_t n = run->nev;
 	size_t from = n < old_n ? 0 : old_n ? old_n - 1 : 0;  /* the last old event may have grown */
 	replay_sums(rp, from);
-	rp->flags = flag_run_update(rp->flags, run, from, &rp->flag_rules);  /* only what changed */
+	rp->cx.flags = flag_run_update(rp->cx.flags, run, from, &rp->cx.flag_rules);  /* only what changed */
 	for (int p = 0; p < PANE__COUNT; p++) {
 		const struct pane_ops *ops = rp->panes[p].ops;
 		if (ops->init) {  /* what it read from the run at init is stale */
 			pane_free(&rp->panes[p]);
-			pane_init(&rp->panes[p], ops, rp);
+			pane_init(&rp->panes[p], ops, &rp->cx);
 		} else {
 			pane_invalidate(&rp->panes[p]);
 		}
 	}
-	if (rp->search) {
+	if (rp->cx.search) {
 		free(rp->matches);
 		rp->matches = NULL;
-		rp->nmatches = search_events(rp->search, run, &rp->matches);
+		rp->cx.nmatches = search_events(rp->cx.search, run, &rp->matches);
 	}
-	if (rp->sel >= n)
-		rp->sel = n ? n - 1 : 0;
+	if (rp->cx.sel >= n)
+		rp->cx.sel = n ? n - 1 : 0;
 	if (tail && n)
 		replay_goto(rp, n - 1);
 	if (run->incomplete != was_incomplete) {  /* the banner row comes or goes */
@@ -856,10 +889,10 @@ static void replay_grew(struct replay *rp, size_t old_n, int tail, int was_incom
 static void replay_feed_poll(struct replay *rp)
 {
 	struct replay_feed *f = rp->feed;
-	size_t old_n = rp->run->nev;
-	int was_incomplete = rp->run->incomplete;
-	int tail = old_n == 0 || rp->sel + 1 >= old_n;
-	int rc = f->poll(f, rp->run);
+	size_t old_n = rp->cx.run->nev;
+	int was_incomplete = rp->cx.run->incomplete;
+	int tail = old_n == 0 || rp->cx.sel + 1 >= old_n;
+	int rc = f->poll(f, rp->cx.run);
 	unsigned restarts = f->restarts ? f->restarts(f) : 0;
 	if (restarts != rp->feed_restarts) {  /* read again from the start: no event is as it was */
 		rp->feed_restarts = restarts;
@@ -969,8 +1002,8 @@ static void replay_resize(struct view *v)
 static long replay_tag_run(struct view *v, struct tag **tag)
 {
 	struct replay *rp = (struct replay *)v;
-	*tag = rp->tag;
-	return rp->tag ? (long)rp->ds_run : -1;
+	*tag = rp->cx.tag;
+	return rp->cx.tag ? (long)rp->cx.ds_run : -1;
 }
 
 /* q leaves, unless the feed keeps the screen (eval --tui asks before it
@@ -1016,8 +1049,8 @@ struct view *replay_view_new(struct run *run, const char *title, const struct re
 {
 	struct replay *rp = xmalloc(sizeof *rp);
 	replay_init(rp, run, title);
-	rp->tag = o->tag;
-	rp->ds_run = o->ds_run;
+	rp->cx.tag = o->tag;
+	rp->cx.ds_run = o->ds_run;
 	rp->feed = o->feed;  /* its first poll is due at once (feed_due 0) */
 	if (o->pattern && *o->pattern)
 		replay_search_set(rp, o->pattern, 1);

@@ -54,23 +54,24 @@ struct replay_feed {
 /* The replay view (its msg and dirty flags are the view's). */
 struct replay {
 	struct view v;              /* first: what the loop runs (ui/view.h) */
-	struct run *run;            /* borrowed */
+	/* what the panes see: the run (borrowed), the selected event, focus,
+	 * the search (owned, NULL before the first search) and its matches,
+	 * the auto-flags (owned; NULL when the rules could not be read), the
+	 * annotation session (borrowed; NULL: not a dataset run) */
+	struct pane_ctx cx;
 	const char *title;          /* borrowed */
-	size_t sel;                 /* selected event */
 	struct pane panes[PANE__COUNT];
 	int right;                  /* the pane beside the list */
-	int focus;                  /* 0: the list, 1: the pane beside it */
 	int zoom;
 	int list_adjust;            /* columns added to the list's width (< and >) */
 	long long *cum_in, *cum_out, *cum_cache; /* token sums up to each event */
 	size_t *cum_tools;          /* tool calls up to each event */
 	size_t *cum_turns;          /* model turns begun up to each event */
 	double t0;                  /* first timestamp, 0 when the run has none */
-	int body_y, body_h, list_w, side_x, side_w;
-	/* search */
-	struct search *search;      /* owned, NULL before the first search */
+	int body_y, list_w, side_x; /* and cx.body_h, cx.side_w */
+	/* search (cx.search, cx.nmatches) */
 	int search_dir;             /* 1: / forward, -1: ? backward */
-	size_t *matches, nmatches;  /* matching events, in order (owned) */
+	size_t *matches;            /* matching events, in order (owned) */
 	/* the prompt on the status line: 0, '/', '?' or '%' */
 	int prompt;
 	struct sbuf input;
@@ -85,20 +86,12 @@ struct replay {
 	double feed_due;            /* monotonic time of the next poll */
 	int feed_ended;             /* poll said -1: polled no more */
 	unsigned feed_restarts;     /* the feed's restarts at the last poll */
-	/* tagging: the session and the dataset run shown; NULL: not a dataset run */
-	struct tag *tag;            /* borrowed */
-	size_t ds_run;
 	struct runstats *stats;     /* time split, reasoning honesty (owned; made at the header's draw) */
-	/* auto-flags (src/flags.h): NULL when the rules could not be read */
-	struct flag_list *flags;    /* owned */
-	const struct flag_rules *flag_rules; /* borrowed: the shipped rules */
 	struct evaltui_reeval *reeval; /* R: a re-evaluation over the side pane (owned, ui/evaltui.c), NULL: none */
 };
 
 /* Selects event i (clamped), scrolling the list and telling the panes. */
 void replay_goto(struct replay *rp, size_t i);
-/* The search to highlight with, NULL when none. */
-struct search *replay_highlight(struct replay *rp);
 /* How a replay opens (replay_open); zeroed: at event 1, no search, no
  * annotation keys, a finished run. */
 struct replay_opts {
