@@ -37,6 +37,7 @@
 #include "tlines.h"
 #include "tui.h"
 #include "util.h"
+#include "view.h"
 
 static double evaltui_now(void)
 {
@@ -354,7 +355,7 @@ struct evaltui_reeval {
 	size_t top;                 /* scrolled rows */
 };
 
-void evaltui_reeval_free(struct evaltui_reeval *re)
+static void evaltui_reeval_free(struct evaltui_reeval *re)
 {
 	if (!re)
 		return;
@@ -440,15 +441,14 @@ static struct evaltui_reeval *evaltui_reeval_new(struct replay *rp, char **msg)
 	return re;
 }
 
-void evaltui_reeval_start(struct replay *rp)
+/* What R does: asks, then starts the loop on the solution at the selected
+ * event. 1: *out is the running re-evaluation (owned); 0: it could not
+ * start (the replay says why); -1: nothing to do, or the user said no. */
+static int evaltui_reeval_begin(struct replay *rp, struct evaltui_reeval **out)
 {
 	char *msg = NULL;
-	if (rp->reeval && !rp->reeval->ended) {
-		evaltui_say(rp, "R: a re-evaluation is running (Esc stops it)");
-		return;
-	}
 	if (!rp->cx.run->nev)
-		return;
+		return -1;
 	/* the solution is the transcript's code: it runs here only when asked */
 	const char *path = NULL;
 	long at;
@@ -461,22 +461,23 @@ void evaltui_reeval_start(struct replay *rp)
 		free(base);
 		rp->v.dirty = D_ALL;
 		if (!yes)
-			return;
+			return -1;
 	}
-	evaltui_reeval_free(rp->reeval);
-	rp->reeval = evaltui_reeval_new(rp, &msg);
-	if (!rp->reeval) {
+	struct evaltui_reeval *re = evaltui_reeval_new(rp, &msg);
+	if (!re) {
 		evaltui_say(rp, msg);
 		free(msg);
-		return;
+		return 0;
 	}
-	rp->reeval->t0 = evaltui_now();
-	rp->reeval->job = evaljob_start(&rp->reeval->o);
-	if (!rp->reeval->job) {
-		rp->reeval->ended = 1;
-		rp->reeval->rc = -1;
+	re->t0 = evaltui_now();
+	re->job = evaljob_start(&re->o);
+	if (!re->job) {
+		re->ended = 1;
+		re->rc = -1;
 	}
 	rp->v.dirty |= D_DETAIL | D_STATUS;
+	*out = re;
+	return 1;
 }
 
 /* What the loop said since the last poll; 1 when something changed. */
@@ -504,16 +505,6 @@ static int evaltui_reeval_poll(struct evaltui_reeval *re)
 	return 1;   /* the elapsed time moves too */
 }
 
-int evaltui_reeval_wait(struct replay *rp, int ms)
-{
-	struct evaltui_reeval *re = rp->reeval;
-	if (!re || re->ended)
-		return ms;
-	if (evaltui_reeval_poll(re))
-		rp->v.dirty |= D_DETAIL;
-	return ms < 0 || ms > 200 ? 200 : ms;
-}
-
 /* The last n lines of s. */
 static const char *evaltui_tail(const char *s, int n)
 {
@@ -526,9 +517,8 @@ static const char *evaltui_tail(const char *s, int n)
 	return p == s ? s : p + 1;
 }
 
-static void evaltui_reeval_lines(struct replay *rp, struct tlines *L, int w)
+static void evaltui_reeval_lines(struct evaltui_reeval *re, struct tlines *L, int w)
 {
-	struct evaltui_reeval *re = rp->reeval;
 	const struct eval_result *r = re->job && re->ended ? evaljob_result(re->job) : NULL;
 	char el[32];
 	char *src = draw_safe(re->src_path);
@@ -588,44 +578,138 @@ static void evaltui_reeval_lines(struct replay *rp, struct tlines *L, int w)
 	tlines_head(L, RL_KEY, w, "Esc or q closes%s", re->ended ? ", R again re-evaluates the selected event" : "");
 }
 
-void evaltui_reeval_draw(struct replay *rp)
+/* ---- the overlay: a view over the replay ------------------------------------ */
+
+struct evaltui_over {
+	struct view v;              /* first; its dirty flags are the replay's D_* */
+	struct replay *rp;          /* the replay below (borrowed: it is under this view) */
+	struct evaltui_reeval *re;  /* owned */
+};
+
+/* Over the side pane (the whole width when it is narrow), after the panes. */
+static void evaltui_over_paint(struct replay *rp, void *arg)
 {
+	struct evaltui_reeval *re = arg;
 	struct tlines L = {0};
 	int x = rp->cx.side_w >= 60 ? rp->side_x : 0, w = rp->cx.side_w >= 60 ? rp->cx.side_w : COLS;
 	int y = rp->body_y, h = rp->cx.body_h;
-	if (!rp->reeval || w < 10 || h < 3)
+	if (w < 10 || h < 3)
 		return;
-	evaltui_reeval_lines(rp, &L, w - 2);
-	if (rp->reeval->top + 1 > L.n)
-		rp->reeval->top = L.n ? L.n - 1 : 0;
+	evaltui_reeval_lines(re, &L, w - 2);
+	if (re->top + 1 > L.n)
+		re->top = L.n ? L.n - 1 : 0;
 	for (int r = 0; r < h; r++)
 		draw_fill(y + r, x, w, RL_NORMAL);
-	tlines_draw(&L, rp->reeval->top, y, x + 1, w - 2, h, NULL);
+	tlines_draw(&L, re->top, y, x + 1, w - 2, h, NULL);
 	tlines_free(&L);
 }
 
-int evaltui_reeval_key(struct replay *rp, const struct key *k)
+static void evaltui_over_draw(struct view *v)
 {
-	struct evaltui_reeval *re = rp->reeval;
-	if (!re)
-		return 0;
+	struct evaltui_over *o = (struct evaltui_over *)v;
+	o->rp->v.dirty |= v->dirty;
+	v->dirty = 0;
+	replay_draw_over(o->rp, evaltui_over_paint, o->re);
+}
+
+/* Esc and q close it (stopping a running loop), j/k scroll it, R starts
+ * again once it has ended; the replay below takes every other key. */
+static unsigned evaltui_over_key(struct view *v, const struct key *k)
+{
+	struct evaltui_over *o = (struct evaltui_over *)v;
+	struct evaltui_reeval *re = o->re;
 	enum action a = keys_action(k->code, V_REPLAY);
+	if (o->rp->prompt)  /* the replay's prompt, opened under the overlay, takes every key */
+		return VIEW_FORWARD;
+	if (k->code != 27 && a != ACT_QUIT && a != ACT_DOWN && a != ACT_UP && a != ACT_REEVAL)
+		return VIEW_FORWARD;
+	view_say(&o->rp->v, NULL);  /* a key clears the replay's message */
 	if (k->code == 27 || a == ACT_QUIT) {
 		if (!re->ended)
 			evaljob_abort(re->job);   /* evaltui_reeval_free waits for its end */
-		evaltui_reeval_free(re);
-		rp->reeval = NULL;
-		erase();
-		rp->v.dirty = D_ALL;
-		return 1;
+		return VIEW_CLOSE;
 	}
-	if (a == ACT_DOWN || a == ACT_UP) {
-		if (a == ACT_DOWN)
-			re->top++;
-		else if (re->top)
-			re->top--;
-		rp->v.dirty |= D_DETAIL;
-		return 1;
+	if (a == ACT_REEVAL) {
+		struct evaltui_reeval *next = NULL;
+		if (!re->ended) {
+			evaltui_say(o->rp, "R: a re-evaluation is running (Esc stops it)");
+			return 0;
+		}
+		int rc = evaltui_reeval_begin(o->rp, &next);
+		if (rc == 0)
+			return VIEW_CLOSE;  /* the old one went: the replay says why there is no new one */
+		if (rc > 0) {
+			evaltui_reeval_free(re);
+			o->re = next;
+		}
+		v->dirty |= D_DETAIL | D_STATUS;
+		return 0;
 	}
+	if (a == ACT_DOWN)
+		re->top++;
+	else if (re->top)
+		re->top--;
+	v->dirty |= D_DETAIL;
 	return 0;
+}
+
+static unsigned evaltui_over_mouse(struct view *v, const struct mouse_event *m)
+{
+	(void)v;
+	(void)m;
+	return VIEW_FORWARD;
+}
+
+/* The replay below goes on (a feed, playback); a running loop is polled
+ * at least every 200 ms. */
+static unsigned evaltui_over_poll(struct view *v, int *ms)
+{
+	struct evaltui_over *o = (struct evaltui_over *)v;
+	struct view *below = &o->rp->v;
+	below->idle = v->idle;
+	unsigned f = below->ops->poll ? below->ops->poll(below, ms) : 0;
+	v->dirty |= below->dirty;
+	if (!o->re->ended) {
+		if (evaltui_reeval_poll(o->re))
+			v->dirty |= D_DETAIL;
+		*ms = *ms < 0 || *ms > 200 ? 200 : *ms;
+	}
+	return f & ~(VIEW_PUSH | VIEW_CLOSE);
+}
+
+static void evaltui_over_resize(struct view *v)
+{
+	(void)v;  /* the replay below lays out again; this draws through it */
+}
+
+static void evaltui_over_free(struct view *v)
+{
+	struct evaltui_over *o = (struct evaltui_over *)v;
+	evaltui_reeval_free(o->re);
+	o->rp->v.dirty = D_ALL;
+	free(o);
+}
+
+static const struct view_ops evaltui_over_ops = {
+	.name = "re-evaluation",
+	.keys = V_REPLAY,
+	.draw = evaltui_over_draw,
+	.key = evaltui_over_key,
+	.poll = evaltui_over_poll,
+	.mouse = evaltui_over_mouse,
+	.resize = evaltui_over_resize,
+	.free = evaltui_over_free,
+};
+
+struct view *evaltui_reeval_view(struct replay *rp)
+{
+	struct evaltui_reeval *re = NULL;
+	if (evaltui_reeval_begin(rp, &re) <= 0)
+		return NULL;
+	struct evaltui_over *o = xcalloc(1, sizeof *o);
+	o->v.ops = &evaltui_over_ops;
+	o->v.dirty = D_ALL;
+	o->rp = rp;
+	o->re = re;
+	return &o->v;
 }

@@ -169,7 +169,6 @@ void replay_free(struct replay *rp)
 	free(rp->matches);
 	search_free(rp->cx.search);
 	sbuf_free(&rp->input);
-	evaltui_reeval_free(rp->reeval);
 }
 
 static void replay_msg(struct replay *rp, const char *msg)
@@ -421,6 +420,11 @@ static int replay_frame(struct view *v, int *top, int *rows)
 
 void replay_draw(struct replay *rp)
 {
+	replay_draw_over(rp, NULL, NULL);
+}
+
+void replay_draw_over(struct replay *rp, void (*over)(struct replay *rp, void *arg), void *arg)
+{
 	if (rp->v.dirty & D_ALL)
 		replay_layout(rp);
 	if (LINES < 6 || COLS < 30) {
@@ -441,8 +445,8 @@ void replay_draw(struct replay *rp)
 					draw_put(y, rp->list_w, 1, theme_glyph()->sep, RL_DIM);
 			pane_draw(&rp->panes[rp->right], &rp->cx, rp->body_y, rp->side_x, rp->cx.side_w, rp->cx.body_h, rp->cx.focus == 1);
 		}
-		if (rp->reeval && (rp->v.dirty & (D_LIST | D_DETAIL)))
-			evaltui_reeval_draw(rp);  /* R's overlay over the side pane */
+		if (over && (rp->v.dirty & (D_LIST | D_DETAIL)))
+			over(rp, arg);  /* a view over the panes (R's re-evaluation) */
 		if (rp->v.dirty & D_STATUS)
 			replay_draw_status(rp);
 	}
@@ -825,7 +829,10 @@ static unsigned replay_do(struct replay *rp, enum action a, long count)
 	case ACT_PANE_BACK: replay_side(rp, -1); break;
 	case ACT_LINEAGE_DIFF: pane_lineage_mark(&rp->panes[PANE_LINEAGE], &rp->cx); break;
 	case ACT_BEST: pane_lineage_best(&rp->cx); break;
-	case ACT_REEVAL: evaltui_reeval_start(rp); break;
+	case ACT_REEVAL: {
+		struct view *ov = evaltui_reeval_view(rp);  /* over the side pane, a view of its own */
+		return ov ? view_push(&rp->v, ov) : 0;
+	}
 	case ACT_ZOOM:
 		rp->zoom = !rp->zoom;
 		rp->v.dirty = D_ALL;
@@ -952,8 +959,6 @@ static unsigned replay_poll(struct view *v, int *msp)
 	v->idle = 0;
 	if (rp->right == PANE_GPU && (ms < 0 || ms > 1000))
 		ms = 1000;
-	if (rp->reeval)
-		ms = evaltui_reeval_wait(rp, ms);  /* polls a running re-evaluation */
 	*msp = ms < 0 ? -1 : ms;
 	return 0;
 }
@@ -967,8 +972,6 @@ static unsigned replay_view_key(struct view *v, const struct key *k)
 		return 0;
 	}
 	enum action a = keys_action(k->code, V_REPLAY);
-	if (rp->reeval && evaltui_reeval_key(rp, k))
-		return 0;
 	if ((a == ACT_NONE || a == ACT_LIVE_PAUSE || a == ACT_LIVE_MESSAGE || a == ACT_LIVE_ABORT) &&
 	    replay_feed_key(rp, k))
 		return 0;

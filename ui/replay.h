@@ -87,7 +87,6 @@ struct replay {
 	int feed_ended;             /* poll said -1: polled no more */
 	unsigned feed_restarts;     /* the feed's restarts at the last poll */
 	struct runstats *stats;     /* time split, reasoning honesty (owned; made at the header's draw) */
-	struct evaltui_reeval *reeval; /* R: a re-evaluation over the side pane (owned, ui/evaltui.c), NULL: none */
 };
 
 /* Selects event i (clamped), scrolling the list and telling the panes. */
@@ -117,6 +116,10 @@ void replay_run_feed(struct run *run, const char *title, struct replay_feed *fee
  * stay borrowed. */
 void replay_init(struct replay *rp, struct run *run, const char *title);
 void replay_draw(struct replay *rp);
+/* The same with over (NULL: none) drawn over the panes whenever they are
+ * drawn, before the status bar: a view over the replay (R's
+ * re-evaluation, ui/evaltui.c) draws through it. */
+void replay_draw_over(struct replay *rp, void (*over)(struct replay *rp, void *arg), void *arg);
 void replay_key(struct replay *rp, const struct key *k);
 void replay_free(struct replay *rp);
 

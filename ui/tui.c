@@ -147,10 +147,11 @@ static void tui_pop(void)
 		tui_apply(p, f);
 }
 
-/* What the flags a view returned ask of the stack. */
+/* What the flags a view returned ask of the stack (what a view pushes
+ * goes on top, whether or not it is the top). */
 static void tui_apply(struct view *v, unsigned f)
 {
-	if ((f & VIEW_PUSH) && v->push && v == tui_top) {
+	if ((f & VIEW_PUSH) && v->push) {
 		struct view *c = v->push;
 		v->push = NULL;
 		tui_push(c);
@@ -215,9 +216,10 @@ static unsigned tui_shared(struct view *v, const struct key *k)
 	}
 }
 
-/* One key for view v: the message goes, resize and mouse are the loop's,
- * the rest is the view's and then the shared keys'. */
-static unsigned tui_key_flags(struct view *v, const struct key *k)
+/* One key for view v (m: the mouse event of a KEY_MOUSE, read once): the
+ * message goes, resize is the loop's, the rest is the view's and then the
+ * shared keys'. */
+static unsigned tui_key_flags(struct view *v, const struct key *k, const struct mouse_event *m)
 {
 	if (v->msg) {
 		free(v->msg);
@@ -233,19 +235,37 @@ static unsigned tui_key_flags(struct view *v, const struct key *k)
 		}
 		return 0;
 	}
-	if (k->code == KEY_MOUSE) {
-		struct mouse_event m = mouse_read();
-		return v->ops->mouse ? v->ops->mouse(v, &m) : 0;
-	}
+	if (k->code == KEY_MOUSE)
+		return v->ops->mouse ? v->ops->mouse(v, m) : 0;
 	unsigned f = v->ops->key(v, k);
 	if (f & VIEW_IGNORED)
 		f = (f & ~(unsigned)VIEW_IGNORED) | tui_shared(v, k);
 	return f;
 }
 
+/* A key for view v, and for the views below it as long as one hands it
+ * on (VIEW_FORWARD: an overlay over a view). */
+static void tui_dispatch(struct view *v, const struct key *k)
+{
+	struct mouse_event m = { MOUSE_NONE, 0, 0 };
+	if (k->code == KEY_MOUSE)
+		m = mouse_read();
+	for (;;) {
+		unsigned f = tui_key_flags(v, k, &m);
+		if (!(f & VIEW_FORWARD) || !v->below) {
+			tui_apply(v, f);
+			return;
+		}
+		v = v->below;
+	}
+}
+
 void tui_key(struct view *v, const struct key *k)
 {
-	unsigned f = tui_key_flags(v, k);
+	struct mouse_event m = { MOUSE_NONE, 0, 0 };
+	if (k->code == KEY_MOUSE)
+		m = mouse_read();
+	unsigned f = tui_key_flags(v, k, &m);
 	if ((f & VIEW_PUSH) && v->push) {  /* no stack here to push it on */
 		tui_free_view(v->push);
 		v->push = NULL;
@@ -276,7 +296,7 @@ int tui_run(struct view *root)
 		timeout(-1);
 		v->idle = rc == ERR;
 		if (rc != ERR)
-			tui_apply(v, tui_key_flags(v, &k));
+			tui_dispatch(v, &k);
 	}
 	while (tui_top) {  /* a signal: every view goes, none resumes */
 		struct view *v = tui_top;

@@ -20,6 +20,7 @@ enum {
 	VIEW_IGNORED = 1 << 0, /* not the view's key: the loop's shared keys may take it */
 	VIEW_CLOSE = 1 << 1,   /* pop the view (v->result says what for the one below) */
 	VIEW_PUSH = 1 << 2,    /* push v->push, made by the view (owned by the stack from then) */
+	VIEW_FORWARD = 1 << 3, /* an overlay's: the view below takes the key (or mouse event) */
 };
 
 /* The shared keys the loop handles for a view (view_ops.common); a view
