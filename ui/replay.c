@@ -14,10 +14,10 @@
 #include <wchar.h>
 
 #include "draw.h"
-#include "evaltui.h"
 #include "flags.h"
 #include "keys.h"
 #include "mouse.h"
+#include "reeval_view.h"
 #include "replay.h"
 #include "run.h"
 #include "runstats.h"
@@ -418,12 +418,17 @@ static int replay_frame(struct view *v, int *top, int *rows)
 	return 1;
 }
 
+static void replay_paint(struct replay *rp, void (*paint)(void *arg, int y, int x, int w, int h), void *arg);
+
 void replay_draw(struct replay *rp)
 {
-	replay_draw_over(rp, NULL, NULL);
+	replay_paint(rp, NULL, NULL);
 }
 
-void replay_draw_over(struct replay *rp, void (*over)(struct replay *rp, void *arg), void *arg)
+/* What is dirty, with paint (NULL: none) over the side pane whenever the
+ * panes are drawn, before the status bar (a view over the replay: R's
+ * re-evaluation). */
+static void replay_paint(struct replay *rp, void (*paint)(void *arg, int y, int x, int w, int h), void *arg)
 {
 	if (rp->v.dirty & D_ALL)
 		replay_layout(rp);
@@ -445,8 +450,8 @@ void replay_draw_over(struct replay *rp, void (*over)(struct replay *rp, void *a
 					draw_put(y, rp->list_w, 1, theme_glyph()->sep, RL_DIM);
 			pane_draw(&rp->panes[rp->right], &rp->cx, rp->body_y, rp->side_x, rp->cx.side_w, rp->cx.body_h, rp->cx.focus == 1);
 		}
-		if (over && (rp->v.dirty & (D_LIST | D_DETAIL)))
-			over(rp, arg);  /* a view over the panes (R's re-evaluation) */
+		if (paint && (rp->v.dirty & (D_LIST | D_DETAIL)))
+			paint(arg, rp->body_y, rp->side_x, rp->cx.side_w, rp->cx.body_h);
 		if (rp->v.dirty & D_STATUS)
 			replay_draw_status(rp);
 	}
@@ -830,7 +835,7 @@ static unsigned replay_do(struct replay *rp, enum action a, long count)
 	case ACT_LINEAGE_DIFF: pane_lineage_mark(&rp->panes[PANE_LINEAGE], &rp->cx); break;
 	case ACT_BEST: pane_lineage_best(&rp->cx); break;
 	case ACT_REEVAL: {
-		struct view *ov = evaltui_reeval_view(rp);  /* over the side pane, a view of its own */
+		struct view *ov = reeval_view_new(&rp->v, &rp->cx);  /* over the side pane, a view of its own */
 		return ov ? view_push(&rp->v, ov) : 0;
 	}
 	case ACT_ZOOM:
@@ -1026,6 +1031,17 @@ static void replay_view_draw(struct view *v)
 	replay_draw((struct replay *)v);
 }
 
+static void replay_draw_over(struct view *v, void (*paint)(void *arg, int y, int x, int w, int h), void *arg)
+{
+	replay_paint((struct replay *)v, paint, arg);
+}
+
+/* The status line's prompt takes every key. */
+static int replay_typing(struct view *v)
+{
+	return ((struct replay *)v)->prompt != 0;
+}
+
 static void replay_view_free(struct view *v)
 {
 	replay_free((struct replay *)v);
@@ -1038,6 +1054,8 @@ static const struct view_ops replay_view_ops = {
 	.common = VIEW_HELP | VIEW_THEME | VIEW_REDRAW | VIEW_TAG | VIEW_QUIT,
 	.margin = "",
 	.draw = replay_view_draw,
+	.draw_over = replay_draw_over,
+	.typing = replay_typing,
 	.key = replay_view_key,
 	.poll = replay_poll,
 	.mouse = replay_mouse,

@@ -116,10 +116,6 @@ void replay_run_feed(struct run *run, const char *title, struct replay_feed *fee
  * stay borrowed. */
 void replay_init(struct replay *rp, struct run *run, const char *title);
 void replay_draw(struct replay *rp);
-/* The same with over (NULL: none) drawn over the panes whenever they are
- * drawn, before the status bar: a view over the replay (R's
- * re-evaluation, ui/evaltui.c) draws through it. */
-void replay_draw_over(struct replay *rp, void (*over)(struct replay *rp, void *arg), void *arg);
 void replay_key(struct replay *rp, const struct key *k);
 void replay_free(struct replay *rp);
 

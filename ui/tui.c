@@ -1,6 +1,9 @@
-/* tui.c: the curses session: start and stop (nested: the browser opens
- * replays inside its own session), and the signals that end it. The views
- * live in browse.c and replay.c. */
+/* tui.c: the curses session (start and stop, nested: kbtui compare and
+ * eval --tui start one around their views; the signals that end it), and
+ * the one loop: the stack of views (ui/view.h), the keys read, feeds and
+ * jobs polled between them, and the keys every view shares done once. The
+ * views are in browse.c, replay.c, compare.c, xsearch.c, view_help.c,
+ * reeval_view.c; the entry points main.c calls in tui_entry.c. */
 #include "config.h"
 
 #include <curses.h>
@@ -8,11 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "browse.h"
 #include "draw.h"
 #include "keys.h"
 #include "mouse.h"
-#include "replay.h"
 #include "tag.h"
 #include "theme.h"
 #include "tui.h"
@@ -68,35 +69,23 @@ int tui_stopped(void)
 	return tui_signal != 0;
 }
 
-/* Exit status: 0, or 128 + the signal that ended the session. */
-static int tui_status(void)
+int tui_exit_status(void)
 {
 	return tui_signal ? 128 + tui_signal : 0;
 }
 
-int tui_browse(struct dataset *ds, const struct tui_tagging *tg, long open)
+/* A y/n question on the bottom row, modal (nothing polls meanwhile); 1
+ * for y, and for a signal (the loops then end). */
+int tui_yes(const char *question)
 {
-	tui_start();
-	browse_run(ds, tg, open);
-	tui_stop();
-	return tui_status();
-}
-
-int tui_replay(struct run *run, const char *title)
-{
-	tui_start();
-	struct replay_opts o = { 0 };
-	replay_open(run, title, &o);
-	tui_stop();
-	return tui_status();
-}
-
-int tui_replay_feed(struct run *run, const char *title, struct replay_feed *feed)
-{
-	tui_start();
-	replay_run_feed(run, title, feed);
-	tui_stop();
-	return tui_status();
+	struct key k;
+	draw_bar(LINES - 1, RL_MSG, question, NULL);
+	refresh();
+	timeout(-1);
+	while (keys_read(&k) == ERR)
+		if (tui_stopped())
+			return 1;
+	return k.code == 'y' || k.code == 'Y';
 }
 
 void tui_print_keys(FILE *out, int roff)

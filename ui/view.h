@@ -40,6 +40,14 @@ struct view_ops {
 	const char *margin;    /* put before a shared key's message ("" or " ") */
 	/* Draws what v->dirty says, clears it, and refreshes. */
 	void (*draw)(struct view *v);
+	/* For a view over this one (VIEW_FORWARD): draws as draw does, with
+	 * paint called over the part it covers (rows y..y+h-1, columns
+	 * x..x+w-1) whenever that part is drawn, before the refresh. NULL:
+	 * nothing goes over it. */
+	void (*draw_over)(struct view *v, void (*paint)(void *arg, int y, int x, int w, int h), void *arg);
+	/* 1 while a prompt of the view's takes every key (a view over it hands
+	 * them all on). NULL: never. */
+	int (*typing)(struct view *v);
 	/* A key (msg already cleared); VIEW_IGNORED hands it to the shared keys. */
 	unsigned (*key)(struct view *v, const struct key *k);
 	/* Work that is due (feeds, playback, jobs, flags a run at a time);
