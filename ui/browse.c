@@ -19,13 +19,13 @@
 #include "mouse.h"
 #include "replay.h"
 #include "runstats.h"
+#include "screens.h"
 #include "tag.h"
 #include "theme.h"
 #include "tlines.h"
 #include "tui.h"
 #include "util.h"
 #include "view.h"
-#include "xsearch.h"
 
 /* A column of the run list: its title, width bounds, and cell text. */
 struct browse_col {
@@ -118,8 +118,19 @@ static const struct browse_col browse_cols[] = {
 enum { SORT_PROBLEM, SORT_MODEL, SORT_PEAK, SORT__COUNT };
 static const char *const browse_sort_names[SORT__COUNT] = { "problem", "model", "peak_fraction" };
 
+/* The screens a key opens (screens.h), by action. */
+static const struct browse_screen {
+	enum action act;
+	struct view *(*open)(struct dataset *ds, struct tag *tag);
+} browse_screens[] = {
+#define BROWSE_SCREEN_ROW(act, open) { act, open },
+	BROWSE_SCREENS(BROWSE_SCREEN_ROW)
+#undef BROWSE_SCREEN_ROW
+};
+#define BROWSE_NSCREENS (sizeof browse_screens / sizeof browse_screens[0])
+
 /* What the browser pushed, for its resume. */
-enum { BROWSE_PUSHED_NONE, BROWSE_PUSHED_REPLAY, BROWSE_PUSHED_XSEARCH, BROWSE_PUSHED_COMPARE };
+enum { BROWSE_PUSHED_NONE, BROWSE_PUSHED_REPLAY, BROWSE_PUSHED_SCREEN, BROWSE_PUSHED_COMPARE };
 
 struct browse {
 	struct view v;             /* first: the view the loop runs (its msg has a margin) */
@@ -694,6 +705,16 @@ static unsigned browse_compare(struct browse *b)
 	return view_push(&b->v, c);
 }
 
+/* A screen of screens.h over the browser. */
+static unsigned browse_screen(struct browse *b, const struct browse_screen *s)
+{
+	struct view *v = s->open(b->ds, b->tag);
+	if (!v)
+		return 0;
+	b->pushed = BROWSE_PUSHED_SCREEN;
+	return view_push(&b->v, v);
+}
+
 /* An action on the browser; the loop's shared keys (help, theme, the
  * annotation keys, q) are left to it, but a is the browser's: it knows its
  * order. */
@@ -706,8 +727,10 @@ static unsigned browse_do(struct browse *b, enum action a)
 	}
 	if (view_shared(&b->v, a))
 		return VIEW_IGNORED;
-	if (b->grid_on && a != ACT_OPEN && a != ACT_GRID && a != ACT_FILTER && a != ACT_SORT && a != ACT_COMPARE &&
-	    a != ACT_XSEARCH) {
+	for (size_t k = 0; k < BROWSE_NSCREENS; k++)
+		if (browse_screens[k].act == a)
+			return browse_screen(b, &browse_screens[k]);
+	if (b->grid_on && a != ACT_OPEN && a != ACT_GRID && a != ACT_FILTER && a != ACT_SORT && a != ACT_COMPARE) {
 		browse_grid_do(b, a);
 		return 0;
 	}
@@ -721,9 +744,6 @@ static unsigned browse_do(struct browse *b, enum action a)
 	case ACT_OPEN: return browse_open(b);
 	case ACT_GRID: browse_toggle_grid(b); break;
 	case ACT_COMPARE: return browse_compare(b);
-	case ACT_XSEARCH:
-		b->pushed = BROWSE_PUSHED_XSEARCH;
-		return view_push(&b->v, xsearch_view_new(b->ds, b->tag));
 	case ACT_SORT:
 		b->sort = (b->sort + 1) % SORT__COUNT;
 		browse_refresh(b);

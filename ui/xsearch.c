@@ -19,6 +19,7 @@
 #include "flags.h"
 #include "keys.h"
 #include "replay.h"
+#include "screens.h"
 #include "search.h"
 #include "tag.h"
 #include "theme.h"
