@@ -935,7 +935,7 @@ static void replay_feed_poll(struct replay *rp)
 /* A key the replay has no use for, offered to the feed; 1: taken. */
 static int replay_feed_key(struct replay *rp, const struct key *k)
 {
-	if (!rp->feed || !rp->feed->act || !rp->feed->act(rp->feed, rp, k))
+	if (!rp->feed || !rp->feed->act || !rp->feed->act(rp->feed, &rp->v, k))
 		return 0;
 	rp->v.dirty |= D_LIST | D_DETAIL | D_STATUS;
 	return 1;

@@ -32,8 +32,9 @@ struct replay_feed {
 	/* The live indicator's text ("LIVE", "paused", "ended" ...); NULL: none. */
 	const char *(*status)(struct replay_feed *f);
 	/* A key the replay did not take (live: pause, message, abort); 1: taken.
+	 * v: the replay's view, for a message (view_say) and what to redraw.
 	 * NULL: none. */
-	int (*act)(struct replay_feed *f, struct replay *rp, const struct key *k);
+	int (*act)(struct replay_feed *f, struct view *v, const struct key *k);
 	int interval_ms;            /* 0: 100 */
 	void *state;                /* the feed's own (owned by whoever made it) */
 	/* The view's name in the header ("watch", "live"); NULL: "replay". */
