@@ -24,6 +24,7 @@
 #include "search.h"
 #include "tag.h"
 #include "theme.h"
+#include "tallies.h"
 #include "tlines.h"
 #include "tui.h"
 #include "util.h"
@@ -94,46 +95,6 @@ static const struct pane_host replay_host = {
 	.ask = replay_host_ask,
 };
 
-/* Token and tool-call sums up to each event, computed again from event
- * `from` on (0: all; a growing run: its new events and the last old one,
- * which may have grown too). */
-static void replay_sums(struct replay *rp, size_t from)
-{
-	const struct run *run = rp->cx.run;
-	size_t n = run->nev;
-	rp->cum_in = xrealloc(rp->cum_in, (n + 1) * sizeof *rp->cum_in);
-	rp->cum_out = xrealloc(rp->cum_out, (n + 1) * sizeof *rp->cum_out);
-	rp->cum_cache = xrealloc(rp->cum_cache, (n + 1) * sizeof *rp->cum_cache);
-	rp->cum_tools = xrealloc(rp->cum_tools, (n + 1) * sizeof *rp->cum_tools);
-	rp->cum_turns = xrealloc(rp->cum_turns, (n + 1) * sizeof *rp->cum_turns);
-	if (from > n)
-		from = n;
-	if (from == 0)
-		rp->t0 = 0;
-	long long in = from ? rp->cum_in[from - 1] : 0, out = from ? rp->cum_out[from - 1] : 0;
-	long long cache = from ? rp->cum_cache[from - 1] : 0;
-	size_t tools = from ? rp->cum_tools[from - 1] : 0, turns = from ? rp->cum_turns[from - 1] : 0;
-	rp->cum_in[n] = rp->cum_out[n] = rp->cum_cache[n] = 0;
-	rp->cum_tools[n] = rp->cum_turns[n] = 0;
-	for (size_t i = from; i < n; i++) {
-		const struct event *e = &run->ev[i];
-		if (e->kind == EV_USAGE) {
-			in += e->tok_in;
-			out += e->tok_out;
-			cache += e->tok_cache_read + e->tok_cache_write;
-		}
-		tools += e->kind == EV_TOOL_CALL;
-		turns += run_turn_starts(run, i);
-		rp->cum_in[i] = in;
-		rp->cum_out[i] = out;
-		rp->cum_cache[i] = cache;
-		rp->cum_tools[i] = tools;
-		rp->cum_turns[i] = turns;
-		if (e->ts > 0 && (rp->t0 == 0 || e->ts < rp->t0))
-			rp->t0 = e->ts;
-	}
-}
-
 void replay_init(struct replay *rp, struct run *run, const char *title)
 {
 	memset(rp, 0, sizeof *rp);
@@ -143,9 +104,9 @@ void replay_init(struct replay *rp, struct run *run, const char *title)
 	rp->title = title;
 	rp->count = -1;
 	rp->search_dir = 1;
-	rp->speed = REPLAY_SPEED_1X;
+	rp->play.speed = REPLAY_SPEED_1X;
 	sbuf_init(&rp->input);
-	replay_sums(rp, 0);
+	tallies_update(&rp->tally, rp->cx.run, 0);
 	rp->cx.flags = flag_run_default(run, &rp->cx.flag_rules);
 	rp->right = PANE_DETAIL;
 	for (int p = 0; p < PANE__COUNT; p++)
@@ -157,12 +118,8 @@ void replay_free(struct replay *rp)
 {
 	for (int p = 0; p < PANE__COUNT; p++)
 		pane_free(&rp->panes[p]);
-	free(rp->cum_in);
-	free(rp->cum_out);
-	free(rp->cum_cache);
-	free(rp->cum_tools);
-	free(rp->cum_turns);
-	free(rp->feed_said);
+	tallies_free(&rp->tally);
+	free(rp->feed.said);
 	runstats_free(rp->stats);
 	flag_list_delete(rp->cx.flags);
 	free(rp->v.msg);
@@ -234,7 +191,7 @@ static void replay_draw_header(struct replay *rp)
 	char *right = xasprintf("%s%s%s  %s  %s%s%s ", verdict ? verdict : "", verdict ? "  " : "", model, prob, fmt,
 	                        *outcome ? "  " : "", outcome);
 	free(verdict);
-	const char *view = rp->feed && rp->feed->name ? rp->feed->name : "replay";  /* watch, live */
+	const char *view = rp->feed.f && rp->feed.f->name ? rp->feed.f->name : "replay";  /* watch, live */
 	char *left = xasprintf(" kbtui %s  %s", view, t);
 	if (!rp->stats || rp->stats->nev != rp->cx.run->nev) {  /* made again when the run grew */
 		runstats_free(rp->stats);
@@ -268,11 +225,11 @@ static void replay_draw_header(struct replay *rp)
 /* Seconds since the first timestamp at event i, -1 when unknown. */
 static double replay_elapsed(const struct replay *rp, size_t i)
 {
-	if (!rp->t0)
+	if (!rp->tally.t0)
 		return -1;
 	for (size_t k = i + 1; k-- > 0;)  /* the last timestamp at or before i */
 		if (rp->cx.run->ev[k].ts > 0)
-			return rp->cx.run->ev[k].ts - rp->t0;
+			return rp->cx.run->ev[k].ts - rp->tally.t0;
 	return 0;
 }
 
@@ -313,14 +270,14 @@ static void replay_draw_prompt(struct replay *rp)
 static int replay_feed_label(const struct replay *rp, struct sbuf *b)
 {
 	size_t n = rp->cx.run->nev;
-	if (!rp->feed)
+	if (!rp->feed.f)
 		return 0;
-	if (rp->feed_said)
-		sbuf_addf(b, " %s", rp->feed_said);
+	if (rp->feed.said)
+		sbuf_addf(b, " %s", rp->feed.said);
 	if (n && rp->cx.sel + 1 < n)
 		sbuf_adds(b, " (G follows)");
 	sbuf_adds(b, " |");
-	return rp->feed_said ? (int)draw_width(rp->feed_said) : 0;
+	return rp->feed.said ? (int)draw_width(rp->feed.said) : 0;
 }
 
 static void replay_draw_status(struct replay *rp)
@@ -333,9 +290,9 @@ static void replay_draw_status(struct replay *rp)
 		replay_draw_prompt(rp);
 		return;
 	}
-	util_fmt_count(in, sizeof in, n ? rp->cum_in[i] : 0);
-	util_fmt_count(out, sizeof out, n ? rp->cum_out[i] : 0);
-	util_fmt_count(cache, sizeof cache, n ? rp->cum_cache[i] : 0);
+	util_fmt_count(in, sizeof in, n ? rp->tally.in[i] : 0);
+	util_fmt_count(out, sizeof out, n ? rp->tally.out[i] : 0);
+	util_fmt_count(cache, sizeof cache, n ? rp->tally.cache[i] : 0);
 	sbuf_init(&b);
 	int live_w = replay_feed_label(rp, &b);
 	sbuf_addf(&b, " event %zu/%zu %3d%%", n ? i + 1 : 0, n, n > 1 ? (int)(100 * i / (n - 1)) : 100);
@@ -348,10 +305,10 @@ static void replay_draw_status(struct replay *rp)
 		sbuf_addf(&b, "  time +%s/%s", a, t);
 	}
 	sbuf_addf(&b, "  tokens in %s out %s", in, out);
-	if (n && rp->cum_cache[i])
+	if (n && rp->tally.cache[i])
 		sbuf_addf(&b, " cache %s", cache);
-	sbuf_addf(&b, "  turn %zu/%zu  tool calls %zu", n ? rp->cum_turns[i] : 0, n ? rp->cum_turns[n - 1] : 0,
-	          n ? rp->cum_tools[i] : 0);
+	sbuf_addf(&b, "  turn %zu/%zu  tool calls %zu", n ? rp->tally.turns[i] : 0, n ? rp->tally.turns[n - 1] : 0,
+	          n ? rp->tally.tools[i] : 0);
 	if (run->incomplete)
 		sbuf_adds(&b, "  INCOMPLETE");
 	if (run->malformed)
@@ -363,10 +320,10 @@ static void replay_draw_status(struct replay *rp)
 		else
 			sbuf_addf(&b, "  %zu matches", rp->cx.nmatches);
 	}
-	if (rp->playing)
-		sbuf_addf(&b, "  %s %gx", theme_glyph()->play, replay_speeds[rp->speed]);
-	else if (rp->speed != REPLAY_SPEED_1X)
-		sbuf_addf(&b, "  %s %gx", theme_glyph()->pause, replay_speeds[rp->speed]);
+	if (rp->play.on)
+		sbuf_addf(&b, "  %s %gx", theme_glyph()->play, replay_speeds[rp->play.speed]);
+	else if (rp->play.speed != REPLAY_SPEED_1X)
+		sbuf_addf(&b, "  %s %gx", theme_glyph()->pause, replay_speeds[rp->play.speed]);
 	char *step = rp->stats && el >= 0 ? runstats_event_text(rp->stats, i) : NULL;  /* "tool 3m compile" */
 	if (step && (int)(draw_width(b.s) + strlen(step)) + 8 + 54 < COLS)  /* when the key hints still fit */
 		sbuf_addf(&b, "  step %s", step);
@@ -397,7 +354,7 @@ static void replay_draw_status(struct replay *rp)
 		draw_bar(LINES - 1, RL_STATUS, b.s, "Tab focus  v pane  / search  P play  h help  q back ");
 	}
 	if (live_w && !rp->v.msg)
-		draw_put(LINES - 1, 1, live_w, rp->feed_said, RL_BANNER);
+		draw_put(LINES - 1, 1, live_w, rp->feed.said, RL_BANNER);
 	sbuf_free(&b);
 }
 
@@ -670,9 +627,9 @@ static void replay_prompt_key(struct replay *rp, const struct key *k)
 /* Seconds to wait before the event after sel, at the current speed. */
 static double replay_gap(const struct replay *rp)
 {
-	double speed = replay_speeds[rp->speed];
+	double speed = replay_speeds[rp->play.speed];
 	size_t i = rp->cx.sel;
-	if (rp->t0 && i + 1 < rp->cx.run->nev) {
+	if (rp->tally.t0 && i + 1 < rp->cx.run->nev) {
 		double a = rp->cx.run->ev[i].ts, b = rp->cx.run->ev[i + 1].ts;
 		if (a > 0 && b >= a) {
 			/* events of one message share a timestamp: still a visible step */
@@ -685,10 +642,10 @@ static double replay_gap(const struct replay *rp)
 
 static void replay_play(struct replay *rp, int on)
 {
-	rp->playing = on && rp->cx.run->nev > 0;
-	if (rp->playing && rp->cx.sel + 1 >= rp->cx.run->nev)
+	rp->play.on = on && rp->cx.run->nev > 0;
+	if (rp->play.on && rp->cx.sel + 1 >= rp->cx.run->nev)
 		replay_goto(rp, 0);  /* at the end, play from the start */
-	rp->due = replay_now() + (rp->playing ? replay_gap(rp) : 0);
+	rp->play.due = replay_now() + (rp->play.on ? replay_gap(rp) : 0);
 	rp->v.dirty |= D_STATUS;
 }
 
@@ -696,24 +653,24 @@ static void replay_play(struct replay *rp, int on)
 static void replay_tick(struct replay *rp)
 {
 	if (rp->cx.sel + 1 >= rp->cx.run->nev) {
-		rp->playing = 0;
+		rp->play.on = 0;
 		replay_msg(rp, "end of the run");
 		return;
 	}
 	replay_goto(rp, rp->cx.sel + 1);
-	rp->due = replay_now() + replay_gap(rp);
+	rp->play.due = replay_now() + replay_gap(rp);
 }
 
 static void replay_speed(struct replay *rp, int delta)
 {
-	int s = rp->speed + delta;
+	int s = rp->play.speed + delta;
 	if (s < 0 || s >= (int)REPLAY_NSPEEDS)
 		return;
-	rp->speed = s;
-	if (rp->playing)
-		rp->due = replay_now() + replay_gap(rp);
+	rp->play.speed = s;
+	if (rp->play.on)
+		rp->play.due = replay_now() + replay_gap(rp);
 	char buf[64];
-	snprintf(buf, sizeof buf, "speed %gx%s", replay_speeds[s], rp->t0 ? "" : " (no timestamps: 2 events/s at 1x)");
+	snprintf(buf, sizeof buf, "speed %gx%s", replay_speeds[s], rp->tally.t0 ? "" : " (no timestamps: 2 events/s at 1x)");
 	replay_msg(rp, buf);
 }
 
@@ -819,7 +776,7 @@ static unsigned replay_do(struct replay *rp, enum action a, long count)
 	case ACT_PREV_BENCH: replay_seek(rp, -1, replay_is_bench, "no benchmark output before this one"); break;
 	case ACT_NEXT_FLAG: replay_seek(rp, 1, replay_is_flagged, "no flagged event after this one"); break;
 	case ACT_PREV_FLAG: replay_seek(rp, -1, replay_is_flagged, "no flagged event before this one"); break;
-	case ACT_PLAY: replay_play(rp, !rp->playing); break;
+	case ACT_PLAY: replay_play(rp, !rp->play.on); break;
 	case ACT_FASTER: replay_speed(rp, 1); break;
 	case ACT_SLOWER: replay_speed(rp, -1); break;
 	case ACT_GOTO_ROW: replay_goto_row(rp); break;
@@ -870,7 +827,7 @@ static void replay_grew(struct replay *rp, size_t old_n, int tail, int was_incom
 	struct run *run = rp->cx.run;
 	size_t n = run->nev;
 	size_t from = n < old_n ? 0 : old_n ? old_n - 1 : 0;  /* the last old event may have grown */
-	replay_sums(rp, from);
+	tallies_update(&rp->tally, rp->cx.run, from);
 	rp->cx.flags = flag_run_update(rp->cx.flags, run, from, &rp->cx.flag_rules);  /* only what changed */
 	for (int p = 0; p < PANE__COUNT; p++) {
 		const struct pane_ops *ops = rp->panes[p].ops;
@@ -900,19 +857,19 @@ static void replay_grew(struct replay *rp, size_t old_n, int tail, int was_incom
 /* Asks the feed what arrived; redraws only what that changed. */
 static void replay_feed_poll(struct replay *rp)
 {
-	struct replay_feed *f = rp->feed;
+	struct replay_feed *f = rp->feed.f;
 	size_t old_n = rp->cx.run->nev;
 	int was_incomplete = rp->cx.run->incomplete;
 	int tail = old_n == 0 || rp->cx.sel + 1 >= old_n;
 	int rc = f->poll(f, rp->cx.run);
 	unsigned restarts = f->restarts ? f->restarts(f) : 0;
-	if (restarts != rp->feed_restarts) {  /* read again from the start: no event is as it was */
-		rp->feed_restarts = restarts;
+	if (restarts != rp->feed.restarts) {  /* read again from the start: no event is as it was */
+		rp->feed.restarts = restarts;
 		old_n = 0;
 	}
-	rp->feed_due = replay_now() + (f->interval_ms > 0 ? f->interval_ms : 100) / 1000.0;
+	rp->feed.due = replay_now() + (f->interval_ms > 0 ? f->interval_ms : 100) / 1000.0;
 	if (rc < 0)
-		rp->feed_ended = 1;
+		rp->feed.ended = 1;
 	if (rc != 0)
 		replay_grew(rp, old_n, tail, was_incomplete);
 	int want = f->pane ? f->pane(f) : -1;
@@ -923,9 +880,9 @@ static void replay_feed_poll(struct replay *rp)
 	}
 	const char *said = f->status ? f->status(f) : NULL;
 	char *safe = said ? draw_safe(said) : NULL;
-	if (!safe != !rp->feed_said || (safe && strcmp(safe, rp->feed_said))) {
-		free(rp->feed_said);
-		rp->feed_said = safe;
+	if (!safe != !rp->feed.said || (safe && strcmp(safe, rp->feed.said))) {
+		free(rp->feed.said);
+		rp->feed.said = safe;
 		rp->v.dirty |= D_STATUS;
 	} else {
 		free(safe);
@@ -935,7 +892,7 @@ static void replay_feed_poll(struct replay *rp)
 /* A key the replay has no use for, offered to the feed; 1: taken. */
 static int replay_feed_key(struct replay *rp, const struct key *k)
 {
-	if (!rp->feed || !rp->feed->act || !rp->feed->act(rp->feed, &rp->v, k))
+	if (!rp->feed.f || !rp->feed.f->act || !rp->feed.f->act(rp->feed.f, &rp->v, k))
 		return 0;
 	rp->v.dirty |= D_LIST | D_DETAIL | D_STATUS;
 	return 1;
@@ -948,14 +905,14 @@ static unsigned replay_poll(struct view *v, int *msp)
 {
 	struct replay *rp = (struct replay *)v;
 	int ms = -1;
-	if (rp->feed && !rp->feed_ended && rp->feed_due - replay_now() <= 0)
+	if (rp->feed.f && !rp->feed.ended && rp->feed.due - replay_now() <= 0)
 		replay_feed_poll(rp);
-	if (rp->feed && !rp->feed_ended)
-		ms = (int)((rp->feed_due - replay_now()) * 1000) + 1;
-	if (rp->playing && rp->due - replay_now() <= 0)
+	if (rp->feed.f && !rp->feed.ended)
+		ms = (int)((rp->feed.due - replay_now()) * 1000) + 1;
+	if (rp->play.on && rp->play.due - replay_now() <= 0)
 		replay_tick(rp);
-	if (rp->playing) {
-		double left = rp->due - replay_now();
+	if (rp->play.on) {
+		double left = rp->play.due - replay_now();
 		if (ms < 0 || (int)(left * 1000) + 1 < ms)
 			ms = (int)(left * 1000) + 1;
 	}
@@ -1019,7 +976,7 @@ static long replay_tag_run(struct view *v, struct tag **tag)
 static int replay_quits(struct view *v)
 {
 	struct replay *rp = (struct replay *)v;
-	if (rp->feed && rp->feed->quit && !rp->feed->quit(rp->feed)) {
+	if (rp->feed.f && rp->feed.f->quit && !rp->feed.f->quit(rp->feed.f)) {
 		rp->v.dirty = D_ALL;
 		return 0;
 	}
@@ -1072,7 +1029,7 @@ struct view *replay_view_new(struct run *run, const char *title, const struct re
 	replay_init(rp, run, title);
 	rp->cx.tag = o->tag;
 	rp->cx.ds_run = o->ds_run;
-	rp->feed = o->feed;  /* its first poll is due at once (feed_due 0) */
+	rp->feed.f = o->feed;  /* its first poll is due at once (feed.due 0) */
 	if (o->pattern && *o->pattern)
 		replay_search_set(rp, o->pattern, 1);
 	/* a growing run opens on its tail */

@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "pane.h"
+#include "tallies.h"
 #include "util.h"
 #include "view.h"
 
@@ -65,10 +66,7 @@ struct replay {
 	int right;                  /* the pane beside the list */
 	int zoom;
 	int list_adjust;            /* columns added to the list's width (< and >) */
-	long long *cum_in, *cum_out, *cum_cache; /* token sums up to each event */
-	size_t *cum_tools;          /* tool calls up to each event */
-	size_t *cum_turns;          /* model turns begun up to each event */
-	double t0;                  /* first timestamp, 0 when the run has none */
+	struct tallies tally;       /* tokens, tool calls, turns up to each event; the first timestamp */
 	int body_y, list_w, side_x; /* and cx.body_h, cx.side_w */
 	/* search (cx.search, cx.nmatches) */
 	int search_dir;             /* 1: / forward, -1: ? backward */
@@ -77,16 +75,18 @@ struct replay {
 	int prompt;
 	struct sbuf input;
 	long count;                 /* digits typed before a key, -1: none */
-	/* playback */
-	int playing;
-	int speed;                  /* index into the speed table */
-	double due;                 /* monotonic time of the next step */
-	/* a growing run (watch, live); NULL for a finished transcript */
-	struct replay_feed *feed;   /* borrowed */
-	char *feed_said;            /* the live indicator shown (owned, safe) */
-	double feed_due;            /* monotonic time of the next poll */
-	int feed_ended;             /* poll said -1: polled no more */
-	unsigned feed_restarts;     /* the feed's restarts at the last poll */
+	struct {                    /* playback */
+		int on;
+		int speed;              /* index into the speed table */
+		double due;             /* monotonic time of the next step */
+	} play;
+	struct {                    /* a growing run (watch, live) */
+		struct replay_feed *f;  /* borrowed; NULL for a finished transcript */
+		char *said;             /* the live indicator shown (owned, safe) */
+		double due;             /* monotonic time of the next poll */
+		int ended;              /* poll said -1: polled no more */
+		unsigned restarts;      /* the feed's restarts at the last poll */
+	} feed;
 	struct runstats *stats;     /* time split, reasoning honesty (owned; made at the header's draw) */
 };
 
