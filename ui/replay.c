@@ -1,7 +1,8 @@
-/* replay.c: one run replayed: the event list beside a pane (detail,
- * compiler output, GPU timing), the timeline in the status bar, search,
- * jumps, playback. One loop: keys and the playback timer change state and
- * set dirty flags; the screen is redrawn once per pass from them. */
+/* replay.c: one run replayed, as a view (ui/view.h): the event list beside
+ * a pane (detail, compiler output, GPU timing, ...), the timeline in the
+ * status bar, search, jumps, playback, a feed for a growing run. Keys, the
+ * playback timer and the feed's polls (tui.c's loop) change state and set
+ * dirty flags; the screen is redrawn once per pass from them. */
 #include "config.h"
 
 #include <curses.h>

@@ -105,8 +105,8 @@ struct replay_opts {
  * borrowed). When it closes its result is 1 when a (with a tag) asked for
  * the next run without a verdict, 0 when the user went back. */
 struct view *replay_view_new(struct run *run, const char *title, const struct replay_opts *o);
-/* The replay view run by a loop of its own, for a screen that is only a
- * replay (kbtui FILE, watch, live, eval --tui); its result. */
+/* The replay view as the first view of tui.c's loop, for a screen that is
+ * only a replay (kbtui FILE, watch, live, eval --tui); its result. */
 int replay_open(struct run *run, const char *title, const struct replay_opts *o);
 /* The same over a run that grows while it is shown (borrowed feed). */
 void replay_run_feed(struct run *run, const char *title, struct replay_feed *feed);

@@ -1,9 +1,10 @@
-/* xsearch.c: the browser's search across runs. One loop: keys, and between
- * them the runs searched a few milliseconds' worth at a time, so a large
- * dataset shows its progress and the hits so far, and never freezes the
- * screen. Runs loaded for a search stay loaded up to XSEARCH_KEEP_BYTES of
- * transcript, so the next search is matching only (a researcher refines a
- * regex several times); past that they are unloaded again. */
+/* xsearch.c: the browser's search across runs, a view (ui/view.h): keys,
+ * and between them (its poll) the runs searched a few milliseconds' worth
+ * at a time, so a large dataset shows its progress and the hits so far,
+ * and never freezes the screen. Runs loaded for a search stay loaded up
+ * to XSEARCH_KEEP_BYTES of transcript, so the next search is matching only
+ * (a researcher refines a regex several times); past that they are
+ * unloaded again. */
 #include "config.h"
 
 #include <curses.h>
