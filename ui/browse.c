@@ -844,7 +844,7 @@ static void browse_free(struct view *v)
 static const struct view_ops browse_view_ops = {
 	.name = "browse",
 	.keys = V_BROWSE,
-	.common = VIEW_HELP | VIEW_THEME | VIEW_REDRAW | VIEW_TAG | VIEW_QUIT,
+	.common = VIEW_HAS_HELP | VIEW_HAS_THEME | VIEW_HAS_REDRAW | VIEW_HAS_TAG | VIEW_HAS_QUIT,
 	.margin = " ",
 	.draw = browse_view_draw,
 	.key = browse_key,

@@ -460,7 +460,7 @@ static void compare_view_draw(struct view *v)
 static const struct view_ops compare_view_ops = {
 	.name = "compare",
 	.keys = V_COMPARE,
-	.common = VIEW_HELP | VIEW_THEME | VIEW_REDRAW | VIEW_TAG | VIEW_QUIT,
+	.common = VIEW_HAS_HELP | VIEW_HAS_THEME | VIEW_HAS_REDRAW | VIEW_HAS_TAG | VIEW_HAS_QUIT,
 	.margin = "",
 	.draw = compare_view_draw,
 	.key = compare_key,

@@ -1009,7 +1009,7 @@ static void replay_view_free(struct view *v)
 static const struct view_ops replay_view_ops = {
 	.name = "replay",
 	.keys = V_REPLAY,
-	.common = VIEW_HELP | VIEW_THEME | VIEW_REDRAW | VIEW_TAG | VIEW_QUIT,
+	.common = VIEW_HAS_HELP | VIEW_HAS_THEME | VIEW_HAS_REDRAW | VIEW_HAS_TAG | VIEW_HAS_QUIT,
 	.margin = "",
 	.draw = replay_view_draw,
 	.draw_over = replay_draw_over,

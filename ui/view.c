@@ -44,10 +44,10 @@ int view_shared(const struct view *v, enum action a)
 {
 	unsigned c = v->ops->common;
 	switch (a) {
-	case ACT_HELP: return (c & VIEW_HELP) != 0;
-	case ACT_THEME: return (c & VIEW_THEME) != 0;
-	case ACT_REDRAW: return (c & VIEW_REDRAW) != 0;
-	case ACT_QUIT: return (c & VIEW_QUIT) != 0;
-	default: return (c & VIEW_TAG) && view_tag_action(a);
+	case ACT_HELP: return (c & VIEW_HAS_HELP) != 0;
+	case ACT_THEME: return (c & VIEW_HAS_THEME) != 0;
+	case ACT_REDRAW: return (c & VIEW_HAS_REDRAW) != 0;
+	case ACT_QUIT: return (c & VIEW_HAS_QUIT) != 0;
+	default: return (c & VIEW_HAS_TAG) && view_tag_action(a);
 	}
 }

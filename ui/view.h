@@ -1,11 +1,13 @@
 /* view.h: one screen of the front end (the browser, a replay, compare, the
- * search across runs, the key help) as a struct view_ops, and the stack of
- * views that tui.c's one loop runs. A view draws from its dirty flags,
- * takes the keys it knows and returns VIEW_* flags; the loop does what
- * every view shares once: resize, the mouse event, h (help), Ctrl-T
- * (theme), Ctrl-L, the annotation keys, q, and the polling of feeds and
- * background jobs between keys. A new screen is one file defining its
- * view_ops and a constructor; nothing else needs to know it. */
+ * search across runs, the key help, R's re-evaluation) as a struct
+ * view_ops, and the stack of views that tui.c's one loop runs. A view
+ * draws from its dirty flags (D_*, draw.h: what changed is marked, the
+ * loop draws once per pass), takes the keys it knows and returns VIEW_*
+ * flags; the loop does what every view shares once: resize, the mouse
+ * event, h (help), Ctrl-T (theme), Ctrl-L, the annotation keys, q, and the
+ * polling of feeds and background jobs between keys. A new screen is one
+ * file defining its view_ops and a constructor, and the line of
+ * screens.h that gives it a key of the browser's. */
 #ifndef KB_VIEW_H
 #define KB_VIEW_H
 
@@ -26,17 +28,17 @@ enum {
 /* The shared keys the loop handles for a view (view_ops.common); a view
  * that never had one keeps not having it. */
 enum {
-	VIEW_HELP = 1 << 0,    /* h, F1: the help of ops->keys over ops->frame */
-	VIEW_THEME = 1 << 1,   /* Ctrl-T: the next theme, its name as the message */
-	VIEW_REDRAW = 1 << 2,  /* Ctrl-L */
-	VIEW_TAG = 1 << 3,     /* verdicts, A, u, x through ops->tag_run */
-	VIEW_QUIT = 1 << 4,    /* q closes (after ops->quits agrees) */
+	VIEW_HAS_HELP = 1 << 0,    /* h, F1: the help of ops->keys over ops->frame */
+	VIEW_HAS_THEME = 1 << 1,   /* Ctrl-T: the next theme, its name as the message */
+	VIEW_HAS_REDRAW = 1 << 2,  /* Ctrl-L */
+	VIEW_HAS_TAG = 1 << 3,     /* verdicts, A, u, x through ops->tag_run */
+	VIEW_HAS_QUIT = 1 << 4,    /* q closes (after ops->quits agrees) */
 };
 
 struct view_ops {
 	const char *name;
 	unsigned keys;         /* the key table's view: V_BROWSE, V_REPLAY, V_COMPARE */
-	unsigned common;       /* VIEW_HELP | ...: the shared keys it takes */
+	unsigned common;       /* VIEW_HAS_HELP | ...: the shared keys it takes */
 	const char *margin;    /* put before a shared key's message ("" or " ") */
 	/* Draws what v->dirty says, clears it, and refreshes. */
 	void (*draw)(struct view *v);
@@ -68,7 +70,7 @@ struct view_ops {
 	int (*frame)(struct view *v, int *top, int *rows);
 	/* The annotation keys' run (a dataset index, -1: none) and session. */
 	long (*tag_run)(struct view *v, struct tag **tag);
-	/* After an annotation key was done (VIEW_TAG); NULL: nothing more. */
+	/* After an annotation key was done (VIEW_HAS_TAG); NULL: nothing more. */
 	void (*tagged)(struct view *v, enum action a);
 	/* q pressed: 1 closes the view. NULL: it closes. */
 	int (*quits)(struct view *v);

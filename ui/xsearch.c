@@ -463,7 +463,7 @@ static void xsearch_free(struct view *v)
 static const struct view_ops xsearch_view_ops = {
 	.name = "search",
 	.keys = V_BROWSE,
-	.common = VIEW_THEME | VIEW_REDRAW | VIEW_TAG | VIEW_QUIT,
+	.common = VIEW_HAS_THEME | VIEW_HAS_REDRAW | VIEW_HAS_TAG | VIEW_HAS_QUIT,
 	.margin = " ",
 	.draw = xsearch_view_draw,
 	.key = xsearch_key,
