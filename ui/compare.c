@@ -182,10 +182,6 @@ static void compare_free(struct view *v)
 	free(c);
 }
 
-static void compare_msg(struct compare *c, const char *m)
-{
-	view_say(&c->v, m);
-}
 
 /* ---- drawing ------------------------------------------------------------------ */
 
@@ -383,14 +379,14 @@ static void compare_milestone(struct compare *c, int dir)
 				compare_goto(c, (long)c->pos[k]);
 				return;
 			}
-		compare_msg(c, "no milestone after this one");
+		view_say(&c->v, "no milestone after this one");
 	} else {
 		for (size_t k = c->nanch; k-- > 0;)
 			if (c->pos[k] < c->t) {
 				compare_goto(c, (long)c->pos[k]);
 				return;
 			}
-		compare_msg(c, "no milestone before this one");
+		view_say(&c->v, "no milestone before this one");
 	}
 }
 
@@ -411,7 +407,7 @@ static unsigned compare_resume(struct view *v, struct view *child)
 {
 	struct compare *c = (struct compare *)v;
 	if (child->result)
-		compare_msg(c, "a finds the next run without a verdict from the browser's list: q to it, then a");
+		view_say(&c->v, "a finds the next run without a verdict from the browser's list: q to it, then a");
 	return 0;
 }
 

@@ -129,12 +129,6 @@ void replay_free(struct replay *rp)
 	sbuf_free(&rp->input);
 }
 
-static void replay_msg(struct replay *rp, const char *msg)
-{
-	free(rp->v.msg);
-	rp->v.msg = xstrdup(msg);
-	rp->v.dirty |= D_STATUS;
-}
 
 /* ---- layout and drawing ----------------------------------------------------- */
 
@@ -445,7 +439,7 @@ static void replay_seek(struct replay *rp, int dir, int (*match)(struct replay *
 			return;
 		}
 	}
-	replay_msg(rp, none);
+	view_say(&rp->v, none);
 }
 
 static int replay_is_call(struct replay *rp, size_t i)
@@ -502,14 +496,14 @@ static void replay_search_step(struct replay *rp, int dir)
 {
 	char buf[160];
 	if (!rp->cx.search) {
-		replay_msg(rp, "no search yet: / searches forward, ? backward");
+		view_say(&rp->v, "no search yet: / searches forward, ? backward");
 		return;
 	}
 	if (!rp->cx.nmatches) {
 		char *pat = draw_safe(search_pattern(rp->cx.search));
 		snprintf(buf, sizeof buf, "pattern not found: %s", pat);
 		free(pat);
-		replay_msg(rp, buf);
+		view_say(&rp->v, buf);
 		return;
 	}
 	size_t lo = 0, hi = rp->cx.nmatches;  /* first match > sel */
@@ -524,12 +518,12 @@ static void replay_search_step(struct replay *rp, int dir)
 	if (dir > 0) {
 		k = lo < rp->cx.nmatches ? lo : 0;
 		if (lo == rp->cx.nmatches)
-			replay_msg(rp, "search hit the end, continuing at the start");
+			view_say(&rp->v, "search hit the end, continuing at the start");
 	} else {
 		size_t before = lo > 0 && rp->matches[lo - 1] == rp->cx.sel ? lo - 1 : lo;  /* first match >= sel */
 		k = before > 0 ? before - 1 : rp->cx.nmatches - 1;
 		if (before == 0)
-			replay_msg(rp, "search hit the start, continuing at the end");
+			view_say(&rp->v, "search hit the start, continuing at the end");
 	}
 	replay_goto(rp, rp->matches[k]);
 	pane_invalidate(&rp->panes[PANE_DETAIL]);
@@ -544,7 +538,7 @@ static void replay_search_set(struct replay *rp, const char *pattern, int dir)
 		if (!s) {
 			char *e = draw_safe(err);
 			char *m = xasprintf("bad regular expression: %s", e);
-			replay_msg(rp, m);
+			view_say(&rp->v, m);
 			free(m);
 			free(e);
 			free(err);
@@ -580,7 +574,7 @@ static void replay_prompt_done(struct replay *rp)
 		char *end;
 		long v = strtol(text, &end, 10);
 		if (end == text || *end)
-			replay_msg(rp, "a percentage is a number from 0 to 100");
+			view_say(&rp->v, "a percentage is a number from 0 to 100");
 		else
 			replay_percent(rp, v);
 	} else if (kind == 'Q') {
@@ -655,7 +649,7 @@ static void replay_tick(struct replay *rp)
 {
 	if (rp->cx.sel + 1 >= rp->cx.run->nev) {
 		rp->play.on = 0;
-		replay_msg(rp, "end of the run");
+		view_say(&rp->v, "end of the run");
 		return;
 	}
 	replay_goto(rp, rp->cx.sel + 1);
@@ -672,7 +666,7 @@ static void replay_speed(struct replay *rp, int delta)
 		rp->play.due = replay_now() + replay_gap(rp);
 	char buf[64];
 	snprintf(buf, sizeof buf, "speed %gx%s", replay_speeds[s], rp->tally.t0 ? "" : " (no timestamps: 2 events/s at 1x)");
-	replay_msg(rp, buf);
+	view_say(&rp->v, buf);
 }
 
 /* ---- keys ---------------------------------------------------------------------- */
@@ -787,7 +781,7 @@ static unsigned replay_do(struct replay *rp, enum action a, long count)
 		break;
 	case ACT_PANE: replay_side(rp, 1); break;
 	case ACT_QUOTE:  /* the focused artifact pane takes it before this */
-		replay_msg(rp, "Q quotes lines of the artifact pane: v to it, Tab to focus it");
+		view_say(&rp->v, "Q quotes lines of the artifact pane: v to it, Tab to focus it");
 		break;
 	case ACT_PANE_BACK: replay_side(rp, -1); break;
 	case ACT_LINEAGE_DIFF: pane_lineage_mark(&rp->panes[PANE_LINEAGE], &rp->cx); break;
