@@ -241,7 +241,7 @@ static double bench_press(struct replay *rp, int ch, double *cpu)
 	struct key k = { .code = ch, .ch = (wint_t)ch, .fn = 0 };
 	double c0 = cpu_ms(), t0 = now_ms();
 	replay_key(rp, &k);
-	if (rp->dirty)
+	if (rp->v.dirty)
 		replay_draw(rp);
 	double t = now_ms() - t0;
 	*cpu = cpu_ms() - c0;
@@ -266,7 +266,7 @@ static void bench_keys(struct replay *rp, int presses)
 	replay_goto(rp, 0);
 	replay_draw(rp);
 	for (size_t k = 0; k < n; k++) {
-		if (rp->sel + 1 >= rp->run->nev) {
+		if (rp->cx.sel + 1 >= rp->cx.run->nev) {
 			replay_goto(rp, 0);
 			replay_draw(rp);
 		}
@@ -287,7 +287,7 @@ static void bench_keys(struct replay *rp, int presses)
 	/* v: the pane beside the list, every kind in turn, from the middle */
 	size_t nv = 6 * 10;
 	double *pv = xcalloc(nv, sizeof *pv), *pc = xcalloc(nv, sizeof *pc);
-	replay_goto(rp, rp->run->nev / 2);
+	replay_goto(rp, rp->cx.run->nev / 2);
 	replay_draw(rp);
 	for (size_t k = 0; k < nv; k++)
 		pv[k] = bench_press(rp, 'v', &pc[k]);

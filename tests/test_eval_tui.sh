@@ -160,6 +160,21 @@ t "R at event 9: the loop got the second version" \
 	'wait_for r "PASS, peak_fraction 0\.5500" && grep -q version2 "$seen/solution-2.py"'
 t "R at event 9: the agent's 0.0290 / 0.7700 beside our 0.0400 / 0.5500" \
 	'has "0\.0290 .* 0\.0400" && has "peak_fraction +0\.7700 +\| +0\.5500"'
+keys r G
+t "a key the overlay does not take goes to the replay under it: G, the last event; the overlay stays" \
+	'wait_for r "event 11/11" && has "Re-evaluation of"'
+keys r h
+t "h over the overlay: the replay's keys" 'wait_for r "Next run or event; in a focused pane, scroll down"'
+keys r Escape
+t "a key closes the help: the overlay is back over the replay" \
+	'wait_for r "Re-evaluation of" && has "event 11/11" && ! has "Next run or event"'
+keys r /
+t "/ opens the replay's search prompt under the overlay" 'wait_for r "Enter go  Esc cancel"'
+keys r j k q
+t "... which takes every key then: j, k and q are typed, the overlay stays" \
+	'wait_for r "/jkq" && has "Re-evaluation of"'
+keys r Escape
+t "Esc closes the prompt, not the overlay" 'wait_gone r "Enter go  Esc cancel" && has "Re-evaluation of"'
 keys r q
 t "q closes the overlay, not the replay" 'wait_gone r "Re-evaluation of" && ! has "kbtui exited"'
 keys r 1 G; wait_for r "event 1/11" > /dev/null

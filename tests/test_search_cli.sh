@@ -148,6 +148,11 @@ t "n continues to the next match" 'has "match 2/3"'
 keys xs q
 wait_for xs "2 runs match"
 t "q goes back to the hit list" 'has "r1 +4"'
+keys xs C-t
+t "Ctrl-T on the hit list: the next theme, named in the status bar (the loop's shared key)" \
+	'wait_for xs "theme: [a-z]" && has "r1 +4"'
+keys xs j
+t "the next key clears the message" 'wait_gone xs "theme: [a-z]" && has "r1 +4"'
 keys xs q
 wait_for xs "kbtui +[0-9]+ runs|r3"
 t "q again: the browser" 'has r3 && ! has "runs match"'

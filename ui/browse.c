@@ -19,12 +19,13 @@
 #include "mouse.h"
 #include "replay.h"
 #include "runstats.h"
+#include "screens.h"
 #include "tag.h"
 #include "theme.h"
 #include "tlines.h"
 #include "tui.h"
 #include "util.h"
-#include "xsearch.h"
+#include "view.h"
 
 /* A column of the run list: its title, width bounds, and cell text. */
 struct browse_col {
@@ -117,7 +118,22 @@ static const struct browse_col browse_cols[] = {
 enum { SORT_PROBLEM, SORT_MODEL, SORT_PEAK, SORT__COUNT };
 static const char *const browse_sort_names[SORT__COUNT] = { "problem", "model", "peak_fraction" };
 
+/* The screens a key opens (screens.h), by action. */
+static const struct browse_screen {
+	enum action act;
+	struct view *(*open)(struct dataset *ds, struct tag *tag);
+} browse_screens[] = {
+#define BROWSE_SCREEN_ROW(act, open) { act, open },
+	BROWSE_SCREENS(BROWSE_SCREEN_ROW)
+#undef BROWSE_SCREEN_ROW
+};
+#define BROWSE_NSCREENS (sizeof browse_screens / sizeof browse_screens[0])
+
+/* What the browser pushed, for its resume. */
+enum { BROWSE_PUSHED_NONE, BROWSE_PUSHED_REPLAY, BROWSE_PUSHED_SCREEN, BROWSE_PUSHED_COMPARE };
+
 struct browse {
+	struct view v;             /* first: the view the loop runs (its msg has a margin) */
 	struct dataset *ds;        /* borrowed */
 	size_t *order, n;          /* the runs shown, in order */
 	size_t sel, top;
@@ -125,17 +141,16 @@ struct browse {
 	char filter[256];          /* raw text the user typed */
 	char saved[256];           /* filter before / was pressed, for Esc */
 	int editing;               /* the / prompt is open */
-	int help;                  /* help screen shown: 1 + its first row */
 	int grid_on;               /* the grid instead of the list */
 	struct grid grid;
 	struct flag_runs *flags;   /* auto-flags of the runs, found between keys (owned) */
 	int flags_left;            /* runs are left to flag */
 	int width[BROWSE_NCOLS];
-	char *msg;                 /* safe status message (owned) */
-	unsigned dirty;
 	int list_y, list_h;
 	struct tag *tag;           /* the annotation session (owned) */
 	size_t cmp_mark;           /* c: the run marked for comparison, index + 1; 0: none */
+	int pushed;                /* BROWSE_PUSHED_*: the view over it */
+	int open_only;             /* kbtui RUN_DIR: quit once its replays end */
 };
 
 static const struct dataset *browse_sort_ds;  /* qsort has no context argument */
@@ -236,7 +251,7 @@ static void browse_refresh(struct browse *b)
 		grid_rank(&b->grid, b->ds);
 	if (keep >= 0)
 		grid_select_run(&b->grid, (size_t)keep);
-	b->dirty = D_ALL;
+	b->v.dirty = D_ALL;
 }
 
 static void browse_widths(struct browse *b)
@@ -414,8 +429,8 @@ static void browse_draw_status(struct browse *b)
 		move(y, (int)draw_width(line) < COLS ? (int)draw_width(line) : COLS - 1);
 		free(line);
 		free(f);
-	} else if (b->msg) {
-		draw_bar(y, RL_MSG, b->msg, NULL);
+	} else if (b->v.msg) {
+		draw_bar(y, RL_MSG, b->v.msg, NULL);
 	} else if (b->grid_on) {
 		char *d = grid_describe(&b->grid, b->ds);
 		draw_bar(y, RL_STATUS, d, "Enter replay  v list  h help  q quit ");
@@ -436,17 +451,22 @@ static void browse_draw_status(struct browse *b)
 	}
 }
 
-static void browse_draw_help(struct browse *b)
+/* The help's frame: the header and the status bar around it. */
+static int browse_frame(struct view *v, int *top, int *rows)
 {
-	struct tlines L = { 0 };
-	keys_help(&L, V_BROWSE, COLS - 2);
-	if ((size_t)b->help > L.n)  /* scrolled past the end: show the last row */
-		b->help = L.n > 0 ? (int)L.n : 1;
+	struct browse *b = (struct browse *)v;
+	b->list_y = 3;
+	b->list_h = LINES - 4;
 	erase();
+	if (LINES < 8 || COLS < 30) {
+		mvaddstr(0, 0, "terminal too small");
+		return 0;
+	}
 	browse_draw_header(b);
-	tlines_draw(&L, (size_t)b->help - 1, 1, 1, COLS - 2, LINES - 2, NULL);
 	browse_draw_status(b);
-	tlines_free(&L);
+	*top = 1;
+	*rows = LINES - 2;
+	return 1;
 }
 
 static void browse_draw(struct browse *b)
@@ -456,20 +476,18 @@ static void browse_draw(struct browse *b)
 	if (LINES < 8 || COLS < 30) {
 		erase();
 		mvaddstr(0, 0, "terminal too small");
-	} else if (b->help) {
-		browse_draw_help(b);
 	} else {
-		if (b->dirty & D_HEADER)
+		if (b->v.dirty & D_HEADER)
 			browse_draw_header(b);
-		if ((b->dirty & D_LIST) && b->grid_on)
+		if ((b->v.dirty & D_LIST) && b->grid_on)
 			grid_draw(&b->grid, b->ds, 2, LINES - 3);
-		else if (b->dirty & D_LIST)
+		else if (b->v.dirty & D_LIST)
 			browse_draw_list(b);
-		if (b->dirty & D_STATUS)
+		if (b->v.dirty & D_STATUS)
 			browse_draw_status(b);
 	}
 	curs_set(b->editing ? 1 : 0);
-	b->dirty = 0;
+	b->v.dirty = 0;
 	refresh();
 }
 
@@ -488,7 +506,7 @@ static void browse_goto(struct browse *b, long k)
 	else if (b->sel >= b->top + h)
 		b->top = b->sel - h + 1;
 	/* the reference line follows the selection */
-	b->dirty |= D_HEADER | D_LIST | D_STATUS;
+	b->v.dirty |= D_HEADER | D_LIST | D_STATUS;
 }
 
 /* The list again after verdicts changed: a run a verdict filter no longer
@@ -516,9 +534,8 @@ static long browse_next_unannotated(struct browse *b)
 	}
 	long k = b->n ? tag_next_unannotated(b->tag, b->order, b->n, from) : -1;
 	if (k < 0) {
-		free(b->msg);
-		b->msg = xstrdup(" no other run shown is without a verdict (runs without a transcript are skipped)");
-		b->dirty |= D_STATUS;
+		free(b->v.msg);
+		view_say(&b->v, " no other run shown is without a verdict (runs without a transcript are skipped)");
 		return -1;
 	}
 	browse_goto(b, k);
@@ -527,57 +544,52 @@ static long browse_next_unannotated(struct browse *b)
 	return (long)b->order[k];
 }
 
-/* The annotation keys: a moves the selection; verdicts, A, u and x go to
- * the session. 1: the key was one of them. */
-static int browse_tag(struct browse *b, enum action a)
+/* After an annotation key (the loop's): names may be hidden, verdicts
+ * changed. */
+static void browse_tagged(struct view *v, enum action a)
 {
-	char *msg = NULL;
-	if (a == ACT_NEXT_UNANNOTATED) {
-		browse_next_unannotated(b);
-		return 1;
-	}
-	if (!tag_act(b->tag, a, browse_selected(b), &msg))
-		return 0;
-	free(b->msg);
-	b->msg = msg ? xasprintf(" %s", msg) : NULL;
-	free(msg);
+	struct browse *b = (struct browse *)v;
 	if (a == ACT_BLIND)
 		browse_widths(b);
 	browse_retag(b);
-	erase();  /* after the editor, or names to hide: every row again */
-	b->dirty = D_ALL;
-	return 1;
 }
 
-static void browse_open_at(struct browse *b, long sel);
-
-static void browse_open(struct browse *b)
+static long browse_tag_run(struct view *v, struct tag **tag)
 {
-	browse_open_at(b, browse_selected(b));
+	struct browse *b = (struct browse *)v;
+	*tag = b->tag;
+	return browse_selected(b);
 }
 
-/* Replays run sel, then (a in the replay) the next ones without a verdict. */
-static void browse_open_at(struct browse *b, long sel)
+/* Pushes the replay of run sel (annotation keys and all); 0 when it
+ * cannot be loaded (the status bar says why). */
+static unsigned browse_open_at(struct browse *b, long sel)
 {
-	/* a in the replay: the next run without a verdict, in its replay */
-	while (sel >= 0) {
-		size_t i = (size_t)sel;
-		struct run *run = dataset_load(b->ds, i);
-		if (!run) {
-			char *e = draw_safe(b->ds->runs[i].load_error ? b->ds->runs[i].load_error : "cannot load this run");
-			free(b->msg);
-			b->msg = xasprintf(" %s", e);
-			free(e);
-			b->dirty |= D_STATUS;
-			break;
-		}
-		int next = replay_run_tagged(run, b->ds->runs[i].meta.run_id ? b->ds->runs[i].meta.run_id : b->ds->runs[i].transcript,
-		                             b->tag, i);
-		erase();
-		b->dirty = D_ALL;
-		sel = next && !tui_stopped() ? browse_next_unannotated(b) : -1;
+	size_t i = (size_t)sel;
+	struct run *run = sel >= 0 ? dataset_load(b->ds, i) : NULL;
+	if (sel < 0)
+		return 0;
+	if (!run) {
+		char *e = draw_safe(b->ds->runs[i].load_error ? b->ds->runs[i].load_error : "cannot load this run");
+		free(b->v.msg);
+		b->v.msg = xasprintf(" %s", e);
+		free(e);
+		b->v.dirty |= D_STATUS;
+		return 0;
 	}
-	browse_retag(b);  /* verdicts may have changed in the replay */
+	struct replay_opts o = { .tag = b->tag, .ds_run = i };
+	b->pushed = BROWSE_PUSHED_REPLAY;
+	return view_push(&b->v, replay_view_new(run, b->ds->runs[i].meta.run_id ? b->ds->runs[i].meta.run_id
+	                                                                        : b->ds->runs[i].transcript, &o));
+}
+
+/* Enter: the selected run's replay. */
+static unsigned browse_open(struct browse *b)
+{
+	unsigned f = browse_open_at(b, browse_selected(b));
+	if (!f)
+		browse_retag(b);
+	return f;
 }
 
 /* A key while the / prompt is open: edits the filter, applied as typed. */
@@ -623,7 +635,7 @@ static void browse_toggle_grid(struct browse *b)
 				browse_goto(b, (long)k);
 	}
 	erase();
-	b->dirty = D_ALL;
+	b->v.dirty = D_ALL;
 }
 
 static void browse_grid_do(struct browse *b, enum action a)
@@ -640,78 +652,87 @@ static void browse_grid_do(struct browse *b, enum action a)
 	case ACT_LAST: grid_move(&b->grid, (long)b->grid.nrows, 0); break;
 	default: return;
 	}
-	b->dirty |= D_HEADER | D_LIST | D_STATUS;
-}
-
-/* Ctrl-T: the next theme, everything redrawn in it. */
-static void browse_theme(struct browse *b)
-{
-	char *m = theme_cycle();
-	free(b->msg);
-	b->msg = xasprintf(" %s", m);  /* the status bar's margin */
-	free(m);
-	clearok(curscr, TRUE);
-	b->dirty = D_ALL;
+	b->v.dirty |= D_HEADER | D_LIST | D_STATUS;
 }
 
 /* The wheel moves the selection; a click selects the run (list) or the
  * cell (grid) under the pointer. */
-static void browse_mouse(struct browse *b)
+static unsigned browse_mouse(struct view *v, const struct mouse_event *mp)
 {
-	struct mouse_event m = mouse_read();
+	struct browse *b = (struct browse *)v;
+	struct mouse_event m = *mp;
 	int step = m.kind == MOUSE_WHEEL_DOWN ? MOUSE_WHEEL_ROWS : -MOUSE_WHEEL_ROWS;
-	if (b->help || m.kind == MOUSE_NONE)
-		return;
+	if (m.kind == MOUSE_NONE)
+		return 0;
 	if (b->grid_on && m.kind != MOUSE_CLICK)
 		grid_move(&b->grid, step, 0);
 	else if (b->grid_on && !grid_hit(&b->grid, 2, LINES - 3, m.y, m.x))
-		return;
+		return 0;
 	else if (!b->grid_on && m.kind != MOUSE_CLICK)
 		browse_goto(b, (long)b->sel + step);
 	else if (!b->grid_on && m.y >= b->list_y && m.y < b->list_y + b->list_h &&
 	         b->top + (size_t)(m.y - b->list_y) < b->n)
 		browse_goto(b, (long)(b->top + (size_t)(m.y - b->list_y)));
-	b->dirty |= D_HEADER | D_LIST | D_STATUS;
+	b->v.dirty |= D_HEADER | D_LIST | D_STATUS;
+	return 0;
 }
 
 /* c: the first marks the selected run, the second compares it with the
  * marked one (ui/compare.c). */
-static void browse_compare(struct browse *b)
+static unsigned browse_compare(struct browse *b)
 {
 	long sel = browse_selected(b);
 	if (sel < 0)
-		return;
-	free(b->msg);
-	b->msg = NULL;
-	b->dirty |= D_LIST | D_STATUS;
+		return 0;
+	view_say(&b->v, NULL);
+	b->v.dirty |= D_LIST;
 	if (!b->cmp_mark || b->cmp_mark == (size_t)sel + 1) {
 		b->cmp_mark = b->cmp_mark ? 0 : (size_t)sel + 1;
 		char *id = draw_safe(b->ds->runs[sel].meta.run_id);
-		b->msg = b->cmp_mark ? xasprintf(" marked %s: c on another run compares the two", id)
-		                     : xstrdup(" comparison mark removed");
+		b->v.msg = b->cmp_mark ? xasprintf(" marked %s: c on another run compares the two", id)
+		                       : xstrdup(" comparison mark removed");
 		free(id);
-		return;
+		return 0;
 	}
 	size_t a = b->cmp_mark - 1;
 	b->cmp_mark = 0;
-	b->msg = compare_dataset_runs(b->ds, b->tag, a, (size_t)sel);
+	struct view *c = compare_dataset_view(b->ds, b->tag, a, (size_t)sel, &b->v.msg);
 	erase();
-	b->dirty = D_ALL;
+	b->v.dirty = D_ALL;
+	if (!c)
+		return 0;
+	b->pushed = BROWSE_PUSHED_COMPARE;
+	return view_push(&b->v, c);
 }
 
-static void browse_do(struct browse *b, enum action a)
+/* A screen of screens.h over the browser. */
+static unsigned browse_screen(struct browse *b, const struct browse_screen *s)
+{
+	struct view *v = s->open(b->ds, b->tag);
+	if (!v)
+		return 0;
+	b->pushed = BROWSE_PUSHED_SCREEN;
+	return view_push(&b->v, v);
+}
+
+/* An action on the browser; the loop's shared keys (help, theme, the
+ * annotation keys, q) are left to it, but a is the browser's: it knows its
+ * order. */
+static unsigned browse_do(struct browse *b, enum action a)
 {
 	long page = b->list_h > 1 ? b->list_h - 1 : 1;
-	if (a == ACT_THEME) {
-		browse_theme(b);
-		return;
+	if (a == ACT_NEXT_UNANNOTATED) {
+		browse_next_unannotated(b);
+		return 0;
 	}
-	if (browse_tag(b, a))
-		return;
-	if (b->grid_on && a != ACT_OPEN && a != ACT_GRID && a != ACT_FILTER && a != ACT_REDRAW && a != ACT_HELP &&
-	    a != ACT_SORT && a != ACT_COMPARE && a != ACT_XSEARCH) {
+	if (view_shared(&b->v, a))
+		return VIEW_IGNORED;
+	for (size_t k = 0; k < BROWSE_NSCREENS; k++)
+		if (browse_screens[k].act == a)
+			return browse_screen(b, &browse_screens[k]);
+	if (b->grid_on && a != ACT_OPEN && a != ACT_GRID && a != ACT_FILTER && a != ACT_SORT && a != ACT_COMPARE) {
 		browse_grid_do(b, a);
-		return;
+		return 0;
 	}
 	switch (a) {
 	case ACT_DOWN: browse_goto(b, (long)b->sel + 1); break;
@@ -720,15 +741,9 @@ static void browse_do(struct browse *b, enum action a)
 	case ACT_PAGE_UP: browse_goto(b, (long)b->sel - page); break;
 	case ACT_FIRST: browse_goto(b, 0); break;
 	case ACT_LAST: browse_goto(b, (long)b->n - 1); break;
-	case ACT_OPEN: browse_open(b); break;
+	case ACT_OPEN: return browse_open(b);
 	case ACT_GRID: browse_toggle_grid(b); break;
-	case ACT_COMPARE: browse_compare(b); break;
-	case ACT_XSEARCH:
-		xsearch_run(b->ds, b->tag);
-		browse_retag(b);  /* verdicts may have changed there */
-		erase();
-		b->dirty = D_ALL;
-		break;
+	case ACT_COMPARE: return browse_compare(b);
 	case ACT_SORT:
 		b->sort = (b->sort + 1) % SORT__COUNT;
 		browse_refresh(b);
@@ -736,35 +751,44 @@ static void browse_do(struct browse *b, enum action a)
 	case ACT_FILTER:
 		memcpy(b->saved, b->filter, sizeof b->saved);
 		b->editing = 1;
-		b->dirty |= D_STATUS;
-		break;
-	case ACT_REDRAW:
-		clearok(curscr, TRUE);
-		b->dirty = D_ALL;
-		break;
-	case ACT_HELP:
-		b->help = 1;
-		b->dirty = D_ALL;
+		b->v.dirty |= D_STATUS;
 		break;
 	default:
 		break;
 	}
+	return 0;
 }
 
-/* A key while the help screen is up: scroll it, or close it. */
-static void browse_help_key(struct browse *b, enum action a)
+/* A key (the loop cleared the message and took resize and the mouse). */
+static unsigned browse_key(struct view *v, const struct key *k)
 {
-	if (a == ACT_DOWN || a == ACT_PAGE_DOWN) {
-		b->help += a == ACT_DOWN ? 1 : LINES / 2;
-	} else if (a == ACT_UP || a == ACT_PAGE_UP) {
-		b->help -= a == ACT_UP ? 1 : LINES / 2;
-		if (b->help < 1)
-			b->help = 1;
-	} else {
-		b->help = 0;
-		erase();
+	struct browse *b = (struct browse *)v;
+	if (b->editing) {
+		browse_edit(b, k);
+		b->v.dirty |= D_STATUS;
+		return 0;
 	}
-	b->dirty = D_ALL;
+	return browse_do(b, keys_action(k->code, V_BROWSE));
+}
+
+/* The view over the browser closed: after a replay whose a asked for it,
+ * the next run without a verdict in its replay; verdicts may have changed
+ * in any of them. */
+static unsigned browse_resume(struct view *v, struct view *child)
+{
+	struct browse *b = (struct browse *)v;
+	int pushed = b->pushed;
+	b->pushed = BROWSE_PUSHED_NONE;
+	if (pushed == BROWSE_PUSHED_COMPARE)
+		return 0;
+	if (pushed == BROWSE_PUSHED_REPLAY && child->result && !tui_stopped()) {
+		long sel = browse_next_unannotated(b);
+		unsigned f = sel >= 0 ? browse_open_at(b, sel) : 0;
+		if (f)
+			return f;
+	}
+	browse_retag(b);
+	return pushed == BROWSE_PUSHED_REPLAY && b->open_only ? VIEW_CLOSE : 0;
 }
 
 /* The auto-flags of the runs (src/flags.h) with the shipped rules; none
@@ -774,11 +798,11 @@ static void browse_flags_start(struct browse *b)
 	const char *err;
 	const struct flag_rules *rs = flag_rules_default(&err);
 	if (!rs) {
-		free(b->msg);
-		b->msg = xasprintf(" no auto-flags: %s", err);
-		char *safe = draw_safe(b->msg);
-		free(b->msg);
-		b->msg = safe;
+		free(b->v.msg);
+		b->v.msg = xasprintf(" no auto-flags: %s", err);
+		char *safe = draw_safe(b->v.msg);
+		free(b->v.msg);
+		b->v.msg = safe;
 		return;
 	}
 	b->flags = flag_runs_new(b->ds, rs);
@@ -788,71 +812,68 @@ static void browse_flags_start(struct browse *b)
 }
 
 /* Between keys: one more run flagged, its FLAGS cell filled in. */
-static void browse_flags_step(struct browse *b)
+static unsigned browse_poll(struct view *v, int *ms)
 {
-	b->flags_left = flag_runs_step(b->flags);
-	b->dirty |= D_LIST;
+	struct browse *b = (struct browse *)v;
+	if (b->flags_left) {
+		b->flags_left = flag_runs_step(b->flags);
+		b->v.dirty |= D_LIST;
+	}
+	*ms = b->flags_left ? 0 : -1;  /* flags left to find: only peek at the keys */
+	return 0;
 }
+
+static void browse_view_draw(struct view *v)
+{
+	browse_draw((struct browse *)v);
+}
+
+static void browse_free(struct view *v)
+{
+	struct browse *b = (struct browse *)v;
+	grid_set_flags(NULL);
+	browse_flags = NULL;
+	flag_runs_free(b->flags);
+	grid_free(&b->grid);
+	free(b->order);
+	free(b->v.msg);
+	tag_free(b->tag);
+	free(b);
+}
+
+static const struct view_ops browse_view_ops = {
+	.name = "browse",
+	.keys = V_BROWSE,
+	.common = VIEW_HAS_HELP | VIEW_HAS_THEME | VIEW_HAS_REDRAW | VIEW_HAS_TAG | VIEW_HAS_QUIT,
+	.margin = " ",
+	.draw = browse_view_draw,
+	.key = browse_key,
+	.poll = browse_poll,
+	.mouse = browse_mouse,
+	.resume = browse_resume,
+	.frame = browse_frame,
+	.tag_run = browse_tag_run,
+	.tagged = browse_tagged,
+	.free = browse_free,
+};
 
 void browse_run(struct dataset *ds, const struct tui_tagging *tg, long open)
 {
-	struct browse b;
-	struct key k;
-	memset(&b, 0, sizeof b);
-	b.ds = ds;
-	b.tag = tag_new(ds, tg ? tg->dir : NULL, tg ? tg->annotator : NULL, tg ? tg->blind : 0);
-	b.order = xcalloc(ds->nruns + 1, sizeof *b.order);
-	browse_widths(&b);
-	b.list_h = LINES - 4;
-	browse_refresh(&b);
-	browse_flags_start(&b);
+	struct browse *b = xcalloc(1, sizeof *b);
+	b->v.ops = &browse_view_ops;
+	b->ds = ds;
+	b->tag = tag_new(ds, tg ? tg->dir : NULL, tg ? tg->annotator : NULL, tg ? tg->blind : 0);
+	b->order = xcalloc(ds->nruns + 1, sizeof *b->order);
+	browse_widths(b);
+	b->list_h = LINES - 4;
+	browse_refresh(b);
+	browse_flags_start(b);
 	if (open >= 0 && (size_t)open < ds->nruns) {  /* kbtui RUN_DIR: its replay, then quit */
-		browse_open_at(&b, open);
-		goto done;
+		b->open_only = 1;
+		if (!browse_open_at(b, open)) {
+			browse_free(&b->v);
+			return;
+		}
 	}
-	while (!tui_stopped()) {
-		if (b.dirty)
-			browse_draw(&b);
-		timeout(b.flags_left ? 0 : -1);  /* flags left to find: only peek at the keys */
-		if (keys_read(&k) == ERR) {
-			browse_flags_step(&b);
-			continue;
-		}
-		if (b.msg) {
-			free(b.msg);
-			b.msg = NULL;
-			b.dirty |= D_STATUS;
-		}
-		if (k.code == KEY_RESIZE) {
-			erase();
-			b.dirty = D_ALL;
-			continue;
-		}
-		if (k.code == KEY_MOUSE) {
-			browse_mouse(&b);
-			continue;
-		}
-		if (b.editing) {
-			browse_edit(&b, &k);
-			b.dirty |= D_STATUS;
-			continue;
-		}
-		enum action a = keys_action(k.code, V_BROWSE);
-		if (b.help) {
-			browse_help_key(&b, a);
-			continue;
-		}
-		if (a == ACT_QUIT)
-			break;
-		browse_do(&b, a);
-	}
-done:
-	timeout(-1);
-	grid_set_flags(NULL);
-	browse_flags = NULL;
-	flag_runs_free(b.flags);
-	grid_free(&b.grid);
-	free(b.order);
-	free(b.msg);
-	tag_free(b.tag);
+	tui_run(&b->v);
 }

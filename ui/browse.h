@@ -6,9 +6,9 @@
 struct dataset;
 struct tui_tagging;
 
-/* The browser's loop, with a tagging session as tg says; returns when the
- * user quits or a signal came. */
-/* open >= 0: replay that run at once and quit after it (kbtui RUN_DIR). */
+/* The browser, a view (ui/view.h) run by tui.c's loop, with a tagging
+ * session as tg says; returns when the user quits or a signal came. open
+ * >= 0: replay that run at once and quit after it (kbtui RUN_DIR). */
 void browse_run(struct dataset *ds, const struct tui_tagging *tg, long open);
 
 #endif

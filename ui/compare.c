@@ -28,6 +28,7 @@
 #include "tlines.h"
 #include "tui.h"
 #include "util.h"
+#include "view.h"
 
 /* the start, then at most every milestone */
 #define COMPARE_ANCHORS (MS__COUNT + 1)
@@ -39,11 +40,12 @@ struct compare_side {
 	const char *title;          /* borrowed */
 	struct milestones ms;
 	struct runstats *stats;     /* owned */
-	struct replay rp;           /* what the event list's drawing reads: run, sel, focus */
+	struct pane_ctx cx;         /* what the event list sees: run, selection, focus */
 	struct pane list;           /* the event list (pane_events_ops) */
 };
 
 struct compare {
+	struct view v;              /* first: the view the loop runs */
 	struct compare_side side[2];
 	int cur;                    /* the selected side */
 	/* anchor k: event at[k][s] of side s, at timeline position pos[k] */
@@ -52,9 +54,6 @@ struct compare {
 	int kind[COMPARE_ANCHORS];  /* enum milestone; -1 for the start */
 	size_t pos[COMPARE_ANCHORS];
 	size_t t;                   /* the position, 0 .. pos[nanch - 1] */
-	int help;                   /* help screen shown: 1 + its first row */
-	char *msg;                  /* one-key message (owned, safe) */
-	unsigned dirty;
 	int list_h;
 	/* the annotation session (borrowed) and each side's dataset run;
 	 * NULL when the runs are not a dataset's (kbtui compare FILE FILE) */
@@ -132,13 +131,13 @@ static void compare_goto(struct compare *c, long t)
 	c->t = t < 0 ? 0 : (size_t)t > end ? end : (size_t)t;
 	for (int s = 0; s < 2; s++) {
 		struct compare_side *sd = &c->side[s];
-		sd->rp.sel = (size_t)compare_index(c, s, c->t);
+		sd->cx.sel = (size_t)compare_index(c, s, c->t);
 		sd->list.h = c->list_h > 0 ? c->list_h : 1;
-		sd->rp.body_h = sd->list.h + 1;
+		sd->cx.body_h = sd->list.h + 1;
 		if (sd->run->nev)
-			pane_events_ops.follow(&sd->list, &sd->rp);
+			pane_events_ops.follow(&sd->list, &sd->cx);
 	}
-	c->dirty |= D_LIST | D_STATUS;
+	c->v.dirty |= D_LIST | D_STATUS;
 }
 
 static void compare_side_init(struct compare_side *sd, struct run *run, const char *title, struct compilerlog *cl)
@@ -148,8 +147,7 @@ static void compare_side_init(struct compare_side *sd, struct run *run, const ch
 	sd->title = title;
 	milestones_find(run, cl, &sd->ms);
 	sd->stats = runstats_new(run);
-	sd->rp.run = run;
-	sd->rp.count = -1;
+	sd->cx.run = run;
 	sd->list.ops = &pane_events_ops;
 	sd->list.built_w = -1;
 }
@@ -172,22 +170,18 @@ static void compare_init(struct compare *c, struct run *a, const char *ta, struc
 	c->ds_run[0] = c->ds_run[1] = -1;
 	c->list_h = LINES - COMPARE_TOP - 1;
 	compare_goto(c, 0);
-	c->dirty = D_ALL;
+	c->v.dirty = D_ALL;
 }
 
-static void compare_free(struct compare *c)
+static void compare_free(struct view *v)
 {
+	struct compare *c = (struct compare *)v;
 	for (int s = 0; s < 2; s++)
 		runstats_free(c->side[s].stats);
-	free(c->msg);
+	free(c->v.msg);
+	free(c);
 }
 
-static void compare_msg(struct compare *c, const char *m)
-{
-	free(c->msg);
-	c->msg = xstrdup(m);
-	c->dirty |= D_STATUS;
-}
 
 /* ---- drawing ------------------------------------------------------------------ */
 
@@ -284,7 +278,7 @@ static void compare_draw_ruler(struct compare *c, int y)
 static void compare_draw_list(struct compare *c, int s, int y, int x, int w, int h)
 {
 	struct compare_side *sd = &c->side[s];
-	sd->rp.focus = s == c->cur ? 0 : 1;
+	sd->cx.focus = s == c->cur ? 0 : 1;
 	sd->list.h = h;
 	for (int r = 0; r < h; r++) {  /* a gutter with the side's own milestones */
 		long i = (long)(sd->list.top + (size_t)r);
@@ -294,7 +288,7 @@ static void compare_draw_list(struct compare *c, int s, int y, int x, int w, int
 				l[0] = milestones_letter((enum milestone)k);
 		draw_put(y + r, x, 2, l, RL_KEY);
 	}
-	pane_events_ops.draw(&sd->list, &sd->rp, y, x + 2, w - 2, h);
+	pane_events_ops.draw(&sd->list, &sd->cx, y, x + 2, w - 2, h);
 }
 
 static void compare_draw_status(struct compare *c)
@@ -303,13 +297,13 @@ static void compare_draw_status(struct compare *c)
 	sbuf_init(&b);
 	for (int s = 0; s < 2; s++) {
 		long n = compare_nev(&c->side[s]);
-		sbuf_addf(&b, " %c %zu/%ld ", s ? 'B' : 'A', n ? c->side[s].rp.sel + 1 : 0, n);
+		sbuf_addf(&b, " %c %zu/%ld ", s ? 'B' : 'A', n ? c->side[s].cx.sel + 1 : 0, n);
 	}
 	int k = compare_anchor_at(c, c->t);
 	if (k > 0)
 		sbuf_addf(&b, " at %s", milestones_name((enum milestone)c->kind[k]));
-	if (c->msg) {
-		sbuf_addf(&b, "  %s", c->msg);
+	if (c->v.msg) {
+		sbuf_addf(&b, "  %s", c->v.msg);
 		draw_bar(LINES - 1, RL_STATUS, b.s, NULL);
 	} else {
 		draw_bar(LINES - 1, RL_STATUS, b.s, "m/M milestone  Tab side  Enter replay  h help  q back ");
@@ -317,16 +311,19 @@ static void compare_draw_status(struct compare *c)
 	sbuf_free(&b);
 }
 
-static void compare_draw_help(struct compare *c)
+/* The help's frame: a header row. */
+static int compare_frame(struct view *v, int *top, int *rows)
 {
-	struct tlines L = { 0 };
-	keys_help(&L, V_COMPARE, COLS - 2);
-	if ((size_t)c->help > L.n)
-		c->help = L.n > 0 ? (int)L.n : 1;
+	(void)v;
 	erase();
+	if (LINES < COMPARE_TOP + 4 || COLS < 40) {
+		mvaddstr(0, 0, "terminal too small");
+		return 0;
+	}
 	draw_bar(0, RL_HEADER, " kbtui compare: keys", NULL);
-	tlines_draw(&L, (size_t)c->help - 1, 1, 1, COLS - 2, LINES - 2, NULL);
-	tlines_free(&L);
+	*top = 1;
+	*rows = LINES - 2;
+	return 1;
 }
 
 static void compare_draw(struct compare *c)
@@ -334,15 +331,13 @@ static void compare_draw(struct compare *c)
 	if (LINES < COMPARE_TOP + 4 || COLS < 40) {
 		erase();
 		mvaddstr(0, 0, "terminal too small");
-	} else if (c->help) {
-		compare_draw_help(c);
 	} else {
 		int h = LINES - COMPARE_TOP - 1;
 		if (h != c->list_h) {
 			c->list_h = h;
 			compare_goto(c, (long)c->t);
 		}
-		if (c->dirty & D_HEADER) {
+		if (c->v.dirty & D_HEADER) {
 			char *right = xasprintf("%zu aligned milestones ", c->nanch - 1);
 			draw_bar(0, RL_HEADER, " kbtui compare", right);
 			free(right);
@@ -350,26 +345,26 @@ static void compare_draw(struct compare *c)
 		for (int s = 0; s < 2; s++) {
 			int x, w;
 			compare_cols(s, &x, &w);
-			if (c->dirty & D_HEADER) {
+			if (c->v.dirty & D_HEADER) {
 				compare_draw_name(c, s, 1, x, w);
 				compare_draw_milestones(c, s, 2, x, w);
 				compare_draw_stats(c, s, 3, x, w);
 			}
-			if (c->dirty & D_LIST)
+			if (c->v.dirty & D_LIST)
 				compare_draw_list(c, s, COMPARE_TOP, x, w, h);
 		}
-		if (c->dirty & D_HEADER)
+		if (c->v.dirty & D_HEADER)
 			for (int y = 1; y < COMPARE_TOP - 1; y++)
 				draw_put(y, COLS / 2, 1, theme_glyph()->sep, RL_DIM);
-		if (c->dirty & D_LIST) {
+		if (c->v.dirty & D_LIST) {
 			for (int y = COMPARE_TOP; y < COMPARE_TOP + h; y++)
 				draw_put(y, COLS / 2, 1, theme_glyph()->sep, RL_DIM);
 			compare_draw_ruler(c, COMPARE_TOP - 1);
 		}
-		if (c->dirty & D_STATUS)
+		if (c->v.dirty & D_STATUS)
 			compare_draw_status(c);
 	}
-	c->dirty = 0;
+	c->v.dirty = 0;
 	refresh();
 }
 
@@ -384,49 +379,55 @@ static void compare_milestone(struct compare *c, int dir)
 				compare_goto(c, (long)c->pos[k]);
 				return;
 			}
-		compare_msg(c, "no milestone after this one");
+		view_say(&c->v, "no milestone after this one");
 	} else {
 		for (size_t k = c->nanch; k-- > 0;)
 			if (c->pos[k] < c->t) {
 				compare_goto(c, (long)c->pos[k]);
 				return;
 			}
-		compare_msg(c, "no milestone before this one");
+		view_say(&c->v, "no milestone before this one");
 	}
 }
 
 /* Enter: the selected side's replay at the event the view shows for it,
  * with the annotation keys when the run is a dataset's; q comes back here,
  * to the same place. */
-static void compare_open(struct compare *c)
+static unsigned compare_open(struct compare *c)
 {
 	struct compare_side *sd = &c->side[c->cur];
 	long i = c->ds_run[c->cur];
-	struct replay_opts o = { .ev = sd->rp.sel, .tag = i >= 0 ? c->tag : NULL, .ds_run = i >= 0 ? (size_t)i : 0 };
-	if (replay_open(sd->run, sd->title, &o))  /* a: the next unannotated run is the browser's to find */
-		compare_msg(c, "a finds the next run without a verdict from the browser's list: q to it, then a");
-	erase();
-	c->dirty = D_ALL;
+	struct replay_opts o = { .ev = sd->cx.sel, .tag = i >= 0 ? c->tag : NULL, .ds_run = i >= 0 ? (size_t)i : 0 };
+	return view_push(&c->v, replay_view_new(sd->run, sd->title, &o));
 }
 
-/* The annotation keys (ui/tag.c) on the selected side's run; 1: taken. */
-static int compare_tag(struct compare *c, enum action a)
+/* Back from the replay: a there asked for the next unannotated run, which
+ * is the browser's to find. */
+static unsigned compare_resume(struct view *v, struct view *child)
 {
-	char *msg = NULL;
-	if (!tag_act(c->tag, a, c->tag ? c->ds_run[c->cur] : -1, &msg))
-		return 0;
-	free(c->msg);
-	c->msg = msg;
-	erase();  /* after the editor, or names to hide: all of it again */
-	c->dirty = D_ALL;
-	return 1;
+	struct compare *c = (struct compare *)v;
+	if (child->result)
+		view_say(&c->v, "a finds the next run without a verdict from the browser's list: q to it, then a");
+	return 0;
 }
 
-static void compare_do(struct compare *c, enum action a)
+/* The annotation keys act on the selected side's run. */
+static long compare_tag_run(struct view *v, struct tag **tag)
 {
+	struct compare *c = (struct compare *)v;
+	*tag = c->tag;
+	return c->tag ? c->ds_run[c->cur] : -1;
+}
+
+/* A key; the loop's shared keys (help, theme, the annotation keys, q) are
+ * left to it. */
+static unsigned compare_key(struct view *v, const struct key *k)
+{
+	struct compare *c = (struct compare *)v;
+	enum action a = keys_action(k->code, V_COMPARE);
 	long page = c->list_h > 1 ? c->list_h - 1 : 1;
-	if (compare_tag(c, a))
-		return;
+	if (view_shared(&c->v, a))
+		return VIEW_IGNORED;
 	switch (a) {
 	case ACT_DOWN: compare_goto(c, (long)c->t + 1); break;
 	case ACT_UP: compare_goto(c, (long)c->t - 1); break;
@@ -438,85 +439,44 @@ static void compare_do(struct compare *c, enum action a)
 	case ACT_PREV_MILESTONE: compare_milestone(c, -1); break;
 	case ACT_SIDE:
 		c->cur = !c->cur;
-		c->dirty |= D_HEADER | D_LIST;
+		c->v.dirty |= D_HEADER | D_LIST;
 		break;
-	case ACT_OPEN_SIDE: compare_open(c); break;
-	case ACT_REDRAW:
-		clearok(curscr, TRUE);
-		c->dirty = D_ALL;
-		break;
-	case ACT_THEME:
-		free(c->msg);
-		c->msg = theme_cycle();
-		clearok(curscr, TRUE);
-		c->dirty = D_ALL;
-		break;
-	case ACT_HELP:
-		c->help = 1;
-		c->dirty = D_ALL;
-		break;
+	case ACT_OPEN_SIDE: return compare_open(c);
 	default:
 		break;
 	}
+	return 0;
 }
 
-static void compare_help_key(struct compare *c, enum action a)
+static void compare_view_draw(struct view *v)
 {
-	if (a == ACT_DOWN || a == ACT_PAGE_DOWN) {
-		c->help += a == ACT_DOWN ? 1 : LINES / 2;
-	} else if (a == ACT_UP || a == ACT_PAGE_UP) {
-		c->help -= a == ACT_UP ? 1 : LINES / 2;
-		if (c->help < 1)
-			c->help = 1;
-	} else {
-		c->help = 0;
-		erase();
-	}
-	c->dirty = D_ALL;
+	compare_draw((struct compare *)v);
 }
 
-/* The loop over a compare made with compare_init (freed on return). */
-static void compare_loop(struct compare *c)
-{
-	struct key k;
-	erase();
-	while (!tui_stopped()) {
-		if (c->dirty)
-			compare_draw(c);
-		if (keys_read(&k) == ERR)
-			continue;
-		if (c->msg) {
-			free(c->msg);
-			c->msg = NULL;
-			c->dirty |= D_STATUS;
-		}
-		if (k.code == KEY_RESIZE) {
-			erase();
-			c->dirty = D_ALL;
-			continue;
-		}
-		enum action act = keys_action(k.code, V_COMPARE);
-		if (c->help) {
-			compare_help_key(c, act);
-			continue;
-		}
-		if (act == ACT_QUIT)
-			break;
-		compare_do(c, act);
-	}
-	compare_free(c);
-}
+static const struct view_ops compare_view_ops = {
+	.name = "compare",
+	.keys = V_COMPARE,
+	.common = VIEW_HAS_HELP | VIEW_HAS_THEME | VIEW_HAS_REDRAW | VIEW_HAS_TAG | VIEW_HAS_QUIT,
+	.margin = "",
+	.draw = compare_view_draw,
+	.key = compare_key,
+	.resume = compare_resume,
+	.frame = compare_frame,
+	.tag_run = compare_tag_run,
+	.free = compare_free,
+};
 
-void compare_run(struct run *a, const char *title_a, struct run *b, const char *title_b)
+struct view *compare_view_new(struct run *a, const char *title_a, struct run *b, const char *title_b)
 {
-	struct compare c;
-	compare_init(&c, a, title_a, b, title_b);
-	compare_loop(&c);
+	struct compare *c = xmalloc(sizeof *c);
+	compare_init(c, a, title_a, b, title_b);
+	c->v.ops = &compare_view_ops;
+	return &c->v;
 }
 
 /* ---- entry points ----------------------------------------------------------------- */
 
-char *compare_dataset_runs(struct dataset *ds, struct tag *tag, size_t a, size_t b)
+struct view *compare_dataset_view(struct dataset *ds, struct tag *tag, size_t a, size_t b, char **err)
 {
 	struct run *r[2];
 	size_t i[2] = { a, b };
@@ -524,17 +484,17 @@ char *compare_dataset_runs(struct dataset *ds, struct tag *tag, size_t a, size_t
 		r[s] = dataset_load(ds, i[s]);
 		if (!r[s]) {
 			const char *e = ds->runs[i[s]].load_error;
-			return draw_safe(e ? e : "cannot load this run");
+			*err = draw_safe(e ? e : "cannot load this run");
+			return NULL;
 		}
 	}
-	struct compare c;
-	compare_init(&c, r[0], ds->runs[a].meta.run_id ? ds->runs[a].meta.run_id : ds->runs[a].transcript, r[1],
-	             ds->runs[b].meta.run_id ? ds->runs[b].meta.run_id : ds->runs[b].transcript);
-	c.tag = tag;
-	c.ds_run[0] = (long)a;
-	c.ds_run[1] = (long)b;
-	compare_loop(&c);
-	return NULL;
+	const char *ta = ds->runs[a].meta.run_id ? ds->runs[a].meta.run_id : ds->runs[a].transcript;
+	const char *tb = ds->runs[b].meta.run_id ? ds->runs[b].meta.run_id : ds->runs[b].transcript;
+	struct compare *c = (struct compare *)compare_view_new(r[0], ta, r[1], tb);
+	c->tag = tag;
+	c->ds_run[0] = (long)a;
+	c->ds_run[1] = (long)b;
+	return &c->v;
 }
 
 /* A run id, or a prefix of exactly one, in ds; -1 with a message on stderr. */
@@ -616,7 +576,7 @@ int compare_cmd(int nargs, char **args, const char *format, const char *argv0)
 	}
 	if (rc == CMD_OK) {
 		tui_start();
-		compare_run(run[0], title[0], run[1], title[1]);
+		tui_run(compare_view_new(run[0], title[0], run[1], title[1]));
 		tui_stop();
 	}
 	run_free(own[0]);

@@ -11,15 +11,16 @@
 struct dataset;
 struct run;
 
-/* The compare view's loop over two runs (borrowed), titles naming them;
- * returns when the user goes back (q) or a signal came. */
-void compare_run(struct run *a, const char *title_a, struct run *b, const char *title_b);
-
 struct tag;
-/* Runs a and b of a dataset, loaded and compared (the browser's c ... c);
- * the annotation keys act on the selected side's run through the session
- * tag (borrowed; NULL: none). NULL, or why they could not be (owned, safe). */
-char *compare_dataset_runs(struct dataset *ds, struct tag *tag, size_t a, size_t b);
+struct view;
+/* The compare view (ui/view.h) over two runs (borrowed), titles naming
+ * them. */
+struct view *compare_view_new(struct run *a, const char *title_a, struct run *b, const char *title_b);
+/* Runs a and b of a dataset, loaded, in a compare view (the browser's c
+ * ... c); the annotation keys act on the selected side's run through the
+ * session tag (borrowed; NULL: none). NULL with *err why they could not be
+ * loaded (owned, safe). */
+struct view *compare_dataset_view(struct dataset *ds, struct tag *tag, size_t a, size_t b, char **err);
 
 /* kbtui compare RUN_A RUN_B [DIR]: each RUN a transcript file, a run
  * directory, or a run id (or a prefix of exactly one) of the dataset DIR

@@ -6,12 +6,7 @@
  * step (forbidden, nvcc, check, benchmark) and its output streaming into the
  * matching tool result, so the compiler pane finds nvcc's errors and the
  * timing pane the shape= and peak_fraction: lines as in any transcript.
- *
- * R in a replay: the solution as it stood at the selected event goes into
- * a fresh work directory and through the loop (the python one of a
- * KernelBench-Hard checkout for a dataset run, ours for solution.cu); an
- * overlay over the side pane shows its progress, then our numbers beside
- * the agent's own benchmark output at that step. */
+ * (R in a replay is ui/reeval_view.c.) */
 #include "config.h"
 
 #include <curses.h>
@@ -30,7 +25,7 @@
 #include "jsonx.h"
 #include "evaltui.h"
 #include "keys.h"
-#include "reeval.h"
+#include "reeval_view.h"
 #include "replay.h"
 #include "run.h"
 #include "theme.h"
@@ -50,31 +45,6 @@ static double evaltui_wall(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* The tool a step shows as. */
-static const char *evaltui_tool(enum eval_stage s)
-{
-	switch (s) {
-	case EVAL_FORBID: return "forbidden";
-	case EVAL_COMPILE: return "nvcc";
-	case EVAL_CHECK: return "check";
-	case EVAL_BENCH: return "benchmark";
-	default: return "eval";
-	}
-}
-
-/* A y/n question on the bottom row; 1 for y. */
-static int evaltui_yes(const char *question)
-{
-	struct key k;
-	draw_bar(LINES - 1, RL_MSG, question, NULL);
-	refresh();
-	timeout(-1);
-	while (keys_read(&k) == ERR)
-		if (tui_stopped())
-			return 1;
-	return k.code == 'y' || k.code == 'Y';
 }
 
 /* ---- kbtui eval --tui ----------------------------------------------------------- */
@@ -109,7 +79,7 @@ static void evaltui_step(struct evaltui *et, enum eval_stage s)
 	struct event *c = run_add(et->run, EV_TOOL_CALL, 0);
 	size_t ci = et->run->nev - 1;
 	c->ts = evaltui_wall();
-	c->name = xstrdup(evaltui_tool(s));
+	c->name = xstrdup(reeval_view_tool(s));
 	c->call_id = xstrdup(id);
 	c->path = xstrdup(o->solution);
 	cJSON *args = cJSON_CreateObject();
@@ -264,7 +234,7 @@ static int evaltui_quit(struct replay_feed *f)
 	struct evaltui *et = f->state;
 	if (et->ended)
 		return 1;
-	if (!evaltui_yes("the eval is still running: abort it and quit? (y/n) "))
+	if (!tui_yes("the eval is still running: abort it and quit? (y/n) "))
 		return 0;
 	evaljob_abort(et->job);
 	return 1;
@@ -337,295 +307,4 @@ int evaltui_main(int argc, char **argv)
 		return CMD_USAGE;
 	}
 	return evaltui_screen(&ec);
-}
-
-/* ---- R: re-evaluation from a replay --------------------------------------------- */
-
-struct evaltui_reeval {
-	struct evaljob *job;        /* NULL when it could not start */
-	struct eval_opts o;         /* its strings are the fields below */
-	char *dir, *solution, *problem, *kbh, *python, *hardware, *src_path;
-	size_t ev;                  /* the event re-evaluated */
-	long changed_at;            /* the event that wrote that version */
-	struct reeval_agent agent;
-	struct sbuf log;            /* every line of the loop, for errors */
-	int ended, rc;
-	double t0;
-	size_t top;                 /* scrolled rows */
-};
-
-void evaltui_reeval_free(struct evaltui_reeval *re)
-{
-	if (!re)
-		return;
-	evaljob_free(re->job);
-	reeval_agent_free(&re->agent);
-	sbuf_free(&re->log);
-	free(re->dir);
-	free(re->solution);
-	free(re->problem);
-	free(re->kbh);
-	free(re->python);
-	free(re->hardware);
-	free(re->src_path);
-	free(re);
-}
-
-static void evaltui_say(struct replay *rp, const char *msg)
-{
-	free(rp->msg);
-	rp->msg = xstrdup(msg);
-	rp->dirty |= D_STATUS;
-}
-
-/* The solution at the event into a fresh directory; NULL with a message. */
-static struct evaltui_reeval *evaltui_reeval_new(struct replay *rp, char **msg)
-{
-	const char *path = NULL, *ext;
-	long at;
-	const char *text = reeval_solution_at(rp->run, rp->sel, &path, &at);
-	const char *kbh = getenv("KBTUI_KBH"), *py = getenv("KBTUI_PYTHON"), *hw = getenv("KBTUI_HARDWARE");
-	char *err = NULL;
-
-	if (!text) {
-		*msg = xstrdup("R: the run has written no solution.py or solution.cu by this event");
-		return NULL;
-	}
-	ext = reeval_ext(path);
-	if (!strcmp(ext, "py") && (!kbh || !*kbh || !util_is_dir(kbh))) {
-		*msg = xstrdup(kbh && *kbh ? "R: $KBTUI_KBH is not a directory: set it to a KernelBench-Hard checkout"
-		                           : "R: a dataset run is scored by KernelBench-Hard's python loop: "
-		                             "set KBTUI_KBH=DIR (a checkout), KBTUI_PYTHON for its python");
-		return NULL;
-	}
-	struct evaltui_reeval *re = xcalloc(1, sizeof *re);
-	sbuf_init(&re->log);
-	re->ev = rp->sel;
-	re->changed_at = at;
-	re->src_path = xstrdup(path);
-	if (!(re->problem = reeval_problem(rp->run))) {
-		*msg = xstrdup("R: cannot tell the run's problem (no metadata, result.json or NN_name directory)");
-		evaltui_reeval_free(re);
-		return NULL;
-	}
-	if (!(re->dir = reeval_workdir(rp->run, rp->sel, &err))) {
-		*msg = xasprintf("R: %s", err);
-		free(err);
-		evaltui_reeval_free(re);
-		return NULL;
-	}
-	char *in = util_path_join(re->dir, "in");
-	mkdir(in, 0700);
-	re->solution = xasprintf("%s/solution.%s", in, ext);
-	free(in);
-	FILE *f = fopen(re->solution, "w");
-	if (!f || fputs(text, f) < 0 || fclose(f) != 0) {
-		*msg = xasprintf("R: cannot write %s", re->solution);
-		evaltui_reeval_free(re);
-		return NULL;
-	}
-	if (!strcmp(ext, "py")) {
-		re->kbh = xstrdup(kbh);
-		re->python = py && *py ? xstrdup(py) : NULL;
-	}
-	re->o.problem = re->problem;
-	re->o.solution = re->solution;
-	re->o.workdir = re->dir;
-	re->o.kbh = re->kbh;
-	re->o.python = re->python;
-	re->o.model = rp->run->meta.model;
-	re->hardware = !re->kbh && hw && *hw ? xstrdup(hw) : NULL;
-	re->o.hardware = re->hardware;
-	reeval_agent_at(rp->run, rp->sel, &re->agent);
-	return re;
-}
-
-void evaltui_reeval_start(struct replay *rp)
-{
-	char *msg = NULL;
-	if (rp->reeval && !rp->reeval->ended) {
-		evaltui_say(rp, "R: a re-evaluation is running (Esc stops it)");
-		return;
-	}
-	if (!rp->run->nev)
-		return;
-	/* the solution is the transcript's code: it runs here only when asked */
-	const char *path = NULL;
-	long at;
-	if (reeval_solution_at(rp->run, rp->sel, &path, &at)) {
-		char *base = draw_safe(strrchr(path, '/') ? strrchr(path, '/') + 1 : path);
-		char *q = xasprintf("R: run the agent's %s of event %ld here (code from the transcript)? (y/n) ", base,
-		                    at + 1);
-		int yes = evaltui_yes(q);
-		free(q);
-		free(base);
-		rp->dirty = D_ALL;
-		if (!yes)
-			return;
-	}
-	evaltui_reeval_free(rp->reeval);
-	rp->reeval = evaltui_reeval_new(rp, &msg);
-	if (!rp->reeval) {
-		evaltui_say(rp, msg);
-		free(msg);
-		return;
-	}
-	rp->reeval->t0 = evaltui_now();
-	rp->reeval->job = evaljob_start(&rp->reeval->o);
-	if (!rp->reeval->job) {
-		rp->reeval->ended = 1;
-		rp->reeval->rc = -1;
-	}
-	rp->dirty |= D_DETAIL | D_STATUS;
-}
-
-/* What the loop said since the last poll; 1 when something changed. */
-static int evaltui_reeval_poll(struct evaltui_reeval *re)
-{
-	struct evaljob_item *items;
-	size_t n;
-	if (re->ended || !re->job)
-		return 0;
-	int ended = evaljob_take(re->job, &items, &n);
-	for (size_t i = 0; i < n; i++) {
-		if (items[i].kind == EJ_STAGE) {
-			sbuf_addf(&re->log, "== %s\n", evaltui_tool(items[i].stage));
-			continue;
-		}
-		if (re->log.len > (1u << 20))   /* the tail is what is shown */
-			sbuf_reset(&re->log);
-		sbuf_addf(&re->log, "%s%s\n", strcmp(items[i].origin, "eval") ? "" : "kbtui eval: ", items[i].text);
-	}
-	evaljob_items_free(items, n);
-	if (ended) {
-		re->rc = evaljob_wait(re->job);
-		re->ended = 1;
-	}
-	return 1;   /* the elapsed time moves too */
-}
-
-int evaltui_reeval_wait(struct replay *rp, int ms)
-{
-	struct evaltui_reeval *re = rp->reeval;
-	if (!re || re->ended)
-		return ms;
-	if (evaltui_reeval_poll(re))
-		rp->dirty |= D_DETAIL;
-	return ms < 0 || ms > 200 ? 200 : ms;
-}
-
-/* The last n lines of s. */
-static const char *evaltui_tail(const char *s, int n)
-{
-	const char *p = s + strlen(s);
-	while (p > s && p[-1] == '\n')
-		p--;
-	while (p > s && n > 0)
-		if (*--p == '\n')
-			n--;
-	return p == s ? s : p + 1;
-}
-
-static void evaltui_reeval_lines(struct replay *rp, struct tlines *L, int w)
-{
-	struct evaltui_reeval *re = rp->reeval;
-	const struct eval_result *r = re->job && re->ended ? evaljob_result(re->job) : NULL;
-	char el[32];
-	char *src = draw_safe(re->src_path);
-	tlines_head(L, RL_TITLE, w, "Re-evaluation of %s at event %zu (the version of event %ld), %s", src,
-	            re->ev + 1, re->changed_at + 1, re->kbh ? "python loop (KernelBench-Hard)" : "native loop");
-	free(src);
-	draw_duration(el, sizeof el, r ? r->elapsed_seconds : evaltui_now() - re->t0);
-	if (!re->ended) {
-		tlines_head(L, RL_BANNER, w, "RUNNING: %s %s  (Esc stops it)",
-		            eval_stage_name(evaljob_stage(re->job)), el);
-	} else if (!r || re->rc < 0) {
-		tlines_head(L, RL_FAIL, w, "could not run (setup):");
-		tlines_text(L, r && r->failure ? r->failure : "cannot start the loop", RL_FAIL, w, 2, 0);
-		if (!re->kbh && !re->hardware)
-			tlines_head(L, RL_DIM, w, "(R takes the target from KBTUI_HARDWARE=KEY: kbtui eval --list-hardware)");
-	} else if (r->correct) {
-		if (r->peak_fraction >= 0)
-			tlines_head(L, RL_OK, w, "PASS, peak_fraction %.4f (%s) in %s", r->peak_fraction,
-			            r->verdict ? r->verdict : "-", el);
-		else
-			tlines_head(L, RL_OK, w, "PASS, not benchmarked, in %s", el);
-	} else {
-		tlines_head(L, RL_FAIL, w, "FAIL at %s in %s:", eval_stage_name(r->stage), el);
-	}
-	if (r && r->failure && re->rc >= 0)
-		tlines_text(L, r->failure, r->correct ? RL_WARN : RL_FAIL, w, 2, 0);
-	tlines_push(L, "", 0, RL_NORMAL);
-	if (re->agent.bench_ev >= 0)
-		tlines_head(L, RL_DIM, w, "agent's numbers: its benchmark output at event %ld%s", re->agent.bench_ev + 1,
-		            re->agent.check ? "" : " (no PASS/FAIL line seen)");
-	else
-		tlines_head(L, RL_DIM, w, "agent's numbers: no benchmark output at or before this event");
-	struct sbuf t;
-	sbuf_init(&t);
-	reeval_compare(&re->agent, r, &t);
-	for (const char *p = t.s; p && *p;) {
-		size_t n = strcspn(p, "\n");
-		char *row = xstrndup(p, n), *safe = draw_safe(row);
-		tlines_push(L, safe, strlen(safe), RL_NORMAL);
-		free(safe);
-		free(row);
-		p += n + (p[n] != 0);
-	}
-	sbuf_free(&t);
-	if (re->ended && r && !r->correct && re->log.len) {
-		tlines_push(L, "", 0, RL_NORMAL);
-		tlines_head(L, RL_PANE, w, "the %s step's output (last lines):", eval_stage_name(r->stage));
-		tlines_text(L, evaltui_tail(re->log.s, 30), RL_RESULT, w, 2, 0);
-	} else if (!re->ended && re->log.len) {
-		tlines_push(L, "", 0, RL_NORMAL);
-		tlines_text(L, evaltui_tail(re->log.s, 8), RL_DIM, w, 2, 0);
-	}
-	tlines_push(L, "", 0, RL_NORMAL);
-	char *dir = draw_safe(re->dir);
-	tlines_head(L, RL_DIM, w, "work directory: %s", dir);
-	free(dir);
-	tlines_head(L, RL_KEY, w, "Esc or q closes%s", re->ended ? ", R again re-evaluates the selected event" : "");
-}
-
-void evaltui_reeval_draw(struct replay *rp)
-{
-	struct tlines L = {0};
-	int x = rp->side_w >= 60 ? rp->side_x : 0, w = rp->side_w >= 60 ? rp->side_w : COLS;
-	int y = rp->body_y, h = rp->body_h;
-	if (!rp->reeval || w < 10 || h < 3)
-		return;
-	evaltui_reeval_lines(rp, &L, w - 2);
-	if (rp->reeval->top + 1 > L.n)
-		rp->reeval->top = L.n ? L.n - 1 : 0;
-	for (int r = 0; r < h; r++)
-		draw_fill(y + r, x, w, RL_NORMAL);
-	tlines_draw(&L, rp->reeval->top, y, x + 1, w - 2, h, NULL);
-	tlines_free(&L);
-}
-
-int evaltui_reeval_key(struct replay *rp, const struct key *k)
-{
-	struct evaltui_reeval *re = rp->reeval;
-	if (!re)
-		return 0;
-	enum action a = keys_action(k->code, V_REPLAY);
-	if (k->code == 27 || a == ACT_QUIT) {
-		if (!re->ended)
-			evaljob_abort(re->job);   /* evaltui_reeval_free waits for its end */
-		evaltui_reeval_free(re);
-		rp->reeval = NULL;
-		erase();
-		rp->dirty = D_ALL;
-		return 1;
-	}
-	if (a == ACT_DOWN || a == ACT_UP) {
-		if (a == ACT_DOWN)
-			re->top++;
-		else if (re->top)
-			re->top--;
-		rp->dirty |= D_DETAIL;
-		return 1;
-	}
-	return 0;
 }

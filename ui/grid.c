@@ -10,6 +10,7 @@
 #include "draw.h"
 #include "flags.h"
 #include "grid.h"
+#include "modelname.h"
 #include "tag.h"
 #include "theme.h"
 #include "util.h"
@@ -21,19 +22,7 @@
 char *grid_model(const struct run_meta *m)
 {
 	const char *blind = tag_blind_model(m);  /* "model 3" in blind mode */
-	if (blind)
-		return xstrdup(blind);
-	if (m->label)
-		return draw_safe(m->label);
-	char *s;
-	if (m->harness && m->model)
-		s = m->effort ? xasprintf("%s/%s [%s]", m->harness, m->model, m->effort)
-		              : xasprintf("%s/%s", m->harness, m->model);
-	else
-		s = xstrdup(m->model ? m->model : m->harness ? m->harness : "?");
-	char *t = draw_safe(s);
-	free(s);
-	return t;
+	return blind ? xstrdup(blind) : modelname(m);
 }
 
 static int grid_cmp_str(const void *a, const void *b)

@@ -32,6 +32,7 @@
 #include "theme.h"
 #include "tui.h"
 #include "util.h"
+#include "view.h"
 
 /* A tool call of the turn in flight, as streamed. */
 struct live_call {
@@ -386,14 +387,7 @@ static char *live_ask(const char *question, int yesno)
 	return res;
 }
 
-static void live_say(struct replay *rp, const char *msg)
-{
-	free(rp->msg);
-	rp->msg = xstrdup(msg);
-	rp->dirty |= D_STATUS;
-}
-
-static int live_act(struct replay_feed *f, struct replay *rp, const struct key *k)
+static int live_act(struct replay_feed *f, struct view *v, const struct key *k)
 {
 	struct live *lv = f->state;
 	struct live_shared *sh = &lv->sh;
@@ -407,7 +401,7 @@ static int live_act(struct replay_feed *f, struct replay *rp, const struct key *
 	if (a != ACT_LIVE_PAUSE && a != ACT_LIVE_MESSAGE && a != ACT_LIVE_ABORT)
 		return 0;
 	if (ended) {
-		live_say(rp, "the run has ended");
+		view_say(v, "the run has ended");
 		return 1;
 	}
 	switch (a) {
@@ -432,7 +426,7 @@ static int live_act(struct replay_feed *f, struct replay *rp, const struct key *
 			pthread_mutex_unlock(&sh->mu);
 		}
 		free(s);
-		rp->dirty = D_ALL;
+		v->dirty = D_ALL;
 		break;
 	case ACT_LIVE_ABORT:
 		s = live_ask("abort the run? (y/n) ", 1);
@@ -444,7 +438,7 @@ static int live_act(struct replay_feed *f, struct replay *rp, const struct key *
 			pthread_mutex_unlock(&sh->mu);
 		}
 		free(s);
-		rp->dirty = D_ALL;
+		v->dirty = D_ALL;
 		break;
 	default:
 		break;

@@ -7,10 +7,9 @@
 
 #include "draw.h"
 #include "pane.h"
-#include "replay.h"
 #include "theme.h"
 
-void pane_init(struct pane *p, const struct pane_ops *ops, struct replay *rp)
+void pane_init(struct pane *p, const struct pane_ops *ops, struct pane_ctx *cx)
 {
 	memset(p, 0, sizeof *p);
 	p->ops = ops;
@@ -18,7 +17,7 @@ void pane_init(struct pane *p, const struct pane_ops *ops, struct replay *rp)
 	p->built_ev = TLINE_NO_EVENT;
 	tlines_clear(&p->lines);
 	if (ops->init)
-		ops->init(p, rp);
+		ops->init(p, cx);
 }
 
 void pane_free(struct pane *p)
@@ -44,9 +43,9 @@ void pane_scroll(struct pane *p, long delta)
 	p->top = (size_t)t;
 }
 
-int pane_scroll_act(struct pane *p, struct replay *rp, enum action a)
+int pane_scroll_act(struct pane *p, struct pane_ctx *cx, enum action a)
 {
-	(void)rp;
+	(void)cx;
 	long page = p->h > 1 ? p->h - 1 : 1;
 	long all = (long)p->lines.n + 1;
 	switch (a) {
@@ -92,7 +91,7 @@ static void pane_position(const struct pane *p, char *buf, size_t n)
 	snprintf(buf, n, "%zu-%zu/%zu", p->lines.n ? p->top + 1 : 0, last, p->lines.n);
 }
 
-void pane_draw(struct pane *p, struct replay *rp, int y, int x, int w, int h, int focused)
+void pane_draw(struct pane *p, struct pane_ctx *cx, int y, int x, int w, int h, int focused)
 {
 	const struct pane_ops *ops = p->ops;
 	int role = focused ? RL_FOCUS : RL_PANE;
@@ -100,27 +99,27 @@ void pane_draw(struct pane *p, struct replay *rp, int y, int x, int w, int h, in
 	if (w <= 0 || h <= 0)
 		return;
 	p->h = body_h;
-	if (ops->build && (p->built_w != w - 1 || (ops->per_event && p->built_ev != rp->sel))) {
-		int fresh = ops->per_event && p->built_ev != rp->sel;
+	if (ops->build && (p->built_w != w - 1 || (ops->per_event && p->built_ev != cx->sel))) {
+		int fresh = ops->per_event && p->built_ev != cx->sel;
 		tlines_clear(&p->lines);
-		ops->build(p, rp, w - 1);
+		ops->build(p, cx, w - 1);
 		p->built_w = w - 1;
-		p->built_ev = rp->sel;
+		p->built_ev = cx->sel;
 		if (fresh)
 			p->top = 0;
 		if (ops->follow)
-			ops->follow(p, rp);
+			ops->follow(p, cx);
 		pane_scroll(p, 0);
 	}
 	char right[160] = "";
 	if (ops->status)
-		ops->status(p, rp, right, sizeof right);
+		ops->status(p, cx, right, sizeof right);
 	else if (ops->build)
 		pane_position(p, right, sizeof right);
 	draw_fill(y, x, w, role);
 	char head[160];
 	if (ops->title)
-		ops->title(p, rp, head, sizeof head);
+		ops->title(p, cx, head, sizeof head);
 	else
 		snprintf(head, sizeof head, " %s", ops->name);
 	int used = draw_put(y, x, w, head, role);
@@ -128,14 +127,14 @@ void pane_draw(struct pane *p, struct replay *rp, int y, int x, int w, int h, in
 	if (rw < w - used - 1)
 		draw_put(y, x + w - rw, rw, right, role);
 	if (ops->draw) {
-		ops->draw(p, rp, y + 1, x, w, body_h);
+		ops->draw(p, cx, y + 1, x, w, body_h);
 		return;
 	}
-	tlines_draw(&p->lines, p->top, y + 1, x + 1, w - 1, body_h, replay_highlight(rp));
+	tlines_draw(&p->lines, p->top, y + 1, x + 1, w - 1, body_h, cx->search);
 	/* a whole-run pane marks the rows of the selected event in its gutter */
 	for (int r = 0; r < body_h; r++) {
 		size_t i = p->top + (size_t)r;
-		int here = !ops->per_event && i < p->lines.n && p->lines.v[i].ev == rp->sel;
+		int here = !ops->per_event && i < p->lines.n && p->lines.v[i].ev == cx->sel;
 		if (here)
 			draw_put(y + 1 + r, x, 1, theme_glyph()->play, RL_KEY);
 		else

@@ -1,7 +1,9 @@
 /* pane.h: one rectangle of the replay. Each kind of pane (the event list,
  * the event detail, compiler output, GPU timing) is a struct pane_ops in a
  * file of its own; the replay lays panes out, gives one the focus, zooms it,
- * and passes it the keys it does not handle itself. */
+ * and passes it the keys it does not handle itself. A pane sees the view
+ * that shows it through a struct pane_ctx: the run, the selection, the
+ * search and the focus, and a few requests (pane_host), not the view. */
 #ifndef KB_PANE_H
 #define KB_PANE_H
 
@@ -10,8 +12,42 @@
 #include "keys.h"
 #include "tlines.h"
 
-struct replay;
+struct flag_list;
+struct flag_rules;
 struct pane;
+struct pane_ctx;
+struct run;
+struct search;
+struct tag;
+
+/* What a pane may ask of the view that shows it. */
+struct pane_host {
+	/* The status bar's message (copied; NULL clears it). */
+	void (*say)(struct pane_ctx *cx, const char *msg);
+	/* Draw again what the D_* bits (draw.h) name. */
+	void (*dirty)(struct pane_ctx *cx, unsigned d);
+	/* Select event ev: the list and every pane follow it. */
+	void (*select)(struct pane_ctx *cx, size_t ev);
+	/* Open the status line's prompt of this kind ('Q': a quote's label;
+	 * the view gives the text to pane_artifact_label). */
+	void (*ask)(struct pane_ctx *cx, int kind);
+};
+
+/* What a pane sees of the view showing it. */
+struct pane_ctx {
+	struct run *run;                  /* borrowed */
+	size_t sel;                       /* the selected event */
+	int focus;                        /* 0: the event list has the focus, 1: the pane beside it */
+	int body_h;                       /* rows of the body (a list not drawn yet scrolls by them) */
+	int side_w;                       /* columns of the pane beside the list */
+	struct search *search;            /* the search to highlight (borrowed), NULL: none */
+	size_t nmatches;                  /* events it matches */
+	struct flag_list *flags;          /* the run's auto-flags (the view's), NULL: none */
+	const struct flag_rules *flag_rules; /* the rules they came from (borrowed) */
+	struct tag *tag;                  /* the annotation session (borrowed), NULL: none */
+	size_t ds_run;                    /* with tag: the dataset run shown */
+	const struct pane_host *host;     /* NULL for a pane that asks nothing (compare's lists) */
+};
 
 struct pane_ops {
 	const char *name;     /* title of the pane's header row */
@@ -19,23 +55,23 @@ struct pane_ops {
 	 * on the width. */
 	int per_event;
 	/* Once, when the replay opens: read what the pane needs from the run. */
-	void (*init)(struct pane *p, struct replay *rp);
+	void (*init)(struct pane *p, struct pane_ctx *cx);
 	void (*free)(struct pane *p);
 	/* Lays out p->lines for a width (NULL: the pane draws itself). */
-	void (*build)(struct pane *p, struct replay *rp, int width);
+	void (*build)(struct pane *p, struct pane_ctx *cx, int width);
 	/* Draws the body (NULL: p->lines from p->top). */
-	void (*draw)(struct pane *p, struct replay *rp, int y, int x, int w, int h);
+	void (*draw)(struct pane *p, struct pane_ctx *cx, int y, int x, int w, int h);
 	/* Left side of the header row (NULL: the name). */
-	void (*title)(struct pane *p, struct replay *rp, char *buf, size_t n);
+	void (*title)(struct pane *p, struct pane_ctx *cx, char *buf, size_t n);
 	/* Right side of the header row: position, counts (NULL: the rows shown
 	 * of a text pane). */
-	void (*status)(struct pane *p, struct replay *rp, char *buf, size_t n);
+	void (*status)(struct pane *p, struct pane_ctx *cx, char *buf, size_t n);
 	/* The selection moved: scroll to what belongs to it (NULL: nothing). */
-	void (*follow)(struct pane *p, struct replay *rp);
+	void (*follow)(struct pane *p, struct pane_ctx *cx);
 	/* Whether event ev holds something of this pane's (c/C, m/M keys). */
 	int (*has)(struct pane *p, size_t ev);
 	/* A key while the pane has the focus; 1 when handled. */
-	int (*act)(struct pane *p, struct replay *rp, enum action a);
+	int (*act)(struct pane *p, struct pane_ctx *cx, enum action a);
 };
 
 struct pane {
@@ -51,23 +87,23 @@ struct pane {
 extern const struct pane_ops pane_events_ops, pane_detail_ops, pane_compiler_ops, pane_timing_ops,
 	pane_artifact_ops, pane_lineage_ops, pane_gpu_ops;
 
-/* The artifact pane's quote label prompt (replay prompt 'Q') ended: Enter
+/* The artifact pane p's quote label prompt (host ask 'Q') ended: Enter
  * with the label, Esc with NULL (the quote is dropped). */
-void pane_artifact_label(struct replay *rp, const char *label);
-/* The lineage pane's D (mark the selected event, or clear the mark) and w
- * (go to the event with the best peak_fraction), whatever has the focus. */
-void pane_lineage_mark(struct replay *rp);
-void pane_lineage_best(struct replay *rp);
+void pane_artifact_label(struct pane *p, struct pane_ctx *cx, const char *label);
+/* The lineage pane p's D (mark the selected event, or clear the mark) and
+ * w (go to the event with the best peak_fraction), whatever has the focus. */
+void pane_lineage_mark(struct pane *p, struct pane_ctx *cx);
+void pane_lineage_best(struct pane_ctx *cx);
 
-void pane_init(struct pane *p, const struct pane_ops *ops, struct replay *rp);
+void pane_init(struct pane *p, const struct pane_ops *ops, struct pane_ctx *cx);
 void pane_free(struct pane *p);
 /* Header row and body, rebuilding lines first when stale. */
-void pane_draw(struct pane *p, struct replay *rp, int y, int x, int w, int h, int focused);
+void pane_draw(struct pane *p, struct pane_ctx *cx, int y, int x, int w, int h, int focused);
 /* Scrolls a text pane by delta rows, kept within its lines. */
 void pane_scroll(struct pane *p, long delta);
 /* The scrolling keys of a text pane (j, k, pages, g, G); 1 when handled.
  * A pane_ops act for panes that need no other keys. */
-int pane_scroll_act(struct pane *p, struct replay *rp, enum action a);
+int pane_scroll_act(struct pane *p, struct pane_ctx *cx, enum action a);
 /* The event of the first row shown that is about one, TLINE_NO_EVENT when
  * none. */
 size_t pane_top_event(const struct pane *p);

@@ -16,7 +16,7 @@
 #include "annotate.h"
 #include "artifact.h"
 #include "draw.h"
-#include "replay.h"
+#include "pane.h"
 #include "run.h"
 #include "tag.h"
 #include "textsafe.h"
@@ -38,14 +38,14 @@ struct pane_artifact {
 
 /* The files are read the first time the pane is shown, not when the
  * replay opens: a transcript can be tens of megabytes. */
-static struct pane_artifact *pa_of(struct pane *p, struct replay *rp)
+static struct pane_artifact *pa_of(struct pane *p, struct pane_ctx *cx)
 {
 	struct pane_artifact *a = p->state;
 	if (!a->as) {
-		const char *src = rp->run->source;
+		const char *src = cx->run->source;
 		const char *slash = src ? strrchr(src, '/') : NULL;
 		char *dir = src ? (slash ? xstrndup(src, (size_t)(slash - src)) : xstrdup(".")) : NULL;
-		a->as = artifacts_load(dir, rp->run, src && util_is_file(src) ? src : NULL);
+		a->as = artifacts_load(dir, cx->run, src && util_is_file(src) ? src : NULL);
 		a->top = xcalloc(a->as->n + 1, sizeof *a->top);
 		a->cursor = xcalloc(a->as->n + 1, sizeof *a->cursor);
 		a->left = xcalloc(a->as->n + 1, sizeof *a->left);
@@ -54,10 +54,10 @@ static struct pane_artifact *pa_of(struct pane *p, struct replay *rp)
 	return a;
 }
 
-static void pane_artifact_init(struct pane *p, struct replay *rp)
+static void pane_artifact_init(struct pane *p, struct pane_ctx *cx)
 {
 	struct pane_artifact *a = xcalloc(1, sizeof *a);
-	(void)rp;
+	(void)cx;
 	a->mark = -1;
 	p->state = a;
 }
@@ -124,11 +124,11 @@ static int pane_artifact_marked(const struct pane_artifact *a, size_t i)
 	return (i >= m && i <= c) || (i >= c && i <= m);
 }
 
-static void pane_artifact_draw(struct pane *p, struct replay *rp, int y, int x, int w, int h)
+static void pane_artifact_draw(struct pane *p, struct pane_ctx *cx, int y, int x, int w, int h)
 {
-	struct pane_artifact *a = pa_of(p, rp);
+	struct pane_artifact *a = pa_of(p, cx);
 	const struct artifact *f = pane_artifact_cur(a);
-	int focused = rp->focus == 1;
+	int focused = cx->focus == 1;
 	char num[32];
 
 	for (int r = 0; r < h; r++)
@@ -167,11 +167,11 @@ static void pane_artifact_draw(struct pane *p, struct replay *rp, int y, int x, 
 		draw_put(y, x, w, "(empty)", RL_DIM);
 }
 
-static void pane_artifact_title(struct pane *p, struct replay *rp, char *buf, size_t n)
+static void pane_artifact_title(struct pane *p, struct pane_ctx *cx, char *buf, size_t n)
 {
-	struct pane_artifact *a = pa_of(p, rp);
+	struct pane_artifact *a = pa_of(p, cx);
 	const struct artifact *f = pane_artifact_cur(a);
-	(void)rp;
+	(void)cx;
 	if (!f) {
 		snprintf(buf, n, " artifacts");
 		return;
@@ -185,11 +185,11 @@ static void pane_artifact_title(struct pane *p, struct replay *rp, char *buf, si
 /* The text's width in the pane beside the list (the pane's header and
  * status are made before its rows are drawn) and the widest of the rows
  * shown, into a->text_w and a->widest. */
-static void pane_artifact_measure(struct pane *p, struct replay *rp, const struct artifact *f)
+static void pane_artifact_measure(struct pane *p, struct pane_ctx *cx, const struct artifact *f)
 {
 	struct pane_artifact *a = p->state;
 	int numw = snprintf(NULL, 0, "%zu", f->nlines ? f->nlines : 1);
-	a->text_w = rp->side_w - 1 - numw - 1;  /* the gutter, the number and a space */
+	a->text_w = cx->side_w - 1 - numw - 1;  /* the gutter, the number and a space */
 	a->widest = 0;
 	for (size_t i = a->top[a->cur]; i < f->nlines && i < a->top[a->cur] + (size_t)(p->h > 0 ? p->h : 1); i++) {
 		char *raw = pane_artifact_expand(f, i), *text = draw_safe(raw);
@@ -200,17 +200,17 @@ static void pane_artifact_measure(struct pane *p, struct replay *rp, const struc
 	}
 }
 
-static void pane_artifact_status(struct pane *p, struct replay *rp, char *buf, size_t n)
+static void pane_artifact_status(struct pane *p, struct pane_ctx *cx, char *buf, size_t n)
 {
-	struct pane_artifact *a = pa_of(p, rp);
+	struct pane_artifact *a = pa_of(p, cx);
 	const struct artifact *f = pane_artifact_cur(a);
-	(void)rp;
+	(void)cx;
 	if (!f) {
 		buf[0] = '\0';
 		return;
 	}
 	size_t c = a->cursor[a->cur], left = a->left[a->cur];
-	pane_artifact_measure(p, rp, f);
+	pane_artifact_measure(p, cx, f);
 	char cols[64] = "";  /* where the rows are scrolled to, and whether more is cut off */
 	if (left || (a->text_w > 0 && a->widest > (size_t)a->text_w))
 		snprintf(cols, sizeof cols, "  col %zu of %zu (Left/Right)", left + 1, a->widest);
@@ -223,9 +223,9 @@ static void pane_artifact_status(struct pane *p, struct replay *rp, char *buf, s
 }
 
 /* Moves the cursor to line i (clamped) and scrolls it into view. */
-static void pane_artifact_move(struct pane *p, struct replay *rp, long i)
+static void pane_artifact_move(struct pane *p, struct pane_ctx *cx, long i)
 {
-	struct pane_artifact *a = pa_of(p, rp);
+	struct pane_artifact *a = pa_of(p, cx);
 	const struct artifact *f = pane_artifact_cur(a);
 	long h = p->h > 0 ? p->h : 1;
 	if (!f || !f->nlines)
@@ -243,13 +243,13 @@ static void pane_artifact_move(struct pane *p, struct replay *rp, long i)
 
 /* Left/Right: half the text's width sideways; right only while some row
  * shown is cut off at the pane's edge. */
-static void pane_artifact_side(struct pane *p, struct replay *rp, int dir)
+static void pane_artifact_side(struct pane *p, struct pane_ctx *cx, int dir)
 {
-	struct pane_artifact *a = pa_of(p, rp);
+	struct pane_artifact *a = pa_of(p, cx);
 	const struct artifact *f = pane_artifact_cur(a);
 	if (!f)
 		return;
-	pane_artifact_measure(p, rp, f);
+	pane_artifact_measure(p, cx, f);
 	size_t step = a->text_w > 16 ? (size_t)a->text_w / 2 : 8, *left = &a->left[a->cur];
 	if (dir < 0)
 		*left = *left > step ? *left - step : 0;
@@ -257,89 +257,86 @@ static void pane_artifact_side(struct pane *p, struct replay *rp, int dir)
 		*left += step;
 }
 
-static void pane_artifact_switch(struct pane *p, struct replay *rp, int delta)
+static void pane_artifact_switch(struct pane *p, struct pane_ctx *cx, int delta)
 {
-	struct pane_artifact *a = pa_of(p, rp);
+	struct pane_artifact *a = pa_of(p, cx);
 	if (!a->as->n)
 		return;
 	a->cur = (a->cur + a->as->n + (size_t)(delta > 0 ? 1 : a->as->n - 1)) % a->as->n;
 	if (a->mark >= 0) {
 		a->mark = -1;
-		free(rp->msg);
-		rp->msg = xstrdup("quote cancelled: the marked lines were in another file");
-		rp->dirty |= D_STATUS;
+		cx->host->say(cx, "quote cancelled: the marked lines were in another file");
 	}
 }
 
 /* The first Q marks the cursor line; the second asks for the label. */
-static void pane_artifact_quote_key(struct pane *p, struct replay *rp)
+static void pane_artifact_quote_key(struct pane *p, struct pane_ctx *cx)
 {
-	struct pane_artifact *a = pa_of(p, rp);
+	struct pane_artifact *a = pa_of(p, cx);
 	const struct artifact *f = pane_artifact_cur(a);
-	free(rp->msg);
-	rp->msg = NULL;
-	rp->dirty |= D_STATUS;
+	cx->host->say(cx, NULL);
 	if (f && f->refused) {
-		rp->msg = xasprintf("nothing to quote: this file was refused (%s)", f->refused);
+		char *m = xasprintf("nothing to quote: this file was refused (%s)", f->refused);
+		cx->host->say(cx, m);
+		free(m);
 		return;
 	}
 	if (!f || !f->nlines) {
-		rp->msg = xstrdup("nothing to quote here");
+		cx->host->say(cx, "nothing to quote here");
 		return;
 	}
-	if (!rp->tag) {
-		rp->msg = xstrdup("quotes go into a dataset's annotations: open the run from the browser");
+	if (!cx->tag) {
+		cx->host->say(cx, "quotes go into a dataset's annotations: open the run from the browser");
 		return;
 	}
 	if (a->mark < 0) {
 		a->mark = (long)a->cursor[a->cur];
-		rp->msg = xasprintf("quote from line %ld: move to its last line, then Q for the label", a->mark + 1);
+		char *m = xasprintf("quote from line %ld: move to its last line, then Q for the label", a->mark + 1);
+		cx->host->say(cx, m);
+		free(m);
 		return;
 	}
-	rp->prompt = 'Q';
-	sbuf_reset(&rp->input);
+	cx->host->ask(cx, 'Q');
 }
 
-static int pane_artifact_act(struct pane *p, struct replay *rp, enum action act)
+static int pane_artifact_act(struct pane *p, struct pane_ctx *cx, enum action act)
 {
-	struct pane_artifact *a = pa_of(p, rp);
+	struct pane_artifact *a = pa_of(p, cx);
 	long page = p->h > 1 ? p->h - 1 : 1;
 	long c = (long)(a->as->n ? a->cursor[a->cur] : 0);
 	switch (act) {
-	case ACT_DOWN: pane_artifact_move(p, rp, c + 1); return 1;
-	case ACT_UP: pane_artifact_move(p, rp, c - 1); return 1;
-	case ACT_PAGE_DOWN: pane_artifact_move(p, rp, c + page); return 1;
-	case ACT_PAGE_UP: pane_artifact_move(p, rp, c - page); return 1;
-	case ACT_FIRST: pane_artifact_move(p, rp, 0); return 1;
-	case ACT_LAST: pane_artifact_move(p, rp, (long)((size_t)-1 >> 1)); return 1;
-	case ACT_ITEM_NEXT: pane_artifact_switch(p, rp, 1); return 1;
-	case ACT_ITEM_PREV: pane_artifact_switch(p, rp, -1); return 1;
-	case ACT_LEFT: pane_artifact_side(p, rp, -1); return 1;
-	case ACT_RIGHT: pane_artifact_side(p, rp, 1); return 1;
-	case ACT_QUOTE: pane_artifact_quote_key(p, rp); return 1;
+	case ACT_DOWN: pane_artifact_move(p, cx, c + 1); return 1;
+	case ACT_UP: pane_artifact_move(p, cx, c - 1); return 1;
+	case ACT_PAGE_DOWN: pane_artifact_move(p, cx, c + page); return 1;
+	case ACT_PAGE_UP: pane_artifact_move(p, cx, c - page); return 1;
+	case ACT_FIRST: pane_artifact_move(p, cx, 0); return 1;
+	case ACT_LAST: pane_artifact_move(p, cx, (long)((size_t)-1 >> 1)); return 1;
+	case ACT_ITEM_NEXT: pane_artifact_switch(p, cx, 1); return 1;
+	case ACT_ITEM_PREV: pane_artifact_switch(p, cx, -1); return 1;
+	case ACT_LEFT: pane_artifact_side(p, cx, -1); return 1;
+	case ACT_RIGHT: pane_artifact_side(p, cx, 1); return 1;
+	case ACT_QUOTE: pane_artifact_quote_key(p, cx); return 1;
 	default: return 0;
 	}
 }
 
-void pane_artifact_label(struct replay *rp, const char *label)
+void pane_artifact_label(struct pane *p, struct pane_ctx *cx, const char *label)
 {
-	struct pane *p = &rp->panes[PANE_ARTIFACT];
-	struct pane_artifact *a = pa_of(p, rp);
+	struct pane_artifact *a = pa_of(p, cx);
 	const struct artifact *f = pane_artifact_cur(a);
 	char *msg = NULL;
 
-	free(rp->msg);
-	rp->msg = NULL;
-	rp->dirty |= D_STATUS | D_DETAIL;
+	cx->host->say(cx, NULL);
+	cx->host->dirty(cx, D_DETAIL);
 	if (!f || a->mark < 0)
 		return;
 	if (!label) {
 		a->mark = -1;
-		rp->msg = xstrdup("quote cancelled");
+		cx->host->say(cx, "quote cancelled");
 		return;
 	}
 	if (!*label) {
-		rp->msg = xstrdup("a quote needs a label: Q to give one, Esc to cancel");
+		cx->host->say(cx, "a quote needs a label: Q to give one, Esc to cancel");
 		return;
 	}
 	size_t c = a->cursor[a->cur], m = (size_t)a->mark;
@@ -354,9 +351,10 @@ void pane_artifact_label(struct replay *rp, const char *label)
 	ch.quote_end = e;
 	ch.quote_label = label;
 	ch.quote_text = text;
-	if (tag_apply(rp->tag, (long)rp->ds_run, &ch, what, &msg) == 1)
+	if (tag_apply(cx->tag, (long)cx->ds_run, &ch, what, &msg) == 1)
 		a->mark = -1;  /* written; on failure the lines stay marked to try again */
-	rp->msg = msg;
+	cx->host->say(cx, msg);
+	free(msg);
 	free(what);
 	free(name);
 	free(text);

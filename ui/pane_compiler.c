@@ -11,7 +11,7 @@
 #include "compilerlog.h"
 #include "draw.h"
 #include "evstyle.h"
-#include "replay.h"
+#include "pane.h"
 #include "run.h"
 #include "theme.h"
 #include "util.h"
@@ -24,12 +24,12 @@ struct pane_compiler {
 	size_t nev;
 };
 
-static void pane_compiler_init(struct pane *p, struct replay *rp)
+static void pane_compiler_init(struct pane *p, struct pane_ctx *cx)
 {
 	struct pane_compiler *c = xcalloc(1, sizeof *c);
 	char *path = compilerlog_default_path();
 	p->state = c;
-	c->nev = rp->run->nev;
+	c->nev = cx->run->nev;
 	c->has_error = xcalloc(c->nev + 1, 1);
 	if (!path) {
 		c->error = xstrdup("data/compiler_patterns.txt not found "
@@ -41,7 +41,7 @@ static void pane_compiler_init(struct pane *p, struct replay *rp)
 		compilerlog_free(c->rules);
 		c->rules = NULL;
 	} else {
-		compilerlog_scan_run(c->rules, rp->run, &c->rep);
+		compilerlog_scan_run(c->rules, cx->run, &c->rep);
 		for (size_t i = 0; i < c->rep.n; i++)
 			if (c->rep.hits[i].level == CL_ERROR && c->rep.hits[i].ev < c->nev)
 				c->has_error[c->rep.hits[i].ev] = 1;
@@ -113,7 +113,7 @@ static void pane_compiler_group(struct tlines *L, const struct run *run, size_t 
 	free(what);
 }
 
-static void pane_compiler_build(struct pane *p, struct replay *rp, int width)
+static void pane_compiler_build(struct pane *p, struct pane_ctx *cx, int width)
 {
 	struct pane_compiler *c = p->state;
 	struct tlines *L = &p->lines;
@@ -137,7 +137,7 @@ static void pane_compiler_build(struct pane *p, struct replay *rp, int width)
 	for (size_t i = 0; i < c->rep.n; i++) {
 		const struct compilerlog_hit *h = &c->rep.hits[i];
 		if (h->ev != last)
-			pane_compiler_group(L, rp->run, h->ev, width);
+			pane_compiler_group(L, cx->run, h->ev, width);
 		last = h->ev;
 		char *tool = draw_safe(h->tool), *text = draw_safe(h->text);
 		char *row = xasprintf("  %-8s %-7s %s", tool, compilerlog_level_name(h->level), text);
@@ -149,17 +149,17 @@ static void pane_compiler_build(struct pane *p, struct replay *rp, int width)
 }
 
 /* The rows of the selected event (or of the next one that has rows). */
-static void pane_compiler_follow(struct pane *p, struct replay *rp)
+static void pane_compiler_follow(struct pane *p, struct pane_ctx *cx)
 {
-	pane_follow_event(p, rp->sel);
+	pane_follow_event(p, cx->sel);
 }
 
 /* "so far 2/5 errors 0/1 warnings": the selected event against the run. */
-static void pane_compiler_status(struct pane *p, struct replay *rp, char *buf, size_t n)
+static void pane_compiler_status(struct pane *p, struct pane_ctx *cx, char *buf, size_t n)
 {
 	struct pane_compiler *c = p->state;
 	size_t err = 0, warn = 0;
-	for (size_t i = 0; i < c->rep.n && c->rep.hits[i].ev <= rp->sel; i++) {
+	for (size_t i = 0; i < c->rep.n && c->rep.hits[i].ev <= cx->sel; i++) {
 		err += c->rep.hits[i].level == CL_ERROR;
 		warn += c->rep.hits[i].level == CL_WARNING;
 	}

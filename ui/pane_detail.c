@@ -11,7 +11,7 @@
 #include "draw.h"
 #include "evstyle.h"
 #include "flags.h"
-#include "replay.h"
+#include "pane.h"
 #include "run.h"
 #include "search.h"
 #include "theme.h"
@@ -145,12 +145,12 @@ static void pane_detail_result(struct tlines *L, const struct run *run, const st
 
 /* A flagged event: the rule that tripped and why, above all else (the rule
  * file and the matched text are not trusted: tlines_text makes them safe). */
-static void pane_detail_flag(struct tlines *L, struct replay *rp, int width)
+static void pane_detail_flag(struct tlines *L, struct pane_ctx *cx, int width)
 {
-	const struct flag_hit *h = rp->flags ? flag_list_find(rp->flags, rp->sel) : NULL;
+	const struct flag_hit *h = cx->flags ? flag_list_find(cx->flags, cx->sel) : NULL;
 	if (!h)
 		return;
-	char *s = xasprintf("! FLAG %s: %s", flag_rule_label(rp->flag_rules, h->rule), flag_rule_why(rp->flag_rules, h->rule));
+	char *s = xasprintf("! FLAG %s: %s", flag_rule_label(cx->flag_rules, h->rule), flag_rule_why(cx->flag_rules, h->rule));
 	tlines_text(L, s, RL_WARN, width, 0, 0);
 	free(s);
 	s = xasprintf("%s, line %d: %s", flag_where_name(h->where), h->line, h->text);
@@ -159,26 +159,26 @@ static void pane_detail_flag(struct tlines *L, struct replay *rp, int width)
 	tlines_push(L, "", 0, RL_NORMAL);
 }
 
-static void pane_detail_build(struct pane *p, struct replay *rp, int width)
+static void pane_detail_build(struct pane *p, struct pane_ctx *cx, int width)
 {
 	struct tlines *L = &p->lines;
-	if (rp->run->nev == 0) {
+	if (cx->run->nev == 0) {
 		tlines_head(L, RL_DIM, width, "(no events in this transcript)");
 		return;
 	}
-	const struct event *e = &rp->run->ev[rp->sel];
-	L->ev = rp->sel;
-	pane_detail_flag(L, rp, width);
+	const struct event *e = &cx->run->ev[cx->sel];
+	L->ev = cx->sel;
+	pane_detail_flag(L, cx, width);
 	tlines_head(L, evstyle_role(e->kind), width, "%s  line %d%s%s%s", ev_kind_name(e->kind), e->line,
 	            e->sidechain ? "  subagent" : "", e->redacted ? "  redacted" : "",
 	            evstyle_is_error(e) ? "  error" : "");
 	tlines_push(L, "", 0, RL_NORMAL);
 	switch (e->kind) {
 	case EV_TOOL_CALL:
-		pane_detail_call(L, rp->run, e, width);
+		pane_detail_call(L, cx->run, e, width);
 		break;
 	case EV_TOOL_RESULT:
-		pane_detail_result(L, rp->run, e, width);
+		pane_detail_result(L, cx->run, e, width);
 		break;
 	case EV_USAGE:
 		tlines_head(L, RL_NORMAL, width, "input        %lld", e->tok_in);
@@ -199,19 +199,19 @@ static void pane_detail_build(struct pane *p, struct replay *rp, int width)
 	}
 }
 
-static void pane_detail_title(struct pane *p, struct replay *rp, char *buf, size_t n)
+static void pane_detail_title(struct pane *p, struct pane_ctx *cx, char *buf, size_t n)
 {
 	(void)p;
-	if (rp->run->nev)
-		snprintf(buf, n, " event %zu  %s", rp->sel + 1, ev_kind_name(rp->run->ev[rp->sel].kind));
+	if (cx->run->nev)
+		snprintf(buf, n, " event %zu  %s", cx->sel + 1, ev_kind_name(cx->run->ev[cx->sel].kind));
 	else
 		snprintf(buf, n, " event");
 }
 
 /* With a search on, a new event opens at its first match. */
-static void pane_detail_follow(struct pane *p, struct replay *rp)
+static void pane_detail_follow(struct pane *p, struct pane_ctx *cx)
 {
-	struct search *hl = replay_highlight(rp);
+	struct search *hl = cx->search;
 	size_t so, eo;
 	if (!hl)
 		return;

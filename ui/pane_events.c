@@ -9,34 +9,35 @@
 #include "draw.h"
 #include "evstyle.h"
 #include "flags.h"
-#include "replay.h"
+#include "pane.h"
 #include "run.h"
 #include "theme.h"
+#include "util.h"
 
 /* One event as a row: index, kind, tool name, first line of text. */
-static void pane_events_row(struct replay *rp, size_t i, int y, int x, int w)
+static void pane_events_row(struct pane_ctx *cx, size_t i, int y, int x, int w)
 {
-	const struct event *e = &rp->run->ev[i];
-	int sel = i == rp->sel;
-	int rowrole = sel ? (rp->focus == 0 ? RL_SELECT : RL_SELECT_DIM) : RL_NORMAL;
+	const struct event *e = &cx->run->ev[i];
+	int sel = i == cx->sel;
+	int rowrole = sel ? (cx->focus == 0 ? RL_SELECT : RL_SELECT_DIM) : RL_NORMAL;
 	int used = 0;
 	char buf[64];
 	/* selection paints the whole row in one role, so it reads as a bar */
 #define ROLE(r) (sel ? rowrole : (r))
 	draw_fill(y, x, w, rowrole);
-	int digits = snprintf(buf, sizeof buf, "%zu", rp->run->nev);
+	int digits = snprintf(buf, sizeof buf, "%zu", cx->run->nev);
 	snprintf(buf, sizeof buf, "%*zu ", digits, i + 1);
 	used += draw_put(y, x + used, w - used, buf, ROLE(RL_DIM));
 	/* the auto-flag column: ! where a rule of flags.rules trips */
-	used += draw_put(y, x + used, w - used, rp->flags && flag_list_find(rp->flags, i) ? "!" : " ", ROLE(RL_WARN));
+	used += draw_put(y, x + used, w - used, cx->flags && flag_list_find(cx->flags, i) ? "!" : " ", ROLE(RL_WARN));
 	used += draw_put(y, x + used, w - used, e->sidechain ? theme_glyph()->sub : " ", ROLE(RL_DIM));
 	snprintf(buf, sizeof buf, "%-7s ", evstyle_label(e->kind));
 	used += draw_put(y, x + used, w - used, buf, ROLE(evstyle_is_error(e) ? RL_ERROR : evstyle_role(e->kind)));
 	const char *name = NULL;
 	if (e->kind == EV_TOOL_CALL)
 		name = e->name;
-	else if (e->kind == EV_TOOL_RESULT && e->link >= 0 && (size_t)e->link < rp->run->nev)
-		name = rp->run->ev[e->link].name;
+	else if (e->kind == EV_TOOL_RESULT && e->link >= 0 && (size_t)e->link < cx->run->nev)
+		name = cx->run->ev[e->link].name;
 	if (name) {
 		used += draw_untrusted(y, x + used, w - used, name, ROLE(RL_TOOL));
 		used += draw_put(y, x + used, w - used, " ", ROLE(RL_NORMAL));
@@ -49,10 +50,10 @@ static void pane_events_row(struct replay *rp, size_t i, int y, int x, int w)
 		draw_put(y, x + used, w - used, buf, ROLE(RL_USAGE));
 	} else {
 		size_t cap = 4 * (size_t)(w > 0 ? w : 1) + 16;
-		char *t = e->kind == EV_TOOL_CALL ? evstyle_call_summary(rp->run, e, cap) : draw_first_line(e->text, cap);
+		char *t = e->kind == EV_TOOL_CALL ? evstyle_call_summary(cx->run, e, cap) : draw_first_line(e->text, cap);
 		if (*t || e->kind == EV_TOOL_CALL || e->kind == EV_TOOL_RESULT)
 			draw_put_hl(y, x + used, w - used, t, ROLE(evstyle_is_error(e) ? RL_ERROR : RL_NORMAL),
-			            replay_highlight(rp));
+			            cx->search);
 		else  /* say so, rather than show a blank row */
 			draw_put(y, x + used, w - used, e->redacted ? "(redacted)" : "(empty)", ROLE(RL_DIM));
 		free(t);
@@ -60,22 +61,22 @@ static void pane_events_row(struct replay *rp, size_t i, int y, int x, int w)
 #undef ROLE
 }
 
-static void pane_events_draw(struct pane *p, struct replay *rp, int y, int x, int w, int h)
+static void pane_events_draw(struct pane *p, struct pane_ctx *cx, int y, int x, int w, int h)
 {
 	for (int r = 0; r < h; r++) {
 		size_t i = p->top + (size_t)r;
-		if (i < rp->run->nev)
-			pane_events_row(rp, i, y + r, x, w);
+		if (i < cx->run->nev)
+			pane_events_row(cx, i, y + r, x, w);
 		else
 			draw_fill(y + r, x, w, RL_NORMAL);
 	}
 }
 
 /* A step scrolls by one row; a jump shows what follows the target. */
-static void pane_events_follow(struct pane *p, struct replay *rp)
+static void pane_events_follow(struct pane *p, struct pane_ctx *cx)
 {
-	size_t n = rp->run->nev, i = rp->sel;
-	size_t h = p->h > 0 ? (size_t)p->h : (size_t)(rp->body_h > 1 ? rp->body_h - 1 : 1);
+	size_t n = cx->run->nev, i = cx->sel;
+	size_t h = p->h > 0 ? (size_t)p->h : (size_t)(cx->body_h > 1 ? cx->body_h - 1 : 1);
 	if (i + 1 == p->top || i == p->top + h)
 		p->top = i < p->top ? i : i - h + 1;
 	else if (i < p->top || i >= p->top + h)
@@ -84,11 +85,11 @@ static void pane_events_follow(struct pane *p, struct replay *rp)
 		p->top = n - h;
 }
 
-static void pane_events_status(struct pane *p, struct replay *rp, char *buf, size_t n)
+static void pane_events_status(struct pane *p, struct pane_ctx *cx, char *buf, size_t n)
 {
 	(void)p;
-	if (rp->search && rp->nmatches)
-		snprintf(buf, n, "%zu matching", rp->nmatches);
+	if (cx->search && cx->nmatches)
+		snprintf(buf, n, "%zu matching", cx->nmatches);
 	else
 		buf[0] = '\0';
 }

@@ -11,7 +11,7 @@
 
 #include "draw.h"
 #include "nvml.h"
-#include "replay.h"
+#include "pane.h"
 #include "theme.h"
 #include "util.h"
 
@@ -44,13 +44,13 @@ static void pane_gpu_row(int y, int x, int w, const char *label, const char *val
 		draw_put(y, x + GPU_LABEL_W, w - GPU_LABEL_W, value, role);
 }
 
-static void pane_gpu_draw(struct pane *p, struct replay *rp, int y, int x, int w, int h)
+static void pane_gpu_draw(struct pane *p, struct pane_ctx *cx, int y, int x, int w, int h)
 {
 	struct nvml_sampler *s = &pane_gpu_sampler;
 	const struct nvml_sample *r;
 	char v[96], a[32], b[32];
 	int row = 0, vw = 24;
-	(void)rp;
+	(void)cx;
 
 	nvml_sampler_tick(s, nvml_now());
 	for (int i = 0; i < h; i++)
@@ -120,11 +120,11 @@ static void pane_gpu_draw(struct pane *p, struct replay *rp, int y, int x, int w
 	p->h = h;
 }
 
-static void pane_gpu_status(struct pane *p, struct replay *rp, char *buf, size_t n)
+static void pane_gpu_status(struct pane *p, struct pane_ctx *cx, char *buf, size_t n)
 {
 	const struct nvml_sampler *s = &pane_gpu_sampler;
 	(void)p;
-	(void)rp;
+	(void)cx;
 	snprintf(buf, n, "%s", s->n ? "local GPU" : "no device");
 }
 

@@ -14,7 +14,7 @@
 #include "draw.h"
 #include "ftrack.h"
 #include "milestones.h"
-#include "replay.h"
+#include "pane.h"
 #include "run.h"
 #include "theme.h"
 #include "util.h"
@@ -29,10 +29,10 @@ static struct pane_lineage *pl_of(struct pane *p)
 	return p->state;
 }
 
-static void pane_lineage_init(struct pane *p, struct replay *rp)
+static void pane_lineage_init(struct pane *p, struct pane_ctx *cx)
 {
 	struct pane_lineage *l = xcalloc(1, sizeof *l);
-	(void)rp;
+	(void)cx;
 	l->mark = -1;
 	p->state = l;
 }
@@ -62,10 +62,10 @@ static size_t pane_lineage_count(const char *text)
 	return n + (p > text && p[-1] != '\n');
 }
 
-static void pane_lineage_build(struct pane *p, struct replay *rp, int width)
+static void pane_lineage_build(struct pane *p, struct pane_ctx *cx, int width)
 {
 	struct pane_lineage *l = pl_of(p);
-	const struct ftrack *ft = rp->run->files;
+	const struct ftrack *ft = cx->run->files;
 	struct tlines *L = &p->lines;
 	size_t nf = ftrack_nfiles(ft);
 	long changed;
@@ -77,12 +77,12 @@ static void pane_lineage_build(struct pane *p, struct replay *rp, int width)
 	if (l->file >= nf)
 		l->file = 0;
 	const char *path = ftrack_file_path(ft, l->file);
-	const char *text = ftrack_file_at(ft, l->file, rp->sel, &changed);
-	if (l->mark >= 0 && (size_t)l->mark != rp->sel) {
+	const char *text = ftrack_file_at(ft, l->file, cx->sel, &changed);
+	if (l->mark >= 0 && (size_t)l->mark != cx->sel) {
 		const char *old = ftrack_file_at(ft, l->file, (size_t)l->mark, NULL);
-		char *d = diff_unified(pane_lineage_short(rp->run, path), old, text, 3);
+		char *d = diff_unified(pane_lineage_short(cx->run, path), old, text, 3);
 		tlines_head(L, RL_PANE, width, "diff from event %ld (marked) to event %zu", l->mark + 1,
-		            rp->sel + 1);
+		            cx->sel + 1);
 		if (*d)
 			tlines_text(L, d, RL_NORMAL, width, 0, TL_DIFF);
 		else
@@ -95,7 +95,7 @@ static void pane_lineage_build(struct pane *p, struct replay *rp, int width)
 		return;
 	}
 	if (!text) {
-		tlines_head(L, RL_DIM, width, "(not written yet at event %zu)", rp->sel + 1);
+		tlines_head(L, RL_DIM, width, "(not written yet at event %zu)", cx->sel + 1);
 		return;
 	}
 	size_t nl = pane_lineage_count(text);
@@ -104,24 +104,24 @@ static void pane_lineage_build(struct pane *p, struct replay *rp, int width)
 	tlines_text(L, text, RL_NORMAL, width, 0, 0);
 }
 
-static void pane_lineage_title(struct pane *p, struct replay *rp, char *buf, size_t n)
+static void pane_lineage_title(struct pane *p, struct pane_ctx *cx, char *buf, size_t n)
 {
 	struct pane_lineage *l = pl_of(p);
-	const struct ftrack *ft = rp->run->files;
+	const struct ftrack *ft = cx->run->files;
 	size_t nf = ftrack_nfiles(ft);
 	if (!nf) {
 		snprintf(buf, n, " lineage");
 		return;
 	}
-	char *name = draw_safe(pane_lineage_short(rp->run, ftrack_file_path(ft, l->file < nf ? l->file : 0)));
+	char *name = draw_safe(pane_lineage_short(cx->run, ftrack_file_path(ft, l->file < nf ? l->file : 0)));
 	snprintf(buf, n, " %s  (%zu/%zu, o/O: other files)", name, (l->file < nf ? l->file : 0) + 1, nf);
 	free(name);
 }
 
-static int pane_lineage_act(struct pane *p, struct replay *rp, enum action a)
+static int pane_lineage_act(struct pane *p, struct pane_ctx *cx, enum action a)
 {
 	struct pane_lineage *l = pl_of(p);
-	size_t nf = ftrack_nfiles(rp->run->files);
+	size_t nf = ftrack_nfiles(cx->run->files);
 	if (a == ACT_ITEM_NEXT || a == ACT_ITEM_PREV) {
 		if (nf)
 			l->file = (l->file + (a == ACT_ITEM_NEXT ? 1 : nf - 1)) % nf;
@@ -129,43 +129,43 @@ static int pane_lineage_act(struct pane *p, struct replay *rp, enum action a)
 		p->top = 0;
 		return 1;
 	}
-	return pane_scroll_act(p, rp, a);
+	return pane_scroll_act(p, cx, a);
 }
 
-static void pane_lineage_say(struct replay *rp, char *msg)
+/* msg: owned, given up. */
+static void pane_lineage_say(struct pane_ctx *cx, char *msg)
 {
-	free(rp->msg);
-	rp->msg = msg;
-	rp->dirty |= D_STATUS | D_DETAIL;
+	cx->host->say(cx, msg);
+	cx->host->dirty(cx, D_DETAIL);
+	free(msg);
 }
 
-void pane_lineage_mark(struct replay *rp)
+void pane_lineage_mark(struct pane *p, struct pane_ctx *cx)
 {
-	struct pane *p = &rp->panes[PANE_LINEAGE];
 	struct pane_lineage *l = pl_of(p);
 	if (!l)
 		return;
 	if (l->mark >= 0) {
 		l->mark = -1;
-		pane_lineage_say(rp, xstrdup("lineage mark cleared"));
+		pane_lineage_say(cx, xstrdup("lineage mark cleared"));
 	} else {
-		l->mark = (long)rp->sel;
-		pane_lineage_say(rp, xasprintf("marked event %zu: the lineage pane (v) shows the diff from it; D clears",
-		                               rp->sel + 1));
+		l->mark = (long)cx->sel;
+		pane_lineage_say(cx, xasprintf("marked event %zu: the lineage pane (v) shows the diff from it; D clears",
+		                               cx->sel + 1));
 	}
 	pane_invalidate(p);
 }
 
-void pane_lineage_best(struct replay *rp)
+void pane_lineage_best(struct pane_ctx *cx)
 {
 	double peak;
-	long ev = milestones_best(rp->run, &peak);
+	long ev = milestones_best(cx->run, &peak);
 	if (ev < 0) {
-		pane_lineage_say(rp, xstrdup("no peak_fraction in this run's tool results"));
+		pane_lineage_say(cx, xstrdup("no peak_fraction in this run's tool results"));
 		return;
 	}
-	replay_goto(rp, (size_t)ev);
-	pane_lineage_say(rp, xasprintf("best peak_fraction %.4g at event %ld", peak, ev + 1));
+	cx->host->select(cx, (size_t)ev);
+	pane_lineage_say(cx, xasprintf("best peak_fraction %.4g at event %ld", peak, ev + 1));
 }
 
 const struct pane_ops pane_lineage_ops = {

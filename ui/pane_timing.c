@@ -15,7 +15,7 @@
 #include "benchlog.h"
 #include "draw.h"
 #include "evstyle.h"
-#include "replay.h"
+#include "pane.h"
 #include "run.h"
 #include "theme.h"
 #include "util.h"
@@ -127,16 +127,16 @@ static char *pane_timing_result_json(const struct run *run)
 	return text;
 }
 
-static void pane_timing_init(struct pane *p, struct replay *rp)
+static void pane_timing_init(struct pane *p, struct pane_ctx *cx)
 {
 	struct pane_timing *t = xcalloc(1, sizeof *t);
 	p->state = t;
-	t->nev = rp->run->nev;
+	t->nev = cx->run->nev;
 	t->has = xcalloc(t->nev + 1, 1);
 	for (size_t i = 0; i < t->nev; i++)
-		if (rp->run->ev[i].kind == EV_TOOL_RESULT)
-			pane_timing_scan(t, i, rp->run->ev[i].text);
-	t->result = pane_timing_result_json(rp->run);
+		if (cx->run->ev[i].kind == EV_TOOL_RESULT)
+			pane_timing_scan(t, i, cx->run->ev[i].text);
+	t->result = pane_timing_result_json(cx->run);
 	tlines_clear(&t->side);
 }
 
@@ -233,7 +233,7 @@ static void pane_timing_group(struct tlines *L, const struct run *run, const str
 	free(what);
 }
 
-static void pane_timing_build(struct pane *p, struct replay *rp, int width)
+static void pane_timing_build(struct pane *p, struct pane_ctx *cx, int width)
 {
 	struct pane_timing *t = p->state;
 	struct tlines *L = &p->lines;
@@ -254,7 +254,7 @@ static void pane_timing_build(struct pane *p, struct replay *rp, int width)
 	for (size_t i = 0; i < t->nrows; i++) {
 		const struct pane_timing_row *r = &t->rows[i];
 		if (r->ev != last) {
-			pane_timing_group(L, rp->run, t, r->ev, tw);
+			pane_timing_group(L, cx->run, t, r->ev, tw);
 			header = 0;
 		}
 		last = r->ev;
@@ -300,7 +300,7 @@ static double pane_timing_ymax(const struct pane_timing *t)
 }
 
 /* The summary row above the plot. */
-static void pane_timing_summary(const struct pane_timing *t, const struct replay *rp, int y, int x, int w)
+static void pane_timing_summary(const struct pane_timing *t, const struct pane_ctx *cx, int y, int x, int w)
 {
 	char buf[256];
 	double best = -1, sofar = -1;
@@ -310,14 +310,14 @@ static void pane_timing_summary(const struct pane_timing *t, const struct replay
 			best = t->pts[i].peak;
 			best_ev = t->pts[i].ev;
 		}
-		if (t->pts[i].ev <= rp->sel && t->pts[i].peak > sofar)
+		if (t->pts[i].ev <= cx->sel && t->pts[i].peak > sofar)
 			sofar = t->pts[i].peak;
 	}
 	draw_fill(y, x, w, RL_NORMAL);
 	if (!t->npts) {
 		/* the agent's benchmark output may be cut in the transcript: say
 		 * what the harness measured after the run, when it is known */
-		const struct run_meta *m = &rp->run->meta;
+		const struct run_meta *m = &cx->run->meta;
 		if (m->peak_fraction >= 0)
 			snprintf(buf, sizeof buf, "no peak_fraction line in this run's tool results; "
 			         "the harness measured %.4f after the run", m->peak_fraction);
@@ -337,7 +337,7 @@ static void pane_timing_summary(const struct pane_timing *t, const struct replay
 
 /* Columns of bars, one per invocation (the best of several when they
  * outnumber the columns); bars up to the selected event bright, later dim. */
-static void pane_timing_plot(const struct pane_timing *t, const struct replay *rp, int y, int x, int w, int ph)
+static void pane_timing_plot(const struct pane_timing *t, const struct pane_ctx *cx, int y, int x, int w, int ph)
 {
 	const struct theme_glyphs *g = theme_glyph();
 	double ymax = pane_timing_ymax(t);
@@ -371,7 +371,7 @@ static void pane_timing_plot(const struct pane_timing *t, const struct replay *r
 			}
 		}
 		int eighths = (int)(v / ymax * ph * 8 + 0.5);
-		int role = ev <= rp->sel ? RL_PLOT : RL_PLOT_LATER;
+		int role = ev <= cx->sel ? RL_PLOT : RL_PLOT_LATER;
 		for (int r = 0; r < ph; r++) {
 			int level = eighths - (ph - 1 - r) * 8;
 			level = level < 0 ? 0 : level > 8 ? 8 : level;
@@ -389,14 +389,14 @@ static void pane_timing_plot(const struct pane_timing *t, const struct replay *r
 	draw_put(ay, x + lw, pw, lab, RL_DIM);
 }
 
-static void pane_timing_draw(struct pane *p, struct replay *rp, int y, int x, int w, int h)
+static void pane_timing_draw(struct pane *p, struct pane_ctx *cx, int y, int x, int w, int h)
 {
 	struct pane_timing *t = p->state;
 	int ph = pane_timing_plot_h(t, h - 1);
 	int top = 1 + ph;  /* summary row, plot */
-	pane_timing_summary(t, rp, y, x, w);
+	pane_timing_summary(t, cx, y, x, w);
 	if (ph)
-		pane_timing_plot(t, rp, y + 1, x + 1, w - 1, ph - 1);
+		pane_timing_plot(t, cx, y + 1, x + 1, w - 1, ph - 1);
 	int th = h - top;
 	if (th < 0)
 		th = 0;
@@ -404,31 +404,31 @@ static void pane_timing_draw(struct pane *p, struct replay *rp, int y, int x, in
 	int tw = t->side_w ? w - 1 - t->side_w - 2 : w - 1;
 	for (int r = 0; r < th; r++)
 		draw_fill(y + top + r, x, w, RL_NORMAL);
-	tlines_draw(&p->lines, p->top, y + top, x + 1, tw, th, replay_highlight(rp));
+	tlines_draw(&p->lines, p->top, y + top, x + 1, tw, th, cx->search);
 	for (int r = 0; r < th; r++) {
 		size_t i = p->top + (size_t)r;
-		if (i < p->lines.n && p->lines.v[i].ev == rp->sel)
+		if (i < p->lines.n && p->lines.v[i].ev == cx->sel)
 			draw_put(y + top + r, x, 1, theme_glyph()->play, RL_KEY);
 	}
 	if (t->side_w) {
 		for (int r = 0; r < th; r++)
 			draw_put(y + top + r, x + 1 + tw, 1, theme_glyph()->sep, RL_DIM);
-		tlines_draw(&t->side, 0, y + top, x + 1 + tw + 2, t->side_w, th, replay_highlight(rp));
+		tlines_draw(&t->side, 0, y + top, x + 1 + tw + 2, t->side_w, th, cx->search);
 	}
 }
 
 /* The rows of the selected event (or of the next one that has rows). */
-static void pane_timing_follow(struct pane *p, struct replay *rp)
+static void pane_timing_follow(struct pane *p, struct pane_ctx *cx)
 {
-	pane_follow_event(p, rp->sel);
+	pane_follow_event(p, cx->sel);
 }
 
-static void pane_timing_status(struct pane *p, struct replay *rp, char *buf, size_t n)
+static void pane_timing_status(struct pane *p, struct pane_ctx *cx, char *buf, size_t n)
 {
 	struct pane_timing *t = p->state;
 	size_t sofar = 0;
 	for (size_t i = 0; i < t->npts; i++)
-		sofar += t->pts[i].ev <= rp->sel;
+		sofar += t->pts[i].ev <= cx->sel;
 	snprintf(buf, n, "%zu/%zu benchmark runs so far  %zu lines", sofar, t->npts, t->nrows);
 }
 

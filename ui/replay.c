@@ -1,11 +1,13 @@
-/* replay.c: one run replayed: the event list beside a pane (detail,
- * compiler output, GPU timing), the timeline in the status bar, search,
- * jumps, playback. One loop: keys and the playback timer change state and
- * set dirty flags; the screen is redrawn once per pass from them. */
+/* replay.c: one run replayed, as a view (ui/view.h): the event list beside
+ * a pane (detail, compiler output, GPU timing, ...), the timeline in the
+ * status bar, search, jumps, playback, a feed for a growing run. Keys, the
+ * playback timer and the feed's polls (tui.c's loop) change state and set
+ * dirty flags; the screen is redrawn once per pass from them. */
 #include "config.h"
 
 #include <curses.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,19 +15,23 @@
 #include <wchar.h>
 
 #include "draw.h"
-#include "evaltui.h"
 #include "flags.h"
 #include "keys.h"
 #include "mouse.h"
+#include "reeval_view.h"
 #include "replay.h"
 #include "run.h"
 #include "runstats.h"
 #include "search.h"
 #include "tag.h"
 #include "theme.h"
+#include "tallies.h"
 #include "tlines.h"
 #include "tui.h"
 #include "util.h"
+#include "view.h"
+
+static const struct view_ops replay_view_ops;
 
 static const struct pane_ops *const replay_pane_ops[PANE__COUNT] = {
 	[PANE_EVENTS] = &pane_events_ops,
@@ -54,102 +60,84 @@ static double replay_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-struct search *replay_highlight(struct replay *rp)
+/* ---- what the panes ask (struct pane_host) ----------------------------------- */
+
+static struct replay *replay_of(struct pane_ctx *cx)
 {
-	return rp->search;
+	return (struct replay *)(void *)((char *)cx - offsetof(struct replay, cx));
 }
 
-/* Token and tool-call sums up to each event, computed again from event
- * `from` on (0: all; a growing run: its new events and the last old one,
- * which may have grown too). */
-static void replay_sums(struct replay *rp, size_t from)
+static void replay_host_say(struct pane_ctx *cx, const char *msg)
 {
-	const struct run *run = rp->run;
-	size_t n = run->nev;
-	rp->cum_in = xrealloc(rp->cum_in, (n + 1) * sizeof *rp->cum_in);
-	rp->cum_out = xrealloc(rp->cum_out, (n + 1) * sizeof *rp->cum_out);
-	rp->cum_cache = xrealloc(rp->cum_cache, (n + 1) * sizeof *rp->cum_cache);
-	rp->cum_tools = xrealloc(rp->cum_tools, (n + 1) * sizeof *rp->cum_tools);
-	rp->cum_turns = xrealloc(rp->cum_turns, (n + 1) * sizeof *rp->cum_turns);
-	if (from > n)
-		from = n;
-	if (from == 0)
-		rp->t0 = 0;
-	long long in = from ? rp->cum_in[from - 1] : 0, out = from ? rp->cum_out[from - 1] : 0;
-	long long cache = from ? rp->cum_cache[from - 1] : 0;
-	size_t tools = from ? rp->cum_tools[from - 1] : 0, turns = from ? rp->cum_turns[from - 1] : 0;
-	rp->cum_in[n] = rp->cum_out[n] = rp->cum_cache[n] = 0;
-	rp->cum_tools[n] = rp->cum_turns[n] = 0;
-	for (size_t i = from; i < n; i++) {
-		const struct event *e = &run->ev[i];
-		if (e->kind == EV_USAGE) {
-			in += e->tok_in;
-			out += e->tok_out;
-			cache += e->tok_cache_read + e->tok_cache_write;
-		}
-		tools += e->kind == EV_TOOL_CALL;
-		turns += run_turn_starts(run, i);
-		rp->cum_in[i] = in;
-		rp->cum_out[i] = out;
-		rp->cum_cache[i] = cache;
-		rp->cum_tools[i] = tools;
-		rp->cum_turns[i] = turns;
-		if (e->ts > 0 && (rp->t0 == 0 || e->ts < rp->t0))
-			rp->t0 = e->ts;
-	}
+	view_say(&replay_of(cx)->v, msg);
 }
+
+static void replay_host_dirty(struct pane_ctx *cx, unsigned d)
+{
+	replay_of(cx)->v.dirty |= d;
+}
+
+static void replay_host_select(struct pane_ctx *cx, size_t ev)
+{
+	replay_goto(replay_of(cx), ev);
+}
+
+static void replay_prompt_open(struct replay *rp, int kind);
+
+static void replay_host_ask(struct pane_ctx *cx, int kind)
+{
+	replay_prompt_open(replay_of(cx), kind);
+}
+
+static const struct pane_host replay_host = {
+	.say = replay_host_say,
+	.dirty = replay_host_dirty,
+	.select = replay_host_select,
+	.ask = replay_host_ask,
+};
 
 void replay_init(struct replay *rp, struct run *run, const char *title)
 {
 	memset(rp, 0, sizeof *rp);
-	rp->run = run;
+	rp->v.ops = &replay_view_ops;
+	rp->cx.host = &replay_host;
+	rp->cx.run = run;
 	rp->title = title;
 	rp->count = -1;
 	rp->search_dir = 1;
-	rp->speed = REPLAY_SPEED_1X;
+	rp->play.speed = REPLAY_SPEED_1X;
 	sbuf_init(&rp->input);
-	replay_sums(rp, 0);
-	rp->flags = flag_run_default(run, &rp->flag_rules);
+	tallies_update(&rp->tally, rp->cx.run, 0);
+	rp->cx.flags = flag_run_default(run, &rp->cx.flag_rules);
 	rp->right = PANE_DETAIL;
 	for (int p = 0; p < PANE__COUNT; p++)
-		pane_init(&rp->panes[p], replay_pane_ops[p], rp);
-	rp->dirty = D_ALL;
+		pane_init(&rp->panes[p], replay_pane_ops[p], &rp->cx);
+	rp->v.dirty = D_ALL;
 }
 
 void replay_free(struct replay *rp)
 {
 	for (int p = 0; p < PANE__COUNT; p++)
 		pane_free(&rp->panes[p]);
-	free(rp->cum_in);
-	free(rp->cum_out);
-	free(rp->cum_cache);
-	free(rp->cum_tools);
-	free(rp->cum_turns);
-	free(rp->feed_said);
+	tallies_free(&rp->tally);
+	free(rp->feed.said);
 	runstats_free(rp->stats);
-	flag_list_delete(rp->flags);
-	free(rp->msg);
+	flag_list_delete(rp->cx.flags);
+	free(rp->v.msg);
 	free(rp->matches);
-	search_free(rp->search);
+	search_free(rp->cx.search);
 	sbuf_free(&rp->input);
-	evaltui_reeval_free(rp->reeval);
 }
 
-static void replay_msg(struct replay *rp, const char *msg)
-{
-	free(rp->msg);
-	rp->msg = xstrdup(msg);
-	rp->dirty |= D_STATUS;
-}
 
 /* ---- layout and drawing ----------------------------------------------------- */
 
 static void replay_layout(struct replay *rp)
 {
-	rp->body_y = rp->run->incomplete ? 2 : 1;
-	rp->body_h = LINES - rp->body_y - 1;
-	if (rp->body_h < 2)
-		rp->body_h = 2;
+	rp->body_y = rp->cx.run->incomplete ? 2 : 1;
+	rp->cx.body_h = LINES - rp->body_y - 1;
+	if (rp->cx.body_h < 2)
+		rp->cx.body_h = 2;
 	int lw = COLS * 2 / 5;
 	if (lw > 72)
 		lw = 72;
@@ -162,14 +150,14 @@ static void replay_layout(struct replay *rp)
 		lw = 12;
 	rp->list_w = lw;
 	rp->side_x = lw + 1;
-	rp->side_w = COLS - lw - 1;
-	if (rp->zoom && rp->focus == 0) {
+	rp->cx.side_w = COLS - lw - 1;
+	if (rp->zoom && rp->cx.focus == 0) {
 		rp->list_w = COLS;
-		rp->side_w = 0;
+		rp->cx.side_w = 0;
 	} else if (rp->zoom) {
 		rp->list_w = 0;
 		rp->side_x = 0;
-		rp->side_w = COLS;
+		rp->cx.side_w = COLS;
 	}
 }
 
@@ -188,21 +176,21 @@ static void replay_outcome(const struct run_meta *m, char *buf, size_t n)
 
 static void replay_draw_header(struct replay *rp)
 {
-	const struct run_meta *m = &rp->run->meta;
+	const struct run_meta *m = &rp->cx.run->meta;
 	char *t = draw_safe(rp->title);
 	char *model = draw_safe(m->label ? m->label : m->model), *prob = draw_safe(m->problem);
 	char *fmt = draw_safe(m->format);
-	char *verdict = rp->tag ? tag_verdict_label(rp->tag, rp->ds_run) : NULL;
+	char *verdict = rp->cx.tag ? tag_verdict_label(rp->cx.tag, rp->cx.ds_run) : NULL;
 	char outcome[64];
 	replay_outcome(m, outcome, sizeof outcome);
 	char *right = xasprintf("%s%s%s  %s  %s%s%s ", verdict ? verdict : "", verdict ? "  " : "", model, prob, fmt,
 	                        *outcome ? "  " : "", outcome);
 	free(verdict);
-	const char *view = rp->feed && rp->feed->name ? rp->feed->name : "replay";  /* watch, live */
+	const char *view = rp->feed.f && rp->feed.f->name ? rp->feed.f->name : "replay";  /* watch, live */
 	char *left = xasprintf(" kbtui %s  %s", view, t);
-	if (!rp->stats || rp->stats->nev != rp->run->nev) {  /* made again when the run grew */
+	if (!rp->stats || rp->stats->nev != rp->cx.run->nev) {  /* made again when the run grew */
 		runstats_free(rp->stats);
-		rp->stats = runstats_new(rp->run);
+		rp->stats = runstats_new(rp->cx.run);
 	}
 	int room = COLS - (int)draw_width(left) - (int)draw_width(right) - 5;
 	char *marks = room > 0 ? runstats_summary(rp->stats, (size_t)room) : NULL;
@@ -220,7 +208,7 @@ static void replay_draw_header(struct replay *rp)
 	free(prob);
 	free(fmt);
 	free(t);
-	if (rp->run->incomplete) {
+	if (rp->cx.run->incomplete) {
 		const char *full = " INCOMPLETE RUN: the transcript ends without the harness's completion marker "
 		                   "(cut off, crashed, or still being written)";
 		/* the short one fits 80 columns */
@@ -232,31 +220,31 @@ static void replay_draw_header(struct replay *rp)
 /* Seconds since the first timestamp at event i, -1 when unknown. */
 static double replay_elapsed(const struct replay *rp, size_t i)
 {
-	if (!rp->t0)
+	if (!rp->tally.t0)
 		return -1;
 	for (size_t k = i + 1; k-- > 0;)  /* the last timestamp at or before i */
-		if (rp->run->ev[k].ts > 0)
-			return rp->run->ev[k].ts - rp->t0;
+		if (rp->cx.run->ev[k].ts > 0)
+			return rp->cx.run->ev[k].ts - rp->tally.t0;
 	return 0;
 }
 
 static double replay_total_time(const struct replay *rp)
 {
-	return rp->run->nev ? replay_elapsed(rp, rp->run->nev - 1) : -1;
+	return rp->cx.run->nev ? replay_elapsed(rp, rp->cx.run->nev - 1) : -1;
 }
 
 /* The index of sel among the matches (1-based), 0 when sel is not one. */
 static size_t replay_match_index(const struct replay *rp)
 {
-	size_t lo = 0, hi = rp->nmatches;
+	size_t lo = 0, hi = rp->cx.nmatches;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
-		if (rp->matches[mid] < rp->sel)
+		if (rp->matches[mid] < rp->cx.sel)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo < rp->nmatches && rp->matches[lo] == rp->sel ? lo + 1 : 0;
+	return lo < rp->cx.nmatches && rp->matches[lo] == rp->cx.sel ? lo + 1 : 0;
 }
 
 static void replay_draw_prompt(struct replay *rp)
@@ -276,30 +264,30 @@ static void replay_draw_prompt(struct replay *rp)
  * follow its tail; returns the indicator's width (0: none). */
 static int replay_feed_label(const struct replay *rp, struct sbuf *b)
 {
-	size_t n = rp->run->nev;
-	if (!rp->feed)
+	size_t n = rp->cx.run->nev;
+	if (!rp->feed.f)
 		return 0;
-	if (rp->feed_said)
-		sbuf_addf(b, " %s", rp->feed_said);
-	if (n && rp->sel + 1 < n)
+	if (rp->feed.said)
+		sbuf_addf(b, " %s", rp->feed.said);
+	if (n && rp->cx.sel + 1 < n)
 		sbuf_adds(b, " (G follows)");
 	sbuf_adds(b, " |");
-	return rp->feed_said ? (int)draw_width(rp->feed_said) : 0;
+	return rp->feed.said ? (int)draw_width(rp->feed.said) : 0;
 }
 
 static void replay_draw_status(struct replay *rp)
 {
-	const struct run *run = rp->run;
-	size_t n = run->nev, i = n ? rp->sel : 0;
+	const struct run *run = rp->cx.run;
+	size_t n = run->nev, i = n ? rp->cx.sel : 0;
 	char in[24], out[24], cache[24];
 	struct sbuf b;
 	if (rp->prompt) {
 		replay_draw_prompt(rp);
 		return;
 	}
-	util_fmt_count(in, sizeof in, n ? rp->cum_in[i] : 0);
-	util_fmt_count(out, sizeof out, n ? rp->cum_out[i] : 0);
-	util_fmt_count(cache, sizeof cache, n ? rp->cum_cache[i] : 0);
+	util_fmt_count(in, sizeof in, n ? rp->tally.in[i] : 0);
+	util_fmt_count(out, sizeof out, n ? rp->tally.out[i] : 0);
+	util_fmt_count(cache, sizeof cache, n ? rp->tally.cache[i] : 0);
 	sbuf_init(&b);
 	int live_w = replay_feed_label(rp, &b);
 	sbuf_addf(&b, " event %zu/%zu %3d%%", n ? i + 1 : 0, n, n > 1 ? (int)(100 * i / (n - 1)) : 100);
@@ -312,103 +300,115 @@ static void replay_draw_status(struct replay *rp)
 		sbuf_addf(&b, "  time +%s/%s", a, t);
 	}
 	sbuf_addf(&b, "  tokens in %s out %s", in, out);
-	if (n && rp->cum_cache[i])
+	if (n && rp->tally.cache[i])
 		sbuf_addf(&b, " cache %s", cache);
-	sbuf_addf(&b, "  turn %zu/%zu  tool calls %zu", n ? rp->cum_turns[i] : 0, n ? rp->cum_turns[n - 1] : 0,
-	          n ? rp->cum_tools[i] : 0);
+	sbuf_addf(&b, "  turn %zu/%zu  tool calls %zu", n ? rp->tally.turns[i] : 0, n ? rp->tally.turns[n - 1] : 0,
+	          n ? rp->tally.tools[i] : 0);
 	if (run->incomplete)
 		sbuf_adds(&b, "  INCOMPLETE");
 	if (run->malformed)
 		sbuf_addf(&b, "  %d malformed", run->malformed);
-	if (rp->search) {
+	if (rp->cx.search) {
 		size_t k = replay_match_index(rp);
 		if (k)
-			sbuf_addf(&b, "  match %zu/%zu", k, rp->nmatches);
+			sbuf_addf(&b, "  match %zu/%zu", k, rp->cx.nmatches);
 		else
-			sbuf_addf(&b, "  %zu matches", rp->nmatches);
+			sbuf_addf(&b, "  %zu matches", rp->cx.nmatches);
 	}
-	if (rp->playing)
-		sbuf_addf(&b, "  %s %gx", theme_glyph()->play, replay_speeds[rp->speed]);
-	else if (rp->speed != REPLAY_SPEED_1X)
-		sbuf_addf(&b, "  %s %gx", theme_glyph()->pause, replay_speeds[rp->speed]);
+	if (rp->play.on)
+		sbuf_addf(&b, "  %s %gx", theme_glyph()->play, replay_speeds[rp->play.speed]);
+	else if (rp->play.speed != REPLAY_SPEED_1X)
+		sbuf_addf(&b, "  %s %gx", theme_glyph()->pause, replay_speeds[rp->play.speed]);
 	char *step = rp->stats && el >= 0 ? runstats_event_text(rp->stats, i) : NULL;  /* "tool 3m compile" */
 	if (step && (int)(draw_width(b.s) + strlen(step)) + 8 + 54 < COLS)  /* when the key hints still fit */
 		sbuf_addf(&b, "  step %s", step);
 	free(step);
 	if (rp->count >= 0)
 		sbuf_addf(&b, "  %ld", rp->count);
-	if (rp->msg && (int)(draw_width(b.s) + draw_width(rp->msg)) + 2 > COLS) {
+	if (rp->v.msg && (int)(draw_width(b.s) + draw_width(rp->v.msg)) + 2 > COLS) {
 		/* a message that does not fit after the counters takes the bar
 		 * but the position */
 		b.s[pos_len] = '\0';
 		sbuf_adds(&b, "  ");
 		int w = (int)draw_width(b.s);
-		if (w + (int)draw_width(rp->msg) > COLS)
+		if (w + (int)draw_width(rp->v.msg) > COLS)
 			w = 0;
 		draw_bar(LINES - 1, RL_MSG, "", NULL);
 		if (w)
 			draw_put(LINES - 1, 0, w, b.s, RL_STATUS);
-		draw_put(LINES - 1, w, COLS - w, rp->msg, RL_MSG);
-	} else if (rp->msg) {
+		draw_put(LINES - 1, w, COLS - w, rp->v.msg, RL_MSG);
+	} else if (rp->v.msg) {
 		sbuf_adds(&b, "  ");
 		draw_bar(LINES - 1, RL_STATUS, b.s, NULL);
-		draw_put(LINES - 1, (int)draw_width(b.s), COLS - (int)draw_width(b.s), rp->msg, RL_MSG);
-	} else if (rp->tag) {
+		draw_put(LINES - 1, (int)draw_width(b.s), COLS - (int)draw_width(b.s), rp->v.msg, RL_MSG);
+	} else if (rp->cx.tag) {
 		char *keys = xasprintf("%s  h help  q back ", tag_keys_hint());
 		draw_bar(LINES - 1, RL_STATUS, b.s, keys);
 		free(keys);
 	} else {
 		draw_bar(LINES - 1, RL_STATUS, b.s, "Tab focus  v pane  / search  P play  h help  q back ");
 	}
-	if (live_w && !rp->msg)
-		draw_put(LINES - 1, 1, live_w, rp->feed_said, RL_BANNER);
+	if (live_w && !rp->v.msg)
+		draw_put(LINES - 1, 1, live_w, rp->feed.said, RL_BANNER);
 	sbuf_free(&b);
 }
 
-static void replay_draw_help(struct replay *rp)
+/* The help's frame: the header and the status bar around it. */
+static int replay_frame(struct view *v, int *top, int *rows)
 {
-	struct tlines L = { 0 };
-	keys_help(&L, V_REPLAY, COLS - 2);
+	struct replay *rp = (struct replay *)v;
+	replay_layout(rp);
 	erase();
+	if (LINES < 6 || COLS < 30) {
+		mvaddstr(0, 0, "terminal too small");
+		return 0;
+	}
 	replay_draw_header(rp);
-	if ((size_t)rp->help > L.n)  /* scrolled past the end: show the last row */
-		rp->help = L.n > 0 ? (int)L.n : 1;
-	tlines_draw(&L, (size_t)rp->help - 1, rp->body_y, 1, COLS - 2, LINES - rp->body_y - 1, NULL);
 	replay_draw_status(rp);
-	tlines_free(&L);
+	*top = rp->body_y;
+	*rows = LINES - rp->body_y - 1;
+	return 1;
 }
+
+static void replay_paint(struct replay *rp, void (*paint)(void *arg, int y, int x, int w, int h), void *arg);
 
 void replay_draw(struct replay *rp)
 {
-	if (rp->dirty & D_ALL)
+	replay_paint(rp, NULL, NULL);
+}
+
+/* What is dirty, with paint (NULL: none) over the side pane whenever the
+ * panes are drawn, before the status bar (a view over the replay: R's
+ * re-evaluation). */
+static void replay_paint(struct replay *rp, void (*paint)(void *arg, int y, int x, int w, int h), void *arg)
+{
+	if (rp->v.dirty & D_ALL)
 		replay_layout(rp);
 	if (LINES < 6 || COLS < 30) {
 		erase();
 		mvaddstr(0, 0, "terminal too small");
-		rp->dirty = 0;
+		rp->v.dirty = 0;
 		refresh();
 		return;
 	}
-	if (rp->help) {
-		replay_draw_help(rp);
-	} else {
-		if (rp->dirty & D_HEADER)
+	{
+		if (rp->v.dirty & D_HEADER)
 			replay_draw_header(rp);
-		if ((rp->dirty & D_LIST) && rp->list_w > 0)
-			pane_draw(&rp->panes[PANE_EVENTS], rp, rp->body_y, 0, rp->list_w, rp->body_h, rp->focus == 0);
-		if ((rp->dirty & (D_LIST | D_DETAIL)) && rp->side_w > 0) {
+		if ((rp->v.dirty & D_LIST) && rp->list_w > 0)
+			pane_draw(&rp->panes[PANE_EVENTS], &rp->cx, rp->body_y, 0, rp->list_w, rp->cx.body_h, rp->cx.focus == 0);
+		if ((rp->v.dirty & (D_LIST | D_DETAIL)) && rp->cx.side_w > 0) {
 			if (rp->list_w > 0)
-				for (int y = rp->body_y; y < rp->body_y + rp->body_h; y++)
+				for (int y = rp->body_y; y < rp->body_y + rp->cx.body_h; y++)
 					draw_put(y, rp->list_w, 1, theme_glyph()->sep, RL_DIM);
-			pane_draw(&rp->panes[rp->right], rp, rp->body_y, rp->side_x, rp->side_w, rp->body_h, rp->focus == 1);
+			pane_draw(&rp->panes[rp->right], &rp->cx, rp->body_y, rp->side_x, rp->cx.side_w, rp->cx.body_h, rp->cx.focus == 1);
 		}
-		if (rp->reeval && (rp->dirty & (D_LIST | D_DETAIL)))
-			evaltui_reeval_draw(rp);  /* R's overlay over the side pane */
-		if (rp->dirty & D_STATUS)
+		if (paint && (rp->v.dirty & (D_LIST | D_DETAIL)))
+			paint(arg, rp->body_y, rp->side_x, rp->cx.side_w, rp->cx.body_h);
+		if (rp->v.dirty & D_STATUS)
 			replay_draw_status(rp);
 	}
 	curs_set(rp->prompt ? 1 : 0);
-	rp->dirty = 0;
+	rp->v.dirty = 0;
 	refresh();
 }
 
@@ -416,40 +416,40 @@ void replay_draw(struct replay *rp)
 
 void replay_goto(struct replay *rp, size_t i)
 {
-	size_t n = rp->run->nev;
+	size_t n = rp->cx.run->nev;
 	if (!n)
 		return;
 	if (i >= n)
 		i = n - 1;
-	rp->sel = i;
+	rp->cx.sel = i;
 	for (int p = 0; p < PANE__COUNT; p++)
 		if (rp->panes[p].ops->follow && !rp->panes[p].ops->per_event)
-			rp->panes[p].ops->follow(&rp->panes[p], rp);
-	rp->dirty |= D_LIST | D_DETAIL | D_STATUS;
+			rp->panes[p].ops->follow(&rp->panes[p], &rp->cx);
+	rp->v.dirty |= D_LIST | D_DETAIL | D_STATUS;
 }
 
 /* Moves to the next (dir 1) or previous (dir -1) event that matches. */
 static void replay_seek(struct replay *rp, int dir, int (*match)(struct replay *, size_t), const char *none)
 {
-	size_t n = rp->run->nev;
-	for (size_t i = rp->sel; n && (dir > 0 ? i + 1 < n : i > 0);) {
+	size_t n = rp->cx.run->nev;
+	for (size_t i = rp->cx.sel; n && (dir > 0 ? i + 1 < n : i > 0);) {
 		i = dir > 0 ? i + 1 : i - 1;
 		if (match(rp, i)) {
 			replay_goto(rp, i);
 			return;
 		}
 	}
-	replay_msg(rp, none);
+	view_say(&rp->v, none);
 }
 
 static int replay_is_call(struct replay *rp, size_t i)
 {
-	return rp->run->ev[i].kind == EV_TOOL_CALL;
+	return rp->cx.run->ev[i].kind == EV_TOOL_CALL;
 }
 
 static int replay_is_error(struct replay *rp, size_t i)
 {
-	const struct event *e = &rp->run->ev[i];
+	const struct event *e = &rp->cx.run->ev[i];
 	return e->kind == EV_ERROR || (e->kind == EV_TOOL_RESULT && e->is_error);
 }
 
@@ -467,19 +467,19 @@ static int replay_is_bench(struct replay *rp, size_t i)
 
 static int replay_is_flagged(struct replay *rp, size_t i)
 {
-	return rp->flags && flag_list_find(rp->flags, i);
+	return rp->cx.flags && flag_list_find(rp->cx.flags, i);
 }
 
 /* Moves the selection by delta events. */
 static void replay_move(struct replay *rp, long delta)
 {
-	long i = (long)rp->sel + delta;
+	long i = (long)rp->cx.sel + delta;
 	replay_goto(rp, i < 0 ? 0 : (size_t)i);
 }
 
 static void replay_percent(struct replay *rp, long pct)
 {
-	size_t n = rp->run->nev;
+	size_t n = rp->cx.run->nev;
 	if (!n)
 		return;
 	if (pct > 100)
@@ -495,35 +495,35 @@ static void replay_percent(struct replay *rp, long pct)
 static void replay_search_step(struct replay *rp, int dir)
 {
 	char buf[160];
-	if (!rp->search) {
-		replay_msg(rp, "no search yet: / searches forward, ? backward");
+	if (!rp->cx.search) {
+		view_say(&rp->v, "no search yet: / searches forward, ? backward");
 		return;
 	}
-	if (!rp->nmatches) {
-		char *pat = draw_safe(search_pattern(rp->search));
+	if (!rp->cx.nmatches) {
+		char *pat = draw_safe(search_pattern(rp->cx.search));
 		snprintf(buf, sizeof buf, "pattern not found: %s", pat);
 		free(pat);
-		replay_msg(rp, buf);
+		view_say(&rp->v, buf);
 		return;
 	}
-	size_t lo = 0, hi = rp->nmatches;  /* first match > sel */
+	size_t lo = 0, hi = rp->cx.nmatches;  /* first match > sel */
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
-		if (rp->matches[mid] <= rp->sel)
+		if (rp->matches[mid] <= rp->cx.sel)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	size_t k;
 	if (dir > 0) {
-		k = lo < rp->nmatches ? lo : 0;
-		if (lo == rp->nmatches)
-			replay_msg(rp, "search hit the end, continuing at the start");
+		k = lo < rp->cx.nmatches ? lo : 0;
+		if (lo == rp->cx.nmatches)
+			view_say(&rp->v, "search hit the end, continuing at the start");
 	} else {
-		size_t before = lo > 0 && rp->matches[lo - 1] == rp->sel ? lo - 1 : lo;  /* first match >= sel */
-		k = before > 0 ? before - 1 : rp->nmatches - 1;
+		size_t before = lo > 0 && rp->matches[lo - 1] == rp->cx.sel ? lo - 1 : lo;  /* first match >= sel */
+		k = before > 0 ? before - 1 : rp->cx.nmatches - 1;
 		if (before == 0)
-			replay_msg(rp, "search hit the start, continuing at the end");
+			view_say(&rp->v, "search hit the start, continuing at the end");
 	}
 	replay_goto(rp, rp->matches[k]);
 	pane_invalidate(&rp->panes[PANE_DETAIL]);
@@ -533,25 +533,25 @@ static void replay_search_set(struct replay *rp, const char *pattern, int dir)
 {
 	char *err = NULL;
 	rp->search_dir = dir;
-	if (*pattern || !rp->search) {
+	if (*pattern || !rp->cx.search) {
 		struct search *s = search_new(pattern, &err);
 		if (!s) {
 			char *e = draw_safe(err);
 			char *m = xasprintf("bad regular expression: %s", e);
-			replay_msg(rp, m);
+			view_say(&rp->v, m);
 			free(m);
 			free(e);
 			free(err);
 			return;
 		}
-		search_free(rp->search);
+		search_free(rp->cx.search);
 		free(rp->matches);
-		rp->search = s;
-		rp->nmatches = search_events(s, rp->run, &rp->matches);
+		rp->cx.search = s;
+		rp->cx.nmatches = search_events(s, rp->cx.run, &rp->matches);
 	}
 	for (int p = 0; p < PANE__COUNT; p++)
 		pane_invalidate(&rp->panes[p]);
-	rp->dirty |= D_LIST | D_DETAIL | D_STATUS;
+	rp->v.dirty |= D_LIST | D_DETAIL | D_STATUS;
 	replay_search_step(rp, dir);
 }
 
@@ -561,7 +561,7 @@ static void replay_prompt_open(struct replay *rp, int kind)
 {
 	rp->prompt = kind;
 	sbuf_reset(&rp->input);
-	rp->dirty |= D_STATUS;
+	rp->v.dirty |= D_STATUS;
 }
 
 static void replay_prompt_done(struct replay *rp)
@@ -569,16 +569,16 @@ static void replay_prompt_done(struct replay *rp)
 	int kind = rp->prompt;
 	char *text = xstrdup(rp->input.s ? rp->input.s : "");
 	rp->prompt = 0;
-	rp->dirty |= D_STATUS;
+	rp->v.dirty |= D_STATUS;
 	if (kind == '%') {
 		char *end;
 		long v = strtol(text, &end, 10);
 		if (end == text || *end)
-			replay_msg(rp, "a percentage is a number from 0 to 100");
+			view_say(&rp->v, "a percentage is a number from 0 to 100");
 		else
 			replay_percent(rp, v);
 	} else if (kind == 'Q') {
-		pane_artifact_label(rp, text);
+		pane_artifact_label(&rp->panes[PANE_ARTIFACT], &rp->cx, text);
 	} else {
 		replay_search_set(rp, text, kind == '/' ? 1 : -1);
 	}
@@ -588,12 +588,12 @@ static void replay_prompt_done(struct replay *rp)
 /* A key while the prompt is open. */
 static void replay_prompt_key(struct replay *rp, const struct key *k)
 {
-	rp->dirty |= D_STATUS;
+	rp->v.dirty |= D_STATUS;
 	if (!k->fn && (k->ch == '\n' || k->ch == '\r')) {
 		replay_prompt_done(rp);
 	} else if (!k->fn && k->ch == 27) {
 		if (rp->prompt == 'Q')
-			pane_artifact_label(rp, NULL);
+			pane_artifact_label(&rp->panes[PANE_ARTIFACT], &rp->cx, NULL);
 		rp->prompt = 0;
 	} else if ((k->fn && k->ch == KEY_BACKSPACE) || (!k->fn && (k->ch == 127 || k->ch == 8))) {
 		size_t len = rp->input.len;
@@ -622,10 +622,10 @@ static void replay_prompt_key(struct replay *rp, const struct key *k)
 /* Seconds to wait before the event after sel, at the current speed. */
 static double replay_gap(const struct replay *rp)
 {
-	double speed = replay_speeds[rp->speed];
-	size_t i = rp->sel;
-	if (rp->t0 && i + 1 < rp->run->nev) {
-		double a = rp->run->ev[i].ts, b = rp->run->ev[i + 1].ts;
+	double speed = replay_speeds[rp->play.speed];
+	size_t i = rp->cx.sel;
+	if (rp->tally.t0 && i + 1 < rp->cx.run->nev) {
+		double a = rp->cx.run->ev[i].ts, b = rp->cx.run->ev[i + 1].ts;
 		if (a > 0 && b >= a) {
 			/* events of one message share a timestamp: still a visible step */
 			double g = (b - a) / speed, floor = 0.1 / speed;
@@ -637,36 +637,36 @@ static double replay_gap(const struct replay *rp)
 
 static void replay_play(struct replay *rp, int on)
 {
-	rp->playing = on && rp->run->nev > 0;
-	if (rp->playing && rp->sel + 1 >= rp->run->nev)
+	rp->play.on = on && rp->cx.run->nev > 0;
+	if (rp->play.on && rp->cx.sel + 1 >= rp->cx.run->nev)
 		replay_goto(rp, 0);  /* at the end, play from the start */
-	rp->due = replay_now() + (rp->playing ? replay_gap(rp) : 0);
-	rp->dirty |= D_STATUS;
+	rp->play.due = replay_now() + (rp->play.on ? replay_gap(rp) : 0);
+	rp->v.dirty |= D_STATUS;
 }
 
 /* Called when the timer is due: one event on. */
 static void replay_tick(struct replay *rp)
 {
-	if (rp->sel + 1 >= rp->run->nev) {
-		rp->playing = 0;
-		replay_msg(rp, "end of the run");
+	if (rp->cx.sel + 1 >= rp->cx.run->nev) {
+		rp->play.on = 0;
+		view_say(&rp->v, "end of the run");
 		return;
 	}
-	replay_goto(rp, rp->sel + 1);
-	rp->due = replay_now() + replay_gap(rp);
+	replay_goto(rp, rp->cx.sel + 1);
+	rp->play.due = replay_now() + replay_gap(rp);
 }
 
 static void replay_speed(struct replay *rp, int delta)
 {
-	int s = rp->speed + delta;
+	int s = rp->play.speed + delta;
 	if (s < 0 || s >= (int)REPLAY_NSPEEDS)
 		return;
-	rp->speed = s;
-	if (rp->playing)
-		rp->due = replay_now() + replay_gap(rp);
+	rp->play.speed = s;
+	if (rp->play.on)
+		rp->play.due = replay_now() + replay_gap(rp);
 	char buf[64];
-	snprintf(buf, sizeof buf, "speed %gx%s", replay_speeds[s], rp->t0 ? "" : " (no timestamps: 2 events/s at 1x)");
-	replay_msg(rp, buf);
+	snprintf(buf, sizeof buf, "speed %gx%s", replay_speeds[s], rp->tally.t0 ? "" : " (no timestamps: 2 events/s at 1x)");
+	view_say(&rp->v, buf);
 }
 
 /* ---- keys ---------------------------------------------------------------------- */
@@ -675,7 +675,7 @@ static void replay_side(struct replay *rp, int delta)
 {
 	int n = PANE__COUNT - 1;  /* every pane but the list */
 	rp->right = (rp->right - 1 + delta + n) % n + 1;
-	rp->dirty = D_ALL;
+	rp->v.dirty = D_ALL;
 	erase();
 }
 
@@ -683,44 +683,36 @@ static void replay_side(struct replay *rp, int delta)
 static void replay_goto_row(struct replay *rp)
 {
 	struct pane *p = &rp->panes[rp->right];
-	size_t ev = rp->focus == 1 && !p->ops->per_event ? pane_top_event(p) : TLINE_NO_EVENT;
+	size_t ev = rp->cx.focus == 1 && !p->ops->per_event ? pane_top_event(p) : TLINE_NO_EVENT;
 	if (ev == TLINE_NO_EVENT)
 		return;
 	replay_goto(rp, ev);
 }
 
-/* Ctrl-T: the next theme, everything redrawn in it. */
-static void replay_theme(struct replay *rp)
-{
-	free(rp->msg);
-	rp->msg = theme_cycle();
-	clearok(curscr, TRUE);
-	rp->dirty = D_ALL;
-}
-
 /* Focus on the list (0) or the pane beside it (1). */
 static void replay_focus(struct replay *rp, int focus)
 {
-	if (rp->focus == focus)
+	if (rp->cx.focus == focus)
 		return;
-	rp->focus = focus;
-	rp->dirty |= rp->zoom ? D_ALL : D_LIST | D_DETAIL;
+	rp->cx.focus = focus;
+	rp->v.dirty |= rp->zoom ? D_ALL : D_LIST | D_DETAIL;
 }
 
 /* The wheel scrolls the list or the pane under the pointer; a click
  * selects the event under it, or gives the pane it is in the focus. */
-static void replay_mouse(struct replay *rp)
+static unsigned replay_mouse(struct view *v, const struct mouse_event *mp)
 {
-	struct mouse_event m = mouse_read();
+	struct replay *rp = (struct replay *)v;
+	struct mouse_event m = *mp;
 	int step = m.kind == MOUSE_WHEEL_DOWN ? MOUSE_WHEEL_ROWS : -MOUSE_WHEEL_ROWS;
-	if (rp->help || rp->prompt || m.kind == MOUSE_NONE || m.y < rp->body_y || m.y >= rp->body_y + rp->body_h)
-		return;
-	int in_list = rp->list_w > 0 && m.x < rp->list_w, in_side = rp->side_w > 0 && m.x >= rp->side_x;
+	if (rp->prompt || m.kind == MOUSE_NONE || m.y < rp->body_y || m.y >= rp->body_y + rp->cx.body_h)
+		return 0;
+	int in_list = rp->list_w > 0 && m.x < rp->list_w, in_side = rp->cx.side_w > 0 && m.x >= rp->side_x;
 	struct pane *side = &rp->panes[rp->right];
 	if (m.kind == MOUSE_CLICK && in_list) {
 		size_t i = rp->panes[PANE_EVENTS].top + (size_t)(m.y - rp->body_y - 1);
 		replay_focus(rp, 0);
-		if (m.y > rp->body_y && i < rp->run->nev)  /* not the header row */
+		if (m.y > rp->body_y && i < rp->cx.run->nev)  /* not the header row */
 			replay_goto(rp, i);
 	} else if (m.kind == MOUSE_CLICK && in_side) {
 		replay_focus(rp, 1);
@@ -728,38 +720,29 @@ static void replay_mouse(struct replay *rp)
 		replay_move(rp, step);
 	} else if (in_side && side->ops->act) {
 		for (int k = 0; k < MOUSE_WHEEL_ROWS; k++)
-			side->ops->act(side, rp, step > 0 ? ACT_DOWN : ACT_UP);
-		rp->dirty |= D_DETAIL;
+			side->ops->act(side, &rp->cx, step > 0 ? ACT_DOWN : ACT_UP);
+		rp->v.dirty |= D_DETAIL;
 	}
+	return 0;
 }
 
-/* The annotation keys (session in ui/tag.c); 1: the key was one of them. */
-static int replay_tag(struct replay *rp, enum action a)
+/* An action on the replay; the loop's shared keys (help, theme, the
+ * annotation keys, q) are left to it, but a with a session leaves for the
+ * next run without a verdict. */
+static unsigned replay_do(struct replay *rp, enum action a, long count)
 {
-	char *msg = NULL;
-	if (a == ACT_NEXT_UNANNOTATED && rp->tag) {
-		rp->next = 1;
-		return 1;
-	}
-	if (!tag_act(rp->tag, a, rp->tag ? (long)rp->ds_run : -1, &msg))
-		return 0;
-	free(rp->msg);
-	rp->msg = msg;
-	erase();  /* after the editor, or names to hide: all of it again */
-	rp->dirty = D_ALL;
-	return 1;
-}
-
-static void replay_do(struct replay *rp, enum action a, long count)
-{
-	long page = rp->body_h > 2 ? rp->body_h - 2 : 1;
+	long page = rp->cx.body_h > 2 ? rp->cx.body_h - 2 : 1;
 	long n = count > 0 ? count : 1;
 	struct pane *side = &rp->panes[rp->right];
-	if (replay_tag(rp, a))
-		return;
-	if (rp->focus == 1 && side->ops->act && side->ops->act(side, rp, a)) {
-		rp->dirty |= D_DETAIL;
-		return;
+	if (a == ACT_NEXT_UNANNOTATED && rp->cx.tag) {
+		rp->v.result = 1;
+		return VIEW_CLOSE;
+	}
+	if (view_shared(&rp->v, a))
+		return VIEW_IGNORED;
+	if (rp->cx.focus == 1 && side->ops->act && side->ops->act(side, &rp->cx, a)) {
+		rp->v.dirty |= D_DETAIL;
+		return 0;
 	}
 	switch (a) {
 	case ACT_DOWN: replay_move(rp, n); break;
@@ -767,7 +750,7 @@ static void replay_do(struct replay *rp, enum action a, long count)
 	case ACT_PAGE_DOWN: replay_move(rp, page * n); break;
 	case ACT_PAGE_UP: replay_move(rp, -page * n); break;
 	case ACT_FIRST: replay_goto(rp, count > 0 ? (size_t)count - 1 : 0); break;
-	case ACT_LAST: replay_goto(rp, count > 0 ? (size_t)count - 1 : rp->run->nev); break;
+	case ACT_LAST: replay_goto(rp, count > 0 ? (size_t)count - 1 : rp->cx.run->nev); break;
 	case ACT_PERCENT:
 		if (count >= 0)
 			replay_percent(rp, count);
@@ -788,25 +771,28 @@ static void replay_do(struct replay *rp, enum action a, long count)
 	case ACT_PREV_BENCH: replay_seek(rp, -1, replay_is_bench, "no benchmark output before this one"); break;
 	case ACT_NEXT_FLAG: replay_seek(rp, 1, replay_is_flagged, "no flagged event after this one"); break;
 	case ACT_PREV_FLAG: replay_seek(rp, -1, replay_is_flagged, "no flagged event before this one"); break;
-	case ACT_PLAY: replay_play(rp, !rp->playing); break;
+	case ACT_PLAY: replay_play(rp, !rp->play.on); break;
 	case ACT_FASTER: replay_speed(rp, 1); break;
 	case ACT_SLOWER: replay_speed(rp, -1); break;
 	case ACT_GOTO_ROW: replay_goto_row(rp); break;
 	case ACT_FOCUS:
-		rp->focus = !rp->focus;
-		rp->dirty |= rp->zoom ? D_ALL : D_LIST | D_DETAIL;
+		rp->cx.focus = !rp->cx.focus;
+		rp->v.dirty |= rp->zoom ? D_ALL : D_LIST | D_DETAIL;
 		break;
 	case ACT_PANE: replay_side(rp, 1); break;
 	case ACT_QUOTE:  /* the focused artifact pane takes it before this */
-		replay_msg(rp, "Q quotes lines of the artifact pane: v to it, Tab to focus it");
+		view_say(&rp->v, "Q quotes lines of the artifact pane: v to it, Tab to focus it");
 		break;
 	case ACT_PANE_BACK: replay_side(rp, -1); break;
-	case ACT_LINEAGE_DIFF: pane_lineage_mark(rp); break;
-	case ACT_BEST: pane_lineage_best(rp); break;
-	case ACT_REEVAL: evaltui_reeval_start(rp); break;
+	case ACT_LINEAGE_DIFF: pane_lineage_mark(&rp->panes[PANE_LINEAGE], &rp->cx); break;
+	case ACT_BEST: pane_lineage_best(&rp->cx); break;
+	case ACT_REEVAL: {
+		struct view *ov = reeval_view_new(&rp->v, &rp->cx);  /* over the side pane, a view of its own */
+		return ov ? view_push(&rp->v, ov) : 0;
+	}
 	case ACT_ZOOM:
 		rp->zoom = !rp->zoom;
-		rp->dirty = D_ALL;
+		rp->v.dirty = D_ALL;
 		erase();
 		break;
 	case ACT_WIDER:
@@ -816,37 +802,13 @@ static void replay_do(struct replay *rp, enum action a, long count)
 			rp->list_adjust = COLS;
 		if (rp->list_adjust < -COLS)
 			rp->list_adjust = -COLS;
-		rp->dirty = D_ALL;
+		rp->v.dirty = D_ALL;
 		erase();
-		break;
-	case ACT_REDRAW:
-		clearok(curscr, TRUE);
-		rp->dirty = D_ALL;
-		break;
-	case ACT_THEME: replay_theme(rp); break;
-	case ACT_HELP:
-		rp->help = 1;
-		rp->dirty = D_ALL;
 		break;
 	default:
 		break;
 	}
-}
-
-/* A key while the help screen is up: scroll it, or close it. */
-static void replay_help_key(struct replay *rp, enum action a)
-{
-	if (a == ACT_DOWN || a == ACT_PAGE_DOWN) {
-		rp->help += a == ACT_DOWN ? 1 : LINES / 2;
-	} else if (a == ACT_UP || a == ACT_PAGE_UP) {
-		rp->help -= a == ACT_UP ? 1 : LINES / 2;
-		if (rp->help < 1)
-			rp->help = 1;
-	} else {
-		rp->help = 0;
-		erase();
-	}
-	rp->dirty = D_ALL;
+	return 0;
 }
 
 /* ---- a growing run (watch, live) ------------------------------------------------ */
@@ -857,66 +819,66 @@ static void replay_help_key(struct replay *rp, enum action a)
  * start, no event is as it was). */
 static void replay_grew(struct replay *rp, size_t old_n, int tail, int was_incomplete)
 {
-	struct run *run = rp->run;
+	struct run *run = rp->cx.run;
 	size_t n = run->nev;
 	size_t from = n < old_n ? 0 : old_n ? old_n - 1 : 0;  /* the last old event may have grown */
-	replay_sums(rp, from);
-	rp->flags = flag_run_update(rp->flags, run, from, &rp->flag_rules);  /* only what changed */
+	tallies_update(&rp->tally, rp->cx.run, from);
+	rp->cx.flags = flag_run_update(rp->cx.flags, run, from, &rp->cx.flag_rules);  /* only what changed */
 	for (int p = 0; p < PANE__COUNT; p++) {
 		const struct pane_ops *ops = rp->panes[p].ops;
 		if (ops->init) {  /* what it read from the run at init is stale */
 			pane_free(&rp->panes[p]);
-			pane_init(&rp->panes[p], ops, rp);
+			pane_init(&rp->panes[p], ops, &rp->cx);
 		} else {
 			pane_invalidate(&rp->panes[p]);
 		}
 	}
-	if (rp->search) {
+	if (rp->cx.search) {
 		free(rp->matches);
 		rp->matches = NULL;
-		rp->nmatches = search_events(rp->search, run, &rp->matches);
+		rp->cx.nmatches = search_events(rp->cx.search, run, &rp->matches);
 	}
-	if (rp->sel >= n)
-		rp->sel = n ? n - 1 : 0;
+	if (rp->cx.sel >= n)
+		rp->cx.sel = n ? n - 1 : 0;
 	if (tail && n)
 		replay_goto(rp, n - 1);
 	if (run->incomplete != was_incomplete) {  /* the banner row comes or goes */
 		erase();
-		rp->dirty = D_ALL;
+		rp->v.dirty = D_ALL;
 	}
-	rp->dirty |= D_HEADER | D_LIST | D_DETAIL | D_STATUS;
+	rp->v.dirty |= D_HEADER | D_LIST | D_DETAIL | D_STATUS;
 }
 
 /* Asks the feed what arrived; redraws only what that changed. */
 static void replay_feed_poll(struct replay *rp)
 {
-	struct replay_feed *f = rp->feed;
-	size_t old_n = rp->run->nev;
-	int was_incomplete = rp->run->incomplete;
-	int tail = old_n == 0 || rp->sel + 1 >= old_n;
-	int rc = f->poll(f, rp->run);
+	struct replay_feed *f = rp->feed.f;
+	size_t old_n = rp->cx.run->nev;
+	int was_incomplete = rp->cx.run->incomplete;
+	int tail = old_n == 0 || rp->cx.sel + 1 >= old_n;
+	int rc = f->poll(f, rp->cx.run);
 	unsigned restarts = f->restarts ? f->restarts(f) : 0;
-	if (restarts != rp->feed_restarts) {  /* read again from the start: no event is as it was */
-		rp->feed_restarts = restarts;
+	if (restarts != rp->feed.restarts) {  /* read again from the start: no event is as it was */
+		rp->feed.restarts = restarts;
 		old_n = 0;
 	}
-	rp->feed_due = replay_now() + (f->interval_ms > 0 ? f->interval_ms : 100) / 1000.0;
+	rp->feed.due = replay_now() + (f->interval_ms > 0 ? f->interval_ms : 100) / 1000.0;
 	if (rc < 0)
-		rp->feed_ended = 1;
+		rp->feed.ended = 1;
 	if (rc != 0)
 		replay_grew(rp, old_n, tail, was_incomplete);
 	int want = f->pane ? f->pane(f) : -1;
 	if (want > PANE_EVENTS && want < PANE__COUNT && want != rp->right) {
 		rp->right = want;
-		rp->dirty = D_ALL;
+		rp->v.dirty = D_ALL;
 		erase();
 	}
 	const char *said = f->status ? f->status(f) : NULL;
 	char *safe = said ? draw_safe(said) : NULL;
-	if (!safe != !rp->feed_said || (safe && strcmp(safe, rp->feed_said))) {
-		free(rp->feed_said);
-		rp->feed_said = safe;
-		rp->dirty |= D_STATUS;
+	if (!safe != !rp->feed.said || (safe && strcmp(safe, rp->feed.said))) {
+		free(rp->feed.said);
+		rp->feed.said = safe;
+		rp->v.dirty |= D_STATUS;
 	} else {
 		free(safe);
 	}
@@ -925,155 +887,160 @@ static void replay_feed_poll(struct replay *rp)
 /* A key the replay has no use for, offered to the feed; 1: taken. */
 static int replay_feed_key(struct replay *rp, const struct key *k)
 {
-	if (!rp->feed || !rp->feed->act || !rp->feed->act(rp->feed, rp, k))
+	if (!rp->feed.f || !rp->feed.f->act || !rp->feed.f->act(rp->feed.f, &rp->v, k))
 		return 0;
-	rp->dirty |= D_LIST | D_DETAIL | D_STATUS;
+	rp->v.dirty |= D_LIST | D_DETAIL | D_STATUS;
 	return 1;
 }
 
-/* Waits for a key, the playback timer or the feed's next poll; ERR when a
- * timer fired. Without a feed or playback it sleeps until a key comes. */
-static int replay_wait(struct replay *rp, struct key *k)
+/* The feed's next poll and the playback timer when due, a running
+ * re-evaluation; *ms: the wait until the next of them (-1: none, and the
+ * loop sleeps until a key comes). */
+static unsigned replay_poll(struct view *v, int *msp)
 {
+	struct replay *rp = (struct replay *)v;
 	int ms = -1;
-	if (rp->feed && !rp->feed_ended) {
-		double left = rp->feed_due - replay_now();
-		if (left <= 0) {
-			replay_feed_poll(rp);
-			return ERR;
-		}
-		ms = (int)(left * 1000) + 1;
-	}
-	if (rp->playing) {
-		double left = rp->due - replay_now();
-		if (left <= 0) {
-			replay_tick(rp);
-			return ERR;
-		}
+	if (rp->feed.f && !rp->feed.ended && rp->feed.due - replay_now() <= 0)
+		replay_feed_poll(rp);
+	if (rp->feed.f && !rp->feed.ended)
+		ms = (int)((rp->feed.due - replay_now()) * 1000) + 1;
+	if (rp->play.on && rp->play.due - replay_now() <= 0)
+		replay_tick(rp);
+	if (rp->play.on) {
+		double left = rp->play.due - replay_now();
 		if (ms < 0 || (int)(left * 1000) + 1 < ms)
 			ms = (int)(left * 1000) + 1;
 	}
+	if (rp->right == PANE_GPU && v->idle)
+		rp->v.dirty |= D_DETAIL;  /* the GPU pane shows readings of now */
+	v->idle = 0;
 	if (rp->right == PANE_GPU && (ms < 0 || ms > 1000))
-		ms = 1000;  /* the GPU pane shows readings of now */
-	if (rp->reeval)
-		ms = evaltui_reeval_wait(rp, ms);  /* polls a running re-evaluation */
-	timeout(ms);
-	int rc = keys_read(k);
-	timeout(-1);
-	if (rc == ERR && rp->right == PANE_GPU)
-		rp->dirty |= D_DETAIL;
-	return rc;
+		ms = 1000;
+	*msp = ms < 0 ? -1 : ms;
+	return 0;
 }
 
-void replay_key(struct replay *rp, const struct key *k)
+/* A key (the loop cleared the message and took resize and the mouse). */
+static unsigned replay_view_key(struct view *v, const struct key *k)
 {
-	if (rp->msg) {
-		free(rp->msg);
-		rp->msg = NULL;
-		rp->dirty |= D_STATUS;
-	}
-	if (k->code == KEY_RESIZE) {
-		erase();
-		for (int p = 0; p < PANE__COUNT; p++)
-			pane_invalidate(&rp->panes[p]);
-		rp->dirty = D_ALL;
-		return;
-	}
-	if (k->code == KEY_MOUSE) {
-		replay_mouse(rp);
-		return;
-	}
+	struct replay *rp = (struct replay *)v;
 	if (rp->prompt) {
 		replay_prompt_key(rp, k);
-		return;
+		return 0;
 	}
 	enum action a = keys_action(k->code, V_REPLAY);
-	if (rp->help) {
-		replay_help_key(rp, a);
-		return;
-	}
-	if (rp->reeval && evaltui_reeval_key(rp, k))
-		return;
 	if ((a == ACT_NONE || a == ACT_LIVE_PAUSE || a == ACT_LIVE_MESSAGE || a == ACT_LIVE_ABORT) &&
 	    replay_feed_key(rp, k))
-		return;
+		return 0;
 	if (a == ACT_COUNT) {
 		if (rp->count < 100000000)
 			rp->count = (rp->count < 0 ? 0 : rp->count * 10) + (k->code - '0');
-		rp->dirty |= D_STATUS;
-		return;
+		rp->v.dirty |= D_STATUS;
+		return 0;
 	}
 	long count = rp->count;
 	if (count >= 0) {
 		rp->count = -1;
-		rp->dirty |= D_STATUS;
+		rp->v.dirty |= D_STATUS;
 	}
-	replay_do(rp, a, count);
+	return replay_do(rp, a, count);
 }
 
-void replay_run(struct run *run, const char *title)
+void replay_key(struct replay *rp, const struct key *k)
 {
-	struct replay_opts o = {0};
-	replay_open(run, title, &o);
+	tui_key(&rp->v, k);
+}
+
+/* The terminal's new size: every pane lays out again. */
+static void replay_resize(struct view *v)
+{
+	struct replay *rp = (struct replay *)v;
+	for (int p = 0; p < PANE__COUNT; p++)
+		pane_invalidate(&rp->panes[p]);
+}
+
+static long replay_tag_run(struct view *v, struct tag **tag)
+{
+	struct replay *rp = (struct replay *)v;
+	*tag = rp->cx.tag;
+	return rp->cx.tag ? (long)rp->cx.ds_run : -1;
+}
+
+/* q leaves, unless the feed keeps the screen (eval --tui asks before it
+ * stops the loop). The prompt and R's overlay took q before this. */
+static int replay_quits(struct view *v)
+{
+	struct replay *rp = (struct replay *)v;
+	if (rp->feed.f && rp->feed.f->quit && !rp->feed.f->quit(rp->feed.f)) {
+		rp->v.dirty = D_ALL;
+		return 0;
+	}
+	return 1;
+}
+
+static void replay_view_draw(struct view *v)
+{
+	replay_draw((struct replay *)v);
+}
+
+static void replay_draw_over(struct view *v, void (*paint)(void *arg, int y, int x, int w, int h), void *arg)
+{
+	replay_paint((struct replay *)v, paint, arg);
+}
+
+/* The status line's prompt takes every key. */
+static int replay_typing(struct view *v)
+{
+	return ((struct replay *)v)->prompt != 0;
+}
+
+static void replay_view_free(struct view *v)
+{
+	replay_free((struct replay *)v);
+	free(v);
+}
+
+static const struct view_ops replay_view_ops = {
+	.name = "replay",
+	.keys = V_REPLAY,
+	.common = VIEW_HAS_HELP | VIEW_HAS_THEME | VIEW_HAS_REDRAW | VIEW_HAS_TAG | VIEW_HAS_QUIT,
+	.margin = "",
+	.draw = replay_view_draw,
+	.draw_over = replay_draw_over,
+	.typing = replay_typing,
+	.key = replay_view_key,
+	.poll = replay_poll,
+	.mouse = replay_mouse,
+	.resize = replay_resize,
+	.frame = replay_frame,
+	.tag_run = replay_tag_run,
+	.quits = replay_quits,
+	.free = replay_view_free,
+};
+
+struct view *replay_view_new(struct run *run, const char *title, const struct replay_opts *o)
+{
+	struct replay *rp = xmalloc(sizeof *rp);
+	replay_init(rp, run, title);
+	rp->cx.tag = o->tag;
+	rp->cx.ds_run = o->ds_run;
+	rp->feed.f = o->feed;  /* its first poll is due at once (feed.due 0) */
+	if (o->pattern && *o->pattern)
+		replay_search_set(rp, o->pattern, 1);
+	/* a growing run opens on its tail */
+	replay_goto(rp, o->feed && run->nev ? run->nev - 1 : o->ev);
+	view_say(&rp->v, NULL);  /* where the search stepped to is not news: the event is shown */
+	rp->v.dirty = D_ALL;
+	return &rp->v;
+}
+
+int replay_open(struct run *run, const char *title, const struct replay_opts *o)
+{
+	return tui_run(replay_view_new(run, title, o));
 }
 
 void replay_run_feed(struct run *run, const char *title, struct replay_feed *feed)
 {
 	struct replay_opts o = { .feed = feed };
 	replay_open(run, title, &o);
-}
-
-int replay_run_tagged(struct run *run, const char *title, struct tag *tag, size_t i)
-{
-	struct replay_opts o = { .tag = tag, .ds_run = i };
-	return replay_open(run, title, &o);
-}
-
-void replay_run_at(struct run *run, const char *title, size_t ev, const char *pattern)
-{
-	struct replay_opts o = { .ev = ev, .pattern = pattern };
-	replay_open(run, title, &o);
-}
-
-/* q leaves, unless the prompt or help takes it, it closes R's overlay, or
- * the feed keeps the screen (eval --tui asks before it stops the loop). */
-static int replay_quits(struct replay *rp, const struct key *k)
-{
-	if (rp->prompt || rp->help || rp->reeval || keys_action(k->code, V_REPLAY) != ACT_QUIT)
-		return 0;
-	if (rp->feed && rp->feed->quit && !rp->feed->quit(rp->feed)) {
-		rp->dirty = D_ALL;
-		return 0;
-	}
-	return 1;
-}
-
-int replay_open(struct run *run, const char *title, const struct replay_opts *o)
-{
-	struct replay rp;
-	struct key k;
-	replay_init(&rp, run, title);
-	rp.tag = o->tag;
-	rp.ds_run = o->ds_run;
-	rp.feed = o->feed;  /* its first poll is due at once (feed_due 0) */
-	if (o->pattern && *o->pattern)
-		replay_search_set(&rp, o->pattern, 1);
-	/* a growing run opens on its tail */
-	replay_goto(&rp, o->feed && run->nev ? run->nev - 1 : o->ev);
-	free(rp.msg);  /* where the search stepped to is not news: the event is shown */
-	rp.msg = NULL;
-	erase();
-	while (!tui_stopped() && !rp.next) {
-		if (rp.dirty)
-			replay_draw(&rp);
-		if (replay_wait(&rp, &k) == ERR)
-			continue;
-		if (replay_quits(&rp, &k))
-			break;
-		replay_key(&rp, &k);
-	}
-	int next = rp.next;
-	timeout(-1);
-	replay_free(&rp);
-	return next;
 }

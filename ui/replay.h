@@ -7,7 +7,9 @@
 #include <stddef.h>
 
 #include "pane.h"
+#include "tallies.h"
 #include "util.h"
+#include "view.h"
 
 struct run;
 struct search;
@@ -31,8 +33,9 @@ struct replay_feed {
 	/* The live indicator's text ("LIVE", "paused", "ended" ...); NULL: none. */
 	const char *(*status)(struct replay_feed *f);
 	/* A key the replay did not take (live: pause, message, abort); 1: taken.
+	 * v: the replay's view, for a message (view_say) and what to redraw.
 	 * NULL: none. */
-	int (*act)(struct replay_feed *f, struct replay *rp, const struct key *k);
+	int (*act)(struct replay_feed *f, struct view *v, const struct key *k);
 	int interval_ms;            /* 0: 100 */
 	void *state;                /* the feed's own (owned by whoever made it) */
 	/* The view's name in the header ("watch", "live"); NULL: "replay". */
@@ -50,67 +53,45 @@ struct replay_feed {
 	int (*pane)(struct replay_feed *f);
 };
 
+/* The replay view (its msg and dirty flags are the view's). */
 struct replay {
-	struct run *run;            /* borrowed */
+	struct view v;              /* first: what the loop runs (ui/view.h) */
+	/* what the panes see: the run (borrowed), the selected event, focus,
+	 * the search (owned, NULL before the first search) and its matches,
+	 * the auto-flags (owned; NULL when the rules could not be read), the
+	 * annotation session (borrowed; NULL: not a dataset run) */
+	struct pane_ctx cx;
 	const char *title;          /* borrowed */
-	size_t sel;                 /* selected event */
 	struct pane panes[PANE__COUNT];
 	int right;                  /* the pane beside the list */
-	int focus;                  /* 0: the list, 1: the pane beside it */
-	int zoom, help;
+	int zoom;
 	int list_adjust;            /* columns added to the list's width (< and >) */
-	long long *cum_in, *cum_out, *cum_cache; /* token sums up to each event */
-	size_t *cum_tools;          /* tool calls up to each event */
-	size_t *cum_turns;          /* model turns begun up to each event */
-	double t0;                  /* first timestamp, 0 when the run has none */
-	char *msg;                  /* one-key message in the status bar (owned, safe) */
-	unsigned dirty;
-	int body_y, body_h, list_w, side_x, side_w;
-	/* search */
-	struct search *search;      /* owned, NULL before the first search */
+	struct tallies tally;       /* tokens, tool calls, turns up to each event; the first timestamp */
+	int body_y, list_w, side_x; /* and cx.body_h, cx.side_w */
+	/* search (cx.search, cx.nmatches) */
 	int search_dir;             /* 1: / forward, -1: ? backward */
-	size_t *matches, nmatches;  /* matching events, in order (owned) */
+	size_t *matches;            /* matching events, in order (owned) */
 	/* the prompt on the status line: 0, '/', '?' or '%' */
 	int prompt;
 	struct sbuf input;
 	long count;                 /* digits typed before a key, -1: none */
-	/* playback */
-	int playing;
-	int speed;                  /* index into the speed table */
-	double due;                 /* monotonic time of the next step */
-	/* a growing run (watch, live); NULL for a finished transcript */
-	struct replay_feed *feed;   /* borrowed */
-	char *feed_said;            /* the live indicator shown (owned, safe) */
-	double feed_due;            /* monotonic time of the next poll */
-	int feed_ended;             /* poll said -1: polled no more */
-	unsigned feed_restarts;     /* the feed's restarts at the last poll */
-	/* tagging: the session and the dataset run shown; NULL: not a dataset run */
-	struct tag *tag;            /* borrowed */
-	size_t ds_run;
-	int next;                   /* a: leave for the next run without a verdict */
+	struct {                    /* playback */
+		int on;
+		int speed;              /* index into the speed table */
+		double due;             /* monotonic time of the next step */
+	} play;
+	struct {                    /* a growing run (watch, live) */
+		struct replay_feed *f;  /* borrowed; NULL for a finished transcript */
+		char *said;             /* the live indicator shown (owned, safe) */
+		double due;             /* monotonic time of the next poll */
+		int ended;              /* poll said -1: polled no more */
+		unsigned restarts;      /* the feed's restarts at the last poll */
+	} feed;
 	struct runstats *stats;     /* time split, reasoning honesty (owned; made at the header's draw) */
-	/* auto-flags (src/flags.h): NULL when the rules could not be read */
-	struct flag_list *flags;    /* owned */
-	const struct flag_rules *flag_rules; /* borrowed: the shipped rules */
-	struct evaltui_reeval *reeval; /* R: a re-evaluation over the side pane (owned, ui/evaltui.c), NULL: none */
 };
 
-/* The replay's loop; returns when the user goes back (q) or a signal came. */
-void replay_run(struct run *run, const char *title);
-/* The same over a run that grows while it is shown (borrowed feed). */
-void replay_run_feed(struct run *run, const char *title, struct replay_feed *feed);
-/* The replay of run i of a dataset, with the annotation keys of session tag
- * (borrowed). Returns 1 when a asked for the next run without a verdict,
- * 0 when the user went back. */
-int replay_run_tagged(struct run *run, const char *title, struct tag *tag, size_t i);
 /* Selects event i (clamped), scrolling the list and telling the panes. */
 void replay_goto(struct replay *rp, size_t i);
-/* The search to highlight with, NULL when none. */
-struct search *replay_highlight(struct replay *rp);
-/* The replay opened at event ev with the search `pattern` set, so that n
- * and N go on from there (the browser's search across runs). */
-void replay_run_at(struct run *run, const char *title, size_t ev, const char *pattern);
-
 /* How a replay opens (replay_open); zeroed: at event 1, no search, no
  * annotation keys, a finished run. */
 struct replay_opts {
@@ -120,13 +101,20 @@ struct replay_opts {
 	size_t ds_run;              /* with tag: the dataset run shown */
 	struct replay_feed *feed;   /* a growing run (borrowed), NULL: none */
 };
-/* The replay's loop, opened as o says. Returns 1 when a (with a tag) asked
- * for the next run without a verdict, 0 when the user went back. */
+/* The replay view, opened as o says (run, title and what o points to stay
+ * borrowed). When it closes its result is 1 when a (with a tag) asked for
+ * the next run without a verdict, 0 when the user went back. */
+struct view *replay_view_new(struct run *run, const char *title, const struct replay_opts *o);
+/* The replay view as the first view of tui.c's loop, for a screen that is
+ * only a replay (kbtui FILE, watch, live, eval --tui); its result. */
 int replay_open(struct run *run, const char *title, const struct replay_opts *o);
+/* The same over a run that grows while it is shown (borrowed feed). */
+void replay_run_feed(struct run *run, const char *title, struct replay_feed *feed);
 
-/* The loop's steps, for a driver that feeds keys one at a time (make
+/* The view's steps, for a driver that feeds keys one at a time (make
  * bench): init, then draw (only what is dirty; ends in a refresh) and key
- * in turns, then free. The run and title stay borrowed. */
+ * (as the loop takes it: tui_key) in turns, then free. The run and title
+ * stay borrowed. */
 void replay_init(struct replay *rp, struct run *run, const char *title);
 void replay_draw(struct replay *rp);
 void replay_key(struct replay *rp, const struct key *k);

@@ -21,7 +21,7 @@
 #include "annotate.h"
 #include "dataset.h"
 #include "draw.h"
-#include "grid.h"
+#include "modelname.h"
 #include "tag.h"
 #include "util.h"
 
@@ -170,7 +170,7 @@ static void tag_blind_init(struct tag *t)
 	size_t n = t->ds->nruns, nl = 0, cap = 0;
 	char **real = xcalloc(n + 1, sizeof *real), **labels = xcalloc(n + 1, sizeof *labels);
 	for (size_t i = 0; i < n; i++)
-		labels[i] = real[i] = grid_model(&t->ds->runs[i].meta);
+		labels[i] = real[i] = modelname(&t->ds->runs[i].meta);
 	qsort(labels, n, sizeof *labels, tag_cmp_str);
 	for (size_t i = 0; i < n; i++)
 		if (!nl || strcmp(labels[nl - 1], labels[i]))

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "draw.h"
+#include "textsafe.h"
 #include "theme.h"
 #include "themefile.h"
 #include "util.h"
@@ -259,7 +259,7 @@ char *theme_cycle(void)
 	if (!n) {
 		msg = xstrdup("no themes installed");
 	} else if (theme_load(names[next % n], &err) < 0) {
-		char *e = draw_safe(err);  /* a file name and a line of it */
+		char *e = textsafe(err, strlen(err), 0);  /* a file name and a line of it, made visible */
 		msg = xasprintf("theme %s: %s", names[next % n], e);
 		free(e);
 		free(err);

@@ -16,7 +16,7 @@ struct tui_tagging {
 	int blind;
 };
 
-/* Opens the browser on a dataset (borrowed), or with open >= 0 the replay
+/* The entry points (ui/tui_entry.c). Opens the browser on a dataset (borrowed), or with open >= 0 the replay
  * of that run of it (annotation keys and all). Returns the exit status. */
 int tui_browse(struct dataset *ds, const struct tui_tagging *tg, long open);
 /* Opens the replay of one run (borrowed); title names it. Returns the exit
@@ -30,10 +30,14 @@ int tui_replay_feed(struct run *run, const char *title, struct replay_feed *feed
  * (roff 1), from the same table the key map and the help screen use. */
 void tui_print_keys(FILE *out, int roff);
 
-/* For the views in ui/: a curses session (nested starts share one), and
- * whether a signal asked the program to end (the loops then return). */
+/* For the views in ui/ (ui/tui.c): a curses session (nested starts share
+ * one), whether a signal asked the program to end (the loop then returns),
+ * and the exit status that leaves: 0, or 128 + the signal. */
 void tui_start(void);
 void tui_stop(void);
 int tui_stopped(void);
+int tui_exit_status(void);
+/* A y/n question on the bottom row, modal; 1 for y (or a signal). */
+int tui_yes(const char *question);
 
 #endif

@@ -1,9 +1,10 @@
-/* xsearch.c: the browser's search across runs. One loop: keys, and between
- * them the runs searched a few milliseconds' worth at a time, so a large
- * dataset shows its progress and the hits so far, and never freezes the
- * screen. Runs loaded for a search stay loaded up to XSEARCH_KEEP_BYTES of
- * transcript, so the next search is matching only (a researcher refines a
- * regex several times); past that they are unloaded again. */
+/* xsearch.c: the browser's search across runs, a view (ui/view.h): keys,
+ * and between them (its poll) the runs searched a few milliseconds' worth
+ * at a time, so a large dataset shows its progress and the hits so far,
+ * and never freezes the screen. Runs loaded for a search stay loaded up
+ * to XSEARCH_KEEP_BYTES of transcript, so the next search is matching only
+ * (a researcher refines a regex several times); past that they are
+ * unloaded again. */
 #include "config.h"
 
 #include <curses.h>
@@ -19,11 +20,13 @@
 #include "flags.h"
 #include "keys.h"
 #include "replay.h"
+#include "screens.h"
 #include "search.h"
 #include "tag.h"
 #include "theme.h"
 #include "tui.h"
 #include "util.h"
+#include "view.h"
 #include "xsearch.h"
 
 /* Milliseconds of searching between two looks at the keyboard. */
@@ -41,6 +44,7 @@ struct xsearch_hit {
 };
 
 struct xsearch {
+	struct view v;            /* first: the view the loop runs (its msg has a margin) */
 	struct dataset *ds;       /* borrowed */
 	struct tag *tag;          /* the browser's annotation session (borrowed; NULL: none) */
 	struct search *s;         /* NULL while asking */
@@ -55,8 +59,6 @@ struct xsearch {
 	double t0, took;          /* monotonic start, seconds when done */
 	size_t sel, top;
 	int moved;                /* the user moved the selection: it follows its run */
-	char *msg;                /* safe (owned) */
-	unsigned dirty;
 };
 
 static double xsearch_now(void)
@@ -169,7 +171,7 @@ static void xsearch_work(struct xsearch *x)
 		xsearch_step(x);
 	if (!xsearch_busy(x))
 		x->took = xsearch_now() - x->t0;
-	x->dirty = D_ALL;
+	x->v.dirty = D_ALL;
 }
 
 static void xsearch_start(struct xsearch *x)
@@ -178,11 +180,11 @@ static void xsearch_start(struct xsearch *x)
 	const char *pat = x->input.s ? x->input.s : "";
 	struct search *s = search_new(pat, &err);
 	x->asking = 0;
-	x->dirty = D_ALL;
+	x->v.dirty = D_ALL;
 	if (!s) {
 		char *e = draw_safe(err);
-		free(x->msg);
-		x->msg = xasprintf(" bad regular expression: %s", e);
+		free(x->v.msg);
+		x->v.msg = xasprintf(" bad regular expression: %s", e);
 		free(e);
 		free(err);
 		x->asking = 1;  /* again, with the text kept to mend it */
@@ -225,8 +227,8 @@ static void xsearch_draw_status(struct xsearch *x)
 		draw_bar(y, RL_STATUS, line, "Enter search  Esc back ");
 		move(y, (int)draw_width(line) < COLS ? (int)draw_width(line) : COLS - 1);
 		free(in);
-	} else if (x->msg) {
-		line = xstrdup(x->msg);
+	} else if (x->v.msg) {
+		line = xstrdup(x->v.msg);
 		draw_bar(y, RL_MSG, line, NULL);
 	} else if (xsearch_busy(x)) {
 		line = xasprintf(" searching run %zu/%zu: %zu match, %zu lines", x->searched, x->total, x->nhits, x->lines);
@@ -288,7 +290,7 @@ static void xsearch_draw(struct xsearch *x)
 	}
 	xsearch_draw_status(x);
 	curs_set(x->asking ? 1 : 0);
-	x->dirty = 0;
+	x->v.dirty = 0;
 	refresh();
 }
 
@@ -296,9 +298,9 @@ static void xsearch_draw(struct xsearch *x)
 
 static void xsearch_say(struct xsearch *x, const char *msg)
 {
-	free(x->msg);
-	x->msg = xasprintf(" %s", msg);  /* the status bar's margin */
-	x->dirty = D_ALL;
+	free(x->v.msg);
+	x->v.msg = xasprintf(" %s", msg);  /* the status bar's margin */
+	x->v.dirty = D_ALL;
 }
 
 /* a: selects the next run with a hit and without a verdict, in the list's
@@ -317,54 +319,49 @@ static long xsearch_next_unannotated(struct xsearch *x)
 	}
 	x->sel = (size_t)k;
 	x->moved = 1;  /* the selection stays on its run as hits come in */
-	x->dirty = D_ALL;
+	x->v.dirty = D_ALL;
 	return k;
 }
 
 /* Enter: the selected run replayed at its first hit with the search set,
  * in the annotation session; a in the replay opens the next unannotated
- * run of the list at its first hit, and so on. */
-static void xsearch_open(struct xsearch *x)
+ * run of the list at its first hit, and so on (xsearch_resume). */
+static unsigned xsearch_open(struct xsearch *x)
 {
-	while (x->sel < x->nhits && !tui_stopped()) {
-		const struct xsearch_hit *h = &x->hits[x->sel];
-		struct ds_run *d = &x->ds->runs[h->run];
-		struct run *r = dataset_load(x->ds, h->run);
-		if (!r) {
-			char *e = draw_safe(d->load_error ? d->load_error : "cannot load this run");
-			xsearch_say(x, e);
-			free(e);
-			return;
-		}
-		struct replay_opts o = { .ev = h->ev, .pattern = search_pattern(x->s), .tag = x->tag, .ds_run = h->run };
-		int next = replay_open(r, d->meta.run_id ? d->meta.run_id : d->transcript, &o);
-		erase();
-		x->dirty = D_ALL;
-		if (!next || xsearch_next_unannotated(x) < 0)
-			return;
+	if (x->sel >= x->nhits)
+		return 0;
+	const struct xsearch_hit *h = &x->hits[x->sel];
+	struct ds_run *d = &x->ds->runs[h->run];
+	struct run *r = dataset_load(x->ds, h->run);
+	if (!r) {
+		char *e = draw_safe(d->load_error ? d->load_error : "cannot load this run");
+		xsearch_say(x, e);
+		free(e);
+		return 0;
 	}
+	struct replay_opts o = { .ev = h->ev, .pattern = search_pattern(x->s), .tag = x->tag, .ds_run = h->run };
+	return view_push(&x->v, replay_view_new(r, d->meta.run_id ? d->meta.run_id : d->transcript, &o));
 }
 
-/* The annotation keys on the selected run (ui/tag.c); 1: the key was one. */
-static int xsearch_tag(struct xsearch *x, enum action a)
+static unsigned xsearch_resume(struct view *v, struct view *child)
 {
-	char *msg = NULL;
-	if (a == ACT_NEXT_UNANNOTATED) {
-		xsearch_next_unannotated(x);
-		return 1;
-	}
-	if (!tag_act(x->tag, a, x->sel < x->nhits ? (long)x->hits[x->sel].run : -1, &msg))
+	struct xsearch *x = (struct xsearch *)v;
+	if (!child->result || tui_stopped() || xsearch_next_unannotated(x) < 0)
 		return 0;
-	xsearch_say(x, msg ? msg : "");
-	free(msg);
-	erase();  /* after the editor, or names to hide: every row again */
-	return 1;
+	return xsearch_open(x);
+}
+
+static long xsearch_tag_run(struct view *v, struct tag **tag)
+{
+	struct xsearch *x = (struct xsearch *)v;
+	*tag = x->tag;
+	return x->sel < x->nhits ? (long)x->hits[x->sel].run : -1;
 }
 
 /* A key at the prompt; 1 when the screen should close. */
 static int xsearch_prompt_key(struct xsearch *x, const struct key *k)
 {
-	x->dirty = D_ALL;
+	x->v.dirty = D_ALL;
 	if (!k->fn && (k->ch == '\n' || k->ch == '\r')) {
 		xsearch_start(x);
 	} else if (!k->fn && k->ch == 27) {
@@ -390,11 +387,12 @@ static int xsearch_prompt_key(struct xsearch *x, const struct key *k)
 	return 0;
 }
 
-/* A key on the list; 1 when the screen should close. */
-static int xsearch_key(struct xsearch *x, const struct key *k)
+/* A key on the list; the loop's shared keys (the annotation keys, q,
+ * Ctrl-L, Ctrl-T) are left to it, but a is the list's. */
+static unsigned xsearch_list_key(struct xsearch *x, const struct key *k)
 {
 	long page = LINES > 5 ? LINES - 4 : 1;
-	x->dirty = D_ALL;
+	x->v.dirty = D_ALL;
 	if (!k->fn && k->ch == 27) {  /* Esc stops a search under way */
 		if (xsearch_busy(x)) {
 			x->next = x->ds->nruns;
@@ -403,64 +401,86 @@ static int xsearch_key(struct xsearch *x, const struct key *k)
 		return 0;
 	}
 	enum action a = keys_action(k->code, V_BROWSE);
-	if (xsearch_tag(x, a))
+	if (a == ACT_NEXT_UNANNOTATED) {
+		xsearch_next_unannotated(x);
 		return 0;
+	}
+	if (view_shared(&x->v, a))
+		return VIEW_IGNORED;
 	x->moved |= a == ACT_DOWN || a == ACT_UP || a == ACT_PAGE_DOWN || a == ACT_PAGE_UP || a == ACT_LAST;
 	switch (a) {
-	case ACT_QUIT: return 1;
 	case ACT_DOWN: x->sel += x->sel + 1 < x->nhits; break;
 	case ACT_UP: x->sel -= x->sel > 0; break;
 	case ACT_PAGE_DOWN: x->sel = x->sel + (size_t)page < x->nhits ? x->sel + (size_t)page : x->nhits ? x->nhits - 1 : 0; break;
 	case ACT_PAGE_UP: x->sel = x->sel > (size_t)page ? x->sel - (size_t)page : 0; break;
 	case ACT_FIRST: x->sel = 0; break;
 	case ACT_LAST: x->sel = x->nhits ? x->nhits - 1 : 0; break;
-	case ACT_OPEN: xsearch_open(x); break;
+	case ACT_OPEN: return xsearch_open(x);
 	case ACT_XSEARCH:
 		x->asking = 1;
 		sbuf_reset(&x->input);
 		break;
-	case ACT_REDRAW: clearok(curscr, TRUE); break;
 	default: break;
 	}
 	return 0;
 }
 
-void xsearch_run(struct dataset *ds, struct tag *tag)
+static unsigned xsearch_key(struct view *v, const struct key *k)
 {
-	struct xsearch x;
-	struct key k;
-	memset(&x, 0, sizeof x);
-	x.ds = ds;
-	x.tag = tag;
-	x.asking = 1;
-	x.dirty = D_ALL;
-	sbuf_init(&x.input);
-	while (!tui_stopped()) {
-		if (x.dirty)
-			xsearch_draw(&x);
-		/* while runs are left to search, only peek at the keyboard */
-		timeout(xsearch_busy(&x) && !x.asking ? 0 : -1);
-		if (keys_read(&k) == ERR) {
-			if (xsearch_busy(&x))
-				xsearch_work(&x);
-			continue;
-		}
-		if (x.msg) {
-			free(x.msg);
-			x.msg = NULL;
-			x.dirty = D_ALL;
-		}
-		if (k.code == KEY_RESIZE) {
-			x.dirty = D_ALL;
-			continue;
-		}
-		if (x.asking ? xsearch_prompt_key(&x, &k) : xsearch_key(&x, &k))
-			break;
-	}
-	timeout(-1);
+	struct xsearch *x = (struct xsearch *)v;
+	if (x->asking)
+		return xsearch_prompt_key(x, k) ? VIEW_CLOSE : 0;
+	return xsearch_list_key(x, k);
+}
+
+/* Between keys: the runs searched a slice at a time. */
+static unsigned xsearch_poll(struct view *v, int *ms)
+{
+	struct xsearch *x = (struct xsearch *)v;
+	int working = xsearch_busy(x) && !x->asking;  /* while runs are left to search, only peek at the keyboard */
+	if (working && v->idle)
+		xsearch_work(x);
+	*ms = xsearch_busy(x) && !x->asking ? 0 : -1;
+	return 0;
+}
+
+static void xsearch_view_draw(struct view *v)
+{
+	xsearch_draw((struct xsearch *)v);
+}
+
+static void xsearch_free(struct view *v)
+{
+	struct xsearch *x = (struct xsearch *)v;
 	curs_set(0);
-	xsearch_clear(&x);
-	free(x.hits);
-	free(x.msg);
-	sbuf_free(&x.input);
+	xsearch_clear(x);
+	free(x->hits);
+	free(x->v.msg);
+	sbuf_free(&x->input);
+	free(x);
+}
+
+static const struct view_ops xsearch_view_ops = {
+	.name = "search",
+	.keys = V_BROWSE,
+	.common = VIEW_HAS_THEME | VIEW_HAS_REDRAW | VIEW_HAS_TAG | VIEW_HAS_QUIT,
+	.margin = " ",
+	.draw = xsearch_view_draw,
+	.key = xsearch_key,
+	.poll = xsearch_poll,
+	.resume = xsearch_resume,
+	.tag_run = xsearch_tag_run,
+	.free = xsearch_free,
+};
+
+struct view *xsearch_view_new(struct dataset *ds, struct tag *tag)
+{
+	struct xsearch *x = xcalloc(1, sizeof *x);
+	x->v.ops = &xsearch_view_ops;
+	x->ds = ds;
+	x->tag = tag;
+	x->asking = 1;
+	x->v.dirty = D_ALL;
+	sbuf_init(&x->input);
+	return &x->v;
 }

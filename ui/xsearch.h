@@ -9,10 +9,12 @@
 struct dataset;
 struct tag;
 
-/* The screen's loop: asks for the pattern, searches the runs a few at a
- * time between keys (a progress line meanwhile), and returns when the user
- * goes back (q, or Esc at the prompt) or a signal came. tag: the browser's
- * annotation session (borrowed; NULL: none). */
-void xsearch_run(struct dataset *ds, struct tag *tag);
+/* The screen (a view, ui/view.h; the browser's ? in screens.h): asks for
+ * the pattern, searches the runs a few at a time between keys (a progress
+ * line meanwhile), and closes when the user goes back (q, or Esc at the
+ * prompt). ds and tag (the browser's annotation session; NULL: none) stay
+ * borrowed. */
+struct view;
+struct view *xsearch_view_new(struct dataset *ds, struct tag *tag);
 
 #endif
