@@ -553,6 +553,21 @@ static int eval_nvcc_object(struct eval_nvcc *n, const char *src, const char *ob
 	return rc;
 }
 
+/* Empties dir (regular files only: nvcc's intermediate files). */
+static void eval_clear_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		char *p = util_path_join(dir, e->d_name);
+		if (util_is_file(p))
+			unlink(p);
+		free(p);
+	}
+	if (d)
+		closedir(d);
+}
+
 /* The solution as read once, into path with a #line naming the original. */
 static int eval_snapshot(struct eval_ctx *x, const char *path)
 {
@@ -593,7 +608,7 @@ static int eval_compile_all(struct eval_nvcc *n)
 	static const char *const names[EO_N] = {"checker.o", "driver.o", "reference.o", "runner.o", "call.o",
 	                                        "solution.o"};
 	const char *deps[] = {kbh, iface, proto, util, NULL};
-	char *obj[EO_N], *ii = util_path_join(objdir, "solution.ii");
+	char *obj[EO_N], *keep = util_path_join(objdir, "keep");
 	int rc = eval_mkdirs(objdir);
 	for (int i = 0; i < EO_N; i++)
 		obj[i] = util_path_join(objdir, names[i]);
@@ -604,7 +619,7 @@ static int eval_compile_all(struct eval_nvcc *n)
 	if (rc == 0 && eval_snapshot(x, src[EO_SOLUTION]) < 0)
 		rc = eval_fail(x, EVAL_COMPILE, 1, "%s: cannot write the solution's copy", src[EO_SOLUTION]);
 	unlink(obj[EO_SOLUTION]);   /* the solution always: its file may change within a second */
-	unlink(ii);
+	eval_clear_dir(keep);
 	/* the solution first: a refusal needs none of the harness built */
 	/* its own folder for its quoted includes: for the solution only, never
 	 * the harness (a header there must not shadow ours) */
@@ -612,10 +627,12 @@ static int eval_compile_all(struct eval_nvcc *n)
 	if (slash)
 		*slash = '\0';
 	char *own = xasprintf("-I%s", slash ? dir : ".");
-	if (rc == 0)
-		rc = eval_nvcc_object(n, src[EO_SOLUTION], obj[EO_SOLUTION], NULL, own);
+	/* --keep: the preprocessed texts nvcc compiled, host and device side
+	 * (code under __CUDA_ARCH__ too), are what the static checks read */
+	if (rc == 0 && eval_mkdirs(keep) < 0)
+		rc = eval_fail(x, EVAL_COMPILE, 1, "%s: cannot create it", keep);
 	if (rc == 0) {
-		char *args[] = {"-E", src[EO_SOLUTION], "-o", ii, own, NULL};
+		char *args[] = {"-c", src[EO_SOLUTION], "-o", obj[EO_SOLUTION], own, "--keep", "--keep-dir", keep, NULL};
 		rc = eval_nvcc_run(n, args);
 	}
 	free(own);
@@ -624,7 +641,7 @@ static int eval_compile_all(struct eval_nvcc *n)
 		x->r->refused = 1;
 		rc = eval_fail(x, EVAL_FORBID, 1, "%s changed while it was being built", src[EO_SOLUTION]);
 	}
-	if (rc == 0 ? (rc = eval_static(x, obj[EO_SOLUTION], ii, n->nvcc)) != 0 : x->r->refused)
+	if (rc == 0 ? (rc = eval_static(x, obj[EO_SOLUTION], keep, n->nvcc)) != 0 : x->r->refused)
 		n->refused = 1;
 	for (int i = 0; i < EO_SOLUTION && rc == 0; i++)
 		rc = eval_nvcc_object(n, src[i], obj[i], deps, NULL);
@@ -640,7 +657,7 @@ static int eval_compile_all(struct eval_nvcc *n)
 		free(src[i]);
 		free(obj[i]);
 	}
-	free(ii);
+	free(keep);
 	free(kbh);
 	free(iface);
 	free(proto);

@@ -76,10 +76,11 @@ int eval_workdir(struct eval_ctx *x, const char *ext);
 /* Shape rows of the result from the problem's metadata. */
 void eval_shapes_init(struct eval_ctx *x);
 
-/* eval_static.c: the preprocessed solution (ii) and its object refused
- * or not; 0, or 1 with the reason recorded (r->refused). nvcc locates the
- * toolkit, whose headers are not the solution's. */
-int eval_static(struct eval_ctx *x, const char *obj, const char *ii, const char *nvcc);
+/* eval_static.c: the preprocessed texts nvcc kept in the folder keep (its
+ * *.ii) and the solution's object, refused or not; 0, or 1 with the reason
+ * recorded (r->refused). nvcc locates the toolkit, whose headers are not
+ * the solution's. */
+int eval_static(struct eval_ctx *x, const char *obj, const char *keep, const char *nvcc);
 
 /* eval_kbh.c */
 int eval_kbh_problem(struct eval_ctx *x);

@@ -17,6 +17,7 @@
 #include "problem.h"
 #include "util.h"
 
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -261,16 +262,40 @@ static char *es_preprocessed(struct eval_ctx *x, const char *ii, const struct fo
 	return why;
 }
 
-int eval_static(struct eval_ctx *x, const char *obj, const char *ii_path, const char *nvcc)
+/* Every preprocessed text nvcc kept (one per compilation pass), checked;
+ * the first reason, or NULL. */
+static char *es_kept(struct eval_ctx *x, const char *dir, const struct forbid *sf, char **spats, const char *nvcc)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char *why = NULL;
+	int n = 0;
+	while (!why && d && (e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		if (len < 4 || strcmp(e->d_name + len - 3, ".ii"))
+			continue;
+		char *p = util_path_join(dir, e->d_name), *text = util_read_file(p, NULL);
+		if (text) {
+			why = es_preprocessed(x, text, sf, spats, nvcc);
+			n++;
+		}
+		free(text);
+		free(p);
+	}
+	if (d)
+		closedir(d);
+	if (!why && !n)
+		why = xasprintf("%s: nvcc kept no preprocessed text to check", dir);
+	return why;
+}
+
+int eval_static(struct eval_ctx *x, const char *obj, const char *keep, const char *nvcc)
 {
 	char **spats = NULL, *err = NULL, *why = NULL, *entry = NULL;
 	int nspats = 0;
 	struct forbid *sf = es_symbol_patterns(x, &spats, &nspats, &entry);
-	char *ii = util_read_file(ii_path, NULL);
 	struct objscan *o = objscan_load(obj, &err);
-	if (!ii)
-		why = xasprintf("%s: the preprocessed solution could not be read", ii_path);
-	else if (!(why = es_preprocessed(x, ii, sf, spats, nvcc)) && !o)
+	if (!(why = es_kept(x, keep, sf, spats, nvcc)) && !o)
 		why = xstrdup(err);
 	else if (!why)
 		why = es_object(o, sf, spats, entry);
@@ -289,7 +314,6 @@ int eval_static(struct eval_ctx *x, const char *obj, const char *ii_path, const 
 	for (int i = 0; i < nspats; i++)
 		free(spats[i]);
 	free(spats);
-	free(ii);
 	free(err);
 	free(why);
 	free(entry);
