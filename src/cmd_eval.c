@@ -1,6 +1,7 @@
 /* cmd_eval.c: `kbtui eval`, the headless front of the eval loop: options,
  * the loop's lines streamed to out, a one-line verdict at the end. */
 #include "eval.h"
+#include "evalbox.h"
 #include "cmd.h"
 #include "hardware.h"
 #include "problem.h"
@@ -20,7 +21,7 @@ static const char cmd_eval_usage[] =
 
 enum {
 	OPT_PROBLEM = 256, OPT_PROBLEMS, OPT_HARDWARE, OPT_ARCH, OPT_LIST_HW, OPT_KBH, OPT_WORKDIR,
-	OPT_TIMEOUT, OPT_SEEDS, OPT_TRIALS, OPT_HELP, OPT_PYTHON, OPT_TUI,
+	OPT_TIMEOUT, OPT_SEEDS, OPT_TRIALS, OPT_HELP, OPT_PYTHON, OPT_TUI, OPT_SANDBOX,
 };
 
 static const struct option cmd_eval_opts[] = {
@@ -37,6 +38,7 @@ static const struct option cmd_eval_opts[] = {
 	{"help", no_argument, NULL, OPT_HELP},
 	{"python", required_argument, NULL, OPT_PYTHON},
 	{"tui", no_argument, NULL, OPT_TUI},
+	{"sandbox", required_argument, NULL, OPT_SANDBOX},
 	{NULL, 0, NULL, 0},
 };
 
@@ -131,6 +133,11 @@ int cmd_eval_prepare(int argc, char **argv, struct eval_cmd *ec, FILE *out, FILE
 		case OPT_WORKDIR: o->workdir = optarg; break;
 		case OPT_PYTHON: o->python = optarg; break;
 		case OPT_TUI: ec->tui = 1; break;
+		case OPT_SANDBOX:
+			if (strcmp(optarg, "none") && strcmp(optarg, "bwrap"))
+				return cmd_eval_usage_error(err, "--sandbox is none or bwrap, not '%s'", optarg);
+			ec->sandbox = optarg;
+			break;
 		case OPT_TIMEOUT:
 			if ((o->timeout_s = cmd_eval_number(optarg, 0)) < 0)
 				return cmd_eval_usage_error(err, "--timeout wants a number of seconds, not '%s'", optarg);
@@ -160,9 +167,18 @@ int cmd_eval_headless(struct eval_cmd *ec, FILE *out, FILE *err)
 {
 	struct eval_result r;
 	struct cmd_eval_out ud = {out};
+	struct evalbox box = {0};
+	char *why = NULL;
+	/* the solution is hostile (it may come from a transcript): every step
+	 * runs in the sandbox, as the live agent's tools and R do */
+	if (evalbox_choose(ec->sandbox, &box.kind, &why) < 0) {
+		textsafe_fprintf(err, "kbtui eval: %s\n", why);
+		free(why);
+		return CMD_BADINPUT;
+	}
 	ec->o.on_line = cmd_eval_line;
 	ec->o.ud = &ud;
-	int rc = eval_run(&ec->o, &r);
+	int rc = evalbox_run(&ec->o, &box, &r);
 	if (rc < 0)
 		textsafe_fprintf(err, "kbtui eval: %s\n", r.failure ? r.failure : "cannot start");
 	else

@@ -109,6 +109,7 @@ int cmd_eval(int argc, char **argv, FILE *out, FILE *err);
 struct eval_cmd {
 	struct eval_opts o;
 	int tui;                    /* --tui */
+	const char *sandbox;        /* --sandbox none|bwrap (borrowed); NULL: evalbox_choose's default */
 };
 /* -1 when ec is ready to run, else the exit status (help or the hardware
  * list printed, or a usage error said on err). */

@@ -11,7 +11,7 @@ static int cmd_eval_exec(int argc, char **argv, const struct cmd_ctx *ctx)
 
 const struct cmd_entry cmd_eval_entry = {
 	.name = "eval",
-	.usage = "--problem NAME [--hardware KEY] [--arch SM] [--tui] [OPTIONS] SOLUTION.cu\n"
+	.usage = "--problem NAME [--hardware KEY] [--arch SM] [--sandbox none|bwrap] [--tui] [OPTIONS] SOLUTION.cu\n"
 	         "--kbh DIR --problem NAME [--python PATH] [OPTIONS] solution.py\n"
 	         "--list-hardware",
 	.summary = "score a solution on the GPU: forbidden patterns, nvcc, check, benchmark",
@@ -28,6 +28,10 @@ const struct cmd_entry cmd_eval_entry = {
 	        "  --seeds N       correctness seeds per shape (default: the problem's)\n"
 	        "  --trials N      timed calls per shape (default: the problem's)\n"
 	        "  --python PATH   with --kbh: the python for check.py and benchmark.py\n"
+	        "  --sandbox none|bwrap  where the loop's steps run: bwrap (the default;\n"
+	        "                  $KBTUI_SANDBOX overrides): GPU device nodes only, no\n"
+	        "                  network, no capabilities, the work directory the only\n"
+	        "                  writable path; none only when asked for\n"
 	        "  --tui           the loop on the replay screen, its steps as tool calls\n"
 	        "                  filling the compiler and timing panes (q asks, then\n"
 	        "                  stops it). In a replay, R re-evaluates the solution at\n"

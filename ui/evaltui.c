@@ -260,7 +260,7 @@ static int evaltui_screen(struct eval_cmd *ec)
 	et.t0 = evaltui_now();
 	et.title = xasprintf("eval: %s, %s", ec->o.problem, ec->o.solution);
 	snprintf(et.status, sizeof et.status, "EVAL setup");
-	if (!(et.job = evaljob_start(&ec->o))) {
+	if (!(et.job = evaljob_start_sandbox(&ec->o, ec->sandbox))) {
 		fprintf(stderr, "kbtui eval: cannot start the loop's thread\n");
 		run_free(et.run);
 		free(et.title);
