@@ -108,7 +108,9 @@ void replay_init(struct replay *rp, struct run *run, const char *title)
 	rp->play.speed = REPLAY_SPEED_1X;
 	sbuf_init(&rp->input);
 	tallies_update(&rp->tally, rp->cx.run, 0);
-	rp->cx.flags = flag_run_default(run, &rp->cx.flag_rules);
+	/* evaluated between keys (replay_poll): a big run's first screen does
+	 * not wait for its flags */
+	rp->cx.flags = flag_run_lazy(run, &rp->cx.flag_rules);
 	rp->right = PANE_DETAIL;
 	for (int p = 0; p < PANE__COUNT; p++)
 		pane_init(&rp->panes[p], replay_pane_ops[p], &rp->cx);
@@ -470,6 +472,16 @@ static int replay_is_flagged(struct replay *rp, size_t i)
 	return rp->cx.flags && flag_list_find(rp->cx.flags, i);
 }
 
+/* The flags not evaluated yet, evaluated now (a seek needs them all). */
+static void replay_flags_all(struct replay *rp)
+{
+	if (rp->cx.flags && rp->cx.run->nev && !flag_list_known(rp->cx.flags, rp->cx.run->nev - 1)) {
+		flag_list_advance(rp->cx.flags, rp->cx.run, (size_t)-1);
+		pane_invalidate(&rp->panes[PANE_DETAIL]);
+		rp->v.dirty |= D_LIST | D_DETAIL;
+	}
+}
+
 /* Moves the selection by delta events. */
 static void replay_move(struct replay *rp, long delta)
 {
@@ -769,8 +781,12 @@ static unsigned replay_do(struct replay *rp, enum action a, long count)
 	case ACT_PREV_COMPILE: replay_seek(rp, -1, replay_is_compile, "no compiler error before this one"); break;
 	case ACT_NEXT_BENCH: replay_seek(rp, 1, replay_is_bench, "no benchmark output after this one"); break;
 	case ACT_PREV_BENCH: replay_seek(rp, -1, replay_is_bench, "no benchmark output before this one"); break;
-	case ACT_NEXT_FLAG: replay_seek(rp, 1, replay_is_flagged, "no flagged event after this one"); break;
-	case ACT_PREV_FLAG: replay_seek(rp, -1, replay_is_flagged, "no flagged event before this one"); break;
+	case ACT_NEXT_FLAG:
+		replay_flags_all(rp);
+		replay_seek(rp, 1, replay_is_flagged, "no flagged event after this one"); break;
+	case ACT_PREV_FLAG:
+		replay_flags_all(rp);
+		replay_seek(rp, -1, replay_is_flagged, "no flagged event before this one"); break;
 	case ACT_PLAY: replay_play(rp, !rp->play.on); break;
 	case ACT_FASTER: replay_speed(rp, 1); break;
 	case ACT_SLOWER: replay_speed(rp, -1); break;
@@ -910,6 +926,13 @@ static unsigned replay_poll(struct view *v, int *msp)
 		double left = rp->play.due - replay_now();
 		if (ms < 0 || (int)(left * 1000) + 1 < ms)
 			ms = (int)(left * 1000) + 1;
+	}
+	if (rp->cx.flags && rp->cx.run->nev && !flag_list_known(rp->cx.flags, rp->cx.run->nev - 1)) {
+		/* the next flags in slices, so that a key waits for one slice at most */
+		if (flag_list_advance(rp->cx.flags, rp->cx.run, 5000) > 0)
+			ms = 0;
+		pane_invalidate(&rp->panes[PANE_DETAIL]);
+		rp->v.dirty |= D_LIST | D_DETAIL;
 	}
 	if (rp->right == PANE_GPU && v->idle)
 		rp->v.dirty |= D_DETAIL;  /* the GPU pane shows readings of now */
