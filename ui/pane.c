@@ -16,13 +16,22 @@ void pane_init(struct pane *p, const struct pane_ops *ops, struct pane_ctx *cx)
 	p->built_w = -1;
 	p->built_ev = TLINE_NO_EVENT;
 	tlines_clear(&p->lines);
-	if (ops->init)
-		ops->init(p, cx);
+	(void)cx;
+}
+
+struct pane *pane_ready(struct pane *p, struct pane_ctx *cx)
+{
+	if (!p->ready) {
+		p->ready = 1;
+		if (p->ops->init)
+			p->ops->init(p, cx);
+	}
+	return p;
 }
 
 void pane_free(struct pane *p)
 {
-	if (p->ops && p->ops->free)
+	if (p->ready && p->ops && p->ops->free)
 		p->ops->free(p);
 	tlines_free(&p->lines);
 }
@@ -98,6 +107,7 @@ void pane_draw(struct pane *p, struct pane_ctx *cx, int y, int x, int w, int h, 
 	int body_h = h - 1 > 0 ? h - 1 : 0;
 	if (w <= 0 || h <= 0)
 		return;
+	pane_ready(p, cx);
 	p->h = body_h;
 	if (ops->build && (p->built_w != w - 1 || (ops->per_event && p->built_ev != cx->sel))) {
 		int fresh = ops->per_event && p->built_ev != cx->sel;

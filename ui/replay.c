@@ -425,7 +425,7 @@ void replay_goto(struct replay *rp, size_t i)
 		i = n - 1;
 	rp->cx.sel = i;
 	for (int p = 0; p < PANE__COUNT; p++)
-		if (rp->panes[p].ops->follow && !rp->panes[p].ops->per_event)
+		if (rp->panes[p].ready && rp->panes[p].ops->follow && !rp->panes[p].ops->per_event)
 			rp->panes[p].ops->follow(&rp->panes[p], &rp->cx);
 	rp->v.dirty |= D_LIST | D_DETAIL | D_STATUS;
 }
@@ -457,13 +457,13 @@ static int replay_is_error(struct replay *rp, size_t i)
 
 static int replay_is_compile(struct replay *rp, size_t i)
 {
-	struct pane *p = &rp->panes[PANE_COMPILER];
+	struct pane *p = pane_ready(&rp->panes[PANE_COMPILER], &rp->cx);
 	return p->ops->has && p->ops->has(p, i);
 }
 
 static int replay_is_bench(struct replay *rp, size_t i)
 {
-	struct pane *p = &rp->panes[PANE_TIMING];
+	struct pane *p = pane_ready(&rp->panes[PANE_TIMING], &rp->cx);
 	return p->ops->has && p->ops->has(p, i);
 }
 
@@ -590,7 +590,7 @@ static void replay_prompt_done(struct replay *rp)
 		else
 			replay_percent(rp, v);
 	} else if (kind == 'Q') {
-		pane_artifact_label(&rp->panes[PANE_ARTIFACT], &rp->cx, text);
+		pane_artifact_label(pane_ready(&rp->panes[PANE_ARTIFACT], &rp->cx), &rp->cx, text);
 	} else {
 		replay_search_set(rp, text, kind == '/' ? 1 : -1);
 	}
@@ -605,7 +605,7 @@ static void replay_prompt_key(struct replay *rp, const struct key *k)
 		replay_prompt_done(rp);
 	} else if (!k->fn && k->ch == 27) {
 		if (rp->prompt == 'Q')
-			pane_artifact_label(&rp->panes[PANE_ARTIFACT], &rp->cx, NULL);
+			pane_artifact_label(pane_ready(&rp->panes[PANE_ARTIFACT], &rp->cx), &rp->cx, NULL);
 		rp->prompt = 0;
 	} else if ((k->fn && k->ch == KEY_BACKSPACE) || (!k->fn && (k->ch == 127 || k->ch == 8))) {
 		size_t len = rp->input.len;
@@ -694,7 +694,7 @@ static void replay_side(struct replay *rp, int delta)
 /* Enter in a whole-run pane: the event of its top row. */
 static void replay_goto_row(struct replay *rp)
 {
-	struct pane *p = &rp->panes[rp->right];
+	struct pane *p = pane_ready(&rp->panes[rp->right], &rp->cx);
 	size_t ev = rp->cx.focus == 1 && !p->ops->per_event ? pane_top_event(p) : TLINE_NO_EVENT;
 	if (ev == TLINE_NO_EVENT)
 		return;
@@ -720,7 +720,7 @@ static unsigned replay_mouse(struct view *v, const struct mouse_event *mp)
 	if (rp->prompt || m.kind == MOUSE_NONE || m.y < rp->body_y || m.y >= rp->body_y + rp->cx.body_h)
 		return 0;
 	int in_list = rp->list_w > 0 && m.x < rp->list_w, in_side = rp->cx.side_w > 0 && m.x >= rp->side_x;
-	struct pane *side = &rp->panes[rp->right];
+	struct pane *side = pane_ready(&rp->panes[rp->right], &rp->cx);
 	if (m.kind == MOUSE_CLICK && in_list) {
 		size_t i = rp->panes[PANE_EVENTS].top + (size_t)(m.y - rp->body_y - 1);
 		replay_focus(rp, 0);
@@ -745,7 +745,7 @@ static unsigned replay_do(struct replay *rp, enum action a, long count)
 {
 	long page = rp->cx.body_h > 2 ? rp->cx.body_h - 2 : 1;
 	long n = count > 0 ? count : 1;
-	struct pane *side = &rp->panes[rp->right];
+	struct pane *side = pane_ready(&rp->panes[rp->right], &rp->cx);
 	if (a == ACT_NEXT_UNANNOTATED && rp->cx.tag) {
 		rp->v.result = 1;
 		return VIEW_CLOSE;
@@ -800,7 +800,7 @@ static unsigned replay_do(struct replay *rp, enum action a, long count)
 		view_say(&rp->v, "Q quotes lines of the artifact pane: v to it, Tab to focus it");
 		break;
 	case ACT_PANE_BACK: replay_side(rp, -1); break;
-	case ACT_LINEAGE_DIFF: pane_lineage_mark(&rp->panes[PANE_LINEAGE], &rp->cx); break;
+	case ACT_LINEAGE_DIFF: pane_lineage_mark(pane_ready(&rp->panes[PANE_LINEAGE], &rp->cx), &rp->cx); break;
 	case ACT_BEST: pane_lineage_best(&rp->cx); break;
 	case ACT_REEVAL: {
 		struct view *ov = reeval_view_new(&rp->v, &rp->cx);  /* over the side pane, a view of its own */
