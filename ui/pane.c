@@ -36,6 +36,21 @@ void pane_free(struct pane *p)
 	tlines_free(&p->lines);
 }
 
+void pane_grow(struct pane *p, struct pane_ctx *cx, size_t from)
+{
+	pane_invalidate(p);
+	if (!p->ready)  /* init will read the run as it is then */
+		return;
+	if (p->ops->grow) {
+		p->ops->grow(p, cx, from);
+	} else if (p->ops->init) {  /* what it read at init is stale */
+		if (p->ops->free)
+			p->ops->free(p);
+		p->state = NULL;
+		p->ready = 0;
+	}
+}
+
 void pane_invalidate(struct pane *p)
 {
 	p->built_w = -1;

@@ -58,6 +58,10 @@ struct pane_ops {
 	 * the pane needs from the run. */
 	void (*init)(struct pane *p, struct pane_ctx *cx);
 	void (*free)(struct pane *p);
+	/* The run grew (watch, live): events from `from` on are new or changed,
+	 * those before it as they were; read only them. NULL: a pane with init
+	 * is freed and read again when next drawn. */
+	void (*grow)(struct pane *p, struct pane_ctx *cx, size_t from);
 	/* Lays out p->lines for a width (NULL: the pane draws itself). */
 	void (*build)(struct pane *p, struct pane_ctx *cx, int width);
 	/* Draws the body (NULL: p->lines from p->top). */
@@ -104,6 +108,9 @@ void pane_init(struct pane *p, const struct pane_ops *ops, struct pane_ctx *cx);
  * uses the pane's state. Returns p. */
 struct pane *pane_ready(struct pane *p, struct pane_ctx *cx);
 void pane_free(struct pane *p);
+/* The run grew from event `from` on (ops->grow, else read again when next
+ * drawn); the lines are built again. */
+void pane_grow(struct pane *p, struct pane_ctx *cx, size_t from);
 /* Header row and body, rebuilding lines first when stale. */
 void pane_draw(struct pane *p, struct pane_ctx *cx, int y, int x, int w, int h, int focused);
 /* Scrolls a text pane by delta rows, kept within its lines. */

@@ -840,20 +840,10 @@ static void replay_grew(struct replay *rp, size_t old_n, int tail, int was_incom
 	size_t from = n < old_n ? 0 : old_n ? old_n - 1 : 0;  /* the last old event may have grown */
 	tallies_update(&rp->tally, rp->cx.run, from);
 	rp->cx.flags = flag_run_update(rp->cx.flags, run, from, &rp->cx.flag_rules);  /* only what changed */
-	for (int p = 0; p < PANE__COUNT; p++) {
-		const struct pane_ops *ops = rp->panes[p].ops;
-		if (ops->init) {  /* what it read from the run at init is stale */
-			pane_free(&rp->panes[p]);
-			pane_init(&rp->panes[p], ops, &rp->cx);
-		} else {
-			pane_invalidate(&rp->panes[p]);
-		}
-	}
-	if (rp->cx.search) {
-		free(rp->matches);
-		rp->matches = NULL;
-		rp->cx.nmatches = search_events(rp->cx.search, run, &rp->matches);
-	}
+	for (int p = 0; p < PANE__COUNT; p++)
+		pane_grow(&rp->panes[p], &rp->cx, from);
+	if (rp->cx.search)  /* the matches before from stay */
+		rp->cx.nmatches = search_events_more(rp->cx.search, run, from, &rp->matches, rp->cx.nmatches);
 	if (rp->cx.sel >= n)
 		rp->cx.sel = n ? n - 1 : 0;
 	if (tail && n)
