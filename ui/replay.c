@@ -176,6 +176,19 @@ static void replay_outcome(const struct run_meta *m, char *buf, size_t n)
 	         m->has_result ? peak : "", m->has_result && *el ? "  " : "", el);
 }
 
+/* Whether the header's run statistics are to be made again: the run grew
+ * since; a growing run's at most every REPLAY_STATS_S seconds, as they
+ * read the whole run (a watch of a long run would spend its time there). */
+#define REPLAY_STATS_S 2.0
+static int replay_stats_due(const struct replay *rp)
+{
+	if (!rp->stats)
+		return 1;
+	if (rp->stats->nev == rp->cx.run->nev)
+		return 0;
+	return !rp->feed.f || replay_now() - rp->stats_at >= REPLAY_STATS_S;
+}
+
 static void replay_draw_header(struct replay *rp)
 {
 	const struct run_meta *m = &rp->cx.run->meta;
@@ -190,9 +203,10 @@ static void replay_draw_header(struct replay *rp)
 	free(verdict);
 	const char *view = rp->feed.f && rp->feed.f->name ? rp->feed.f->name : "replay";  /* watch, live */
 	char *left = xasprintf(" kbtui %s  %s", view, t);
-	if (!rp->stats || rp->stats->nev != rp->cx.run->nev) {  /* made again when the run grew */
+	if (replay_stats_due(rp)) {  /* made again when the run grew */
 		runstats_free(rp->stats);
 		rp->stats = runstats_new(rp->cx.run);
+		rp->stats_at = replay_now();
 	}
 	int room = COLS - (int)draw_width(left) - (int)draw_width(right) - 5;
 	char *marks = room > 0 ? runstats_summary(rp->stats, (size_t)room) : NULL;
@@ -923,6 +937,15 @@ static unsigned replay_poll(struct view *v, int *msp)
 			ms = 0;
 		pane_invalidate(&rp->panes[PANE_DETAIL]);
 		rp->v.dirty |= D_LIST | D_DETAIL;
+	}
+	if (rp->stats && rp->stats->nev != rp->cx.run->nev) {  /* the header's statistics lag the run */
+		if (replay_stats_due(rp))
+			rp->v.dirty |= D_HEADER;
+		int left = (int)((rp->stats_at + REPLAY_STATS_S - replay_now()) * 1000) + 1;
+		if (left < 1)  /* due now: drawn after this poll (no spin if the header is not shown) */
+			left = 100;
+		if (ms < 0 || left < ms)
+			ms = left;
 	}
 	if (rp->right == PANE_GPU && v->idle)
 		rp->v.dirty |= D_DETAIL;  /* the GPU pane shows readings of now */
