@@ -128,6 +128,7 @@ if [ -n "$notmux" ]; then
 	echo "1..$n"
 	exit $fail
 fi
+rm -rf "$tmp/cache/kbtui/text"  # the browser's search fills it afresh
 start xs TERM=xterm-256color "$kb" "$ds"
 wait_for xs "r1" "r3"
 t "the browser shows the runs" 'has r2'
@@ -138,6 +139,7 @@ keys xs 'tflops=' Enter
 wait_for xs "2 runs match" "r1 +4 +"
 t "hits per run, best first: r1 with 4 lines (no verdict: -)" 'has "r1 +4 +- +TFLOPS=1 here"'
 t "then r2 with 1" 'has "r2 +1 +- +maybe tflops=5"'
+t "the browser's search kept each run's text in the cache too" '[ $(ls "$tmp/cache/kbtui/text" | wc -l) -eq 3 ]'
 t "the run without a hit is not listed" '! has "^ *r3 "'
 keys xs Enter
 wait_for xs "kbtui replay" "match 1/"

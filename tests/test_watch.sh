@@ -103,6 +103,26 @@ t "F goes back to the first" 'wait_for g "event 6/11" "! FLAG forbidden-op"'
 keys g q
 t "q ends it" 'wait_for g "kbtui exited: 0"'
 
+# ---- the compiler pane grows with the run (only the new events scanned) ----------
+cw="$tmp/cw/transcript.jsonl"
+mkdir -p "$tmp/cw"
+printf '%s\n' '{"type":"system","subtype":"init","session_id":"s","cwd":"/w","model":"claude-x","tools":["Bash"]}' > "$cw"
+cr() { printf '{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_%s","content":"%s"}]},"session_id":"s"}\n' "$1" "$2" >> "$cw"; }
+cc() { printf '{"type":"assistant","message":{"id":"msg_%s","type":"message","role":"assistant","model":"claude-x","content":[{"type":"tool_use","id":"toolu_%s","name":"Bash","input":{"command":"python check.py"}}],"usage":{"input_tokens":10,"output_tokens":5}},"session_id":"s"}\n' "$1" "$1" >> "$cw"; }
+start c "$kb" watch "$cw"
+t "a watch of a run with no event yet" 'wait_for c "LIVE \\| event 0/0"'
+keys c v
+t "v in a watch: the compiler pane, nothing found yet" 'wait_for c "compiler output" "over the run: errors 0, warnings 0"'
+cc 1
+cr 1 "FAILED: cuda.cuda.o"
+t "an appended build failure is found" 'wait_for c "over the run: errors 1, warnings 0" "cpp_ext +error +FAILED: cuda\\.cuda\\.o"'
+cc 2
+t "more events after it: the old hit is not counted twice" 'wait_for c "LIVE \| event 6/6" && sleep 0.5 && cap c && has "over the run: errors 1, warnings 0"'
+cr 2 "ninja: build stopped: subcommand failed."
+t "a second one is added to the first" 'wait_for c "over the run: errors 2, warnings 0" "cpp_ext +error +ninja: build stopped"'
+keys c q
+t "q ends it" 'wait_for c "kbtui exited: 0"'
+
 # ---- usage -------------------------------------------------------------------------
 "$kb" watch > /dev/null 2> "$tmp/usage.err" < /dev/null
 rc=$?

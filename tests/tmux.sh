@@ -18,6 +18,8 @@ fi
 sock="kbtui-test-$$"
 tm() { tmux -L "$sock" -f /dev/null "$@"; }
 tmp=$(mktemp -d)
+# caches (flags, search text) under the test's directory, not the user's
+export XDG_CACHE_HOME="$tmp/cache"
 trap 'tm kill-server > /dev/null 2>&1; rm -rf "$tmp"' EXIT
 # one idle session for the whole test keeps the tmux server up between the
 # sessions below (a server that exits as the next one starts is a race)

@@ -811,11 +811,27 @@ static void browse_flags_start(struct browse *b)
 	grid_set_flags(b->flags);
 }
 
+/* The rows on screen are flagged first: the first of them not done yet is
+ * preferred (the rows are in the sort's order, not the dataset's). */
+static void browse_flags_prefer(struct browse *b)
+{
+	size_t end = b->top + (size_t)(b->list_h > 0 ? b->list_h : 0);
+	for (size_t k = b->top; k < end && k < b->n; k++) {
+		size_t i = b->order[k];
+		if (b->ds->runs[i].transcript && flag_runs_state(b->flags, i) < 0) {
+			flag_runs_prefer(b->flags, i, 1);
+			return;
+		}
+	}
+	flag_runs_prefer(b->flags, 0, 0);
+}
+
 /* Between keys: one more run flagged, its FLAGS cell filled in. */
 static unsigned browse_poll(struct view *v, int *ms)
 {
 	struct browse *b = (struct browse *)v;
 	if (b->flags_left) {
+		browse_flags_prefer(b);
 		b->flags_left = flag_runs_step(b->flags);
 		b->v.dirty |= D_LIST;
 	}

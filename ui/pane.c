@@ -16,15 +16,39 @@ void pane_init(struct pane *p, const struct pane_ops *ops, struct pane_ctx *cx)
 	p->built_w = -1;
 	p->built_ev = TLINE_NO_EVENT;
 	tlines_clear(&p->lines);
-	if (ops->init)
-		ops->init(p, cx);
+	(void)cx;
+}
+
+struct pane *pane_ready(struct pane *p, struct pane_ctx *cx)
+{
+	if (!p->ready) {
+		p->ready = 1;
+		if (p->ops->init)
+			p->ops->init(p, cx);
+	}
+	return p;
 }
 
 void pane_free(struct pane *p)
 {
-	if (p->ops && p->ops->free)
+	if (p->ready && p->ops && p->ops->free)
 		p->ops->free(p);
 	tlines_free(&p->lines);
+}
+
+void pane_grow(struct pane *p, struct pane_ctx *cx, size_t from)
+{
+	pane_invalidate(p);
+	if (!p->ready)  /* init will read the run as it is then */
+		return;
+	if (p->ops->grow) {
+		p->ops->grow(p, cx, from);
+	} else if (p->ops->init) {  /* what it read at init is stale */
+		if (p->ops->free)
+			p->ops->free(p);
+		p->state = NULL;
+		p->ready = 0;
+	}
 }
 
 void pane_invalidate(struct pane *p)
@@ -98,6 +122,7 @@ void pane_draw(struct pane *p, struct pane_ctx *cx, int y, int x, int w, int h, 
 	int body_h = h - 1 > 0 ? h - 1 : 0;
 	if (w <= 0 || h <= 0)
 		return;
+	pane_ready(p, cx);
 	p->h = body_h;
 	if (ops->build && (p->built_w != w - 1 || (ops->per_event && p->built_ev != cx->sel))) {
 		int fresh = ops->per_event && p->built_ev != cx->sel;

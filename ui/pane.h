@@ -54,9 +54,14 @@ struct pane_ops {
 	/* Rows depend on the selected event (rebuilt when it changes), not only
 	 * on the width. */
 	int per_event;
-	/* Once, when the replay opens: read what the pane needs from the run. */
+	/* Once, before the pane is first drawn or asked (pane_ready): read what
+	 * the pane needs from the run. */
 	void (*init)(struct pane *p, struct pane_ctx *cx);
 	void (*free)(struct pane *p);
+	/* The run grew (watch, live): events from `from` on are new or changed,
+	 * those before it as they were; read only them. NULL: a pane with init
+	 * is freed and read again when next drawn. */
+	void (*grow)(struct pane *p, struct pane_ctx *cx, size_t from);
 	/* Lays out p->lines for a width (NULL: the pane draws itself). */
 	void (*build)(struct pane *p, struct pane_ctx *cx, int width);
 	/* Draws the body (NULL: p->lines from p->top). */
@@ -82,6 +87,7 @@ struct pane {
 	int h;                /* rows shown at the last draw */
 	int built_w;          /* width lines were built for, -1: not built */
 	size_t built_ev;      /* event they were built for (per_event panes) */
+	int ready;            /* ops->init has run (pane_ready) */
 };
 
 extern const struct pane_ops pane_events_ops, pane_detail_ops, pane_compiler_ops, pane_timing_ops,
@@ -95,8 +101,16 @@ void pane_artifact_label(struct pane *p, struct pane_ctx *cx, const char *label)
 void pane_lineage_mark(struct pane *p, struct pane_ctx *cx);
 void pane_lineage_best(struct pane_ctx *cx);
 
+/* The pane of kind ops, not read from the run yet: ops->init waits for
+ * pane_ready, so that opening a big run costs only the panes it shows. */
 void pane_init(struct pane *p, const struct pane_ops *ops, struct pane_ctx *cx);
+/* Runs ops->init once; before anything but pane_draw (which calls it)
+ * uses the pane's state. Returns p. */
+struct pane *pane_ready(struct pane *p, struct pane_ctx *cx);
 void pane_free(struct pane *p);
+/* The run grew from event `from` on (ops->grow, else read again when next
+ * drawn); the lines are built again. */
+void pane_grow(struct pane *p, struct pane_ctx *cx, size_t from);
 /* Header row and body, rebuilding lines first when stale. */
 void pane_draw(struct pane *p, struct pane_ctx *cx, int y, int x, int w, int h, int focused);
 /* Scrolls a text pane by delta rows, kept within its lines. */

@@ -49,6 +49,35 @@ static void pane_compiler_init(struct pane *p, struct pane_ctx *cx)
 	free(path);
 }
 
+/* Only the events from `from` on scanned again: the hits of the old ones
+ * stay (a hit's event never decreases along the report). */
+static void pane_compiler_grow(struct pane *p, struct pane_ctx *cx, size_t from)
+{
+	struct pane_compiler *c = p->state;
+	const struct run *r = cx->run;
+	if (!c->rules)
+		return;
+	while (c->rep.n && c->rep.hits[c->rep.n - 1].ev >= from) {
+		struct compilerlog_hit *h = &c->rep.hits[--c->rep.n];
+		c->rep.count[h->level]--;
+		free(h->text);
+	}
+	if (from > c->nev)
+		from = c->nev;
+	c->has_error = xrealloc(c->has_error, r->nev + 1);
+	memset(c->has_error + from, 0, r->nev + 1 - from);
+	c->nev = r->nev;
+	size_t k = c->rep.n;
+	for (size_t i = from; i < r->nev; i++) {
+		const struct event *e = &r->ev[i];
+		if (e->kind == EV_TOOL_RESULT || e->kind == EV_ERROR)
+			compilerlog_scan_text(c->rules, e->text, i, &c->rep);
+	}
+	for (; k < c->rep.n; k++)
+		if (c->rep.hits[k].level == CL_ERROR && c->rep.hits[k].ev < c->nev)
+			c->has_error[c->rep.hits[k].ev] = 1;
+}
+
 static void pane_compiler_free(struct pane *p)
 {
 	struct pane_compiler *c = p->state;
@@ -177,6 +206,7 @@ const struct pane_ops pane_compiler_ops = {
 	.name = "compiler output",
 	.init = pane_compiler_init,
 	.free = pane_compiler_free,
+	.grow = pane_compiler_grow,
 	.build = pane_compiler_build,
 	.status = pane_compiler_status,
 	.follow = pane_compiler_follow,

@@ -148,6 +148,10 @@ static void pane_detail_result(struct tlines *L, const struct run *run, const st
 static void pane_detail_flag(struct tlines *L, struct pane_ctx *cx, int width)
 {
 	const struct flag_hit *h = cx->flags ? flag_list_find(cx->flags, cx->sel) : NULL;
+	if (!h && cx->flags && !flag_list_known(cx->flags, cx->sel)) {
+		tlines_text(L, "flags: evaluating", RL_DIM, width, 0, 0);
+		tlines_push(L, "", 0, RL_NORMAL);
+	}
 	if (!h)
 		return;
 	char *s = xasprintf("! FLAG %s: %s", flag_rule_label(cx->flag_rules, h->rule), flag_rule_why(cx->flag_rules, h->rule));

@@ -108,7 +108,9 @@ void replay_init(struct replay *rp, struct run *run, const char *title)
 	rp->play.speed = REPLAY_SPEED_1X;
 	sbuf_init(&rp->input);
 	tallies_update(&rp->tally, rp->cx.run, 0);
-	rp->cx.flags = flag_run_default(run, &rp->cx.flag_rules);
+	/* evaluated between keys (replay_poll): a big run's first screen does
+	 * not wait for its flags */
+	rp->cx.flags = flag_run_lazy(run, &rp->cx.flag_rules);
 	rp->right = PANE_DETAIL;
 	for (int p = 0; p < PANE__COUNT; p++)
 		pane_init(&rp->panes[p], replay_pane_ops[p], &rp->cx);
@@ -174,6 +176,19 @@ static void replay_outcome(const struct run_meta *m, char *buf, size_t n)
 	         m->has_result ? peak : "", m->has_result && *el ? "  " : "", el);
 }
 
+/* Whether the header's run statistics are to be made again: the run grew
+ * since; a growing run's at most every REPLAY_STATS_S seconds, as they
+ * read the whole run (a watch of a long run would spend its time there). */
+#define REPLAY_STATS_S 2.0
+static int replay_stats_due(const struct replay *rp)
+{
+	if (!rp->stats)
+		return 1;
+	if (rp->stats->nev == rp->cx.run->nev)
+		return 0;
+	return !rp->feed.f || replay_now() - rp->stats_at >= REPLAY_STATS_S;
+}
+
 static void replay_draw_header(struct replay *rp)
 {
 	const struct run_meta *m = &rp->cx.run->meta;
@@ -188,9 +203,10 @@ static void replay_draw_header(struct replay *rp)
 	free(verdict);
 	const char *view = rp->feed.f && rp->feed.f->name ? rp->feed.f->name : "replay";  /* watch, live */
 	char *left = xasprintf(" kbtui %s  %s", view, t);
-	if (!rp->stats || rp->stats->nev != rp->cx.run->nev) {  /* made again when the run grew */
+	if (replay_stats_due(rp)) {  /* made again when the run grew */
 		runstats_free(rp->stats);
 		rp->stats = runstats_new(rp->cx.run);
+		rp->stats_at = replay_now();
 	}
 	int room = COLS - (int)draw_width(left) - (int)draw_width(right) - 5;
 	char *marks = room > 0 ? runstats_summary(rp->stats, (size_t)room) : NULL;
@@ -423,7 +439,7 @@ void replay_goto(struct replay *rp, size_t i)
 		i = n - 1;
 	rp->cx.sel = i;
 	for (int p = 0; p < PANE__COUNT; p++)
-		if (rp->panes[p].ops->follow && !rp->panes[p].ops->per_event)
+		if (rp->panes[p].ready && rp->panes[p].ops->follow && !rp->panes[p].ops->per_event)
 			rp->panes[p].ops->follow(&rp->panes[p], &rp->cx);
 	rp->v.dirty |= D_LIST | D_DETAIL | D_STATUS;
 }
@@ -455,19 +471,29 @@ static int replay_is_error(struct replay *rp, size_t i)
 
 static int replay_is_compile(struct replay *rp, size_t i)
 {
-	struct pane *p = &rp->panes[PANE_COMPILER];
+	struct pane *p = pane_ready(&rp->panes[PANE_COMPILER], &rp->cx);
 	return p->ops->has && p->ops->has(p, i);
 }
 
 static int replay_is_bench(struct replay *rp, size_t i)
 {
-	struct pane *p = &rp->panes[PANE_TIMING];
+	struct pane *p = pane_ready(&rp->panes[PANE_TIMING], &rp->cx);
 	return p->ops->has && p->ops->has(p, i);
 }
 
 static int replay_is_flagged(struct replay *rp, size_t i)
 {
 	return rp->cx.flags && flag_list_find(rp->cx.flags, i);
+}
+
+/* The flags not evaluated yet, evaluated now (a seek needs them all). */
+static void replay_flags_all(struct replay *rp)
+{
+	if (rp->cx.flags && rp->cx.run->nev && !flag_list_known(rp->cx.flags, rp->cx.run->nev - 1)) {
+		flag_list_advance(rp->cx.flags, rp->cx.run, (size_t)-1);
+		pane_invalidate(&rp->panes[PANE_DETAIL]);
+		rp->v.dirty |= D_LIST | D_DETAIL;
+	}
 }
 
 /* Moves the selection by delta events. */
@@ -578,7 +604,7 @@ static void replay_prompt_done(struct replay *rp)
 		else
 			replay_percent(rp, v);
 	} else if (kind == 'Q') {
-		pane_artifact_label(&rp->panes[PANE_ARTIFACT], &rp->cx, text);
+		pane_artifact_label(pane_ready(&rp->panes[PANE_ARTIFACT], &rp->cx), &rp->cx, text);
 	} else {
 		replay_search_set(rp, text, kind == '/' ? 1 : -1);
 	}
@@ -593,7 +619,7 @@ static void replay_prompt_key(struct replay *rp, const struct key *k)
 		replay_prompt_done(rp);
 	} else if (!k->fn && k->ch == 27) {
 		if (rp->prompt == 'Q')
-			pane_artifact_label(&rp->panes[PANE_ARTIFACT], &rp->cx, NULL);
+			pane_artifact_label(pane_ready(&rp->panes[PANE_ARTIFACT], &rp->cx), &rp->cx, NULL);
 		rp->prompt = 0;
 	} else if ((k->fn && k->ch == KEY_BACKSPACE) || (!k->fn && (k->ch == 127 || k->ch == 8))) {
 		size_t len = rp->input.len;
@@ -682,7 +708,7 @@ static void replay_side(struct replay *rp, int delta)
 /* Enter in a whole-run pane: the event of its top row. */
 static void replay_goto_row(struct replay *rp)
 {
-	struct pane *p = &rp->panes[rp->right];
+	struct pane *p = pane_ready(&rp->panes[rp->right], &rp->cx);
 	size_t ev = rp->cx.focus == 1 && !p->ops->per_event ? pane_top_event(p) : TLINE_NO_EVENT;
 	if (ev == TLINE_NO_EVENT)
 		return;
@@ -708,7 +734,7 @@ static unsigned replay_mouse(struct view *v, const struct mouse_event *mp)
 	if (rp->prompt || m.kind == MOUSE_NONE || m.y < rp->body_y || m.y >= rp->body_y + rp->cx.body_h)
 		return 0;
 	int in_list = rp->list_w > 0 && m.x < rp->list_w, in_side = rp->cx.side_w > 0 && m.x >= rp->side_x;
-	struct pane *side = &rp->panes[rp->right];
+	struct pane *side = pane_ready(&rp->panes[rp->right], &rp->cx);
 	if (m.kind == MOUSE_CLICK && in_list) {
 		size_t i = rp->panes[PANE_EVENTS].top + (size_t)(m.y - rp->body_y - 1);
 		replay_focus(rp, 0);
@@ -733,7 +759,7 @@ static unsigned replay_do(struct replay *rp, enum action a, long count)
 {
 	long page = rp->cx.body_h > 2 ? rp->cx.body_h - 2 : 1;
 	long n = count > 0 ? count : 1;
-	struct pane *side = &rp->panes[rp->right];
+	struct pane *side = pane_ready(&rp->panes[rp->right], &rp->cx);
 	if (a == ACT_NEXT_UNANNOTATED && rp->cx.tag) {
 		rp->v.result = 1;
 		return VIEW_CLOSE;
@@ -769,8 +795,12 @@ static unsigned replay_do(struct replay *rp, enum action a, long count)
 	case ACT_PREV_COMPILE: replay_seek(rp, -1, replay_is_compile, "no compiler error before this one"); break;
 	case ACT_NEXT_BENCH: replay_seek(rp, 1, replay_is_bench, "no benchmark output after this one"); break;
 	case ACT_PREV_BENCH: replay_seek(rp, -1, replay_is_bench, "no benchmark output before this one"); break;
-	case ACT_NEXT_FLAG: replay_seek(rp, 1, replay_is_flagged, "no flagged event after this one"); break;
-	case ACT_PREV_FLAG: replay_seek(rp, -1, replay_is_flagged, "no flagged event before this one"); break;
+	case ACT_NEXT_FLAG:
+		replay_flags_all(rp);
+		replay_seek(rp, 1, replay_is_flagged, "no flagged event after this one"); break;
+	case ACT_PREV_FLAG:
+		replay_flags_all(rp);
+		replay_seek(rp, -1, replay_is_flagged, "no flagged event before this one"); break;
 	case ACT_PLAY: replay_play(rp, !rp->play.on); break;
 	case ACT_FASTER: replay_speed(rp, 1); break;
 	case ACT_SLOWER: replay_speed(rp, -1); break;
@@ -784,7 +814,7 @@ static unsigned replay_do(struct replay *rp, enum action a, long count)
 		view_say(&rp->v, "Q quotes lines of the artifact pane: v to it, Tab to focus it");
 		break;
 	case ACT_PANE_BACK: replay_side(rp, -1); break;
-	case ACT_LINEAGE_DIFF: pane_lineage_mark(&rp->panes[PANE_LINEAGE], &rp->cx); break;
+	case ACT_LINEAGE_DIFF: pane_lineage_mark(pane_ready(&rp->panes[PANE_LINEAGE], &rp->cx), &rp->cx); break;
 	case ACT_BEST: pane_lineage_best(&rp->cx); break;
 	case ACT_REEVAL: {
 		struct view *ov = reeval_view_new(&rp->v, &rp->cx);  /* over the side pane, a view of its own */
@@ -824,20 +854,10 @@ static void replay_grew(struct replay *rp, size_t old_n, int tail, int was_incom
 	size_t from = n < old_n ? 0 : old_n ? old_n - 1 : 0;  /* the last old event may have grown */
 	tallies_update(&rp->tally, rp->cx.run, from);
 	rp->cx.flags = flag_run_update(rp->cx.flags, run, from, &rp->cx.flag_rules);  /* only what changed */
-	for (int p = 0; p < PANE__COUNT; p++) {
-		const struct pane_ops *ops = rp->panes[p].ops;
-		if (ops->init) {  /* what it read from the run at init is stale */
-			pane_free(&rp->panes[p]);
-			pane_init(&rp->panes[p], ops, &rp->cx);
-		} else {
-			pane_invalidate(&rp->panes[p]);
-		}
-	}
-	if (rp->cx.search) {
-		free(rp->matches);
-		rp->matches = NULL;
-		rp->cx.nmatches = search_events(rp->cx.search, run, &rp->matches);
-	}
+	for (int p = 0; p < PANE__COUNT; p++)
+		pane_grow(&rp->panes[p], &rp->cx, from);
+	if (rp->cx.search)  /* the matches before from stay */
+		rp->cx.nmatches = search_events_more(rp->cx.search, run, from, &rp->matches, rp->cx.nmatches);
 	if (rp->cx.sel >= n)
 		rp->cx.sel = n ? n - 1 : 0;
 	if (tail && n)
@@ -910,6 +930,22 @@ static unsigned replay_poll(struct view *v, int *msp)
 		double left = rp->play.due - replay_now();
 		if (ms < 0 || (int)(left * 1000) + 1 < ms)
 			ms = (int)(left * 1000) + 1;
+	}
+	if (rp->cx.flags && rp->cx.run->nev && !flag_list_known(rp->cx.flags, rp->cx.run->nev - 1)) {
+		/* the next flags in slices, so that a key waits for one slice at most */
+		if (flag_list_advance(rp->cx.flags, rp->cx.run, 5000) > 0)
+			ms = 0;
+		pane_invalidate(&rp->panes[PANE_DETAIL]);
+		rp->v.dirty |= D_LIST | D_DETAIL;
+	}
+	if (rp->stats && rp->stats->nev != rp->cx.run->nev) {  /* the header's statistics lag the run */
+		if (replay_stats_due(rp))
+			rp->v.dirty |= D_HEADER;
+		int left = (int)((rp->stats_at + REPLAY_STATS_S - replay_now()) * 1000) + 1;
+		if (left < 1)  /* due now: drawn after this poll (no spin if the header is not shown) */
+			left = 100;
+		if (ms < 0 || left < ms)
+			ms = left;
 	}
 	if (rp->right == PANE_GPU && v->idle)
 		rp->v.dirty |= D_DETAIL;  /* the GPU pane shows readings of now */

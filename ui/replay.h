@@ -88,6 +88,7 @@ struct replay {
 		unsigned restarts;      /* the feed's restarts at the last poll */
 	} feed;
 	struct runstats *stats;     /* time split, reasoning honesty (owned; made at the header's draw) */
+	double stats_at;            /* monotonic time stats was made (a growing run: again 2 s later at most) */
 };
 
 /* Selects event i (clamped), scrolling the list and telling the panes. */

@@ -5,6 +5,7 @@
  * keeps the dataset's in-memory verdicts in step so the views update. */
 #include "config.h"
 
+#include <ctype.h>
 #include <curses.h>
 #include <errno.h>
 #include <signal.h>
@@ -111,35 +112,72 @@ static int tag_cmp_word(const void *a, const void *b)
 	return x->n != y->n ? (x->n < y->n) - (x->n > y->n) : strcmp(x->s, y->s);
 }
 
-static void tag_add_word(struct tag *t, size_t *cap, const char *s, const char *mask)
+/* The words being gathered (tag_blind_init): a hash set of them, case
+ * ignored, so that de-duplicating costs one probe, not a scan of all. */
+struct tag_wordset {
+	size_t cap;       /* of t->words */
+	size_t *slot;     /* index + 1 into t->words; 0: free */
+	size_t nslot;     /* a power of two, more than twice the words */
+};
+
+/* FNV-1a of the lower-cased bytes (strcasecmp's equality). */
+static size_t tag_word_hash(const char *s)
+{
+	size_t h = 14695981039346656037ULL & SIZE_MAX;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)tolower((unsigned char)*s)) * (size_t)1099511628211ULL;
+	return h;
+}
+
+/* The slot of s: the one holding it, else the free one it would take. */
+static size_t *tag_wordset_find(struct tag *t, struct tag_wordset *ws, const char *s)
+{
+	size_t i = tag_word_hash(s) & (ws->nslot - 1);
+	while (ws->slot[i] && strcasecmp(t->words[ws->slot[i] - 1].s, s))
+		i = (i + 1) & (ws->nslot - 1);
+	return &ws->slot[i];
+}
+
+static void tag_wordset_grow(struct tag *t, struct tag_wordset *ws)
+{
+	free(ws->slot);
+	ws->nslot = ws->nslot ? ws->nslot * 2 : 64;
+	ws->slot = xcalloc(ws->nslot, sizeof *ws->slot);
+	for (size_t k = 0; k < t->nwords; k++)
+		*tag_wordset_find(t, ws, t->words[k].s) = k + 1;
+}
+
+static void tag_add_word(struct tag *t, struct tag_wordset *ws, const char *s, const char *mask)
 {
 	if (!s || strlen(s) < 3)  /* shorter names would mask ordinary words */
 		return;
 	if (strcasestr("[model] [harness]", s))  /* a mask must not be masked again */
 		return;
-	for (size_t k = 0; k < t->nwords; k++)
-		if (!strcasecmp(t->words[k].s, s))
-			return;
-	if (t->nwords == *cap)
-		t->words = xrealloc(t->words, (*cap = *cap ? *cap * 2 : 32) * sizeof *t->words);
+	if ((t->nwords + 1) * 2 > ws->nslot)
+		tag_wordset_grow(t, ws);
+	size_t *slot = tag_wordset_find(t, ws, s);
+	if (*slot)
+		return;
+	if (t->nwords == ws->cap)
+		t->words = xrealloc(t->words, (ws->cap = ws->cap ? ws->cap * 2 : 32) * sizeof *t->words);
 	t->words[t->nwords].s = xstrdup(s);
 	t->words[t->nwords].n = strlen(s);
 	t->words[t->nwords].mask = xstrdup(mask);
-	t->nwords++;
+	*slot = ++t->nwords;
 }
 
 /* A name and each of its parts between '/' and ':' ("deepseek" and
  * "deepseek-v4-flash" of "deepseek/deepseek-v4-flash"). */
-static void tag_add_name(struct tag *t, size_t *cap, const char *s)
+static void tag_add_name(struct tag *t, struct tag_wordset *ws, const char *s)
 {
 	if (!s)
 		return;
-	tag_add_word(t, cap, s, "[model]");
+	tag_add_word(t, ws, s, "[model]");
 	for (const char *p = s; *p;) {
 		size_t n = strcspn(p, "/:");
 		if (n < strlen(s)) {
 			char *part = xstrndup(p, n);
-			tag_add_word(t, cap, part, "[model]");
+			tag_add_word(t, ws, part, "[model]");
 			free(part);
 		}
 		p += n + (p[n] ? 1 : 0);
@@ -148,7 +186,7 @@ static void tag_add_name(struct tag *t, size_t *cap, const char *s)
 
 /* A run id names harness and model: in blind mode it reads
  * "20260428_040539_[model 3]_01_fp8_gemm" (time and problem kept). */
-static void tag_add_run_id(struct tag *t, size_t *cap, const struct run_meta *m, const char *label)
+static void tag_add_run_id(struct tag *t, struct tag_wordset *ws, const struct run_meta *m, const char *label)
 {
 	const char *id = m->run_id;
 	if (!id)
@@ -158,7 +196,7 @@ static void tag_add_run_id(struct tag *t, size_t *cap, const struct run_meta *m,
 		ts++;
 	int has_problem = pl && pl < n && !strcmp(id + n - pl, m->problem);
 	char *mask = xasprintf("%.*s[%s]%s%s", (int)ts, id, label, has_problem ? "_" : "", has_problem ? m->problem : "");
-	tag_add_word(t, cap, id, mask);
+	tag_add_word(t, ws, id, mask);
 	free(mask);
 }
 
@@ -167,7 +205,8 @@ static void tag_add_run_id(struct tag *t, size_t *cap, const struct run_meta *m,
  * but says nothing of the name; and lists the names to mask in text. */
 static void tag_blind_init(struct tag *t)
 {
-	size_t n = t->ds->nruns, nl = 0, cap = 0;
+	size_t n = t->ds->nruns, nl = 0;
+	struct tag_wordset ws = { 0 };
 	char **real = xcalloc(n + 1, sizeof *real), **labels = xcalloc(n + 1, sizeof *labels);
 	for (size_t i = 0; i < n; i++)
 		labels[i] = real[i] = modelname(&t->ds->runs[i].meta);
@@ -197,12 +236,13 @@ static void tag_blind_init(struct tag *t)
 				t->blind_of[i] = k;
 	for (size_t i = 0; i < n; i++) {
 		const struct run_meta *m = &t->ds->runs[i].meta;
-		tag_add_run_id(t, &cap, m, t->blind_label[t->blind_of[i]]);
-		tag_add_word(t, &cap, m->harness, "[harness]");  /* before the labels that contain it */
-		tag_add_word(t, &cap, real[i], "[model]");
-		tag_add_name(t, &cap, m->label);
-		tag_add_name(t, &cap, m->model);
+		tag_add_run_id(t, &ws, m, t->blind_label[t->blind_of[i]]);
+		tag_add_word(t, &ws, m->harness, "[harness]");  /* before the labels that contain it */
+		tag_add_word(t, &ws, real[i], "[model]");
+		tag_add_name(t, &ws, m->label);
+		tag_add_name(t, &ws, m->model);
 	}
+	free(ws.slot);  /* sorting moves the words: the set is of no more use */
 	if (t->nwords)
 		qsort(t->words, t->nwords, sizeof *t->words, tag_cmp_word);
 	for (size_t i = 0; i < n; i++)

@@ -19,7 +19,10 @@
 #include "draw.h"
 #include "flags.h"
 #include "keys.h"
+#include "parser.h"
 #include "replay.h"
+#include "run.h"
+#include "runtext.h"
 #include "screens.h"
 #include "search.h"
 #include "tag.h"
@@ -59,6 +62,8 @@ struct xsearch {
 	double t0, took;          /* monotonic start, seconds when done */
 	size_t sel, top;
 	int moved;                /* the user moved the selection: it follows its run */
+	char root[PATH_MAX];      /* the dataset's real path, for the text cache */
+	int have_root;
 };
 
 static double xsearch_now(void)
@@ -132,6 +137,50 @@ static size_t xsearch_bytes(const struct ds_run *d)
 	return d->transcript && stat(d->transcript, &st) == 0 ? (size_t)st.st_size : 0;
 }
 
+/* Whether path is inside the dataset: only a transcript dataset_load would
+ * read has its text taken from the cache (as in kbtui search). */
+static int xsearch_inside(const struct xsearch *x, const char *path)
+{
+	char real[PATH_MAX];
+	size_t n = strlen(x->root);
+	return x->have_root && realpath(path, real) && strncmp(real, x->root, n) == 0 &&
+	       (real[n] == '/' || real[n] == '\0');
+}
+
+/* Run i's matching lines into f, the lines flag_grep finds: from the text
+ * cache when the transcript is unchanged (no JSON parsed), else from the
+ * run, loaded (kept while memory allows, so that opening a hit is quick)
+ * and its text saved for the next search. Returns the lines; 0 also when
+ * the run cannot be read. */
+static size_t xsearch_run(struct xsearch *x, size_t i, struct xsearch_first *f)
+{
+	struct ds_run *d = &x->ds->runs[i];
+	if (d->run)  /* in memory already */
+		return flag_grep(x->s, d->run, xsearch_line, f);
+	const struct parser_ops *as = d->meta.format ? parser_find(d->meta.format) : NULL;
+	const char *fmt = as ? as->name : NULL;
+	struct runtext_key key = { .ok = 0 };
+	struct runtext *t = xsearch_inside(x, d->transcript) ? runtext_load(d->transcript, fmt, &key) : NULL;
+	if (!t) {
+		struct run *r = dataset_load(x->ds, i);
+		if (!r)
+			return 0;
+		t = runtext_new(r);
+		if (key.ok)
+			runtext_save(t, d->transcript, fmt, &key);
+		size_t bytes = xsearch_bytes(d);
+		if (x->kept + bytes > XSEARCH_KEEP_BYTES) {  /* memory bounded */
+			run_free(d->run);
+			d->run = NULL;
+		} else {
+			x->kept += bytes;
+		}
+	}
+	size_t n = runtext_grep(x->s, t, xsearch_line, f);
+	runtext_free(t);
+	return n;
+}
+
 /* Searches the next run with a transcript. */
 static void xsearch_step(struct xsearch *x)
 {
@@ -141,25 +190,13 @@ static void xsearch_step(struct xsearch *x)
 	if (x->next >= ds->nruns)
 		return;
 	size_t i = x->next++;
-	struct ds_run *d = &ds->runs[i];
-	int loaded = d->run != NULL;
-	struct run *r = dataset_load(ds, i);
 	x->searched++;
-	if (!r)
-		return;
 	struct xsearch_first f = { 0 };
-	size_t n = flag_grep(x->s, r, xsearch_line, &f);
+	size_t n = xsearch_run(x, i, &f);
 	if (n) {
 		struct xsearch_hit h = { i, n, f.ev, f.text };
 		xsearch_insert(x, h);
 		x->lines += n;
-	}
-	size_t bytes = xsearch_bytes(d);
-	if (!loaded && x->kept + bytes > XSEARCH_KEEP_BYTES) {  /* memory bounded */
-		run_free(d->run);
-		d->run = NULL;
-	} else if (!loaded) {
-		x->kept += bytes;
 	}
 }
 
@@ -479,6 +516,7 @@ struct view *xsearch_view_new(struct dataset *ds, struct tag *tag)
 	x->v.ops = &xsearch_view_ops;
 	x->ds = ds;
 	x->tag = tag;
+	x->have_root = realpath(ds->root, x->root) != NULL;
 	x->asking = 1;
 	x->v.dirty = D_ALL;
 	sbuf_init(&x->input);
