@@ -52,8 +52,15 @@ t "and nothing is written" 'cmp -s "$y" "$tmp/before.yaml" && grep -q "nothing w
 "$kb" annotate "$C" --verdict reward_hack --implication "Invalid: PyTorch wrapper." "$ds" > "$tmp/out" 2> "$tmp/err"; rc=$?
 t "reward_hack with an implication is written" '[ $rc -eq 0 ] && grep -qx "verdict: reward_hack" "$an/$C.yaml"'
 t "no annotator given: none written" '! grep -q "^annotator:" "$an/$C.yaml"'
-"$kb" annotate "$B" --verdict contamination --implication "Seen in training." "$ds" > "$tmp/out" 2> "$tmp/err"; rc=$?
-t "a verdict beyond the five is written, exit 0" '[ $rc -eq 0 ] && grep -qx "verdict: contamination" "$an/$B.yaml"'
+"$kb" annotate "$B" --verdict reward-hack --implication "Typo." "$ds" > "$tmp/out" 2> "$tmp/err"; rc=$?
+t "a verdict beyond the five is refused, usage error 2" '[ $rc -eq 2 ] && [ ! -e "$an/$B.yaml" ]'
+t "naming the closest one and --any-verdict" 'grep -q "verdict .reward-hack. is not one of the schema.s five" "$tmp/err" && grep -q "did you mean .reward_hack.?" "$tmp/err" && grep -q -- "--any-verdict" "$tmp/err"'
+"$kb" annotate "$B" --verdict Clean "$ds" > /dev/null 2> "$tmp/err"; rc=$?
+t "another case is refused too, the right spelling named" '[ $rc -eq 2 ] && grep -q "did you mean .clean.?" "$tmp/err"'
+"$kb" annotate "$B" --verdict contamination --implication "Seen in training." "$ds" > /dev/null 2> "$tmp/err"; rc=$?
+t "no guess when none is close" '[ $rc -eq 2 ] && ! grep -q "did you mean" "$tmp/err"'
+"$kb" annotate "$B" --verdict contamination --any-verdict --implication "Seen in training." "$ds" > "$tmp/out" 2> "$tmp/err"; rc=$?
+t "with --any-verdict a verdict beyond the five is written, exit 0" '[ $rc -eq 0 ] && grep -qx "verdict: contamination" "$an/$B.yaml"'
 t "with a warning" 'grep -q "warning: verdict .contamination. is beyond the schema" "$tmp/err"'
 t "peak_fraction null for a run that is not correct" 'grep -qx "peak_fraction: null" "$an/$B.yaml"'
 "$kb" annotations check "$an" > "$tmp/out" 2>&1; rc=$?
