@@ -38,4 +38,28 @@ for th in light high-contrast; do
 	t "theme $th: the cursor is marked [ ... ] too" 'wait_for "t$th" "grid *$" && [ "$(grep -oE "$cell" "$scr" | wc -l)" -eq 1 ]'
 done
 
+# ---- a run without a transcript: a verdict or a compare mark asks first ----------
+H=20260428_134617_kimi_kimi-k2.6_07_w4a16_gemm
+mkdir -p "$tmp/an"
+start h KBTUI_ANNOTATOR=tester "$kb" --annotations "$tmp/an" "$fx/kbh"
+t "the browser lists the held-out runs" 'wait_for h "kbtui .*runs"'
+keys h / k i m i - k 2 . 6 _ 0 7 Enter
+t "the filter leaves the held-out run" 'wait_for h "showing 1 of"'
+keys h H
+t "H on a run without a transcript asks first" 'wait_for h "$H has no transcript here: write verdict reward_hack anyway\? y/n"'
+keys h n
+t "n: nothing written, and it says so" 'wait_for h "reward_hack not written: the run has no transcript here" && [ ! -e "$tmp/an/$H.yaml" ]'
+keys h K
+wait_for h "write verdict clean anyway" > /dev/null
+keys h y
+t "y: the verdict is written" 'wait_for h "clean written to" && grep -qx "verdict: clean" "$tmp/an/$H.yaml"'
+keys h c
+t "c on it asks before marking it for compare" 'wait_for h "$H has no transcript here: mark it for compare anyway\? y/n"'
+keys h n
+t "n: not marked" 'wait_for h "not marked: the run has no transcript here" && ! has "marked $H"'
+keys h c
+wait_for h "mark it for compare anyway" > /dev/null
+keys h y
+t "y: marked" 'wait_for h "marked $H: c on another run compares the two"'
+
 echo "1..$n"; exit $fail

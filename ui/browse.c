@@ -686,6 +686,21 @@ static unsigned browse_compare(struct browse *b)
 		return 0;
 	view_say(&b->v, NULL);
 	b->v.dirty |= D_LIST;
+	if (!b->ds->runs[sel].transcript && b->cmp_mark != (size_t)sel + 1) {
+		/* a held-out run has nothing to compare: a stray c asks first */
+		char *id = draw_safe(b->ds->runs[sel].meta.run_id);
+		char *q = xasprintf(" %s has no transcript here: %s anyway? y/n", id,
+		                    b->cmp_mark ? "compare it" : "mark it for compare");
+		int yes = tui_yes(q);
+		free(q);
+		free(id);
+		b->v.dirty = D_ALL;
+		if (!yes) {
+			b->v.msg = xstrdup(b->cmp_mark ? " not compared: the run has no transcript here"
+			                               : " not marked: the run has no transcript here");
+			return 0;
+		}
+	}
 	if (!b->cmp_mark || b->cmp_mark == (size_t)sel + 1) {
 		b->cmp_mark = b->cmp_mark ? 0 : (size_t)sel + 1;
 		char *id = draw_safe(b->ds->runs[sel].meta.run_id);

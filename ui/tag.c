@@ -23,6 +23,7 @@
 #include "draw.h"
 #include "modelname.h"
 #include "tag.h"
+#include "tui.h"
 #include "util.h"
 
 /* One change of this session that u can take back. */
@@ -686,6 +687,18 @@ out:
 
 /* ---- the views' entry points ------------------------------------------------------------ */
 
+/* A run without a transcript (held out) has not been read: one stray key
+ * must not give it a verdict, so ask first. 1 for y. */
+static int tag_ask_no_transcript(const struct tag *t, size_t i, const char *verdict)
+{
+	char *id = t->blind ? xstrdup("this run") : draw_safe(t->ds->runs[i].meta.run_id);
+	char *q = xasprintf(" %s has no transcript here: write verdict %s anyway? y/n", id, verdict);
+	int yes = tui_yes(q);
+	free(q);
+	free(id);
+	return yes;
+}
+
 int tag_act(struct tag *t, enum action a, long i, char **msg)
 {
 	const char *verdict = tag_verdict_of_action(a);
@@ -705,6 +718,8 @@ int tag_act(struct tag *t, enum action a, long i, char **msg)
 		*msg = xstrdup(t->blind ? "blind mode: models and harnesses hidden (x shows them)" : "blind mode off");
 	} else if (i < 0 || (size_t)i >= t->ds->nruns) {
 		*msg = xstrdup("no run selected");
+	} else if (verdict && !t->ds->runs[i].transcript && !tag_ask_no_transcript(t, (size_t)i, verdict)) {
+		*msg = xasprintf("%s not written: the run has no transcript here (nothing was read)", verdict);
 	} else if (verdict) {
 		tag_verdict(t, (size_t)i, verdict, msg);
 	} else {
