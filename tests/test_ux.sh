@@ -62,4 +62,22 @@ wait_for h "mark it for compare anyway" > /dev/null
 keys h y
 t "y: marked" 'wait_for h "marked $H: c on another run compares the two"'
 
+# ---- the browser's filter: fields, Ctrl-U, Ctrl-W ---------------------------------
+start f "$kb" "$fx/kbh"
+t "the browser opens on all runs" 'wait_for f "kbtui .*85 runs"'
+keys f / h a s : t r a n s c r i p t Enter
+t "has:transcript: the runs with one" 'wait_for f "showing 4 of 85"'
+keys f / Space f o r m a t : c o d e x Enter
+t "two terms: has:transcript format:codex" 'wait_for f "showing 1 of 85" && has "gpt-5\.5"'
+keys f / C-w C-w Enter
+t "Ctrl-W takes the last word off (twice: both, no filter left)" 'wait_gone f "showing 1 of" && ! has "showing [0-9]+ of"'
+keys f / f l a g g e d Enter
+t "flagged: the runs a rule trips on" 'wait_for f "showing 3 of 85" && has "glm-5\.1" && has "deepseek-v4-flash"'
+keys f / C-u c o r r e c t Space p e a k \> 0 . 5 Enter
+t "Ctrl-U clears it; correct peak>0.5" 'wait_for f "showing 2 of 85" && has "claude-opus-4-7" && ! has "glm-5\.1"'
+keys f / C-u v e r d i c t : r u b r i c _ l e a k Space c o r r e c t Enter
+t "verdict:NAME with another term" 'wait_for f "showing 1 of 85" && has "claude-opus-4-7"'
+keys f / C-u k i m i Enter
+t "plain words as before" 'wait_for f "showing 7 of 85" && has "kimi-k2\.6"'
+
 echo "1..$n"; exit $fail
