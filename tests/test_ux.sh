@@ -70,7 +70,7 @@ t "has:transcript: the runs with one" 'wait_for f "showing 4 of 85"'
 keys f / Space f o r m a t : c o d e x Enter
 t "two terms: has:transcript format:codex" 'wait_for f "showing 1 of 85" && has "gpt-5\.5"'
 keys f / C-w C-w Enter
-t "Ctrl-W takes the last word off (twice: both, no filter left)" 'wait_gone f "showing 1 of" && ! has "showing [0-9]+ of"'
+t "Ctrl-W takes the last word off (twice: both, no filter left)" 'wait_gone f "showing [0-9]+ of" && has "kbtui .*85 runs"'
 keys f / f l a g g e d Enter
 t "flagged: the runs a rule trips on" 'wait_for f "showing 3 of 85" && has "glm-5\.1" && has "deepseek-v4-flash"'
 keys f / C-u c o r r e c t Space p e a k \> 0 . 5 Enter
