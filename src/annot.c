@@ -18,6 +18,59 @@
 
 const char *const annot_verdicts[] = {"clean", "rubric_leak", "reward_hack", "interesting", "bug", NULL};
 
+int annot_verdict_known(const char *v)
+{
+	for (int i = 0; v && annot_verdicts[i]; i++)
+		if (!strcmp(annot_verdicts[i], v))
+			return 1;
+	return 0;
+}
+
+/* Levenshtein distance, case-folded, '-' and ' ' read as '_'. */
+static int verdict_fold(int c)
+{
+	return c == '-' || c == ' ' ? '_' : (c >= 'A' && c <= 'Z') ? c - 'A' + 'a' : c;
+}
+
+static size_t verdict_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), *row = xcalloc(lb + 1, sizeof *row);
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j], best = diag + (verdict_fold((unsigned char)a[i - 1]) != verdict_fold((unsigned char)b[j - 1]));
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			diag = up;
+			row[j] = best;
+		}
+	}
+	size_t d = row[lb];
+	free(row);
+	return d;
+}
+
+const char *annot_verdict_closest(const char *v)
+{
+	const char *best = NULL;
+	size_t bd = (size_t)-1, n = v ? strlen(v) : 0;
+	if (!n || n > 64)
+		return NULL;
+	for (int i = 0; annot_verdicts[i]; i++) {
+		size_t d = verdict_distance(v, annot_verdicts[i]);
+		if (d < bd) {
+			bd = d;
+			best = annot_verdicts[i];
+		}
+	}
+	return bd * 2 <= n ? best : NULL;
+}
+
 /* The schema's key order, used to place keys that a document lacks. */
 static const char *const annot_order[] = {"run_id", "model", "harness", "effort", "problem",
                                           "peak_fraction", "verdict", "summary", "quotes",

@@ -11,6 +11,12 @@
 /* The schema's verdicts. Real files also use others (contamination,
  * harness_limited, fail): kept and shown, flagged as warnings. */
 extern const char *const annot_verdicts[];
+/* 1 when v is one of the schema's five. */
+int annot_verdict_known(const char *v);
+/* The schema's verdict closest to v (borrowed): the same word with '-' or
+ * ' ' for '_' or in another case first, else the one the fewest edits
+ * away; NULL when none is within half of v's length (no good guess). */
+const char *annot_verdict_closest(const char *v);
 
 enum ynode_kind { YN_SCALAR, YN_MAP, YN_SEQ };
 

@@ -11,22 +11,37 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* A verdict beyond the schema's five is most often a typo that would
+ * become data (reward-hack): refused, with the closest one named. */
+static int verdict_refused(FILE *err, const char *verdict)
+{
+	const char *near = annot_verdict_closest(verdict);
+	textsafe_fprintf(err, "kbtui annotate: verdict '%s' is not one of the schema's five "
+	                 "(clean, rubric_leak, reward_hack, interesting, bug)", verdict);
+	if (near)
+		fprintf(err, "; did you mean '%s'?", near);
+	fprintf(err, "\nkbtui annotate: --any-verdict writes it anyway (with the schema's warning)\n"
+	        "Try 'kbtui annotate --help'.\n");
+	return CMD_USAGE;
+}
+
 int cmd_annotate(int argc, char **argv, const char *argv0, FILE *out, FILE *err)
 {
-	enum { O_VERDICT = 256, O_SUMMARY, O_IMPLICATION, O_ANNOTATIONS, O_ANNOTATOR };
+	enum { O_VERDICT = 256, O_SUMMARY, O_IMPLICATION, O_ANNOTATIONS, O_ANNOTATOR, O_ANY };
 	static const struct option opts[] = {
 		{"verdict", required_argument, NULL, O_VERDICT},
 		{"summary", required_argument, NULL, O_SUMMARY},
 		{"implication", required_argument, NULL, O_IMPLICATION},
 		{"annotations", required_argument, NULL, O_ANNOTATIONS},
 		{"annotator", required_argument, NULL, O_ANNOTATOR},
+		{"any-verdict", no_argument, NULL, O_ANY},
 		{NULL, 0, NULL, 0},
 	};
 	struct annotate_change ch = {0};
 	struct annotate_result res;
 	const char *annot_dir = NULL;
 	char *def_dir = NULL;
-	int c, rc;
+	int c, rc, any = 0;
 
 	optind = 0;
 	opterr = 0;
@@ -37,6 +52,7 @@ int cmd_annotate(int argc, char **argv, const char *argv0, FILE *out, FILE *err)
 		case O_IMPLICATION: ch.implication = optarg; break;
 		case O_ANNOTATIONS: annot_dir = optarg; break;
 		case O_ANNOTATOR: ch.annotator = optarg; break;
+		case O_ANY: any = 1; break;
 		case ':': return cmd_usage_error(err, "annotate", "option '%s' needs an argument", argv[optind - 1]);
 		default: return cmd_usage_error(err, "annotate", "unknown option '%s'", argv[optind - 1]);
 		}
@@ -47,6 +63,9 @@ int cmd_annotate(int argc, char **argv, const char *argv0, FILE *out, FILE *err)
 		return cmd_usage_error(err, "annotate", "takes RUN and one DIR, got '%s' too", argv[optind + 2]);
 	if (!ch.verdict || !*ch.verdict)
 		return cmd_usage_error(err, "annotate", "%s", "needs --verdict (clean, rubric_leak, reward_hack, interesting, bug)");
+
+	if (!any && !annot_verdict_known(ch.verdict))
+		return verdict_refused(err, ch.verdict);
 
 	struct cmd_run cr;
 	if (cmd_run_resolve(argv[optind], argc - optind == 2 ? argv[optind + 1] : NULL, argv0, &cr, err) < 0)
@@ -97,13 +116,14 @@ static int cmd_annotate_exec(int argc, char **argv, const struct cmd_ctx *ctx)
 const struct cmd_entry cmd_annotate_entry = {
 	.name = "annotate",
 	.usage = "RUN --verdict V [--summary TEXT] [--implication TEXT]\n"
-	         "         [--annotations DIR] [--annotator NAME] [DIR]",
+	         "         [--annotations DIR] [--annotator NAME] [--any-verdict] [DIR]",
 	.summary = "write a verdict into the annotation of a run, checked, atomically",
 	.help = "RUN: a run id or a unique prefix of one in the dataset DIR (default: the\n"
 	        "one the working directory is in, else the default one), or a run\n"
 	        "directory of a dataset.\n"
 	        "  --verdict V     clean, rubric_leak, reward_hack, interesting or bug\n"
-	        "                  (others are written with a warning)\n"
+	        "                  (another is refused, the closest one named)\n"
+	        "  --any-verdict   write a verdict beyond those five anyway (a warning)\n"
 	        "  --summary TEXT  the one-paragraph summary\n"
 	        "  --implication TEXT  how the cell should be read (required unless the\n"
 	        "                  verdict is clean)\n"

@@ -14,9 +14,12 @@ int cmd_export(int argc, char **argv, const char *argv0, FILE *out, FILE *err)
 {
 	static const struct option opts[] = {
 		{"format", required_argument, NULL, 'f'},
+		{"full", no_argument, NULL, 'F'},
+		{"annotations", required_argument, NULL, 'a'},
 		{NULL, 0, NULL, 0},
 	};
 	int c, fmt = -1;
+	struct export_opts o = {0};
 	struct sbuf b;
 	char *warn = NULL;
 	size_t n;
@@ -29,6 +32,8 @@ int cmd_export(int argc, char **argv, const char *argv0, FILE *out, FILE *err)
 			if ((fmt = export_format_parse(optarg)) < 0)
 				return cmd_usage_error(err, "export", "unknown format '%s' (csv, json or md)", optarg);
 			break;
+		case 'F': o.full = 1; break;
+		case 'a': o.annot_dir = optarg; break;
 		case ':': return cmd_usage_error(err, "export", "option '%s' needs an argument", argv[optind - 1]);
 		default: return cmd_usage_error(err, "export", "unknown option '%s'", argv[optind - 1]);
 		}
@@ -40,16 +45,21 @@ int cmd_export(int argc, char **argv, const char *argv0, FILE *out, FILE *err)
 	struct dataset *ds = cmd_open_dataset(optind < argc ? argv[optind] : NULL, argv0, err);
 	if (!ds)
 		return CMD_BADINPUT;
-	struct export_row *rows = export_rows(ds, &n, &warn);
+	if (o.annot_dir && !util_is_dir(o.annot_dir)) {
+		textsafe_fprintf(err, "kbtui export: %s: not a directory (--annotations)\n", o.annot_dir);
+		dataset_free(ds);
+		return CMD_BADINPUT;
+	}
+	struct export_row *rows = export_rows(ds, &o, &n, &warn);
 	if (warn)
 		textsafe_fputs(err, warn, TS_KEEP_NL | TS_KEEP_TAB);
 	sbuf_init(&b);
 	if (fmt == EXPORT_CSV)
-		export_csv(&b, rows, n);
+		export_csv(&b, rows, n, o.full);
 	else if (fmt == EXPORT_JSON)
-		export_json(&b, rows, n);
+		export_json(&b, rows, n, o.full);
 	else
-		export_md(&b, rows, n);
+		export_md(&b, rows, n, o.full);
 	fwrite(b.s, 1, b.len, out);
 	sbuf_free(&b);
 	export_rows_free(rows, n);
@@ -65,12 +75,17 @@ static int cmd_export_exec(int argc, char **argv, const struct cmd_ctx *ctx)
 
 const struct cmd_entry cmd_export_entry = {
 	.name = "export",
-	.usage = "--format csv|json|md [DIR]",
+	.usage = "--format csv|json|md [--full] [--annotations DIR] [DIR]",
 	.summary = "one row per run with its verdict: CSV, JSON or Markdown",
 	.help = "DIR: the dataset (default: the one the working directory is in, else\n"
 	        "the default one).\n"
 	        "  -f, --format F  csv (RFC 4180, cells guarded against formulas), json\n"
 	        "                  (an array of objects) or md (a table of runs, then\n"
-	        "                  models by problems)\n",
+	        "                  models by problems)\n"
+	        "  --full          also summary, implication, quotes (FILE [START-END]\n"
+	        "                  LABEL: TEXT) and flags (the shipped rules that trip,\n"
+	        "                  LABEL (event N)): lists joined with \"; \" in csv and\n"
+	        "                  md, arrays of strings in json\n"
+	        "  --annotations DIR  verdicts from there (default: the dataset's)\n",
 	.exec = cmd_export_exec,
 };

@@ -2,7 +2,10 @@
 #include "config.h"
 #include "export.h"
 #include "annot.h"
+#include "annotate.h"
 #include "dataset.h"
+#include "flags.h"
+#include "run.h"
 #include "textsafe.h"
 
 #include <stddef.h>
@@ -12,6 +15,7 @@
 
 static const char *const export_columns[] = {"run_id", "model", "harness", "problem", "correct",
                                              "peak_fraction", "verdict", "annotator", NULL};
+static const char *const export_full_columns[] = {"summary", "implication", "quotes", "flags", NULL};
 
 int export_format_parse(const char *s)
 {
@@ -37,7 +41,73 @@ static char *export_label(const struct run_meta *m)
 	return xstrdup(m->model ? m->model : m->harness ? m->harness : "?");
 }
 
-struct export_row *export_rows(const struct dataset *ds, size_t *n, char **warn)
+/* A scalar value of map m (borrowed), NULL when absent. */
+static const char *export_map_str(const struct ynode *m, const char *key)
+{
+	for (size_t i = 0; m && m->kind == YN_MAP && i + 1 < m->n; i += 2)
+		if (m->items[i]->kind == YN_SCALAR && !strcmp(m->items[i]->value, key))
+			return m->items[i + 1]->kind == YN_SCALAR ? m->items[i + 1]->value : NULL;
+	return NULL;
+}
+
+static const struct ynode *export_map_node(const struct ynode *m, const char *key)
+{
+	for (size_t i = 0; m && m->kind == YN_MAP && i + 1 < m->n; i += 2)
+		if (m->items[i]->kind == YN_SCALAR && !strcmp(m->items[i]->value, key))
+			return m->items[i + 1];
+	return NULL;
+}
+
+/* The annotation's quotes, one string each, raw (made safe when written). */
+static void export_quotes(struct export_row *r, const struct annot *a)
+{
+	const struct ynode *q = export_map_node(a->root, "quotes");
+	if (!q || q->kind != YN_SEQ)
+		return;
+	r->quotes = xcalloc(q->n + 1, sizeof *r->quotes);
+	for (size_t i = 0; i < q->n; i++) {
+		const struct ynode *it = q->items[i], *lines = export_map_node(it, "lines");
+		const char *file = export_map_str(it, "file"), *label = export_map_str(it, "label");
+		const char *text = export_map_str(it, "text");
+		char range[64] = "";
+		if (lines && lines->kind == YN_SEQ && lines->n == 2 && lines->items[0]->kind == YN_SCALAR &&
+		    lines->items[1]->kind == YN_SCALAR)
+			snprintf(range, sizeof range, " [%.20s-%.20s]", lines->items[0]->value, lines->items[1]->value);
+		r->quotes[r->nquotes++] = xasprintf("%s%s%s%s: %s", file ? file : "?", range, label && *label ? " " : "",
+		                                    label ? label : "", text ? text : "");
+	}
+}
+
+/* The shipped rules on run i's transcript: each rule that trips, with the
+ * first event it trips on (1-based, as the replay counts). */
+static void export_flags(struct export_row *r, struct dataset *ds, size_t i, struct sbuf *w)
+{
+	const struct flag_rules *rs = NULL;
+	struct run *run;
+	if (!ds->runs[i].transcript)
+		return;
+	if (!(run = dataset_load(ds, i))) {
+		sbuf_addf(w, "%s (no flags exported)\n", ds->runs[i].load_error ? ds->runs[i].load_error : "unreadable");
+		return;
+	}
+	struct flag_list *l = flag_run_default(run, &rs);
+	if (!l) {
+		sbuf_adds(w, "the shipped flag rules cannot be read (no flags exported)\n");
+		return;
+	}
+	r->flags = xcalloc(l->n + 1, sizeof *r->flags);
+	for (size_t k = 0; k < l->n; k++) {
+		const char *label = flag_rule_label(rs, l->hits[k].rule);
+		int seen = 0;
+		for (size_t j = 0; j < k && !seen; j++)
+			seen = l->hits[j].rule == l->hits[k].rule;
+		if (!seen)
+			r->flags[r->nflags++] = xasprintf("%s (event %zu)", label ? label : "?", l->hits[k].event + 1);
+	}
+	flag_list_delete(l);
+}
+
+struct export_row *export_rows(struct dataset *ds, const struct export_opts *o, size_t *n, char **warn)
 {
 	struct export_row *rows = xcalloc(ds->nruns + 1, sizeof *rows);
 	struct sbuf w;
@@ -53,19 +123,29 @@ struct export_row *export_rows(const struct dataset *ds, size_t *n, char **warn)
 		r->label = export_label(&d->meta);
 		r->correct = d->meta.has_result ? d->meta.correct : -1;
 		r->peak_fraction = d->meta.peak_fraction;
-		if (d->annotation && util_is_file(d->annotation)) {
+		char *own = o && o->annot_dir ? annotate_path(o->annot_dir, d->meta.run_id) : NULL;
+		const char *path = o && o->annot_dir ? own : d->annotation;
+		if (path && util_is_file(path)) {
 			int line;
 			char *e = NULL;
-			struct annot *a = annot_load(d->annotation, &line, &e);
+			struct annot *a = annot_load(path, &line, &e);
 			if (a) {
 				r->verdict = xstrdup(annot_get(a, "verdict"));
 				r->annotator = xstrdup(annot_get(a, "annotator"));
+				if (o && o->full) {
+					r->summary = xstrdup(annot_get(a, "summary"));
+					r->implication = xstrdup(annot_get(a, "implication"));
+					export_quotes(r, a);
+				}
 				annot_free(a);
 			} else {
 				sbuf_addf(&w, "%s (no verdict exported)\n", e);
 				free(e);
 			}
 		}
+		free(own);
+		if (o && o->full)
+			export_flags(r, ds, i, &w);
 	}
 	*n = ds->nruns;
 	*warn = w.len ? sbuf_detach(&w) : NULL;
@@ -83,6 +163,14 @@ void export_rows_free(struct export_row *rows, size_t n)
 		free(rows[i].label);
 		free(rows[i].verdict);
 		free(rows[i].annotator);
+		free(rows[i].summary);
+		free(rows[i].implication);
+		for (size_t k = 0; k < rows[i].nquotes; k++)
+			free(rows[i].quotes[k]);
+		free(rows[i].quotes);
+		for (size_t k = 0; k < rows[i].nflags; k++)
+			free(rows[i].flags[k]);
+		free(rows[i].flags);
 	}
 	free(rows);
 }
@@ -136,10 +224,24 @@ static void export_number(struct sbuf *b, double v, const char *none)
 }
 
 /* Records end with CRLF, as RFC 4180 has them. */
-void export_csv(struct sbuf *b, const struct export_row *rows, size_t n)
+/* A list as one string, "; " between (owned; raw: the writer makes it safe). */
+static char *export_join(char *const *v, size_t n)
+{
+	struct sbuf b;
+	sbuf_init(&b);
+	for (size_t i = 0; i < n; i++)
+		sbuf_addf(&b, "%s%s", i ? "; " : "", v[i]);
+	char *s = sbuf_detach(&b);
+	sbuf_free(&b);
+	return s;
+}
+
+void export_csv(struct sbuf *b, const struct export_row *rows, size_t n, int full)
 {
 	for (int c = 0; export_columns[c]; c++)
 		sbuf_addf(b, "%s%s", c ? "," : "", export_columns[c]);
+	for (int c = 0; full && export_full_columns[c]; c++)
+		sbuf_addf(b, ",%s", export_full_columns[c]);
 	sbuf_adds(b, "\r\n");
 	for (size_t i = 0; i < n; i++) {
 		const struct export_row *r = &rows[i];
@@ -156,6 +258,19 @@ void export_csv(struct sbuf *b, const struct export_row *rows, size_t n)
 		export_csv_field(b, r->verdict);
 		sbuf_addc(b, ',');
 		export_csv_field(b, r->annotator);
+		if (full) {
+			char *q = export_join(r->quotes, r->nquotes), *f = export_join(r->flags, r->nflags);
+			sbuf_addc(b, ',');
+			export_csv_field(b, r->summary);
+			sbuf_addc(b, ',');
+			export_csv_field(b, r->implication);
+			sbuf_addc(b, ',');
+			export_csv_field(b, q);
+			sbuf_addc(b, ',');
+			export_csv_field(b, f);
+			free(q);
+			free(f);
+		}
 		sbuf_adds(b, "\r\n");
 	}
 }
@@ -174,7 +289,18 @@ static void export_json_str(struct sbuf *b, const char *s)
 }
 
 /* One object per line, keys in the columns' order. */
-void export_json(struct sbuf *b, const struct export_row *rows, size_t n)
+static void export_json_list(struct sbuf *b, char *const *v, size_t n)
+{
+	sbuf_addc(b, '[');
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			sbuf_adds(b, ", ");
+		export_json_str(b, v[i]);
+	}
+	sbuf_addc(b, ']');
+}
+
+void export_json(struct sbuf *b, const struct export_row *rows, size_t n, int full)
 {
 	sbuf_adds(b, n ? "[\n" : "[]\n");
 	for (size_t i = 0; i < n; i++) {
@@ -193,6 +319,16 @@ void export_json(struct sbuf *b, const struct export_row *rows, size_t n)
 		export_json_str(b, r->verdict);
 		sbuf_adds(b, ", \"annotator\": ");
 		export_json_str(b, r->annotator);
+		if (full) {
+			sbuf_adds(b, ", \"summary\": ");
+			export_json_str(b, r->summary);
+			sbuf_adds(b, ", \"implication\": ");
+			export_json_str(b, r->implication);
+			sbuf_adds(b, ", \"quotes\": ");
+			export_json_list(b, r->quotes, r->nquotes);
+			sbuf_adds(b, ", \"flags\": ");
+			export_json_list(b, r->flags, r->nflags);
+		}
 		sbuf_adds(b, i + 1 < n ? "},\n" : "}\n]\n");
 	}
 }
@@ -307,12 +443,15 @@ static void export_md_grid(struct sbuf *b, const struct export_row *rows, size_t
 	free(probs);
 }
 
-void export_md(struct sbuf *b, const struct export_row *rows, size_t n)
+void export_md(struct sbuf *b, const struct export_row *rows, size_t n, int full)
 {
 	sbuf_adds(b, "## Runs\n\n|");
 	for (int c = 0; export_columns[c]; c++)
 		export_md_cell(b, export_columns[c]);
-	sbuf_adds(b, "\n| --- | --- | --- | --- | --- | ---: | --- | --- |\n");
+	for (int c = 0; full && export_full_columns[c]; c++)
+		export_md_cell(b, export_full_columns[c]);
+	sbuf_adds(b, "\n| --- | --- | --- | --- | --- | ---: | --- | --- |");
+	sbuf_adds(b, full ? " --- | --- | --- | --- |\n" : "\n");
 	for (size_t i = 0; i < n; i++) {
 		const struct export_row *r = &rows[i];
 		char num[64] = "";
@@ -327,6 +466,15 @@ void export_md(struct sbuf *b, const struct export_row *rows, size_t n)
 		export_md_cell(b, num);
 		export_md_cell(b, r->verdict);
 		export_md_cell(b, r->annotator);
+		if (full) {
+			char *q = export_join(r->quotes, r->nquotes), *f = export_join(r->flags, r->nflags);
+			export_md_cell(b, r->summary);
+			export_md_cell(b, r->implication);
+			export_md_cell(b, q);
+			export_md_cell(b, f);
+			free(q);
+			free(f);
+		}
 		sbuf_adds(b, "\n");
 	}
 	export_md_grid(b, rows, n);

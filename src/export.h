@@ -18,6 +18,18 @@ struct export_row {
 	int correct;              /* 1, 0, -1 unknown */
 	double peak_fraction;     /* < 0 none */
 	char *verdict, *annotator; /* from the annotation (owned), NULL none */
+	/* with --full only (owned, NULL / 0 none): the annotation's summary and
+	 * implication, its quotes as "FILE [START-END] LABEL: TEXT", and the
+	 * shipped flag rules that trip on the transcript, "LABEL (event N)" */
+	char *summary, *implication;
+	char **quotes, **flags;
+	size_t nquotes, nflags;
+};
+
+/* What export_rows reads besides the run's metadata. */
+struct export_opts {
+	const char *annot_dir;    /* annotations from here (NULL: the dataset's) */
+	int full;                 /* summary, implication, quotes and flags too */
 };
 
 /* "csv", "json" or "md" (also "markdown"); -1 otherwise. */
@@ -26,16 +38,17 @@ int export_format_parse(const char *s);
 /* One row per run of ds, in the dataset's order. Annotations that cannot
  * be read are reported in *warn (owned, one a line, NULL when none) and
  * give no verdict. */
-struct export_row *export_rows(const struct dataset *ds, size_t *n, char **warn);
+struct export_row *export_rows(struct dataset *ds, const struct export_opts *o, size_t *n, char **warn);
 void export_rows_free(struct export_row *rows, size_t n);
 
 /* The columns: run_id, model, harness, problem, correct, peak_fraction,
- * verdict, annotator. */
-void export_csv(struct sbuf *b, const struct export_row *rows, size_t n);
-void export_json(struct sbuf *b, const struct export_row *rows, size_t n);
+ * verdict, annotator; with full also summary, implication, quotes, flags
+ * (lists joined with "; " in csv and md, arrays of strings in json). */
+void export_csv(struct sbuf *b, const struct export_row *rows, size_t n, int full);
+void export_json(struct sbuf *b, const struct export_row *rows, size_t n, int full);
 /* The runs table, then a models x problems table of peak_fraction with
  * verdict marks. */
-void export_md(struct sbuf *b, const struct export_row *rows, size_t n);
+void export_md(struct sbuf *b, const struct export_row *rows, size_t n, int full);
 
 /* Appends s as one CSV field: quoted when it holds a comma, quote, CR or
  * LF, quotes doubled (RFC 4180); a ' put before a value that begins with
@@ -43,7 +56,7 @@ void export_md(struct sbuf *b, const struct export_row *rows, size_t n);
  * NULL: empty. */
 void export_csv_field(struct sbuf *b, const char *s);
 
-/* kbtui export --format csv|json|md [DIR]; argv[0] is "export", argv0
+/* kbtui export --format csv|json|md [--full] [--annotations DIR] [DIR]; argv[0] is "export", argv0
  * the program's (to find the default dataset). Exit status as in cmd.h. */
 int cmd_export(int argc, char **argv, const char *argv0, FILE *out, FILE *err);
 

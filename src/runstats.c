@@ -301,6 +301,10 @@ char *runstats_reasoning_text(const struct runstats *s)
 	const char *word = s->thinking ? "thinking" : "reasoning";
 	util_fmt_count(tok, sizeof tok, s->tok_reasoning);
 	util_fmt_count(shown, sizeof shown, (long long)s->chars_shown);
+	if (s->reasoning == RS_R_NONE && s->tok_reasoning > 0)
+		/* the transcript disagrees with itself: say both, not "none" */
+		return xasprintf("reasoning: no block in the transcript, but its usage counts %s %s tokens "
+		                 "(the harness did not record them)", tok, word);
 	if (s->reasoning == RS_R_NONE)
 		return xstrdup("reasoning: none recorded");
 	struct sbuf o;

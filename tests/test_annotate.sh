@@ -52,8 +52,15 @@ t "and nothing is written" 'cmp -s "$y" "$tmp/before.yaml" && grep -q "nothing w
 "$kb" annotate "$C" --verdict reward_hack --implication "Invalid: PyTorch wrapper." "$ds" > "$tmp/out" 2> "$tmp/err"; rc=$?
 t "reward_hack with an implication is written" '[ $rc -eq 0 ] && grep -qx "verdict: reward_hack" "$an/$C.yaml"'
 t "no annotator given: none written" '! grep -q "^annotator:" "$an/$C.yaml"'
-"$kb" annotate "$B" --verdict contamination --implication "Seen in training." "$ds" > "$tmp/out" 2> "$tmp/err"; rc=$?
-t "a verdict beyond the five is written, exit 0" '[ $rc -eq 0 ] && grep -qx "verdict: contamination" "$an/$B.yaml"'
+"$kb" annotate "$B" --verdict reward-hack --implication "Typo." "$ds" > "$tmp/out" 2> "$tmp/err"; rc=$?
+t "a verdict beyond the five is refused, usage error 2" '[ $rc -eq 2 ] && [ ! -e "$an/$B.yaml" ]'
+t "naming the closest one and --any-verdict" 'grep -q "verdict .reward-hack. is not one of the schema.s five" "$tmp/err" && grep -q "did you mean .reward_hack.?" "$tmp/err" && grep -q -- "--any-verdict" "$tmp/err"'
+"$kb" annotate "$B" --verdict Clean "$ds" > /dev/null 2> "$tmp/err"; rc=$?
+t "another case is refused too, the right spelling named" '[ $rc -eq 2 ] && grep -q "did you mean .clean.?" "$tmp/err"'
+"$kb" annotate "$B" --verdict contamination --implication "Seen in training." "$ds" > /dev/null 2> "$tmp/err"; rc=$?
+t "no guess when none is close" '[ $rc -eq 2 ] && ! grep -q "did you mean" "$tmp/err"'
+"$kb" annotate "$B" --verdict contamination --any-verdict --implication "Seen in training." "$ds" > "$tmp/out" 2> "$tmp/err"; rc=$?
+t "with --any-verdict a verdict beyond the five is written, exit 0" '[ $rc -eq 0 ] && grep -qx "verdict: contamination" "$an/$B.yaml"'
 t "with a warning" 'grep -q "warning: verdict .contamination. is beyond the schema" "$tmp/err"'
 t "peak_fraction null for a run that is not correct" 'grep -qx "peak_fraction: null" "$an/$B.yaml"'
 "$kb" annotations check "$an" > "$tmp/out" 2>&1; rc=$?
@@ -126,6 +133,41 @@ cat > "$tmp/md.want" <<EOF
 Marks: C clean, L rubric_leak, H reward_hack, I interesting, B bug, ? another verdict; - not correct.
 EOF
 t "export md: runs table and models x problems table" 'cmp -s "$tmp/md" "$tmp/md.want" || { diff "$tmp/md.want" "$tmp/md" | sed "s/^/# /"; false; }'
+# ---- export --full and --annotations ----------------------------------------
+kbh="$KB_SRCDIR/tests/fixtures/kbh"
+K=20260428_040539_claude_claude-opus-4-7_01_fp8_gemm
+Z=20260513_153015_zai-claude_glm-5.1_01_fp8_gemm
+"$kb" export --format json --full "$kbh" > "$tmp/full.json" 2> "$tmp/full.err"; rc=$?
+t "export --full json exits 0" '[ $rc -eq 0 ]'
+t "the plain export has no summary column" '! "$kb" export --format csv "$kbh" 2>/dev/null | head -1 | grep -q summary'
+if command -v jq > /dev/null 2>&1; then
+	t "--full: summary and implication of the annotation" \
+		'jq -e --arg k "$K" ".[] | select(.run_id == \$k) | (.summary | startswith(\"Casts fp8 inputs to bf16\")) and (.implication | startswith(\"The 0.534 peak fraction\"))" "$tmp/full.json" > /dev/null'
+	t "--full: its quotes, file [lines] label: text" \
+		'[ "$(jq -r --arg k "$K" ".[] | select(.run_id == \$k) | .quotes[1]" "$tmp/full.json")" = "solution.py [60-60] Pinned to Ampere (Sm80), not Blackwell (Sm120): using SmArch = cutlass::arch::Sm80;" ]'
+	t "--full: the flags that trip, with their first event" \
+		'[ "$(jq -r --arg k "$Z" ".[] | select(.run_id == \$k) | .flags | join(\",\")" "$tmp/full.json")" = "admission (event 28),fp8-downcast (event 77),grader-edit (event 133)" ]'
+	t "--full: a run without an annotation has null text and no quotes" \
+		'jq -e --arg k "$Z" ".[] | select(.run_id == \$k) | .summary == null and .implication == null and .quotes == []" "$tmp/full.json" > /dev/null'
+else
+	echo "# SKIP jq is not installed"
+fi
+"$kb" export --format csv --full "$kbh" > "$tmp/full.csv" 2>/dev/null
+t "--full csv: four more columns" 'head -1 "$tmp/full.csv" | tr -d "\r" | grep -qx "run_id,model,harness,problem,correct,peak_fraction,verdict,annotator,summary,implication,quotes,flags"'
+t "--full csv: the flags joined with ; " 'grep -q "^$Z,.*,admission (event 28); fp8-downcast (event 77); grader-edit (event 133)" "$tmp/full.csv"'
+"$kb" export --format md --full "$kbh" > "$tmp/full.md" 2>/dev/null
+t "--full md: the columns and the summary in the row" 'grep -q "| summary | implication | quotes | flags |" "$tmp/full.md" && grep -q "^| $K .*| Casts fp8 inputs to bf16" "$tmp/full.md"'
+# hostile text in another annotators' directory: made safe, formula guarded
+mkdir -p "$tmp/ann2"
+printf 'run_id: %s\nverdict: bug\nsummary: "=HYPERLINK(1)\\e[31m red"\nimplication: "-2+3 |pipe|"\nannotator: bob\n' "$A" > "$tmp/ann2/$A.yaml"
+"$kb" export --format csv --full --annotations "$tmp/ann2" "$ds" > "$tmp/ann2.csv" 2>/dev/null; rc=$?
+t "export --annotations DIR reads the verdicts there" '[ $rc -eq 0 ] && grep -q "^$A,.*,bug,bob," "$tmp/ann2.csv" && ! grep -q ",clean,alice" "$tmp/ann2.csv"'
+t "--full csv: summary and implication formula-guarded, ESC made visible" 'grep -qF ",bob,'"'"'=HYPERLINK(1)^[[31m red,'"'"'-2+3 |pipe|," "$tmp/ann2.csv" && ! grep -q "$(printf "\033")" "$tmp/ann2.csv"'
+"$kb" export --format md --full --annotations "$tmp/ann2" "$ds" > "$tmp/ann2.md" 2>/dev/null
+t "--full md: | in free text escaped" 'grep -qF "| -2+3 \|pipe\| |" "$tmp/ann2.md"'
+"$kb" export --format csv --annotations "$tmp/nonesuch" "$ds" > /dev/null 2> "$tmp/err"; rc=$?
+t "export --annotations on a missing directory: exit 1, named" '[ $rc -eq 1 ] && grep -q "nonesuch: not a directory" "$tmp/err"'
+
 "$kb" export "$ds" > /dev/null 2>&1; rc=$?
 t "export without --format: usage error 2" '[ $rc -eq 2 ]'
 "$kb" export --format xml "$ds" > /dev/null 2>&1; rc=$?

@@ -110,7 +110,11 @@ keys r q
 t "the replay quits, exit status 0" 'wait_for r "kbtui exited: 0"'
 
 # ---- the browser: c marks a run, c on another compares them -------------------------
-start_wide b KB_SRCDIR="$KB_SRCDIR" "$kb" "$ds"
+# a verdict other than clean asks for the implication the schema requires:
+# this editor gives one
+printf '#!/bin/sh\nsed -i "/^implication:/a Edits the grader." "$1"\n' > "$tmp/impl-editor.sh"
+chmod +x "$tmp/impl-editor.sh"
+start_wide b KB_SRCDIR="$KB_SRCDIR" EDITOR="$tmp/impl-editor.sh" "$kb" "$ds"
 t "browser lists both runs" 'wait_for b "run 1/2" "$a_id" "$b_id"'
 keys b c
 t "c marks the selected run (message and mark)" 'wait_for b "marked $a_id: c on another run compares the two" "^\*claude/claude-opus-4-1"'

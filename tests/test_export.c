@@ -45,7 +45,7 @@ int main(void)
 	};
 	struct sbuf b;
 	sbuf_init(&b);
-	export_csv(&b, &r, 1);
+	export_csv(&b, &r, 1, 0);
 	is_str(b.s, "run_id,model,harness,problem,correct,peak_fraction,verdict,annotator\r\n"
 	              "20260101_000000_grok_m_01_fp8_gemm,m,grok,01_fp8_gemm,true,0.25,'=cmd|' /C calc'!A0,'@alice\r\n",
 	       "export_csv: verdict and annotator that start a formula get a '");

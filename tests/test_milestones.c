@@ -124,6 +124,22 @@ static void test_codex(void)
 	run_free(r);
 }
 
+/* No reasoning block, yet usage counts reasoning tokens: both are said. */
+static void test_reasoning_contradiction(void)
+{
+	struct runstats s;
+	memset(&s, 0, sizeof s);
+	s.reasoning = RS_R_NONE;
+	char *t = runstats_reasoning_text(&s);
+	is_str(t, "reasoning: none recorded", "no block, no tokens: none recorded");
+	free(t);
+	s.tok_reasoning = 52812;
+	t = runstats_reasoning_text(&s);
+	is_str(t, "reasoning: no block in the transcript, but its usage counts 52.8k reasoning tokens "
+	          "(the harness did not record them)", "no block but reasoning tokens: both said, not \"none\"");
+	free(t);
+}
+
 /* Runs without timestamps, with visible reasoning. */
 static void test_untimed(void)
 {
@@ -256,6 +272,7 @@ int main(void)
 	test_classify();
 	test_claude();
 	test_codex();
+	test_reasoning_contradiction();
 	test_untimed();
 	test_kbh();
 	compilerlog_free(rules);

@@ -70,6 +70,7 @@ cp "\$1" "$tmp/editor-saw"
 case \$mode in
 same) exit 0 ;;
 fail) printf 'summary:\nscribbled\n' > "\$1"; exit 3 ;;
+impl) sed '/^implication:/a Needs a second look.' "\$1" > "\$1.new"; mv "\$1.new" "\$1"; exit 0 ;;
 esac
 { grep '^#' "\$1"; printf 'summary:\nThe kernel is real:\nit tiles the GEMM.\n\nimplication:\nThe cell can be trusted.\n'; } > "\$1.new"
 mv "\$1.new" "\$1"
@@ -90,6 +91,7 @@ verdict_is() { grep -qx "verdict: $2" "$(f "$1")"; }
 names='alpha-model|beta-model|gamma-model|delta-model|eps-model|grok'
 
 # ---- the browser ----------------------------------------------------------------
+echo impl > "$tmp/editor-mode"
 start b KBTUI_ANNOTATOR=tester EDITOR="$tmp/editor.sh" "$kb" "$ds"
 t "the status line counts verdicts, others and unannotated" 'wait_for b "kbtui .*5 runs" && line 45 | grep -q "run 1/5  clean 1  contamination 1  unannotated 3"'
 t "the status bar shows the annotation keys" 'has "KLHIB verdict  A note  u undo  a next  x blind"'
@@ -101,8 +103,13 @@ t "the annotator from KBTUI_ANNOTATOR and the time are recorded" 'grep -qx "anno
 keys b C-l  # the message gives the status line back
 t "the list and the counts update at once" 'has "alpha-model .* clean " && wait_for b "run 1/5  clean 2  contamination 1  unannotated 2"'
 cp "$(f $A)" "$tmp/a.clean"
+echo same > "$tmp/editor-mode"
 keys b L
-t "L writes rubric_leak and asks for the implication" 'wait_for b "rubric_leak written to annotations/$A\.yaml; implication missing: A to write it" && verdict_is $A rubric_leak'
+t "L without an implication asks for one in the editor" 'wait_for b "rubric_leak not written: the schema requires an implication" && grep -q "requires an implication for every verdict but clean" "$tmp/editor-saw" && grep -q "verdict: rubric_leak" "$tmp/editor-saw"'
+t "given none, nothing is written" 'cmp -s "$(f $A)" "$tmp/a.clean"'
+echo impl > "$tmp/editor-mode"
+keys b L
+t "L with the implication given writes both, a file the schema accepts" 'wait_for b "rubric_leak written to annotations/$A\.yaml" && verdict_is $A rubric_leak && grep -q "Needs a second look" "$(f $A)" && ! "$kb" annotations check "$an" 2>&1 | grep "$A" | grep -q error'
 keys b H
 t "H writes reward_hack" 'wait_for b "reward_hack written" && verdict_is $A reward_hack'
 keys b I

@@ -228,7 +228,8 @@ keys g v
 # the status line is the last row curses writes: when it is there, all is
 t "v shows the grid, problem names whole when there is room" 'wait_for g "^ claude/eps-model \[max\] x 01_fp8_gemm" "grid *$" "^ MODEL +01_fp8_gemm +02_kda_cutlass *$"'
 t "reference rows: the baselines of each problem" 'has "^ eager ms +0\.4725 +61\.89" && has "^ compiled ms +0\.4381 +7\.425" && has "^ SOTA ms +0\.2 +- *$"'
-t "a model row: correct 0.420 with its verdict L (rubric_leak), then failed" 'has "^ claude/eps-model \[max\] +\+ 0\.420 L +x   -"'
+t "a model row: correct 0.420 with its verdict L (rubric_leak), then failed" 'has "^ claude/eps-model \[max\] *\[ *\+ 0\.420 L *\] +x   -"'
+t "the cursor is marked in characters, [ and ], on the selected cell only" '[ "$(grep -o "\[ *[-+x0.h~] [ !]*[ 0-9.-]* [A-Z?h ]*\]" "$scr" | wc -l)" -eq 1 ]'
 t "the other model: no solution, then a held-out run (h) at 0.125" 'has "^ grok/eta-model +0   - +\+ 0\.125 h"'
 t "the legend names every glyph, the flag mark too" 'has "\+ correct  x failed  0 no solution  \. no result  h held out  ~ incomplete  ! flagged"'
 t "the status line describes the selected cell" 'has "claude/eps-model \[max\] x 01_fp8_gemm: correct  peak 0\.4200  verdict rubric_leak  $eps_id"'
@@ -284,12 +285,12 @@ tm resize-window -t w -x 80 -y 24 2> /dev/null
 t "80 columns: names cut in the middle keep their different ends" 'wait_for w "^ opencode/open~.*qwen3\.6-27b " "^ opencode/open~.*qwen3\.6-35b-a3b "'
 keys w v
 tm resize-window -t w -x 50 -y 24 2> /dev/null
-t "50 columns, grid: labels cut in the middle, the two rows still differ" 'wait_for w "^ MODEL +01_fp8_g~" "^ opencode/.*~.*qwen3\.6-27b +\+ 0\.500" "^ opencode/.*~.*-35b-a3b +\+ 0\.750"'
+t "50 columns, grid: labels cut in the middle, the two rows still differ" 'wait_for w "^ MODEL +01_fp8_g~" "^ opencode/.*~.*qwen3\.6-27b *\[? *\+ 0\.500" "^ opencode/.*~.*-35b-a3b *\[? *\+ 0\.750"'
 tm resize-window -t w -x 160 -y 45 2> /dev/null
-t "wide again: grid labels whole" 'wait_for w "^ opencode/openrouter-pinned/qwen/qwen3\.6-35b-a3b +\+ 0\.750"'
+t "wide again: grid labels whole" 'wait_for w "^ opencode/openrouter-pinned/qwen/qwen3\.6-35b-a3b *\[? *\+ 0\.750"'
 t "grid rows by name: 27b above 35b" 'line 7 | grep -q "qwen3\.6-27b" && line 8 | grep -q "qwen3\.6-35b-a3b"'
 keys w s s
-t "s to peak_fraction: the grid ranks its rows by mean peak_fraction" 'wait_for w "grid: rows by mean peak_fraction *$" && line 7 | grep -qE "qwen3\.6-35b-a3b +\\+ 0\.750" && line 8 | grep -qE "qwen3\.6-27b +\\+ 0\.500"'
+t "s to peak_fraction: the grid ranks its rows by mean peak_fraction" 'wait_for w "grid: rows by mean peak_fraction *$" && line 7 | grep -qE "qwen3\.6-35b-a3b *\\[? *\\+ 0\.750" && line 8 | grep -qE "qwen3\.6-27b *\\[? *\\+ 0\.500"'
 keys w s
 keys w q
 t "q quits, nothing on stderr" 'wait_for w "kbtui exited: 0" && [ ! -s "$tmp/w.err" ]'
@@ -460,7 +461,10 @@ if [ -f "$sample/runs.jsonl" ]; then
 	# outcome and the annotation keys (on a copy: H writes a file)
 	cp -R "$sample" "$tmp/sds"
 	rid2=$(sed -n '2s/.*"run_id": *"\([^"]*\)".*/\1/p' "$sample/runs.jsonl")
-	start rd KBTUI_ANNOTATOR=tester "$kb" "$tmp/sds/runs/$rid2"
+	# H asks for the implication the schema requires: this editor gives one
+	printf '#!/bin/sh\nsed -i "/^implication:/a Edits the grader." "$1"\n' > "$tmp/impl-editor.sh"
+	chmod +x "$tmp/impl-editor.sh"
+	start rd KBTUI_ANNOTATOR=tester EDITOR="$tmp/impl-editor.sh" "$kb" "$tmp/sds/runs/$rid2"
 	t "a run directory: the header has its model, problem and outcome" 'wait_for rd "event 1/[0-9]+" "sample-model-b.* 01_fp8_gemm .*correct 0\.2118"'
 	keys rd H
 	t "a run directory: H writes its verdict into the dataset's annotations" 'wait_for rd "reward_hack" && grep -q "verdict: reward_hack" "$tmp/sds/annotations/$rid2.yaml"'

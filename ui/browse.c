@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <wchar.h>
 
 #include "browse.h"
@@ -207,16 +208,78 @@ static int browse_contains(const char *hay, const char *needle)
 	return n == 0;
 }
 
-static int browse_match(const struct browse *b, size_t i)
+/* Plain text: in the run id, model, label, harness, problem or verdict. */
+static int browse_match_text(const struct ds_run *r, const char *f)
 {
-	const struct ds_run *r = &b->ds->runs[i];
-	const char *f = b->filter;
-	int v = tag_filter(f, r->verdict);  /* verdict:NAME */
-	if (v >= 0)
-		return v;
 	return !*f || browse_contains(r->meta.run_id, f) || browse_contains(r->meta.model, f) ||
 	       browse_contains(r->meta.label, f) || browse_contains(r->meta.harness, f) ||
 	       browse_contains(r->meta.problem, f) || browse_contains(r->verdict, f);
+}
+
+/* One field term of the filter: 1 match, 0 no match, -1 not a field term
+ * (plain text). has:transcript|solution|result|verdict, flagged, correct,
+ * failed, format:NAME, peak>X, peak<X (>=, <= too), verdict:NAME. */
+static int browse_match_field(const struct browse *b, size_t i, const char *t)
+{
+	const struct ds_run *r = &b->ds->runs[i];
+	if (!strncasecmp(t, "verdict:", 8))
+		return tag_filter(t, r->verdict);
+	if (!strncasecmp(t, "has:", 4)) {
+		const char *w = t + 4;
+		if (!strcasecmp(w, "transcript"))
+			return r->transcript != NULL;
+		if (!strcasecmp(w, "solution"))
+			return r->meta.has_solution;
+		if (!strcasecmp(w, "result"))
+			return r->meta.has_result;
+		if (!strcasecmp(w, "verdict") || !strcasecmp(w, "annotation"))
+			return r->verdict != NULL;
+		return -1;
+	}
+	if (!strcasecmp(t, "flagged"))
+		return flag_runs_state(b->flags, i) > 0;
+	if (!strcasecmp(t, "correct"))
+		return r->meta.has_result && r->meta.correct;
+	if (!strcasecmp(t, "failed"))
+		return r->meta.has_result && !r->meta.correct;
+	if (!strncasecmp(t, "format:", 7))
+		return r->meta.format && !strcasecmp(r->meta.format, t + 7);
+	if (!strncasecmp(t, "peak", 4) && (t[4] == '>' || t[4] == '<')) {
+		int ge = t[4] == '>', eq = t[5] == '=';
+		char *end;
+		double x = strtod(t + 5 + eq, &end);
+		if (end == t + 5 + eq || *end)
+			return -1;
+		double p = r->meta.peak_fraction;
+		if (p < 0)
+			return 0;
+		return ge ? (eq ? p >= x : p > x) : (eq ? p <= x : p < x);
+	}
+	return -1;
+}
+
+/* The filter: text matched as a whole, as it always was; but when one of
+ * its words is a field term, every word must match (field terms by their
+ * field, the others as text). */
+static int browse_match(const struct browse *b, size_t i)
+{
+	const struct ds_run *r = &b->ds->runs[i];
+	char terms[sizeof b->filter];
+	const char *word[64];
+	int field[64], n = 0, any = 0;
+	memcpy(terms, b->filter, sizeof terms);
+	for (char *save = NULL, *w = strtok_r(terms, " ", &save); w && n < 64; w = strtok_r(NULL, " ", &save)) {
+		word[n] = w;
+		field[n] = browse_match_field(b, i, w);
+		any |= field[n] >= 0;
+		n++;
+	}
+	if (!any)
+		return browse_match_text(r, b->filter);
+	for (int k = 0; k < n; k++)
+		if (field[k] >= 0 ? !field[k] : !browse_match_text(r, word[k]))
+			return 0;
+	return 1;
 }
 
 /* The run the selection stands for, -1 when none (an empty grid cell). */
@@ -601,6 +664,14 @@ static void browse_edit(struct browse *b, const struct key *k)
 	} else if (!k->fn && k->ch == 27) {
 		b->editing = 0;
 		memcpy(b->filter, b->saved, sizeof b->filter);
+	} else if (!k->fn && k->ch == 21) {  /* Ctrl-U: the whole filter, as readline does */
+		b->filter[0] = 0;
+	} else if (!k->fn && k->ch == 23) {  /* Ctrl-W: the last word and the blanks after it */
+		while (len > 0 && b->filter[len - 1] == ' ')
+			len--;
+		while (len > 0 && b->filter[len - 1] != ' ')
+			len--;
+		b->filter[len] = 0;
 	} else if ((k->fn && k->ch == KEY_BACKSPACE) || (!k->fn && (k->ch == 127 || k->ch == 8))) {
 		while (len > 0 && ((unsigned char)b->filter[len - 1] & 0xC0) == 0x80)
 			len--;
@@ -686,6 +757,21 @@ static unsigned browse_compare(struct browse *b)
 		return 0;
 	view_say(&b->v, NULL);
 	b->v.dirty |= D_LIST;
+	if (!b->ds->runs[sel].transcript && b->cmp_mark != (size_t)sel + 1) {
+		/* a held-out run has nothing to compare: a stray c asks first */
+		char *id = draw_safe(b->ds->runs[sel].meta.run_id);
+		char *q = xasprintf(" %s has no transcript here: %s anyway? y/n", id,
+		                    b->cmp_mark ? "compare it" : "mark it for compare");
+		int yes = tui_yes(q);
+		free(q);
+		free(id);
+		b->v.dirty = D_ALL;
+		if (!yes) {
+			b->v.msg = xstrdup(b->cmp_mark ? " not compared: the run has no transcript here"
+			                               : " not marked: the run has no transcript here");
+			return 0;
+		}
+	}
 	if (!b->cmp_mark || b->cmp_mark == (size_t)sel + 1) {
 		b->cmp_mark = b->cmp_mark ? 0 : (size_t)sel + 1;
 		char *id = draw_safe(b->ds->runs[sel].meta.run_id);
@@ -834,6 +920,8 @@ static unsigned browse_poll(struct view *v, int *ms)
 		browse_flags_prefer(b);
 		b->flags_left = flag_runs_step(b->flags);
 		b->v.dirty |= D_LIST;
+		if (!b->flags_left && strcasestr(b->filter, "flagged"))
+			browse_refresh(b);  /* the flagged term now knows every run */
 	}
 	*ms = b->flags_left ? 0 : -1;  /* flags left to find: only peek at the keys */
 	return 0;

@@ -46,6 +46,10 @@ char *evstyle_call_summary(const struct run *run, const struct event *e, size_t 
 {
 	const char *cwd = run->meta.cwd;
 	size_t n = cwd ? strlen(cwd) : 0;
+	/* the parser's own line where the usual rule would mislead (a shell
+	 * call's command rather than its first argument) */
+	if (e->summary && *e->summary)
+		return draw_first_line(e->summary, cap);
 	/* inside the run's working directory the relative path says it all */
 	if (e->path && n && !strncmp(e->path, cwd, n) && e->path[n] == '/' && e->path[n + 1])
 		return draw_first_line(e->path + n + 1, cap);

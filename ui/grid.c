@@ -305,6 +305,13 @@ static void grid_cell(const struct grid *g, const struct dataset *ds, size_t r, 
 	long i = g->cell[r * g->ncols + c];
 	int sel = r == g->r && c == g->c;
 	draw_fill(y, x, w, sel ? RL_SELECT : RL_NORMAL);
+	if (sel) {
+		/* the cursor in the gaps either side, in characters: without colour
+		 * (NO_COLOR, a theme's mono) the selection's reverse video is what
+		 * the best cells wear too */
+		draw_put(y, x - 1, 1, "[", RL_SELECT);
+		draw_put(y, x + w, 1, "]", RL_SELECT);
+	}
 	x += w - GRID_CELL_W;
 	if (i < 0) {
 		draw_put(y, x + 4, 1, sel ? "_" : " ", sel ? RL_SELECT : RL_DIM);

@@ -140,6 +140,12 @@ static void pane_detail_result(struct tlines *L, const struct run *run, const st
 		free(a);
 		tlines_push(L, "", 0, RL_NORMAL);
 	}
+	if (e->summary && *e->summary) {
+		char *s = draw_safe(e->summary);
+		tlines_head(L, e->is_error ? RL_ERROR : RL_PANE, width, "%s", s);
+		free(s);
+		tlines_push(L, "", 0, RL_NORMAL);
+	}
 	tlines_text(L, e->text, e->is_error ? RL_ERROR : RL_NORMAL, width, 0, 0);
 }
 

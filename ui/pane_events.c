@@ -50,7 +50,9 @@ static void pane_events_row(struct pane_ctx *cx, size_t i, int y, int x, int w)
 		draw_put(y, x + used, w - used, buf, ROLE(RL_USAGE));
 	} else {
 		size_t cap = 4 * (size_t)(w > 0 ? w : 1) + 16;
-		char *t = e->kind == EV_TOOL_CALL ? evstyle_call_summary(cx->run, e, cap) : draw_first_line(e->text, cap);
+		/* a result's parser line ("exit 2: first line") says more than its text's first line */
+		char *t = e->kind == EV_TOOL_CALL ? evstyle_call_summary(cx->run, e, cap)
+		        : e->summary && *e->summary ? draw_first_line(e->summary, cap) : draw_first_line(e->text, cap);
 		if (*t || e->kind == EV_TOOL_CALL || e->kind == EV_TOOL_RESULT)
 			draw_put_hl(y, x + used, w - used, t, ROLE(evstyle_is_error(e) ? RL_ERROR : RL_NORMAL),
 			            cx->search);

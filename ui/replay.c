@@ -315,9 +315,11 @@ static void replay_draw_status(struct replay *rp)
 		draw_duration(t, sizeof t, replay_total_time(rp));
 		sbuf_addf(&b, "  time +%s/%s", a, t);
 	}
-	sbuf_addf(&b, "  tokens in %s out %s", in, out);
+	/* a parser that knows its totals undercount says so: ~ before each */
+	const char *ap = run->tokens_approx ? "~" : "";
+	sbuf_addf(&b, "  tokens in %s%s out %s%s", ap, in, ap, out);
 	if (n && rp->tally.cache[i])
-		sbuf_addf(&b, " cache %s", cache);
+		sbuf_addf(&b, " cache %s%s", ap, cache);
 	sbuf_addf(&b, "  turn %zu/%zu  tool calls %zu", n ? rp->tally.turns[i] : 0, n ? rp->tally.turns[n - 1] : 0,
 	          n ? rp->tally.tools[i] : 0);
 	if (run->incomplete)

@@ -24,6 +24,7 @@
 #include "draw.h"
 #include "modelname.h"
 #include "tag.h"
+#include "tui.h"
 #include "util.h"
 
 /* One change of this session that u can take back. */
@@ -366,7 +367,7 @@ static char *tag_schema_note(const char *msgs)
 	if (!msgs)
 		return NULL;
 	if (strstr(msgs, "`implication` is required"))
-		return xstrdup("implication missing: A to write it");
+		return xstrdup("implication missing (the schema requires one unless the verdict is clean): A to write it");
 	const char *p = strstr(msgs, ": error: ");
 	if (!p)
 		p = strstr(msgs, ": warning: ");
@@ -418,7 +419,10 @@ static void tag_write(struct tag *t, size_t i, struct annotate_change *ch, const
 		return;
 	}
 	ch->annotator = t->annotator;
-	ch->allow_errors = 1;  /* a verdict now, the implication later: both kept */
+	/* never a file `annotations check` rejects: the verdict keys ask for a
+	 * missing implication first (tag_verdict), anything else invalid is
+	 * refused with the schema's reason */
+	ch->allow_errors = 0;
 	memset(&res, 0, sizeof res);
 	enum annotate_status st = annotate_apply(t->dir, &t->ds->runs[i].meta, ch, &res);
 	if (st == ANNOTATE_OK && res.undo) {
@@ -433,6 +437,10 @@ static void tag_write(struct tag *t, size_t i, struct annotate_change *ch, const
 		*msg = xasprintf("%s written to %s%s%s", what, f, note ? "; " : "", note ? note : "");
 		free(note);
 		free(f);
+	} else if (st == ANNOTATE_INVALID) {
+		char *note = tag_schema_note(res.msgs);
+		*msg = xasprintf("%s not written: the schema refuses the file: %s", what, note ? note : "invalid");
+		free(note);
 	} else {
 		char *why = draw_safe(res.err ? res.err : res.msgs ? res.msgs : "not written");
 		*msg = xasprintf("not written: %s", why);
@@ -442,9 +450,39 @@ static void tag_write(struct tag *t, size_t i, struct annotate_change *ch, const
 	free(path);
 }
 
+static void tag_edit(struct tag *t, size_t i, const char *verdict, char **msg);
+
+/* Whether run i's file already holds an implication (a non-clean verdict
+ * needs one). An unreadable file counts as having one: the write then says
+ * what is wrong with it. */
+static int tag_has_implication(struct tag *t, size_t i)
+{
+	char *path = tag_path(t, i), *err = NULL;
+	int line, has = 1;
+	if (path && !util_is_file(path)) {
+		has = 0;
+	} else if (path) {
+		struct annot *a = annot_load(path, &line, &err);
+		if (a) {
+			const char *imp = annot_get(a, "implication");
+			has = imp && *imp;
+			annot_free(a);
+		}
+		free(err);
+	}
+	free(path);
+	return has;
+}
+
 static void tag_verdict(struct tag *t, size_t i, const char *verdict, char **msg)
 {
 	struct annotate_change ch;
+	if (strcmp(verdict, "clean") != 0 && !tag_has_implication(t, i)) {
+		/* the schema requires it: ask now rather than write a file
+		 * `annotations check` rejects */
+		tag_edit(t, i, verdict, msg);
+		return;
+	}
 	memset(&ch, 0, sizeof ch);
 	ch.verdict = verdict;
 	tag_write(t, i, &ch, verdict, msg);
@@ -583,24 +621,32 @@ static int tag_run_editor(const char *path)
 }
 
 /* The text the editor starts with (owned). */
-static char *tag_note_text(const struct tag *t, size_t i, const char *summary, const char *impl)
+static char *tag_note_text(const struct tag *t, size_t i, const char *verdict, const char *summary,
+                           const char *impl)
 {
 	const struct ds_run *r = &t->ds->runs[i];
 	char *s = tag_trim(summary), *m = tag_trim(impl);
 	char *text = xasprintf("# kbtui: summary and implication of %s (verdict: %s).\n"
+	                       "%s"
 	                       "# Write each field's text under its heading; a blank line starts a\n"
 	                       "# new paragraph; lines starting with # are ignored. Save and quit to\n"
 	                       "# write the annotation; quit without saving to change nothing.\n"
 	                       "summary:\n%s%s\n"
 	                       "implication:\n%s%s",
-	                       t->blind ? "this run (blind mode)" : r->meta.run_id, r->verdict ? r->verdict : "none",
+	                       t->blind ? "this run (blind mode)" : r->meta.run_id,
+	                       verdict ? verdict : r->verdict ? r->verdict : "none",
+	                       verdict ? "# The schema requires an implication for every verdict but clean:\n"
+	                                 "# the verdict is written with it, or not at all.\n" : "",
 	                       s, *s ? "\n" : "", m, *m ? "\n" : "");
 	free(s);
 	free(m);
 	return text;
 }
 
-static void tag_edit(struct tag *t, size_t i, char **msg)
+/* The $EDITOR round trip for summary and implication; with verdict set
+ * (a verdict key on a file without an implication), the verdict is written
+ * together with the implication, and not at all without one. */
+static void tag_edit(struct tag *t, size_t i, const char *verdict, char **msg)
 {
 	char *path = tag_path(t, i), *err = NULL, *sum0 = NULL, *imp0 = NULL;
 	if (!path) {
@@ -627,7 +673,7 @@ static void tag_edit(struct tag *t, size_t i, char **msg)
 	}
 	const char *tmpdir = getenv("TMPDIR");
 	char *tmp = xasprintf("%s/kbtui-note-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
-	char *before = tag_note_text(t, i, sum0, imp0);
+	char *before = tag_note_text(t, i, verdict, sum0, imp0);
 	int fd = mkstemp(tmp);
 	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!f || fputs(before, f) < 0 || fclose(f) != 0) {
@@ -645,7 +691,7 @@ static void tag_edit(struct tag *t, size_t i, char **msg)
 		              : xasprintf("the editor exited with status %d: nothing changed", rc);
 	} else if (!after) {
 		*msg = xstrdup("the note file is gone: nothing changed");
-	} else if (!strcmp(after, before)) {
+	} else if (!strcmp(after, before) && !verdict) {
 		*msg = xstrdup("note unchanged: nothing written");
 	} else {
 		char *sum, *imp;
@@ -654,7 +700,13 @@ static void tag_edit(struct tag *t, size_t i, char **msg)
 		memset(&ch, 0, sizeof ch);
 		ch.summary = strcmp(sum, sum0) ? sum : NULL;  /* untouched fields keep their YAML style */
 		ch.implication = strcmp(imp, imp0) ? imp : NULL;
-		if (!ch.summary && !ch.implication)
+		ch.verdict = verdict;
+		if (verdict && !*imp)
+			*msg = xasprintf("%s not written: the schema requires an implication for every verdict "
+			                 "but clean, and none was given", verdict);
+		else if (verdict)
+			tag_write(t, i, &ch, verdict, msg);
+		else if (!ch.summary && !ch.implication)
 			*msg = xstrdup("summary and implication unchanged: nothing written");
 		else
 			tag_write(t, i, &ch,
@@ -675,6 +727,18 @@ out:
 
 /* ---- the views' entry points ------------------------------------------------------------ */
 
+/* A run without a transcript (held out) has not been read: one stray key
+ * must not give it a verdict, so ask first. 1 for y. */
+static int tag_ask_no_transcript(const struct tag *t, size_t i, const char *verdict)
+{
+	char *id = t->blind ? xstrdup("this run") : draw_safe(t->ds->runs[i].meta.run_id);
+	char *q = xasprintf(" %s has no transcript here: write verdict %s anyway? y/n", id, verdict);
+	int yes = tui_yes(q);
+	free(q);
+	free(id);
+	return yes;
+}
+
 int tag_act(struct tag *t, enum action a, long i, char **msg)
 {
 	const char *verdict = tag_verdict_of_action(a);
@@ -694,10 +758,12 @@ int tag_act(struct tag *t, enum action a, long i, char **msg)
 		*msg = xstrdup(t->blind ? "blind mode: models and harnesses hidden (x shows them)" : "blind mode off");
 	} else if (i < 0 || (size_t)i >= t->ds->nruns) {
 		*msg = xstrdup("no run selected");
+	} else if (verdict && !t->ds->runs[i].transcript && !tag_ask_no_transcript(t, (size_t)i, verdict)) {
+		*msg = xasprintf("%s not written: the run has no transcript here (nothing was read)", verdict);
 	} else if (verdict) {
 		tag_verdict(t, (size_t)i, verdict, msg);
 	} else {
-		tag_edit(t, (size_t)i, msg);
+		tag_edit(t, (size_t)i, NULL, msg);
 	}
 	return 1;
 }
