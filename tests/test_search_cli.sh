@@ -177,8 +177,12 @@ cp "$san/$cla.yaml" "$tmp/cla.orig"
 # waits until the shell condition $1 holds (a file is written after the screen)
 until_true() { i=0; while [ $i -lt "${KB_WAIT:-80}" ]; do eval "$1" && return 0; sleep 0.1; i=$((i+1)); done; return 1; }
 # 240 columns: the replay header has room for the verdict beside long run ids
+# a verdict other than clean asks for the implication the schema requires:
+# this editor gives one
+printf '#!/bin/sh\nsed -i "/^implication:/a Edits the grader." "$1"\n' > "$tmp/impl-editor.sh"
+chmod +x "$tmp/impl-editor.sh"
 tm new-session -d -s tg -x 240 -y 45 \
-	"env KB_SRCDIR='$KB_SRCDIR' '$kb' '$tmp/sample' 2> '$tmp/tg.err'; echo \"kbtui exited: \$?\"; sleep 30" 2> /dev/null
+	"env KB_SRCDIR='$KB_SRCDIR' EDITOR='$tmp/impl-editor.sh' '$kb' '$tmp/sample' 2> '$tmp/tg.err'; echo \"kbtui exited: \$?\"; sleep 30" 2> /dev/null
 wait_for tg "$cla"
 keys tg '?'
 wait_for tg "Search all runs"
