@@ -154,25 +154,6 @@ static char *eval_abs(const char *path)
 	return r ? r : xstrdup(path);
 }
 
-static char *eval_which(const char *name)
-{
-	const char *path = getenv("PATH");
-	char *copy, *save = NULL, *tok;
-	if (strchr(name, '/'))
-		return access(name, X_OK) == 0 ? xstrdup(name) : NULL;
-	copy = xstrdup(path ? path : "/usr/local/bin:/usr/bin:/bin");
-	for (tok = strtok_r(copy, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
-		char *p = util_path_join(*tok ? tok : ".", name);
-		if (access(p, X_OK) == 0 && util_is_file(p)) {
-			free(copy);
-			return p;
-		}
-		free(p);
-	}
-	free(copy);
-	return NULL;
-}
-
 char *eval_find_nvcc(void)
 {
 	const char *home = getenv("CUDA_HOME"), *env = getenv("KBTUI_NVCC");
@@ -188,7 +169,7 @@ char *eval_find_nvcc(void)
 			return p;
 		free(p);
 	}
-	return eval_which("nvcc");
+	return util_which("nvcc", NULL);
 }
 
 /* ---- running a step ------------------------------------------------------ */
@@ -427,7 +408,7 @@ static void eval_capture_line(void *ud, int stream, const char *line, size_t len
 /* "NVIDIA H200, 9.0" from nvidia-smi, when it is there. */
 static void eval_query_gpu(struct eval_ctx *x)
 {
-	char *smi = eval_which("nvidia-smi");
+	char *smi = util_which("nvidia-smi", NULL);
 	char *argv[] = {smi, "--query-gpu=name,compute_cap", "--format=csv,noheader", NULL};
 	struct sbuf b;
 	struct proc_result res;
@@ -1055,9 +1036,9 @@ int eval_run(const struct eval_opts *o, struct eval_result *r)
 	if (!r->has_solution)
 		return eval_fail(&x, EVAL_SETUP, -1, "%s: no such solution file", o->solution);
 	if (o->kbh) {
-		char *py = o->python ? xstrdup(o->python) : eval_which("python");
+		char *py = o->python ? xstrdup(o->python) : util_which("python", NULL);
 		if (!py)
-			py = eval_which("python3");
+			py = util_which("python3", NULL);
 		oo.python = py;
 		x.o = &oo;
 		rc = !py ? eval_fail(&x, EVAL_SETUP, -1, "--kbh needs python (neither python nor python3 in PATH)")

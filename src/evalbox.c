@@ -106,23 +106,6 @@ static char *evalbox_workdir(const struct eval_opts *o)
 	return wd;
 }
 
-static char *evalbox_which(const char *name)
-{
-	const char *path = getenv("PATH");
-	while (path && *path) {
-		size_t n = strcspn(path, ":");
-		char *dir = xstrndup(path, n), *full = util_path_join(*dir ? dir : ".", name);
-		free(dir);
-		if (util_is_file(full))
-			return full;
-		free(full);
-		path += n;
-		if (*path == ':')
-			path++;
-	}
-	return NULL;
-}
-
 static void evalbox_ctx_init(struct evalbox_ctx *c, const struct eval_opts *o, const struct evalbox *b)
 {
 	char *nvcc = o->nvcc ? xstrdup(o->nvcc) : eval_find_nvcc();
@@ -138,9 +121,9 @@ static void evalbox_ctx_init(struct evalbox_ctx *c, const struct eval_opts *o, c
 		c->nro++;
 	free(nvcc);
 	if (o->kbh) {
-		char *py = o->python ? xstrdup(o->python) : evalbox_which("python");
+		char *py = o->python ? xstrdup(o->python) : util_which("python", NULL);
 		if (!py)
-			py = evalbox_which("python3");
+			py = util_which("python3", NULL);
 		if ((c->ro[c->nro] = evalbox_prefix(py)))
 			c->nro++;
 		free(py);

@@ -1117,27 +1117,10 @@ static void fr_load(struct flag_runs *fr)
 	free(text);
 }
 
-static int fr_mkdirs(const char *file)
-{
-	char *p = xstrdup(file);
-	for (char *s = p + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(p, 0700) < 0 && errno != EEXIST) {
-			free(p);
-			return -1;
-		}
-		*s = '/';
-	}
-	free(p);
-	return 0;
-}
-
 /* Written whole to a temporary file and renamed over the old one. */
 static void fr_save(struct flag_runs *fr)
 {
-	if (!fr->cache || !fr->dirty || fr_mkdirs(fr->cache) < 0)
+	if (!fr->cache || !fr->dirty || util_mkdir_parents(fr->cache) < 0)
 		return;
 	char *tmp = xasprintf("%s.%ld.tmp", fr->cache, (long)getpid());
 	FILE *f = fopen(tmp, "w");

@@ -398,24 +398,6 @@ out:
 	return t;
 }
 
-static int rt_mkdirs(const char *dir)
-{
-	char *p = xstrdup(dir);
-	for (char *s = p + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(p, 0700) < 0 && errno != EEXIST) {
-			free(p);
-			return -1;
-		}
-		*s = '/';
-	}
-	int rc = mkdir(p, 0700) < 0 && errno != EEXIST ? -1 : 0;
-	free(p);
-	return rc;
-}
-
 static void rt_put_u64(struct sbuf *b, uint64_t v)
 {
 	sbuf_add(b, (const char *)&v, 8);
@@ -438,7 +420,7 @@ int runtext_save(const struct runtext *t, const char *transcript, const char *fo
 		return -1;
 	path = rt_entry(transcript, format, &real);
 	dir = rt_dir();
-	if (!path || !dir || rt_mkdirs(dir) < 0)
+	if (!path || !dir || util_mkdir_parents(dir) < 0 || (mkdir(dir, 0700) < 0 && errno != EEXIST))
 		goto out;
 	struct sbuf b;
 	sbuf_init(&b);

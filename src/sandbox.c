@@ -30,23 +30,10 @@ const char *sandbox_name(enum sandbox_kind k)
 
 char *sandbox_bwrap_path(void)
 {
-	const char *env = getenv("KBTUI_BWRAP"), *path = getenv("PATH");
+	const char *env = getenv("KBTUI_BWRAP");
 	if (env && *env)
 		return access(env, X_OK) == 0 ? xstrdup(env) : NULL;
-	if (!path || !*path)
-		path = "/usr/bin:/bin";
-	while (*path) {
-		size_t n = strcspn(path, ":");
-		char *dir = xasprintf("%.*s", (int)n, path), *full = util_path_join(*dir ? dir : ".", "bwrap");
-		free(dir);
-		if (access(full, X_OK) == 0)
-			return full;
-		free(full);
-		path += n;
-		if (*path == ':')
-			path++;
-	}
-	return NULL;
+	return util_which("bwrap", NULL);
 }
 
 /* Appends to a growing argv. */

@@ -191,6 +191,45 @@ int util_is_file(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+int util_mkdir_parents(const char *path)
+{
+	char *p = xstrdup(path);
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, 0700) < 0 && errno != EEXIST) {
+			free(p);
+			return -1;
+		}
+		*s = '/';
+	}
+	free(p);
+	return 0;
+}
+
+char *util_which(const char *name, const char *path)
+{
+	if (strchr(name, '/'))
+		return access(name, X_OK) == 0 ? xstrdup(name) : NULL;
+	if (!path)
+		path = getenv("PATH");
+	if (!path || !*path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		size_t n = strcspn(path, ":");
+		char *dir = xstrndup(path, n), *full = util_path_join(*dir ? dir : ".", name);
+		free(dir);
+		if (access(full, X_OK) == 0 && util_is_file(full))
+			return full;
+		free(full);
+		path += n;
+		if (*path == ':')
+			path++;
+	}
+	return NULL;
+}
+
 void util_fmt_count(char *buf, size_t n, long long v)
 {
 	if (v < 1000)

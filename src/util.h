@@ -31,6 +31,13 @@ char *sbuf_detach(struct sbuf *b);     /* caller owns the result; b is left empt
 char *util_read_file(const char *path, size_t *len);
 int util_is_dir(const char *path);
 int util_is_file(const char *path);
+/* Creates every directory above path's last '/' (mode 0700; existing ones
+ * are fine): 0, or -1 with errno. */
+int util_mkdir_parents(const char *path);
+/* name if it holds a '/', else the first executable regular file of that
+ * name in the directories of path (NULL: $PATH, else /usr/local/bin:/usr/bin:/bin).
+ * Owned; NULL when none. */
+char *util_which(const char *name, const char *path);
 char *util_path_join(const char *a, const char *b);
 /* The program's own data (data/, problems/, themes/): REL under
  * $KBTUI_DATADIR when set (the test runner sets it), else under the source
