@@ -113,8 +113,15 @@ static void evalbox_ctx_init(struct evalbox_ctx *c, const struct eval_opts *o, c
 	c->b = b;
 	c->workdir = evalbox_workdir(o);
 	c->ro[c->nro++] = o->problems_dir ? xstrdup(o->problems_dir) : problem_default_dir();
-	if (o->solution)
-		c->ro[c->nro++] = xstrdup(o->solution);
+	if (o->solution) {
+		/* its directory, not only the file: nvcc is given -I there, for
+		 * headers that sit beside the solution */
+		char *d = xstrdup(o->solution), *slash = strrchr(d, '/'), real[PATH_MAX];
+		if (slash)
+			*(slash == d ? slash + 1 : slash) = '\0';
+		c->ro[c->nro++] = xstrdup(realpath(slash ? d : ".", real) ? real : o->solution);
+		free(d);
+	}
 	if (o->kbh)
 		c->ro[c->nro++] = xstrdup(o->kbh);
 	if ((c->ro[c->nro] = evalbox_prefix(nvcc)))

@@ -38,6 +38,18 @@ if command -v bwrap > /dev/null 2>&1 && bwrap --ro-bind / / --unshare-net true 2
 	t "... in the sandbox: no planted secret in its environment" '! printf "%s\n" "$all" | grep -q PLANTED_SECRET'
 	t "... and no capability" 'printf "%s\n" "$all" | grep -q "CapEff:.0000000000000000"'
 	t "... and it could not write outside the work directory" '[ -z "$(ls "$spy")" ]'
+	# a header beside the solution is still there to include (its
+	# directory is shown read-only; the rest of /tmp is private)
+	nv=/usr/local/cuda/bin/nvcc
+	if [ -x "$nv" ]; then
+		mkdir -p "$tmp/inc"
+		printf '#pragma once\nstatic const int kb_beside = 1;\n' > "$tmp/inc/beside.h"
+		printf '#include "beside.h"\n#include <cuda_runtime.h>\nextern "C" int kb_unused(void) { return kb_beside; }\n' > "$tmp/inc/solution.cu"
+		(cd "$tmp/inc" && KBTUI_NVCC="$nv" "$kb" eval --problem 04 --arch sm_90a --workdir "$tmp/wd-inc" solution.cu) \
+			> "$tmp/inc.out" 2>&1 < /dev/null
+		t "a header beside the solution is found inside the sandbox" \
+			'grep -q "kbtui eval: 04_kahan_softmax" "$tmp/inc.out" && ! grep -q "beside.h: No such file" "$tmp/inc.out"'
+	fi
 	run open --sandbox none
 	t "--sandbox none runs it unsandboxed, as asked" '[ -n "$(ls "$spy")" ] && cat "$spy"/seen.* | grep -q PLANTED_SECRET'
 else
