@@ -136,7 +136,7 @@ keys xs '?'
 wait_for xs "Search all runs"
 t "? asks for a regular expression" 'has "Search all runs"'
 keys xs 'tflops=' Enter
-wait_for xs "2 runs match" "r1 +4 +"
+wait_for xs "2 runs match" "r1 +4 +" "r2 +1 +"
 t "hits per run, best first: r1 with 4 lines (no verdict: -)" 'has "r1 +4 +- +TFLOPS=1 here"'
 t "then r2 with 1" 'has "r2 +1 +- +maybe tflops=5"'
 t "the browser's search kept each run's text in the cache too" '[ $(ls "$tmp/cache/kbtui/text" | wc -l) -eq 3 ]'
@@ -148,7 +148,7 @@ keys xs n
 wait_for xs "event 4/6"
 t "n continues to the next match" 'has "match 2/3"'
 keys xs q
-wait_for xs "2 runs match"
+wait_for xs "2 runs match" "r1 +4"
 t "q goes back to the hit list" 'has "r1 +4"'
 keys xs C-t
 t "Ctrl-T on the hit list: the next theme, named in the status bar (the loop's shared key)" \

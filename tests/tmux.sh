@@ -47,10 +47,29 @@ wait_for() {
 		for wp in "$@"; do
 			grep -qE -- "$wp" "$scr" || { wa=0; break; }
 		done
-		[ $wa = 1 ] && return 0
+		[ $wa = 1 ] && settled "$ws" "$@" && return 0
 		sleep 0.1; i=$((i+1))
 	done
 	return 1
+}
+# a screen that matched may still be mid-redraw (the header drawn, the rows
+# not yet): it counts once two captures 50 ms apart agree, or, for screens
+# that keep changing (a clock, a live feed), after a few tries; it must
+# still match every pattern
+settled() {
+	ss=$1; shift
+	sj=0
+	while [ $sj -lt 4 ]; do
+		cp "$scr" "$scr.prev"
+		sleep 0.05
+		cap "$ss"
+		cmp -s "$scr" "$scr.prev" && break
+		sj=$((sj+1))
+	done
+	for sp in "$@"; do
+		grep -qE -- "$sp" "$scr" || return 1
+	done
+	return 0
 }
 keys() { s=$1; shift; tm send-keys -t "$s" "$@"; }
 # waits until the screen of session $1 no longer matches $2
