@@ -647,7 +647,11 @@ static void claude_turn_duration(struct parse_ctx *ctx, const cJSON *obj)
 	long long nmsg = jx_ll(obj, "messageCount", 0);
 	char *s = nmsg > 0 ? xasprintf("turn took %.1f s (%lld messages)", ms / 1000.0, nmsg)
 	                   : xasprintf("turn took %.1f s", ms / 1000.0);
-	parser_text(ctx, EV_SYSTEM, s)->name = xstrdup("turn_duration");
+	struct event *e = parser_text(ctx, EV_SYSTEM, s);
+	e->name = xstrdup("turn_duration");
+	/* the number, for the time split (runstats: a turn's active time) */
+	if (ms > 0)
+		e->args = xasprintf("%.0f", ms);
 	free(s);
 }
 

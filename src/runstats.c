@@ -184,6 +184,52 @@ static void rs_time(struct runstats *s, const struct run *r)
 	s->total = prev - first;
 }
 
+/* A turn's active seconds from its turn_duration row (Claude Code session
+ * files: durationMs in args), or -1 when e is not one. */
+static double rs_turn_active(const struct event *e)
+{
+	if (e->kind != EV_SYSTEM || !e->name || strcmp(e->name, "turn_duration") || !e->args)
+		return -1;
+	char *end;
+	double ms = strtod(e->args, &end);
+	return end != e->args && ms > 0 ? ms / 1000.0 : -1;
+}
+
+/* Where a turn says how long it was active (turn_duration), the gaps of
+ * its model and tool events add up to no more than that: the rest of the
+ * clock was not the agent's (a permission prompt answered, the person
+ * away), so they are scaled down to the active time and the excess is
+ * wait. Turns without the row keep the gaps as they are. */
+static void rs_turns(struct runstats *s, const struct run *r)
+{
+	size_t start = 0;
+	for (size_t i = 0; i < r->nev; i++) {
+		double active = rs_turn_active(&r->ev[i]), busy = 0;
+		if (active < 0)
+			continue;
+		s->turns++;
+		s->active += active;
+		for (size_t j = start; j < i; j++)
+			if (s->ev[j].part == RS_MODEL || s->ev[j].part == RS_TOOL)
+				busy += s->ev[j].secs;
+		if (busy > active) {
+			double keep = active / busy;
+			for (size_t j = start; j < i; j++) {
+				struct runstats_ev *x = &s->ev[j];
+				if (x->part != RS_MODEL && x->part != RS_TOOL)
+					continue;
+				double d = x->secs * (1 - keep);
+				x->secs -= d;
+				s->part[x->part] -= d;
+				if (x->part == RS_TOOL)
+					s->tool[x->tool] -= d;
+				s->part[RS_WAIT] += d;
+			}
+		}
+		start = i + 1;
+	}
+}
+
 /* ---- reasoning ------------------------------------------------------------------- */
 
 static size_t rs_chars(const char *t)
@@ -231,6 +277,7 @@ struct runstats *runstats_new(const struct run *r)
 	s->nev = r->nev;
 	s->ev = xcalloc(r->nev + 1, sizeof *s->ev);
 	rs_time(s, r);
+	rs_turns(s, r);
 	rs_reasoning(s, r);
 	return s;
 }

@@ -8,6 +8,9 @@
  *     previous event's end to the assistant's output);
  *   - the person's or the harness's messages (user, system, compaction):
  *     wait time.
+ * Where a turn records how long it was active (Claude Code's
+ * turn_duration), its model and tool time add up to no more than that:
+ * the rest of its clock is wait (runstats.c: rs_turns).
  * Reasoning: whether the run's reasoning is visible, redacted, encrypted or
  * summary-only, with the reasoning tokens the usage events report beside
  * the characters shown, so an empty reasoning pane is not read as a model
@@ -48,6 +51,8 @@ struct runstats {
 	double total;             /* first to last timestamp */
 	double part[RS__PARTS];   /* seconds per part */
 	double tool[RS__TOOLS];   /* tool seconds by kind */
+	int turns;                /* turns that record their active time (turn_duration) */
+	double active;            /* their active seconds, summed */
 	/* reasoning honesty */
 	enum runstats_reasoning reasoning;
 	size_t nreasoning, nhidden;   /* reasoning events, and those redacted */

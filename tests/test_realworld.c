@@ -8,6 +8,9 @@
 #include "tap.h"
 #include "parser.h"
 #include "dataset.h"
+#include "runstats.h"
+
+#include <cjson/cJSON.h>
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -128,6 +131,229 @@ static void check_file(const char *file, const char *format, const char *origin)
 	run_free(r);
 }
 
+/* ---- counted from the file itself, with cJSON, to hold the parser to ---- */
+
+struct ids {
+	char **v;
+	size_t n;
+};
+
+static int ids_has(const struct ids *s, const char *id)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (!strcmp(s->v[i], id))
+			return 1;
+	return 0;
+}
+
+static void ids_add(struct ids *s, const char *id)
+{
+	if (!id || ids_has(s, id))
+		return;
+	s->v = realloc(s->v, (s->n + 1) * sizeof *s->v);
+	s->v[s->n++] = strdup(id);
+}
+
+static void ids_free(struct ids *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free(s->v[i]);
+	free(s->v);
+}
+
+/* Each JSON line of a corpus file, parsed, to fn. */
+static void each_record(const char *file, void (*fn)(const cJSON *, void *), void *arg)
+{
+	char rel[512];
+	size_t n = 0;
+	snprintf(rel, sizeof rel, "tests/realworld/%s", file);
+	char *buf = util_read_file(tap_path(rel), &n), *line = buf;
+	while (line && *line) {
+		char *nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		cJSON *j = cJSON_Parse(line);
+		if (j)
+			fn(j, arg);
+		cJSON_Delete(j);
+		line = nl ? nl + 1 : NULL;
+	}
+	free(buf);
+}
+
+/* The tool_use blocks of an assistant message into out; Task/Agent calls
+ * also into tasks. */
+static void tool_uses(const cJSON *msg, struct ids *out, struct ids *tasks)
+{
+	const cJSON *b;
+	cJSON_ArrayForEach(b, cJSON_GetObjectItem(cJSON_GetObjectItem(msg, "message"), "content"))
+	{
+		const char *type = cJSON_GetStringValue(cJSON_GetObjectItem(b, "type"));
+		const char *id = cJSON_GetStringValue(cJSON_GetObjectItem(b, "id"));
+		const char *name = cJSON_GetStringValue(cJSON_GetObjectItem(b, "name"));
+		if (!type || strcmp(type, "tool_use") || !id)
+			continue;
+		ids_add(out, id);
+		if (tasks && name && (!strcmp(name, "Task") || !strcmp(name, "Agent")))
+			ids_add(tasks, id);
+	}
+}
+
+struct sub_count {
+	struct ids top, tasks;
+	struct ids nested[8];      /* per Task call, in the order of tasks */
+	int turns;
+	double active_ms;
+};
+
+static void count_record(const cJSON *j, void *arg)
+{
+	struct sub_count *c = arg;
+	const char *type = cJSON_GetStringValue(cJSON_GetObjectItem(j, "type"));
+	if (!type)
+		return;
+	if (!strcmp(type, "assistant"))
+		tool_uses(j, &c->top, &c->tasks);
+	const char *sub = cJSON_GetStringValue(cJSON_GetObjectItem(j, "subtype"));
+	if (!strcmp(type, "system") && sub && !strcmp(sub, "turn_duration")) {
+		c->turns++;
+		c->active_ms += cJSON_GetNumberValue(cJSON_GetObjectItem(j, "durationMs"));
+	}
+	const cJSON *data = cJSON_GetObjectItem(j, "data");
+	const char *dt = cJSON_GetStringValue(cJSON_GetObjectItem(data, "type"));
+	if (strcmp(type, "progress") || !dt || strcmp(dt, "agent_progress"))
+		return;
+	const cJSON *inner = cJSON_GetObjectItem(data, "message");
+	const char *it = cJSON_GetStringValue(cJSON_GetObjectItem(inner, "type"));
+	const char *parent = cJSON_GetStringValue(cJSON_GetObjectItem(j, "parentToolUseID"));
+	for (size_t k = 0; it && !strcmp(it, "assistant") && parent && k < c->tasks.n && k < 8; k++)
+		if (!strcmp(c->tasks.v[k], parent))
+			tool_uses(inner, &c->nested[k], NULL);
+}
+
+/* A real session with Task subagents (agent_progress records): the calls
+ * nested under each Task call are the subagent's tool_use blocks, the
+ * top-level calls the session's own, each counted here from the file. */
+static void check_subagents(const char *file, size_t want_tasks)
+{
+	char rel[512], *err = NULL;
+	struct sub_count c;
+	memset(&c, 0, sizeof c);
+	each_record(file, count_record, &c);
+	snprintf(rel, sizeof rel, "tests/realworld/%s", file);
+	struct run *r = parser_load_final(tap_path(rel), NULL, &err);
+	if (!okv(r != NULL, "%s loads", file)) {
+		free(err);
+		return;
+	}
+	is_int((int)c.tasks.n, (int)want_tasks, "%s: the file has %zu Task calls", file, want_tasks);
+	size_t top = 0, nested_total = 0;
+	for (size_t i = 0; i < r->nev; i++)
+		top += r->ev[i].kind == EV_TOOL_CALL && !r->ev[i].parent;
+	is_int((int)top, (int)c.top.n, "%s: %zu top-level tool calls, as the file's assistant records", file,
+	       c.top.n);
+	for (size_t k = 0; k < c.tasks.n && k < 8; k++) {
+		size_t under = 0, right = 0;
+		for (size_t i = 0; i < r->nev; i++) {
+			const struct event *e = &r->ev[i];
+			if (e->kind != EV_TOOL_CALL || !e->parent || strcmp(e->parent, c.tasks.v[k]))
+				continue;
+			under++;
+			right += e->call_id && ids_has(&c.nested[k], e->call_id);
+		}
+		ok(c.nested[k].n > 0, "%s: Task %s ran tool calls in its subagent", file, c.tasks.v[k]);
+		is_int((int)under, (int)c.nested[k].n, "%s: %zu calls nested under Task %s, as its agent_progress tool_use blocks",
+		       file, c.nested[k].n, c.tasks.v[k]);
+		is_int((int)right, (int)c.nested[k].n, "%s: and they are those calls, by id", file);
+		nested_total += c.nested[k].n;
+	}
+	size_t calls = 0;
+	for (size_t i = 0; i < r->nev; i++)
+		calls += r->ev[i].kind == EV_TOOL_CALL;
+	is_int((int)calls, (int)(c.top.n + nested_total), "%s: every call is top-level or under a Task (%zu)", file,
+	       calls);
+	/* turn_duration: a turn's model and tool time is no more than its active time */
+	struct runstats *s = runstats_new(r);
+	is_int(s->turns, c.turns, "%s: the time split saw the file's %d turn_duration records", file, c.turns);
+	ok(c.turns > 0 && s->active > c.active_ms / 1000.0 - 1e-6 && s->active < c.active_ms / 1000.0 + 1e-6,
+	   "%s: their active time %.3f s, as durationMs adds up to", file, s->active);
+	size_t last = 0;
+	for (size_t i = 0; i < r->nev; i++)
+		if (r->ev[i].kind == EV_SYSTEM && r->ev[i].name && !strcmp(r->ev[i].name, "turn_duration"))
+			last = i;
+	double busy = 0, after = 0, sum = 0;
+	for (size_t i = 0; i < r->nev; i++) {
+		if (s->ev[i].part != RS_MODEL && s->ev[i].part != RS_TOOL)
+			continue;
+		busy += s->ev[i].secs;
+		if (i > last)
+			after += s->ev[i].secs;
+	}
+	ok(busy - after <= s->active + 1e-6, "%s: model and tool time in the turns %.3f s <= active %.3f s", file,
+	   busy - after, s->active);
+	ok(busy > s->part[RS_MODEL] + s->part[RS_TOOL] - 1e-6 && busy < s->part[RS_MODEL] + s->part[RS_TOOL] + 1e-6,
+	   "%s: the events' times add up to the split's model and tool parts", file);
+	for (int p = 0; p < RS__PARTS; p++)
+		sum += s->part[p];
+	ok(sum > s->total - 1e-6 && sum < s->total + 1e-6, "%s: the parts still add up to the elapsed %.3f s", file,
+	   s->total);
+	runstats_free(s);
+	run_free(r);
+	ids_free(&c.top);
+	ids_free(&c.tasks);
+	for (int k = 0; k < 8; k++)
+		ids_free(&c.nested[k]);
+}
+
+struct kimi_count {
+	long long last_usage;
+	int usage_lines;
+	const char *last_role;
+	char role[32];
+};
+
+static void kimi_record(const cJSON *j, void *arg)
+{
+	struct kimi_count *c = arg;
+	const char *role = cJSON_GetStringValue(cJSON_GetObjectItem(j, "role"));
+	if (!role)
+		return;
+	snprintf(c->role, sizeof c->role, "%s", role);
+	if (!strcmp(role, "_usage")) {
+		c->usage_lines++;
+		c->last_usage = (long long)cJSON_GetNumberValue(cJSON_GetObjectItem(j, "token_count"));
+	}
+}
+
+/* A real Kimi CLI session file: it ends with a _usage record after the
+ * final answer, and is complete; _usage.token_count is the context's size
+ * so far, and the run's input tokens add up to its last value. */
+static void check_kimi_usage(const char *file)
+{
+	char rel[512], *err = NULL;
+	struct kimi_count c;
+	memset(&c, 0, sizeof c);
+	each_record(file, kimi_record, &c);
+	snprintf(rel, sizeof rel, "tests/realworld/%s", file);
+	struct run *r = parser_load_final(tap_path(rel), NULL, &err);
+	if (!okv(r != NULL, "%s loads", file)) {
+		free(err);
+		return;
+	}
+	is_str(c.role, "_usage", "%s: the file ends with a _usage record", file);
+	is_int(r->incomplete, 0, "%s: and is complete, not INCOMPLETE", file);
+	long long in = 0;
+	int nusage = 0;
+	for (size_t i = 0; i < r->nev; i++)
+		if (r->ev[i].kind == EV_USAGE) {
+			in += r->ev[i].tok_in;
+			nusage++;
+		}
+	is_int(nusage, c.usage_lines, "%s: one usage event per _usage record (%d)", file, c.usage_lines);
+	ok(in == c.last_usage && in > 0, "%s: input tokens %lld, the last token_count %lld", file, in, c.last_usage);
+	run_free(r);
+}
+
 /* Every ignored-record entry is in the man page, word for word. */
 static void check_manpage(void)
 {
@@ -239,6 +465,9 @@ int main(void)
 	ok(nrows >= 6, "across at least five formats and the unsupported ones (%d)", nrows);
 	check_manpage();
 	check_unindexed();
+	check_subagents("kimi-repo-claude-2.1.56-task.jsonl", 1);
+	check_subagents("kimi-repo-claude-2.1.63-tasks.jsonl", 3);
+	check_kimi_usage("kimi-cli-context-sklearn-26323.jsonl");
 	diag("per-format table: format | files | events | record types that made no event in some file "
 	     "(all documented)");
 	for (int i = 0; i < nrows; i++)
