@@ -603,6 +603,21 @@ static void claude_boundary(struct parse_ctx *ctx, struct claude_state *st, cons
 	st->compaction = ctx->run->nev;
 }
 
+/* What an HTTP status means, for an error whose type says no more
+ * ("api_error", "server_error": a proxy's 429 is a rate limit). */
+static const char *claude_http_word(long long status)
+{
+	static const struct { int status; const char *word; } words[] = {
+		{400, "bad request"}, {401, "unauthorized"}, {403, "forbidden"}, {404, "not found"},
+		{413, "request too large"}, {429, "rate limited"}, {500, "server error"},
+		{502, "bad gateway"}, {503, "unavailable"}, {504, "gateway timeout"}, {529, "overloaded"},
+	};
+	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+		if (words[i].status == status)
+			return words[i].word;
+	return NULL;
+}
+
 /* "529 overloaded, retry 3/10" from an api_error record, rather than its
  * raw JSON with HTTP headers. Owned. */
 static char *claude_api_error_text(const cJSON *obj)
@@ -628,8 +643,10 @@ static char *claude_api_error_text(const cJSON *obj)
 	sbuf_init(&b);
 	if (status > 0)
 		sbuf_addf(&b, "%lld ", status);
-	if (word && strcmp(word, "api"))
+	if (word && strcmp(word, "api") && strcmp(word, "server"))
 		sbuf_adds(&b, word);
+	else if (claude_http_word(status))
+		sbuf_adds(&b, claude_http_word(status));
 	else if (msg)
 		sbuf_add(&b, msg, strcspn(msg, "\n") < 160 ? strcspn(msg, "\n") : 160);
 	else

@@ -354,6 +354,174 @@ static void check_kimi_usage(const char *file)
 	run_free(r);
 }
 
+struct api_count {
+	int n;
+	long long status[64], attempt[64], max[64];
+};
+
+static void api_record(const cJSON *j, void *arg)
+{
+	struct api_count *c = arg;
+	const char *sub = cJSON_GetStringValue(cJSON_GetObjectItem(j, "subtype"));
+	if (!sub || strcmp(sub, "api_error") || c->n >= 64)
+		return;
+	c->status[c->n] = (long long)cJSON_GetNumberValue(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "error"), "status"));
+	c->attempt[c->n] = (long long)cJSON_GetNumberValue(cJSON_GetObjectItem(j, "retryAttempt"));
+	c->max[c->n] = (long long)cJSON_GetNumberValue(cJSON_GetObjectItem(j, "maxRetries"));
+	c->n++;
+}
+
+/* A real session's api_error records (HTTP headers and all): one readable
+ * error row each, in order, "429 rate limited, retry 2/10". */
+static void check_api_errors(const char *file)
+{
+	char rel[512], *err = NULL;
+	struct api_count c;
+	memset(&c, 0, sizeof c);
+	each_record(file, api_record, &c);
+	snprintf(rel, sizeof rel, "tests/realworld/%s", file);
+	struct run *r = parser_load_final(tap_path(rel), NULL, &err);
+	if (!okv(r != NULL, "%s loads", file)) {
+		free(err);
+		return;
+	}
+	int k = 0, right = 0, raw = 0;
+	for (size_t i = 0; i < r->nev; i++) {
+		const struct event *e = &r->ev[i];
+		if (!e->name || strcmp(e->name, "api_error"))
+			continue;
+		char want[96];
+		snprintf(want, sizeof want, "%lld %s, retry %lld/%lld", k < c.n ? c.status[k] : -1,
+		         k < c.n && c.status[k] == 429 ? "rate limited" : "?", k < c.n ? c.attempt[k] : -1,
+		         k < c.n ? c.max[k] : -1);
+		right += e->kind == EV_ERROR && e->text && !strcmp(e->text, want);
+		raw += e->text && strchr(e->text, '{') != NULL;
+		if (!k)
+			diag("%s: first api_error row: %s", file, e->text ? e->text : "");
+		k++;
+	}
+	ok(c.n > 0 && k == c.n, "%s: one row per api_error record (%d of %d)", file, k, c.n);
+	is_int(right, c.n, "%s: each reads \"<status> rate limited, retry <n>/<max>\" from its record", file);
+	is_int(raw, 0, "%s: none shows the raw JSON", file);
+	run_free(r);
+}
+
+struct msg_usage {
+	struct ids ids;
+	long long first[256], largest[256];
+};
+
+static void usage_of(struct msg_usage *m, const cJSON *msg)
+{
+	const char *id = cJSON_GetStringValue(cJSON_GetObjectItem(msg, "id"));
+	const cJSON *u = cJSON_GetObjectItem(msg, "usage");
+	if (!id || !u)
+		return;
+	size_t k;
+	for (k = 0; k < m->ids.n && strcmp(m->ids.v[k], id); k++)
+		;
+	if (k >= 256)
+		return;
+	long long out = (long long)cJSON_GetNumberValue(cJSON_GetObjectItem(u, "output_tokens"));
+	if (k == m->ids.n) {
+		ids_add(&m->ids, id);
+		m->first[k] = out;
+	}
+	if (out > m->largest[k])
+		m->largest[k] = out;
+}
+
+static void usage_record(const cJSON *j, void *arg)
+{
+	const char *type = cJSON_GetStringValue(cJSON_GetObjectItem(j, "type"));
+	const cJSON *data = cJSON_GetObjectItem(j, "data");
+	const char *dt = cJSON_GetStringValue(cJSON_GetObjectItem(data, "type"));
+	if (type && !strcmp(type, "assistant"))
+		usage_of(arg, cJSON_GetObjectItem(j, "message"));
+	else if (type && !strcmp(type, "progress") && dt && !strcmp(dt, "agent_progress"))
+		usage_of(arg, cJSON_GetObjectItem(cJSON_GetObjectItem(data, "message"), "message"));
+}
+
+/* A real 2.1.x session file writes a message's usage on each of its lines,
+ * the first as the stream began: the run's output is each message's
+ * largest figure, main and subagent messages once each, not the first,
+ * and exact (2.1.56 is past the versions that undercount). */
+static void check_final_tokens(const char *file)
+{
+	char rel[512], *err = NULL;
+	struct msg_usage m;
+	memset(&m, 0, sizeof m);
+	each_record(file, usage_record, &m);
+	snprintf(rel, sizeof rel, "tests/realworld/%s", file);
+	struct run *r = parser_load_final(tap_path(rel), NULL, &err);
+	if (!okv(r != NULL, "%s loads", file)) {
+		free(err);
+		return;
+	}
+	long long want = 0, first = 0, out = 0;
+	for (size_t k = 0; k < m.ids.n; k++) {
+		want += m.largest[k];
+		first += m.first[k];
+	}
+	for (size_t i = 0; i < r->nev; i++)
+		if (r->ev[i].kind == EV_USAGE)
+			out += r->ev[i].tok_out;
+	ok(first < want, "%s: the messages' first lines say less (%lld) than their last (%lld)", file, first, want);
+	ok(out == want, "%s: output tokens %lld, each of the %zu messages' largest figure (%lld)", file, out,
+	   m.ids.n, want);
+	is_int(r->tokens_approx, 0, "%s: and not marked approximate", file);
+	ids_free(&m.ids);
+	run_free(r);
+}
+
+struct stream_count {
+	long long msg_out, last_result, results_sum;
+	int results;
+};
+
+static void stream_record(const cJSON *j, void *arg)
+{
+	struct stream_count *c = arg;
+	const char *type = cJSON_GetStringValue(cJSON_GetObjectItem(j, "type"));
+	if (!type)
+		return;
+	const cJSON *u = !strcmp(type, "assistant") ? cJSON_GetObjectItem(cJSON_GetObjectItem(j, "message"), "usage")
+	                                            : cJSON_GetObjectItem(j, "usage");
+	long long out = (long long)cJSON_GetNumberValue(cJSON_GetObjectItem(u, "output_tokens"));
+	if (!strcmp(type, "assistant"))
+		c->msg_out += out;
+	if (!strcmp(type, "result")) {
+		c->results++;
+		c->results_sum += out;
+		c->last_result = out;
+	}
+}
+
+/* A stream-json log of several turns has a result line per turn, each
+ * with its own turn's usage: the last is not the session's total. */
+static void check_stream_results(const char *file)
+{
+	char rel[512], *err = NULL;
+	struct stream_count c;
+	memset(&c, 0, sizeof c);
+	each_record(file, stream_record, &c);
+	snprintf(rel, sizeof rel, "tests/realworld/%s", file);
+	struct run *r = parser_load_final(tap_path(rel), NULL, &err);
+	if (!okv(r != NULL, "%s loads", file)) {
+		free(err);
+		return;
+	}
+	long long out = 0;
+	for (size_t i = 0; i < r->nev; i++)
+		if (r->ev[i].kind == EV_USAGE)
+			out += r->ev[i].tok_out;
+	ok(c.results >= 2, "%s: %d result lines, one per turn", file, c.results);
+	ok(out >= c.msg_out && out != c.last_result && out >= c.last_result,
+	   "%s: output %lld: the messages' %lld at least, not the last result's %lld (results add up to %lld)",
+	   file, out, c.msg_out, c.last_result, c.results_sum);
+	run_free(r);
+}
+
 /* Every ignored-record entry is in the man page, word for word. */
 static void check_manpage(void)
 {
@@ -468,6 +636,10 @@ int main(void)
 	check_subagents("kimi-repo-claude-2.1.56-task.jsonl", 1);
 	check_subagents("kimi-repo-claude-2.1.63-tasks.jsonl", 3);
 	check_kimi_usage("kimi-cli-context-sklearn-26323.jsonl");
+	check_api_errors("kimi-repo-claude-2.1.71-api-error.jsonl");
+	check_final_tokens("kimi-repo-claude-2.1.56-task.jsonl");
+	check_final_tokens("kimi-repo-claude-2.1.63-tasks.jsonl");
+	check_stream_results("takopi-claude_stream_json_session.jsonl");
 	diag("per-format table: format | files | events | record types that made no event in some file "
 	     "(all documented)");
 	for (int i = 0; i < nrows; i++)
