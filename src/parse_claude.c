@@ -592,7 +592,12 @@ static void claude_boundary(struct parse_ctx *ctx, struct claude_state *st, cons
 	if (!md)
 		md = jx_get(obj, "microcompactMetadata");
 	pre = claude_tokens(md, jx_get(md, "pre_tokens") ? "pre_tokens" : "preTokens");
-	if (content) {
+	long long saved = claude_tokens(md, "tokensSaved");
+	if (content && saved > 0) { /* a microcompaction says what it saved */
+		char *s = xasprintf("%s, %lld tokens saved", content, saved);
+		e = parser_text(ctx, EV_COMPACTION, s);
+		free(s);
+	} else if (content) {
 		e = parser_text(ctx, EV_COMPACTION, content);
 	} else {
 		char *s = pre > 0 ? xasprintf("compacted at %lld tokens", pre) : xstrdup("compacted");

@@ -522,6 +522,48 @@ static void check_stream_results(const char *file)
 	run_free(r);
 }
 
+struct compact_count {
+	int n;
+	long long saved;
+};
+
+static void compact_record(const cJSON *j, void *arg)
+{
+	struct compact_count *c = arg;
+	const char *sub = cJSON_GetStringValue(cJSON_GetObjectItem(j, "subtype"));
+	if (!sub || (strcmp(sub, "microcompact_boundary") && strcmp(sub, "compact_boundary")))
+		return;
+	c->n++;
+	c->saved = (long long)cJSON_GetNumberValue(
+		cJSON_GetObjectItem(cJSON_GetObjectItem(j, "microcompactMetadata"), "tokensSaved"));
+}
+
+/* A real microcompaction: one compaction row that says what it saved. */
+static void check_compaction(const char *file)
+{
+	char rel[512], *err = NULL, want[64];
+	struct compact_count c;
+	memset(&c, 0, sizeof c);
+	each_record(file, compact_record, &c);
+	snprintf(rel, sizeof rel, "tests/realworld/%s", file);
+	struct run *r = parser_load_final(tap_path(rel), NULL, &err);
+	if (!okv(r != NULL, "%s loads", file)) {
+		free(err);
+		return;
+	}
+	int rows = 0, said = 0;
+	snprintf(want, sizeof want, "%lld tokens saved", c.saved);
+	for (size_t i = 0; i < r->nev; i++)
+		if (r->ev[i].kind == EV_COMPACTION) {
+			rows++;
+			said += r->ev[i].text && strstr(r->ev[i].text, want) != NULL;
+			diag("%s: compaction row: %s", file, r->ev[i].text ? r->ev[i].text : "");
+		}
+	ok(c.n > 0 && rows == c.n, "%s: one compaction row per boundary record (%d of %d)", file, rows, c.n);
+	ok(c.saved > 0 && said == c.n, "%s: it says the %s", file, want);
+	run_free(r);
+}
+
 /* Every ignored-record entry is in the man page, word for word. */
 static void check_manpage(void)
 {
@@ -640,6 +682,7 @@ int main(void)
 	check_final_tokens("kimi-repo-claude-2.1.56-task.jsonl");
 	check_final_tokens("kimi-repo-claude-2.1.63-tasks.jsonl");
 	check_stream_results("takopi-claude_stream_json_session.jsonl");
+	check_compaction("kimi-repo-claude-2.1.56-microcompact.jsonl");
 	diag("per-format table: format | files | events | record types that made no event in some file "
 	     "(all documented)");
 	for (int i = 0; i < nrows; i++)
