@@ -35,7 +35,8 @@ struct event {
 	char *text;               /* owned: body, result content, system text */
 	char *name;               /* owned: tool name (tool_call), subtype (system) */
 	char *call_id;            /* owned: tool_call/tool_result pairing key */
-	char *args;               /* owned: tool arguments as JSON text */
+	char *args;               /* owned: tool arguments as JSON text; for a turn_duration
+	                           * system row, its durationMs (a JSON number) */
 	char *path;               /* owned: file the call reads/writes, when known */
 	char *diff;               /* owned: unified diff of a write/edit/patch, filled on
 	                           * first use: read it through run_event_diff */
