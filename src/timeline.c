@@ -38,20 +38,12 @@ static size_t timeline_count_lines(const char *s)
 	return n + (p && p > s && p[-1] != '\n');
 }
 
-/* +/- lines of the diff from a to b (its headers not counted). */
+/* +/- lines of the diff from a to b. */
+static void timeline_count_diff(const char *d, size_t *added, size_t *removed);
 static void timeline_changed(const char *a, const char *b, size_t *added, size_t *removed)
 {
 	char *d = diff_unified("f", a, b, 0);
-	*added = *removed = 0;
-	for (const char *p = d; *p;) {
-		const char *e = strchr(p, '\n');
-		size_t n = e ? (size_t)(e - p) : strlen(p);
-		if (*p == '+' && !(n >= 3 && !strncmp(p, "+++", 3)))
-			(*added)++;
-		else if (*p == '-' && !(n >= 3 && !strncmp(p, "---", 3)))
-			(*removed)++;
-		p = e ? e + 1 : p + n;
-	}
+	timeline_count_diff(d, added, removed);
 	free(d);
 }
 
@@ -104,6 +96,43 @@ static void timeline_results(const struct run *r, const struct flag_list *fl, st
 	}
 }
 
+/* Whether event i is a successful call that changed path but made no
+ * version of it (src/ftrack.h could not apply it). */
+static int timeline_lost(struct run *r, size_t i, const char *path, const struct timeline *t)
+{
+	const struct event *e = &r->ev[i];
+	if (e->kind != EV_TOOL_CALL || !e->path || strcmp(e->path, path))
+		return 0;
+	if (e->link >= 0 && (size_t)e->link < r->nev && r->ev[e->link].is_error)
+		return 0;
+	for (size_t k = 0; k < t->n; k++)
+		if (t->rows[k].ev == i)
+			return 0;
+	const char *d = run_event_diff(r, i);
+	return d && *d;
+}
+
+/* +/- lines of a unified diff (its headers not counted). */
+static void timeline_count_diff(const char *d, size_t *added, size_t *removed)
+{
+	*added = *removed = 0;
+	for (const char *p = d; *p;) {
+		const char *e = strchr(p, '\n');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		if (*p == '+' && !(n >= 3 && !strncmp(p, "+++", 3)))
+			(*added)++;
+		else if (*p == '-' && !(n >= 3 && !strncmp(p, "---", 3)))
+			(*removed)++;
+		p = e ? e + 1 : p + n;
+	}
+}
+
+static int timeline_cmp(const void *a, const void *b)
+{
+	const struct timeline_row *x = a, *y = b;
+	return x->ev < y->ev ? -1 : x->ev > y->ev;
+}
+
 int timeline_build(struct run *r, const struct flag_list *fl, struct compilerlog *cl, struct timeline *t)
 {
 	const struct ftrack *ft = run_files(r);
@@ -113,7 +142,8 @@ int timeline_build(struct run *r, const struct flag_list *fl, struct compilerlog
 		return -1;
 	t->path = ftrack_file_path(ft, (size_t)f);
 	size_t nv = ftrack_file_nversions(ft, (size_t)f);
-	t->rows = xcalloc(nv ? nv : 1, sizeof *t->rows);
+	size_t cap = nv + 1;
+	t->rows = xcalloc(cap, sizeof *t->rows);
 	const char *prev = NULL;
 	for (size_t k = 0; k < nv; k++) {
 		long ev;
@@ -129,6 +159,20 @@ int timeline_build(struct run *r, const struct flag_list *fl, struct compilerlog
 		timeline_changed(prev, s, &w->added, &w->removed);
 		prev = s;
 	}
+	size_t nver = t->n;
+	for (size_t i = 0; i < r->nev; i++) {
+		if (!timeline_lost(r, i, t->path, t))
+			continue;
+		if (t->n == cap)
+			t->rows = xrealloc(t->rows, (cap *= 2) * sizeof *t->rows);
+		struct timeline_row *w = &t->rows[t->n++];
+		memset(w, 0, sizeof *w);
+		w->ev = i;
+		w->lost = 1;
+		timeline_count_diff(run_event_diff(r, i), &w->added, &w->removed);
+	}
+	if (t->n > nver)
+		qsort(t->rows, t->n, sizeof *t->rows, timeline_cmp);
 	for (size_t k = 0; k < t->n; k++) {
 		t->rows[k].until = k + 1 < t->n ? t->rows[k + 1].ev : r->nev;
 		timeline_results(r, fl, cl, &t->rows[k]);

@@ -17,6 +17,11 @@ struct timeline_row {
 	size_t ev;                /* the event that made the version */
 	size_t until;             /* the next version's event (the run's end: nev) */
 	int deleted;              /* the version removes the file */
+	/* an edit of the file that succeeded but that the file tracker could
+	 * not follow (its old text was not in the content known then, as in
+	 * a transcript whose writes were cut): lines unknown, added and
+	 * removed those of the edit itself */
+	int lost;
 	size_t lines;             /* lines of the version */
 	size_t added, removed;    /* lines against the version before */
 	int check;                /* the first verdict in [ev, until): 1 PASS, -1 FAIL, 0 none */
@@ -34,7 +39,7 @@ struct timeline {
 	size_t n;
 };
 
-/* The timeline of r: fl (may be NULL) the run's auto-flags, evaluated for
+/* The timeline of r (the versions, and the lost edits among them): fl (may be NULL) the run's auto-flags, evaluated for
  * every event; cl (may be NULL) the compiler rules. 0, or -1 when the run
  * wrote no solution file (t empty). */
 int timeline_build(struct run *r, const struct flag_list *fl, struct compilerlog *cl, struct timeline *t);

@@ -92,7 +92,10 @@ static void pane_timeline_build(struct pane *p, struct pane_ctx *cx, int width)
 	for (size_t k = 0; k < s->t.n; k++) {
 		const struct timeline_row *w = &s->t.rows[k];
 		char chg[48], chk[48], pk[48], fl[80];
-		snprintf(chg, sizeof chg, w->deleted ? "deleted" : "+%zu -%zu", w->added, w->removed);
+		if (w->deleted)
+			snprintf(chg, sizeof chg, "deleted");
+		else
+			snprintf(chg, sizeof chg, "%s+%zu -%zu", w->lost ? "?" : "", w->added, w->removed);
 		if (w->check)
 			snprintf(chk, sizeof chk, "%s@%ld", w->check > 0 ? "PASS" : "FAIL", w->check_ev + 1);
 		else if (w->compile_errors)
@@ -110,10 +113,19 @@ static void pane_timeline_build(struct pane *p, struct pane_ctx *cx, int width)
 		int role = k == s->cur ? (cx->focus == 1 ? RL_SELECT : RL_SELECT_DIM)
 		         : w->nflags ? RL_WARN : w->check > 0 ? RL_OK : w->check < 0 ? RL_FAIL : RL_NORMAL;
 		L->ev = w->ev;
-		tlines_head(L, role, width, "%-3zu %6zu %11s %6zu  %-12s %-15s %s%s", k + 1, w->ev + 1, chg, w->lines, chk,
+		char nl[24];
+		snprintf(nl, sizeof nl, w->lost ? "?" : "%zu", w->lines);
+		tlines_head(L, role, width, "%-3zu %6zu %11s %6s  %-12s %-15s %s%s", k + 1, w->ev + 1, chg, nl, chk,
 		            pk, fl, (long)k == at ? "  <- here" : "");
 	}
 	L->ev = TLINE_NO_EVENT;
+	for (size_t k = 0; k < s->t.n; k++)
+		if (s->t.rows[k].lost) {
+			tlines_push(L, "", 0, RL_NORMAL);
+			tlines_head(L, RL_DIM, width, "? an edit the run made but whose old text was not in the file "
+			            "as the transcript shows it (a cut write): its lines changed are the edit's own");
+			break;
+		}
 }
 
 static void pane_timeline_title(struct pane *p, struct pane_ctx *cx, char *buf, size_t n)
