@@ -155,7 +155,9 @@ static void pane_annot_title(struct pane *p, struct pane_ctx *cx, char *buf, siz
 {
 	struct pane_annot *s = pa_of(p);
 	(void)cx;
-	if (s && s->nq)
+	if (pane_annot_load(s))  /* the title comes before the body: both from the file as it is now */
+		pane_invalidate(p);
+	if (s->nq)
 		snprintf(buf, n, " annotation  quote %zu/%zu", s->cur + 1, s->nq);
 	else
 		snprintf(buf, n, " annotation");

@@ -22,6 +22,7 @@ struct pane_timeline {
 	int made;                   /* t is the run's (made at the first draw) */
 	struct compilerlog *cl;     /* the compiler rules (owned), NULL when unreadable */
 	size_t cur;                 /* the selected row */
+	size_t cur_for;             /* the event selected when cur was set to its version */
 };
 
 static struct pane_timeline *pt_of(struct pane *p)
@@ -73,8 +74,18 @@ static void pane_timeline_make(struct pane_timeline *s, struct pane_ctx *cx)
 		flag_list_advance(cx->flags, cx->run, (size_t)-1);
 	timeline_build(cx->run, cx->flags, s->cl, &s->t);
 	s->made = 1;
+	s->cur_for = (size_t)-1;
+}
+
+/* A new selection in the replay selects its version's row; j/k select
+ * others until the selection moves again. */
+static void pane_timeline_sync(struct pane_timeline *s, struct pane_ctx *cx)
+{
+	if (s->cur_for == cx->sel)
+		return;
 	long at = timeline_at(&s->t, cx->sel);
 	s->cur = at > 0 ? (size_t)at : 0;
+	s->cur_for = cx->sel;
 }
 
 static void pane_timeline_build(struct pane *p, struct pane_ctx *cx, int width)
@@ -82,6 +93,7 @@ static void pane_timeline_build(struct pane *p, struct pane_ctx *cx, int width)
 	struct pane_timeline *s = pt_of(p);
 	struct tlines *L = &p->lines;
 	pane_timeline_make(s, cx);
+	pane_timeline_sync(s, cx);
 	if (!s->t.path) {
 		tlines_head(L, RL_DIM, width, "(the agent wrote no solution file in this run)");
 		return;
@@ -154,6 +166,7 @@ static int pane_timeline_act(struct pane *p, struct pane_ctx *cx, enum action a)
 {
 	struct pane_timeline *s = pt_of(p);
 	pane_timeline_make(s, cx);
+	pane_timeline_sync(s, cx);
 	if ((a == ACT_DOWN || a == ACT_UP) && s->t.n) {
 		if (a == ACT_DOWN && s->cur + 1 < s->t.n)
 			s->cur++;
