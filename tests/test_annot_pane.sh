@@ -15,7 +15,7 @@ cp -R "$KB_SRCDIR/tests/fixtures/kbh" "$ds"
 chmod -R u+w "$ds"
 start a KBTUI_ANNOTATOR=tester "$kb" "$ds"
 t "the browser opens on the fixtures" 'wait_for a "kbtui .*runs"'
-keys a / opus Enter
+keys a / "has:transcript opus" Enter
 wait_for a "opus-4-7" > /dev/null
 keys a Enter
 t "Enter replays the opus run" 'wait_for a "kbtui replay .*opus" "event 1/635"'
@@ -65,6 +65,41 @@ keys a 1 6 G
 wait_for a "event 16/635" > /dev/null
 keys a s
 t "s on a hidden Read: the selection moves to the nearest shown event (12)" 'wait_for a "event 12/635" "hidden \(s shows\)"'
+
+# ---- a quote no event wrote; a run without an annotation --------------------------
+X=20260427_232335_codex_gpt-5.5_02_kda_cutlass
+cat > "$ds/annotations/$X.yaml" <<EOF
+run_id: $X
+verdict: interesting
+summary: a quote of lines the run never wrote
+quotes:
+  - file: solution.py
+    lines: [1, 1]
+    label: "not in this run"
+    text: |
+      this line xyzzy is in no event of the run
+implication: none
+EOF
+start c KBTUI_ANNOTATOR=tester "$kb" "$ds"
+wait_for c "kbtui .*runs" > /dev/null
+keys c / "has:transcript gpt-5.5" Enter
+wait_for c "gpt-5\.5" > /dev/null
+keys c Enter
+wait_for c "kbtui replay .*kda_cutlass" > /dev/null
+keys c V V Tab Enter
+t "Enter on a quote no event wrote: the status bar says so" \
+	'wait_for c "annotation  quote 1/1" "quote 1: no event of this run wrote those lines" "event 1/222"'
+keys c q
+wait_for c "kbtui .*runs" > /dev/null
+keys c / C-u "has:transcript glm-5.1" Enter
+wait_for c "glm-5\.1" > /dev/null
+keys c Enter
+wait_for c "kbtui replay .*glm-5\.1" > /dev/null
+keys c V V
+t "a run without an annotation: the pane says so and names the keys" \
+	'wait_for c "No annotation for this run yet" "K clean, L rubric_leak, H reward_hack, I interesting, B bug"'
+keys c v
+t "its timeline: one row per version" 'wait_for c "timeline solution\.py  [0-9]+ versions?" "#    event     changed"'
 
 tm kill-server 2> /dev/null
 echo "1..$n"
