@@ -100,6 +100,10 @@ t "a run without an annotation: the pane says so and names the keys" \
 	'wait_for c "No annotation for this run yet" "K clean, L rubric_leak, H reward_hack, I interesting, B bug"'
 keys c v
 t "its timeline: one row per version" 'wait_for c "timeline solution\.py  [0-9]+ versions?" "#    event     changed"'
+keys c q q
+t "q q quits with status 0, nothing on stderr" 'wait_for c "kbtui exited: 0" && [ ! -s "$tmp/c.err" ]'
+keys a q q
+t "the first session too" 'wait_for a "kbtui exited: 0" && [ ! -s "$tmp/a.err" ]'
 
 tm kill-server 2> /dev/null
 echo "1..$n"
