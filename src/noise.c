@@ -21,7 +21,7 @@ static const char *const noise_read_cmds[] = {
 	"cat", "head", "tail", "ls", "find", "grep", "egrep", "fgrep", "rg", "wc", "pwd", "cd", "echo", "nl",
 	"sed", "file", "stat", "tree", "du", "df", "which", "diff", "nvidia-smi", "true", "sort", "uniq",
 	"cut", "less", "more", "realpath", "basename", "dirname", "printf", "date", "whoami", "env",
-	"uname", "type", "md5sum", "sha256sum", "xxd", "od", "hexdump", "column", NULL,
+	"uname", "type", "md5sum", "sha256sum", "xxd", "od", "hexdump", "column", "git", NULL,
 };
 
 static int noise_in(const char *const *list, const char *s, size_t n)
@@ -65,6 +65,15 @@ static int noise_simple_reads(const char *s, const char *e)
 		size_t rn = (size_t)(e - rest);
 		if (n == 3 && !strncmp(base, "sed", 3))  /* sed reads with -n and without -i */
 			return noise_has(rest, rn, " -n", 3) && !noise_has(rest, rn, " -i", 3);
+		if (n == 3 && !strncmp(base, "git", 3)) {  /* git that only looks */
+			static const char *const looks[] = { "status", "log", "diff", "show", "ls-files", "rev-parse", "blame", NULL };
+			while (rest < e && isspace((unsigned char)*rest))
+				rest++;
+			const char *sub = rest;
+			while (rest < e && !isspace((unsigned char)*rest))
+				rest++;
+			return noise_in(looks, sub, (size_t)(rest - sub));
+		}
 		if (n == 4 && !strncmp(base, "find", 4))
 			return !noise_has(rest, rn, "-delete", 7) && !noise_has(rest, rn, "-exec", 5) &&
 			       !noise_has(rest, rn, "-fprint", 7);

@@ -1,7 +1,7 @@
 /* noise.h: the events a reader of a run can do without: token usage
  * records, system events, and tool calls that change nothing (reads,
  * greps, listings: a read-only tool, or a shell command made only of
- * read-only programs, with no output redirection and no file diff), with
+ * read-only programs (git only with status, log, diff, show ...), with no output redirection and no file diff), with
  * their results. The replay's s hides them. */
 #ifndef KB_NOISE_H
 #define KB_NOISE_H

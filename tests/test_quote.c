@@ -263,6 +263,9 @@ static void test_noise_commands(void)
 		{ "ls | tee listing", 0 },
 		{ "rm -f solution.py", 0 },
 		{ "CUDA_HOME=/usr/local/cuda nvidia-smi", 1 },
+		{ "git status --short && git log -3 --oneline", 1 },
+		{ "git checkout -- solution.py", 0 },
+		{ "git diff > patch.txt", 0 },
 	};
 	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++)
 		is_int(noise_command_reads(c[i].cmd), c[i].reads, "noise: %s %s", c[i].cmd, c[i].reads ? "reads" : "writes or runs");
