@@ -211,3 +211,17 @@ size_t noise_mark(struct run *r, size_t from, unsigned char *hide)
 		n += (hide[i] = (unsigned char)noise_event(r, i));
 	return n;
 }
+
+size_t *noise_shown(struct run *r, size_t *nshown, size_t *nhidden)
+{
+	unsigned char *hide = xcalloc(r->nev + 1, 1);
+	size_t nh = noise_mark(r, 0, hide), k = 0;
+	size_t *shown = xmalloc((r->nev - nh + 1) * sizeof *shown);
+	for (size_t i = 0; i < r->nev; i++)
+		if (!hide[i])
+			shown[k++] = i;
+	free(hide);
+	*nshown = k;
+	*nhidden = nh;
+	return shown;
+}

@@ -21,4 +21,8 @@ int noise_event(struct run *r, size_t i);
  * returns how many of them are noise. */
 size_t noise_mark(struct run *r, size_t from, unsigned char *hide);
 
+/* The events of r that are not noise, in order: a new array (free it) of
+ * *nshown indexes; *nhidden gets the noise count. */
+size_t *noise_shown(struct run *r, size_t *nshown, size_t *nhidden);
+
 #endif

@@ -300,6 +300,13 @@ static void noise_check(const char *rel, size_t *nread)
 	ok(kinds, "%s: usage and system are noise, text and reasoning are not", rel);
 	ok(diffs, "%s: no event that changed a file is noise", rel);
 	ok(pairs, "%s: a result is hidden with its call", rel);
+	size_t ns, nh;
+	size_t *shown = noise_shown(r, &ns, &nh);
+	int order = 1;
+	for (size_t k = 0; k < ns; k++)
+		order &= (k == 0 || shown[k] > shown[k - 1]) && shown[k] < r->nev && !h[shown[k]];
+	ok(nh == n && ns + nh == r->nev && order, "%s: noise_shown lists the other %zu events, in order", rel, ns);
+	free(shown);
 	free(h);
 	run_free(r);
 }

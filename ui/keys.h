@@ -18,8 +18,8 @@ enum { V_BROWSE = 1, V_REPLAY = 2, V_COMPARE = 4, V_ALL = 7 };
 /* name, key, second key (0: none), key label (at most 14 columns), views,
  * help (one sentence, no final period). */
 #define TUI_ACTIONS(X) \
-	X(DOWN,         'j',        KEY_DOWN,  "j, Down",     V_ALL,    "Next run or event; in a focused pane, scroll down") \
-	X(UP,           'k',        KEY_UP,    "k, Up",       V_ALL,    "Previous run or event; in a focused pane, scroll up") \
+	X(DOWN,         'j',        KEY_DOWN,  "j, Down",     V_ALL,    "Next run or event; in a focused pane, scroll down (the annotation pane: the next quote; the timeline pane: the next version)") \
+	X(UP,           'k',        KEY_UP,    "k, Up",       V_ALL,    "Previous run or event; in a focused pane, scroll up (the annotation pane: the previous quote; the timeline pane: the previous version)") \
 	X(PAGE_DOWN,    KEY_NPAGE,  ' ',       "PgDn, Space", V_ALL,    "One screen down") \
 	X(PAGE_UP,      KEY_PPAGE,  'b',       "PgUp, b",     V_ALL,    "One screen up") \
 	X(FIRST,        'g',        KEY_HOME,  "g, Home",     V_ALL,    "First run or event; in a focused pane, its top") \

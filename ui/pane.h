@@ -111,6 +111,11 @@ void pane_lineage_best(struct pane_ctx *cx);
 size_t pane_events_rows(const struct pane_ctx *cx);
 size_t pane_events_at(const struct pane_ctx *cx, size_t r);
 size_t pane_events_row_of(const struct pane_ctx *cx, size_t ev);
+/* Whether the list hides event ev (cx->shown lacks it). */
+int pane_events_hidden(const struct pane_ctx *cx, size_t ev);
+/* ev, or the shown event nearest to it when the list hides it (the earlier
+ * of two as near). */
+size_t pane_events_near(const struct pane_ctx *cx, size_t ev);
 
 /* The pane of kind ops, not read from the run yet: ops->init waits for
  * pane_ready, so that opening a big run costs only the panes it shows. */

@@ -92,6 +92,22 @@ size_t pane_events_row_of(const struct pane_ctx *cx, size_t ev)
 	return lo;
 }
 
+int pane_events_hidden(const struct pane_ctx *cx, size_t ev)
+{
+	size_t r = pane_events_row_of(cx, ev);
+	return cx->shown && (r >= cx->nshown || cx->shown[r] != ev);
+}
+
+size_t pane_events_near(const struct pane_ctx *cx, size_t ev)
+{
+	if (!pane_events_hidden(cx, ev) || !cx->nshown)
+		return ev;
+	size_t r = pane_events_row_of(cx, ev);  /* the first shown after ev */
+	if (r == cx->nshown || (r > 0 && ev - cx->shown[r - 1] <= cx->shown[r] - ev))
+		r--;
+	return cx->shown[r];
+}
+
 static void pane_events_draw(struct pane *p, struct pane_ctx *cx, int y, int x, int w, int h)
 {
 	size_t rows = pane_events_rows(cx);

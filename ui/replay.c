@@ -436,46 +436,21 @@ static void replay_paint(struct replay *rp, void (*paint)(void *arg, int y, int 
 
 /* ---- moving ------------------------------------------------------------------ */
 
-/* Whether s hides event i from the list. */
-static int replay_hidden(const struct replay *rp, size_t i)
-{
-	const struct pane_ctx *cx = &rp->cx;
-	size_t r = pane_events_row_of(cx, i);
-	return cx->shown && (r >= cx->nshown || cx->shown[r] != i);
-}
-
-/* Event i, or the shown event nearest to it when s hides it. */
-static size_t replay_shown_near(const struct replay *rp, size_t i)
-{
-	const struct pane_ctx *cx = &rp->cx;
-	if (!replay_hidden(rp, i) || !cx->nshown)
-		return i;
-	size_t r = pane_events_row_of(cx, i);  /* the first shown after i */
-	if (r == cx->nshown || (r > 0 && i - cx->shown[r - 1] <= cx->shown[r] - i))
-		r--;
-	return cx->shown[r];
-}
-
 /* s: the noise (src/noise.h) of the whole run, found again (the run may
- * have grown), hidden from the list; the selection stays or moves to the
- * nearest shown event. */
+ * have grown), hidden from the list. */
 static void replay_noise_make(struct replay *rp)
 {
-	struct run *run = rp->cx.run;
-	unsigned char *hide = xcalloc(run->nev + 1, 1);
-	size_t nh = noise_mark(run, 0, hide), k = 0;
+	size_t nshown, nhidden;
 	free(rp->noise.shown);
-	rp->noise.shown = xmalloc((run->nev - nh + 1) * sizeof *rp->noise.shown);
-	for (size_t i = 0; i < run->nev; i++)
-		if (!hide[i])
-			rp->noise.shown[k++] = i;
-	free(hide);
-	rp->cx.shown = k ? rp->noise.shown : NULL;  /* nothing but noise: nothing hidden */
-	rp->cx.nshown = k;
-	rp->cx.nhidden = k ? nh : 0;
+	rp->noise.shown = noise_shown(rp->cx.run, &nshown, &nhidden);
+	rp->cx.shown = nshown ? rp->noise.shown : NULL;  /* nothing but noise: nothing hidden */
+	rp->cx.nshown = nshown;
+	rp->cx.nhidden = nshown ? nhidden : 0;
 	rp->v.dirty |= D_LIST | D_DETAIL | D_STATUS;
 }
 
+/* s: noise hidden, or shown again; the selection stays, or moves to the
+ * nearest shown event. */
 static void replay_noise(struct replay *rp)
 {
 	rp->noise.on = !rp->noise.on;
@@ -501,7 +476,7 @@ void replay_goto(struct replay *rp, size_t i)
 		return;
 	if (i >= n)
 		i = n - 1;
-	rp->cx.sel = replay_shown_near(rp, i);
+	rp->cx.sel = pane_events_near(&rp->cx, i);
 	for (int p = 0; p < PANE__COUNT; p++)
 		if (rp->panes[p].ready && rp->panes[p].ops->follow && !rp->panes[p].ops->per_event)
 			rp->panes[p].ops->follow(&rp->panes[p], &rp->cx);
@@ -514,7 +489,7 @@ static void replay_seek(struct replay *rp, int dir, int (*match)(struct replay *
 	size_t n = rp->cx.run->nev;
 	for (size_t i = rp->cx.sel; n && (dir > 0 ? i + 1 < n : i > 0);) {
 		i = dir > 0 ? i + 1 : i - 1;
-		if (!replay_hidden(rp, i) && match(rp, i)) {
+		if (!pane_events_hidden(&rp->cx, i) && match(rp, i)) {
 			replay_goto(rp, i);
 			return;
 		}
@@ -615,9 +590,9 @@ static void replay_search_step(struct replay *rp, int dir)
 		if (before == 0)
 			view_say(&rp->v, "search hit the start, continuing at the end");
 	}
-	for (size_t tries = 0; replay_hidden(rp, rp->matches[k]) && tries < rp->cx.nmatches; tries++)
+	for (size_t tries = 0; pane_events_hidden(&rp->cx, rp->matches[k]) && tries < rp->cx.nmatches; tries++)
 		k = dir > 0 ? (k + 1) % rp->cx.nmatches : (k + rp->cx.nmatches - 1) % rp->cx.nmatches;  /* s hides it */
-	if (replay_hidden(rp, rp->matches[k])) {
+	if (pane_events_hidden(&rp->cx, rp->matches[k])) {
 		view_say(&rp->v, "every match is hidden (s shows them)");
 		return;
 	}
