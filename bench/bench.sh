@@ -61,6 +61,9 @@ if [ -n "$out" ]; then
 	done
 fi
 
+echo "replay panes (kbbench panes: s, the timeline pane, a quote's jump; CPU ms per run, flags evaluated first):"
+"$bench" panes $files 2>&1 | grep -v '^RESULT' | sed 's/^/  /'
+
 echo "search across all runs (kbtui search REGEX DIR, in-process: each run loaded, grepped, unloaded):"
 out=$("$bench" search "$kbh" 'speedup' 'peak_fraction:\s*[0-9.]+' '(?i)reward hack' 'cudaMalloc|cudaFree|torch\.cuda' 2>&1)
 echo "$out" | grep -v '^RESULT' | sed 's/^/  /'

@@ -16,6 +16,10 @@
 #include "flags.h"
 #include "follow.h"
 #include "parser.h"
+#include "quote.h"
+#include "noise.h"
+#include "timeline.h"
+#include "ftrack.h"
 #include "search.h"
 #include "util.h"
 
@@ -284,8 +288,63 @@ static int bench_watch(const char *file, const char *more, int n)
 	return 0;
 }
 
+/* What the replay's s, timeline pane and quote jump cost on each run
+ * (CPU ms, the run loaded and its flags evaluated first): noise_mark over
+ * every event, timeline_build, and quote_find for three lines from the
+ * middle of the final solution. */
+static int bench_panes(int n, char **files)
+{
+	double worst[3] = { 0, 0, 0 };
+	for (int i = 0; i < n; i++) {
+		char *err = NULL;
+		struct run *r = parser_load_file(files[i], NULL, &err);
+		free(err);
+		if (!r)
+			continue;
+		const struct flag_rules *rs;
+		struct flag_list *fl = flag_run_default(r, &rs);
+		unsigned char *hide = xcalloc(r->nev + 1, 1);
+		double c0 = cpu_ms();
+		size_t nh = noise_mark(r, 0, hide);
+		double t_noise = cpu_ms() - c0;
+		struct timeline t;
+		c0 = cpu_ms();
+		timeline_build(r, fl, NULL, &t);
+		double t_tl = cpu_ms() - c0, t_q = 0;
+		const char *last = t.path && t.n ? ftrack_get(r->files, t.path) : NULL;
+		if (last) {
+			size_t len = strlen(last), at = len / 2;
+			while (at > 0 && last[at - 1] != '\n')
+				at--;
+			const char *e = last + at;
+			for (int k = 0; k < 3 && *e; k++)
+				e = strchr(e, '\n') ? strchr(e, '\n') + 1 : e + strlen(e);
+			char *q = xstrndup(last + at, (size_t)(e - (last + at)));
+			struct quote_src src;
+			c0 = cpu_ms();
+			quote_find(r, "solution.py", q, &src);
+			t_q = cpu_ms() - c0;
+			free(q);
+		}
+		printf("RESULT panes events %zu noise %zu noise_cpu %.2f versions %zu timeline_cpu %.2f quote_cpu %.2f\n",
+		       r->nev, nh, t_noise, t.n, t_tl, t_q);
+		worst[0] = t_noise > worst[0] ? t_noise : worst[0];
+		worst[1] = t_tl > worst[1] ? t_tl : worst[1];
+		worst[2] = t_q > worst[2] ? t_q : worst[2];
+		timeline_free(&t);
+		free(hide);
+		flag_list_delete(fl);
+		run_free(r);
+	}
+	printf("panes: %d runs, worst CPU: s (noise) %.1f ms, timeline %.1f ms, quote jump %.1f ms\n", n, worst[0],
+	       worst[1], worst[2]);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc >= 3 && !strcmp(argv[1], "panes"))
+		return bench_panes(argc - 2, argv + 2);
 	if (argc == 5 && !strcmp(argv[1], "watch"))
 		return bench_watch(argv[2], argv[3], atoi(argv[4]));
 	if (argc == 4 && !strcmp(argv[1], "synth"))
@@ -353,6 +412,6 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	fprintf(stderr, "usage: kbbench parse REPEAT FILE... | keep FILE... | index DIR | search DIR REGEX... | "
-	        "synth EVENTS FILE | link FILE | watch FILE MORE N\n");
+	        "synth EVENTS FILE | link FILE | watch FILE MORE N | panes FILE...\n");
 	return 2;
 }

@@ -635,3 +635,20 @@ const char *ftrack_file_at(const struct ftrack *t, size_t f, size_t ev, long *ch
 		*changed_at = x->hist[lo - 1].ev == FTRACK_NO_EV ? -1 : (long)x->hist[lo - 1].ev;
 	return ftext_str(x->hist[lo - 1].t);
 }
+
+size_t ftrack_file_nversions(const struct ftrack *t, size_t f)
+{
+	return f < ftrack_nfiles(t) ? t->v[t->order[f]].nh : 0;
+}
+
+const char *ftrack_file_version(const struct ftrack *t, size_t f, size_t k, long *ev)
+{
+	if (ev)
+		*ev = -1;
+	if (k >= ftrack_file_nversions(t, f))
+		return NULL;
+	const struct fver *h = &t->v[t->order[f]].hist[k];
+	if (ev)
+		*ev = h->ev == FTRACK_NO_EV ? -1 : (long)h->ev;
+	return ftext_str(h->t);
+}

@@ -58,5 +58,10 @@ const char *ftrack_file_path(const struct ftrack *t, size_t f);
  * after it was deleted); *changed_at (may be NULL) gets the event that
  * made that version, -1 when none. Borrowed, valid while t lives. */
 const char *ftrack_file_at(const struct ftrack *t, size_t f, size_t ev, long *changed_at);
+/* The versions of file f, oldest first: how many, and version k's text
+ * (NULL: the file was deleted there) with the event that made it in *ev
+ * (may be NULL; -1 when none). Borrowed, valid while t lives. */
+size_t ftrack_file_nversions(const struct ftrack *t, size_t f);
+const char *ftrack_file_version(const struct ftrack *t, size_t f, size_t k, long *ev);
 
 #endif

@@ -18,8 +18,8 @@ enum { V_BROWSE = 1, V_REPLAY = 2, V_COMPARE = 4, V_ALL = 7 };
 /* name, key, second key (0: none), key label (at most 14 columns), views,
  * help (one sentence, no final period). */
 #define TUI_ACTIONS(X) \
-	X(DOWN,         'j',        KEY_DOWN,  "j, Down",     V_ALL,    "Next run or event; in a focused pane, scroll down") \
-	X(UP,           'k',        KEY_UP,    "k, Up",       V_ALL,    "Previous run or event; in a focused pane, scroll up") \
+	X(DOWN,         'j',        KEY_DOWN,  "j, Down",     V_ALL,    "Next run or event; in a focused pane, scroll down (the annotation pane: the next quote; the timeline pane: the next version)") \
+	X(UP,           'k',        KEY_UP,    "k, Up",       V_ALL,    "Previous run or event; in a focused pane, scroll up (the annotation pane: the previous quote; the timeline pane: the previous version)") \
 	X(PAGE_DOWN,    KEY_NPAGE,  ' ',       "PgDn, Space", V_ALL,    "One screen down") \
 	X(PAGE_UP,      KEY_PPAGE,  'b',       "PgUp, b",     V_ALL,    "One screen up") \
 	X(FIRST,        'g',        KEY_HOME,  "g, Home",     V_ALL,    "First run or event; in a focused pane, its top") \
@@ -51,9 +51,10 @@ enum { V_BROWSE = 1, V_REPLAY = 2, V_COMPARE = 4, V_ALL = 7 };
 	X(PLAY,         'P',        0,         "P",           V_REPLAY, "Play or pause: step through the events at their recorded pace, or at a fixed rate without timestamps") \
 	X(FASTER,       ']',        '+',       "], +",        V_REPLAY, "Play faster") \
 	X(SLOWER,       '[',        '-',       "[, -",        V_REPLAY, "Play slower") \
-	X(GOTO_ROW,     '\n',       KEY_ENTER, "Enter",       V_REPLAY, "Replay, in the compiler or timing pane: go to the event of the top row") \
+	X(GOTO_ROW,     '\n',       KEY_ENTER, "Enter",       V_REPLAY, "Replay, in the compiler or timing pane: go to the event of the top row; in the annotation pane, the event that wrote the selected quote's lines; in the timeline pane, the selected version's event") \
+	X(HIDE_NOISE,   's',        0,         "s",           V_REPLAY, "Replay: hide usage, system and read-only events (reads, greps, listings: tool calls that change nothing) from the event list, or show them again; moves and searches skip hidden events") \
 	X(FOCUS,        '\t',       0,         "Tab",         V_REPLAY, "Switch focus between the event list and the pane beside it") \
-	X(PANE,         'v',        0,         "v",           V_REPLAY, "Replay: the next pane beside the event list: event detail, compiler output, timing, artifact, lineage, GPU") \
+	X(PANE,         'v',        0,         "v",           V_REPLAY, "Replay: the next pane beside the event list: event detail, compiler output, timing, artifact, lineage, GPU, annotation (verdict, summary, implication, quotes), timeline (one row per solution version)") \
 	X(PANE_BACK,    'V',        0,         "V",           V_REPLAY, "Previous pane beside the list") \
 	X(ITEM_NEXT,    'o',        0,         "o",           V_REPLAY, "In the artifact or lineage pane: the next file") \
 	X(ITEM_PREV,    'O',        0,         "O",           V_REPLAY, "In the artifact or lineage pane: the previous file") \

@@ -46,6 +46,10 @@ struct pane_ctx {
 	const struct flag_rules *flag_rules; /* the rules they came from (borrowed) */
 	struct tag *tag;                  /* the annotation session (borrowed), NULL: none */
 	size_t ds_run;                    /* with tag: the dataset run shown */
+	/* s (noise hidden): the events the list shows, in order (borrowed from
+	 * the view), and how many it hides; NULL: every event is shown */
+	const size_t *shown;
+	size_t nshown, nhidden;
 	const struct pane_host *host;     /* NULL for a pane that asks nothing (compare's lists) */
 };
 
@@ -91,7 +95,7 @@ struct pane {
 };
 
 extern const struct pane_ops pane_events_ops, pane_detail_ops, pane_compiler_ops, pane_timing_ops,
-	pane_artifact_ops, pane_lineage_ops, pane_gpu_ops;
+	pane_artifact_ops, pane_lineage_ops, pane_gpu_ops, pane_annot_ops, pane_timeline_ops;
 
 /* The artifact pane p's quote label prompt (host ask 'Q') ended: Enter
  * with the label, Esc with NULL (the quote is dropped). */
@@ -100,6 +104,18 @@ void pane_artifact_label(struct pane *p, struct pane_ctx *cx, const char *label)
  * w (go to the event with the best peak_fraction), whatever has the focus. */
 void pane_lineage_mark(struct pane *p, struct pane_ctx *cx);
 void pane_lineage_best(struct pane_ctx *cx);
+
+/* The event list's rows: how many, the event of row r (clamped to the
+ * last), and the row of event ev: its own, else the first shown after it
+ * (the count when none); all the run's events when cx->shown is NULL. */
+size_t pane_events_rows(const struct pane_ctx *cx);
+size_t pane_events_at(const struct pane_ctx *cx, size_t r);
+size_t pane_events_row_of(const struct pane_ctx *cx, size_t ev);
+/* Whether the list hides event ev (cx->shown lacks it). */
+int pane_events_hidden(const struct pane_ctx *cx, size_t ev);
+/* ev, or the shown event nearest to it when the list hides it (the earlier
+ * of two as near). */
+size_t pane_events_near(const struct pane_ctx *cx, size_t ev);
 
 /* The pane of kind ops, not read from the run yet: ops->init waits for
  * pane_ready, so that opening a big run costs only the panes it shows. */

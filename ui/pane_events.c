@@ -1,5 +1,6 @@
 /* pane_events.c: the event list: one row per event (index, kind, tool name,
- * first line), the selected event as a bar. */
+ * first line), the selected event as a bar; with s, only the events the
+ * view shows (cx->shown: noise hidden). */
 #include "config.h"
 
 #include <stdio.h>
@@ -63,12 +64,57 @@ static void pane_events_row(struct pane_ctx *cx, size_t i, int y, int x, int w)
 #undef ROLE
 }
 
+size_t pane_events_rows(const struct pane_ctx *cx)
+{
+	return cx->shown ? cx->nshown : cx->run->nev;
+}
+
+size_t pane_events_at(const struct pane_ctx *cx, size_t r)
+{
+	size_t n = pane_events_rows(cx);
+	if (r >= n)
+		r = n ? n - 1 : 0;
+	return cx->shown && n ? cx->shown[r] : r;
+}
+
+size_t pane_events_row_of(const struct pane_ctx *cx, size_t ev)
+{
+	if (!cx->shown)
+		return ev;
+	size_t lo = 0, hi = cx->nshown;  /* the first shown event >= ev */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (cx->shown[mid] < ev)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int pane_events_hidden(const struct pane_ctx *cx, size_t ev)
+{
+	size_t r = pane_events_row_of(cx, ev);
+	return cx->shown && (r >= cx->nshown || cx->shown[r] != ev);
+}
+
+size_t pane_events_near(const struct pane_ctx *cx, size_t ev)
+{
+	if (!pane_events_hidden(cx, ev) || !cx->nshown)
+		return ev;
+	size_t r = pane_events_row_of(cx, ev);  /* the first shown after ev */
+	if (r == cx->nshown || (r > 0 && ev - cx->shown[r - 1] <= cx->shown[r] - ev))
+		r--;
+	return cx->shown[r];
+}
+
 static void pane_events_draw(struct pane *p, struct pane_ctx *cx, int y, int x, int w, int h)
 {
+	size_t rows = pane_events_rows(cx);
 	for (int r = 0; r < h; r++) {
-		size_t i = p->top + (size_t)r;
-		if (i < cx->run->nev)
-			pane_events_row(cx, i, y + r, x, w);
+		size_t k = p->top + (size_t)r;
+		if (k < rows)
+			pane_events_row(cx, pane_events_at(cx, k), y + r, x, w);
 		else
 			draw_fill(y + r, x, w, RL_NORMAL);
 	}
@@ -77,7 +123,7 @@ static void pane_events_draw(struct pane *p, struct pane_ctx *cx, int y, int x, 
 /* A step scrolls by one row; a jump shows what follows the target. */
 static void pane_events_follow(struct pane *p, struct pane_ctx *cx)
 {
-	size_t n = cx->run->nev, i = cx->sel;
+	size_t n = pane_events_rows(cx), i = pane_events_row_of(cx, cx->sel);
 	size_t h = p->h > 0 ? (size_t)p->h : (size_t)(cx->body_h > 1 ? cx->body_h - 1 : 1);
 	if (i + 1 == p->top || i == p->top + h)
 		p->top = i < p->top ? i : i - h + 1;
@@ -85,6 +131,15 @@ static void pane_events_follow(struct pane *p, struct pane_ctx *cx)
 		p->top = i > h / 3 ? i - h / 3 : 0;
 	if (p->top + h > n && n > h)
 		p->top = n - h;
+}
+
+static void pane_events_title(struct pane *p, struct pane_ctx *cx, char *buf, size_t n)
+{
+	(void)p;
+	if (cx->shown)
+		snprintf(buf, n, " events  %zu hidden (s shows)", cx->nhidden);
+	else
+		snprintf(buf, n, " events");
 }
 
 static void pane_events_status(struct pane *p, struct pane_ctx *cx, char *buf, size_t n)
@@ -99,6 +154,7 @@ static void pane_events_status(struct pane *p, struct pane_ctx *cx, char *buf, s
 const struct pane_ops pane_events_ops = {
 	.name = "events",
 	.draw = pane_events_draw,
+	.title = pane_events_title,
 	.status = pane_events_status,
 	.follow = pane_events_follow,
 };

@@ -18,6 +18,7 @@
 #include "flags.h"
 #include "keys.h"
 #include "mouse.h"
+#include "noise.h"
 #include "reeval_view.h"
 #include "replay.h"
 #include "run.h"
@@ -41,6 +42,8 @@ static const struct pane_ops *const replay_pane_ops[PANE__COUNT] = {
 	[PANE_ARTIFACT] = &pane_artifact_ops,
 	[PANE_LINEAGE] = &pane_lineage_ops,
 	[PANE_GPU] = &pane_gpu_ops,
+	[PANE_ANNOT] = &pane_annot_ops,
+	[PANE_TIMELINE] = &pane_timeline_ops,
 };
 
 /* Playback speeds; 1x is real time where the transcript has timestamps,
@@ -127,6 +130,7 @@ void replay_free(struct replay *rp)
 	flag_list_delete(rp->cx.flags);
 	free(rp->v.msg);
 	free(rp->matches);
+	free(rp->noise.shown);
 	search_free(rp->cx.search);
 	sbuf_free(&rp->input);
 }
@@ -432,6 +436,39 @@ static void replay_paint(struct replay *rp, void (*paint)(void *arg, int y, int 
 
 /* ---- moving ------------------------------------------------------------------ */
 
+/* s: the noise (src/noise.h) of the whole run, found again (the run may
+ * have grown), hidden from the list. */
+static void replay_noise_make(struct replay *rp)
+{
+	size_t nshown, nhidden;
+	free(rp->noise.shown);
+	rp->noise.shown = noise_shown(rp->cx.run, &nshown, &nhidden);
+	rp->cx.shown = nshown ? rp->noise.shown : NULL;  /* nothing but noise: nothing hidden */
+	rp->cx.nshown = nshown;
+	rp->cx.nhidden = nshown ? nhidden : 0;
+	rp->v.dirty |= D_LIST | D_DETAIL | D_STATUS;
+}
+
+/* s: noise hidden, or shown again; the selection stays, or moves to the
+ * nearest shown event. */
+static void replay_noise(struct replay *rp)
+{
+	rp->noise.on = !rp->noise.on;
+	if (rp->noise.on) {
+		replay_noise_make(rp);
+	} else {
+		rp->cx.shown = NULL;
+		rp->cx.nshown = rp->cx.nhidden = 0;
+	}
+	char *m = !rp->noise.on ? xstrdup("every event shown")
+	          : rp->cx.shown ? xasprintf("%zu usage, system and read-only events hidden (s shows them)",
+	                                     rp->cx.nhidden)
+	                         : xstrdup("nothing to hide: every event is usage, system or read-only");
+	view_say(&rp->v, m);
+	free(m);
+	replay_goto(rp, rp->cx.sel);
+}
+
 void replay_goto(struct replay *rp, size_t i)
 {
 	size_t n = rp->cx.run->nev;
@@ -439,7 +476,7 @@ void replay_goto(struct replay *rp, size_t i)
 		return;
 	if (i >= n)
 		i = n - 1;
-	rp->cx.sel = i;
+	rp->cx.sel = pane_events_near(&rp->cx, i);
 	for (int p = 0; p < PANE__COUNT; p++)
 		if (rp->panes[p].ready && rp->panes[p].ops->follow && !rp->panes[p].ops->per_event)
 			rp->panes[p].ops->follow(&rp->panes[p], &rp->cx);
@@ -452,7 +489,7 @@ static void replay_seek(struct replay *rp, int dir, int (*match)(struct replay *
 	size_t n = rp->cx.run->nev;
 	for (size_t i = rp->cx.sel; n && (dir > 0 ? i + 1 < n : i > 0);) {
 		i = dir > 0 ? i + 1 : i - 1;
-		if (match(rp, i)) {
+		if (!pane_events_hidden(&rp->cx, i) && match(rp, i)) {
 			replay_goto(rp, i);
 			return;
 		}
@@ -498,11 +535,11 @@ static void replay_flags_all(struct replay *rp)
 	}
 }
 
-/* Moves the selection by delta events. */
+/* Moves the selection by delta rows of the list (events, or those s shows). */
 static void replay_move(struct replay *rp, long delta)
 {
-	long i = (long)rp->cx.sel + delta;
-	replay_goto(rp, i < 0 ? 0 : (size_t)i);
+	long i = (long)pane_events_row_of(&rp->cx, rp->cx.sel) + delta;
+	replay_goto(rp, pane_events_at(&rp->cx, i < 0 ? 0 : (size_t)i));
 }
 
 static void replay_percent(struct replay *rp, long pct)
@@ -552,6 +589,12 @@ static void replay_search_step(struct replay *rp, int dir)
 		k = before > 0 ? before - 1 : rp->cx.nmatches - 1;
 		if (before == 0)
 			view_say(&rp->v, "search hit the start, continuing at the end");
+	}
+	for (size_t tries = 0; pane_events_hidden(&rp->cx, rp->matches[k]) && tries < rp->cx.nmatches; tries++)
+		k = dir > 0 ? (k + 1) % rp->cx.nmatches : (k + rp->cx.nmatches - 1) % rp->cx.nmatches;  /* s hides it */
+	if (pane_events_hidden(&rp->cx, rp->matches[k])) {
+		view_say(&rp->v, "every match is hidden (s shows them)");
+		return;
 	}
 	replay_goto(rp, rp->matches[k]);
 	pane_invalidate(&rp->panes[PANE_DETAIL]);
@@ -675,12 +718,13 @@ static void replay_play(struct replay *rp, int on)
 /* Called when the timer is due: one event on. */
 static void replay_tick(struct replay *rp)
 {
-	if (rp->cx.sel + 1 >= rp->cx.run->nev) {
+	size_t rows = pane_events_rows(&rp->cx);
+	if (pane_events_row_of(&rp->cx, rp->cx.sel) + 1 >= rows) {
 		rp->play.on = 0;
 		view_say(&rp->v, "end of the run");
 		return;
 	}
-	replay_goto(rp, rp->cx.sel + 1);
+	replay_move(rp, 1);
 	rp->play.due = replay_now() + replay_gap(rp);
 }
 
@@ -738,10 +782,10 @@ static unsigned replay_mouse(struct view *v, const struct mouse_event *mp)
 	int in_list = rp->list_w > 0 && m.x < rp->list_w, in_side = rp->cx.side_w > 0 && m.x >= rp->side_x;
 	struct pane *side = pane_ready(&rp->panes[rp->right], &rp->cx);
 	if (m.kind == MOUSE_CLICK && in_list) {
-		size_t i = rp->panes[PANE_EVENTS].top + (size_t)(m.y - rp->body_y - 1);
+		size_t r = rp->panes[PANE_EVENTS].top + (size_t)(m.y - rp->body_y - 1);
 		replay_focus(rp, 0);
-		if (m.y > rp->body_y && i < rp->cx.run->nev)  /* not the header row */
-			replay_goto(rp, i);
+		if (m.y > rp->body_y && r < pane_events_rows(&rp->cx))  /* not the header row */
+			replay_goto(rp, pane_events_at(&rp->cx, r));
 	} else if (m.kind == MOUSE_CLICK && in_side) {
 		replay_focus(rp, 1);
 	} else if (in_list) {
@@ -807,6 +851,7 @@ static unsigned replay_do(struct replay *rp, enum action a, long count)
 	case ACT_FASTER: replay_speed(rp, 1); break;
 	case ACT_SLOWER: replay_speed(rp, -1); break;
 	case ACT_GOTO_ROW: replay_goto_row(rp); break;
+	case ACT_HIDE_NOISE: replay_noise(rp); break;
 	case ACT_FOCUS:
 		rp->cx.focus = !rp->cx.focus;
 		rp->v.dirty |= rp->zoom ? D_ALL : D_LIST | D_DETAIL;
@@ -860,6 +905,8 @@ static void replay_grew(struct replay *rp, size_t old_n, int tail, int was_incom
 		pane_grow(&rp->panes[p], &rp->cx, from);
 	if (rp->cx.search)  /* the matches before from stay */
 		rp->cx.nmatches = search_events_more(rp->cx.search, run, from, &rp->matches, rp->cx.nmatches);
+	if (rp->noise.on)
+		replay_noise_make(rp);
 	if (rp->cx.sel >= n)
 		rp->cx.sel = n ? n - 1 : 0;
 	if (tail && n)

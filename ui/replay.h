@@ -16,7 +16,7 @@ struct search;
 
 /* The list, then the panes beside it in the order v shows them. */
 enum { PANE_EVENTS, PANE_DETAIL, PANE_COMPILER, PANE_TIMING, PANE_ARTIFACT, PANE_LINEAGE, PANE_GPU,
-       PANE__COUNT };
+       PANE_ANNOT, PANE_TIMELINE, PANE__COUNT };
 
 struct key;
 struct replay;
@@ -87,6 +87,10 @@ struct replay {
 		int ended;              /* poll said -1: polled no more */
 		unsigned restarts;      /* the feed's restarts at the last poll */
 	} feed;
+	struct {                    /* s: usage, system and read-only events hidden from the list */
+		int on;
+		size_t *shown;          /* the events shown, in order (owned; cx.shown while on) */
+	} noise;
 	struct runstats *stats;     /* time split, reasoning honesty (owned; made at the header's draw) */
 	double stats_at;            /* monotonic time stats was made (a growing run: again 2 s later at most) */
 };

@@ -824,6 +824,11 @@ char *tag_verdict_label(const struct tag *t, size_t i)
 	return r;
 }
 
+char *tag_annotation_path(const struct tag *t, size_t i)
+{
+	return t && i < t->ds->nruns ? tag_path(t, i) : NULL;
+}
+
 const char *tag_keys_hint(void)
 {
 	return tag_hint;

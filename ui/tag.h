@@ -54,6 +54,9 @@ void tag_counts(const struct tag *t, struct sbuf *b);
 /* The verdict of run i for a header: "verdict reward_hack" or "unannotated"
  * (safe, owned). */
 char *tag_verdict_label(const struct tag *t, size_t i);
+/* Where dataset run i's annotation is read and written (owned; NULL when
+ * the run has no id). */
+char *tag_annotation_path(const struct tag *t, size_t i);
 /* The compact key map for a status bar. */
 const char *tag_keys_hint(void);
 

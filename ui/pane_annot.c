@@ -1,0 +1,220 @@
+/* pane_annot.c: the run's annotation (annotations/RUN_ID.yaml): verdict,
+ * summary, implication and the quotes. j/k select a quote; Enter goes to
+ * the event that wrote its lines (src/quote.h). The file is read again
+ * whenever it changed on disk, so a verdict key or A shows at once. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "annot.h"
+#include "draw.h"
+#include "pane.h"
+#include "quote.h"
+#include "run.h"
+#include "tag.h"
+#include "theme.h"
+#include "util.h"
+
+struct pane_annot {
+	char *path;                 /* the annotation file (owned), NULL: not a dataset run */
+	long long mtime;            /* of the version read, 0: none */
+	struct annot *a;            /* owned, NULL: none or unreadable */
+	char *error;                /* why it could not be read (owned) */
+	struct quote *q;            /* the quotes (owned array; strings a's) */
+	size_t nq, cur;             /* how many, the selected one */
+	size_t *row;                /* the first row of each quote in the lines (owned) */
+};
+
+static struct pane_annot *pa_of(struct pane *p)
+{
+	return p->state;
+}
+
+static void pane_annot_drop(struct pane_annot *s)
+{
+	annot_free(s->a);
+	free(s->q);
+	free(s->error);
+	free(s->row);
+	s->a = NULL;
+	s->q = NULL;
+	s->error = NULL;
+	s->row = NULL;
+	s->nq = 0;
+}
+
+/* Reads the file again when it changed since; 1 when it did. */
+static int pane_annot_load(struct pane_annot *s)
+{
+	long long m = s->path ? annot_mtime_ns(s->path) : 0;
+	if (m == s->mtime && (m || !s->a))
+		return 0;
+	pane_annot_drop(s);
+	s->mtime = m;
+	if (!m)
+		return 1;
+	int line = 0;
+	s->a = annot_load(s->path, &line, &s->error);
+	s->q = quote_list(s->a, &s->nq);
+	s->row = xcalloc(s->nq ? s->nq : 1, sizeof *s->row);
+	if (s->cur >= s->nq)
+		s->cur = s->nq ? s->nq - 1 : 0;
+	return 1;
+}
+
+static void pane_annot_init(struct pane *p, struct pane_ctx *cx)
+{
+	struct pane_annot *s = xcalloc(1, sizeof *s);
+	s->path = cx->tag ? tag_annotation_path(cx->tag, cx->ds_run) : NULL;
+	p->state = s;
+}
+
+static void pane_annot_free(struct pane *p)
+{
+	struct pane_annot *s = pa_of(p);
+	if (!s)
+		return;
+	pane_annot_drop(s);
+	free(s->path);
+	free(s);
+	p->state = NULL;
+}
+
+static void pane_annot_field(struct tlines *L, const struct annot *a, const char *key, int width)
+{
+	const char *v = annot_get(a, key);
+	tlines_head(L, RL_KEY, width, "%s", key);
+	if (v && *v)
+		tlines_text(L, v, RL_NORMAL, width, 2, 0);
+	else
+		tlines_head(L, RL_DIM, width, "  (none)");
+	tlines_push(L, "", 0, RL_NORMAL);
+}
+
+static void pane_annot_build(struct pane *p, struct pane_ctx *cx, int width)
+{
+	struct pane_annot *s = pa_of(p);
+	struct tlines *L = &p->lines;
+	if (!s->path) {
+		tlines_head(L, RL_DIM, width, "No annotation: this run is not one of a dataset's "
+		            "(open it from the browser, kbtui DATASET, to annotate it).");
+		return;
+	}
+	if (!s->mtime) {
+		tlines_head(L, RL_DIM, width, "No annotation for this run yet.");
+		tlines_head(L, RL_NORMAL, width, "K clean, L rubric_leak, H reward_hack, I interesting, B bug: "
+		            "write a verdict; A edits the summary and implication; Q in the artifact pane adds a quote.");
+		return;
+	}
+	if (!s->a) {
+		char *e = draw_safe(s->error ? s->error : "unreadable");
+		tlines_head(L, RL_ERROR, width, "%s", e);
+		free(e);
+		return;
+	}
+	const char *v = annot_get(s->a, "verdict");
+	char *vs = draw_safe(v ? v : "(none)");
+	tlines_head(L, v && annot_verdict_known(v) ? RL_KEY : RL_WARN, width, "verdict %s%s", vs,
+	            v && !annot_verdict_known(v) ? "  (not one of the schema's five)" : "");
+	free(vs);
+	tlines_push(L, "", 0, RL_NORMAL);
+	pane_annot_field(L, s->a, "summary", width);
+	pane_annot_field(L, s->a, "implication", width);
+	tlines_head(L, RL_KEY, width, "quotes (%zu)%s", s->nq, s->nq ? "  j/k select, Enter: the event that wrote it" : "");
+	for (size_t k = 0; k < s->nq; k++) {
+		const struct quote *q = &s->q[k];
+		char *label = draw_safe(q->label ? q->label : ""), *file = draw_safe(q->file ? q->file : "?");
+		s->row[k] = L->n;
+		int sel = k == s->cur;
+		tlines_head(L, sel ? (cx->focus == 1 ? RL_SELECT : RL_SELECT_DIM) : RL_TOOL, width,
+		            "%s%zu. %s  (%s lines %d-%d)", sel ? "> " : "  ", k + 1, label, file, q->start, q->end);
+		free(label);
+		free(file);
+		tlines_text(L, q->text ? q->text : "", RL_DIM, width, 4, 0);
+	}
+}
+
+static void pane_annot_draw(struct pane *p, struct pane_ctx *cx, int y, int x, int w, int h)
+{
+	struct pane_annot *s = pa_of(p);
+	if (pane_annot_load(s) || p->built_w != w - 1 || p->built_ev != (size_t)cx->focus) {
+		tlines_clear(&p->lines);
+		pane_annot_build(p, cx, w - 1);
+		p->built_w = w - 1;
+		p->built_ev = (size_t)cx->focus;  /* the selection's colour follows the focus */
+		pane_scroll(p, 0);
+	}
+	tlines_draw(&p->lines, p->top, y, x + 1, w - 1, h, cx->search);
+	for (int r = 0; r < h; r++)
+		draw_fill(y + r, x, 1, RL_NORMAL);
+}
+
+static void pane_annot_title(struct pane *p, struct pane_ctx *cx, char *buf, size_t n)
+{
+	struct pane_annot *s = pa_of(p);
+	(void)cx;
+	if (pane_annot_load(s))  /* the title comes before the body: both from the file as it is now */
+		pane_invalidate(p);
+	if (s->nq)
+		snprintf(buf, n, " annotation  quote %zu/%zu", s->cur + 1, s->nq);
+	else
+		snprintf(buf, n, " annotation");
+}
+
+/* Enter: the event that wrote the selected quote's lines. */
+static void pane_annot_goto(struct pane_annot *s, struct pane_ctx *cx)
+{
+	if (!s->nq) {
+		cx->host->say(cx, "no quote to go to: Q in the artifact pane adds one");
+		return;
+	}
+	const struct quote *q = &s->q[s->cur];
+	struct quote_src src;
+	char *msg;
+	if (quote_find(cx->run, q->file, q->text, &src) == QUOTE_NONE) {
+		msg = xasprintf("quote %zu: no event of this run wrote those lines", s->cur + 1);
+	} else {
+		cx->host->select(cx, (size_t)src.ev);
+		char *f = src.path ? draw_safe(src.path) : NULL;
+		const char *b = f && strrchr(f, '/') ? strrchr(f, '/') + 1 : f;
+		msg = src.how == QUOTE_FILE ? xasprintf("quote %zu: written at event %ld (%s)", s->cur + 1, src.ev + 1, b)
+		                            : xasprintf("quote %zu: first seen at event %ld (not in a file version: "
+		                                        "in the event's text)", s->cur + 1, src.ev + 1);
+		free(f);
+	}
+	cx->host->say(cx, msg);
+	free(msg);
+}
+
+static int pane_annot_act(struct pane *p, struct pane_ctx *cx, enum action a)
+{
+	struct pane_annot *s = pa_of(p);
+	if ((a == ACT_DOWN || a == ACT_UP) && s->nq) {
+		if (a == ACT_DOWN && s->cur + 1 < s->nq)
+			s->cur++;
+		else if (a == ACT_UP && s->cur > 0)
+			s->cur--;
+		pane_invalidate(p);
+		/* the selected quote's heading in view */
+		size_t r = s->row[s->cur], h = p->h > 0 ? (size_t)p->h : 1;
+		if (r < p->top || r >= p->top + h)
+			p->top = r > 2 ? r - 2 : 0;
+		return 1;
+	}
+	if (a == ACT_GOTO_ROW) {
+		pane_annot_goto(s, cx);
+		return 1;
+	}
+	return pane_scroll_act(p, cx, a);
+}
+
+const struct pane_ops pane_annot_ops = {
+	.name = "annotation",
+	.init = pane_annot_init,
+	.free = pane_annot_free,
+	.draw = pane_annot_draw,
+	.title = pane_annot_title,
+	.act = pane_annot_act,
+};

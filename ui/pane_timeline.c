@@ -1,0 +1,204 @@
+/* pane_timeline.c: the hack timeline: one row per version of the solution
+ * file, with the lines it changed, the check and benchmark that followed it
+ * and the auto-flags raised before the next version (src/timeline.h). j/k
+ * select a row; Enter goes to the event that made that version. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compilerlog.h"
+#include "draw.h"
+#include "flags.h"
+#include "pane.h"
+#include "run.h"
+#include "theme.h"
+#include "timeline.h"
+#include "util.h"
+
+struct pane_timeline {
+	struct timeline t;
+	int made;                   /* t is the run's (made at the first draw) */
+	struct compilerlog *cl;     /* the compiler rules (owned), NULL when unreadable */
+	size_t cur;                 /* the selected row */
+	size_t cur_for;             /* the event selected when cur was set to its version */
+};
+
+static struct pane_timeline *pt_of(struct pane *p)
+{
+	return p->state;
+}
+
+static void pane_timeline_init(struct pane *p, struct pane_ctx *cx)
+{
+	struct pane_timeline *s = xcalloc(1, sizeof *s);
+	char *path = compilerlog_default_path(), *err = NULL;
+	(void)cx;
+	s->cl = compilerlog_new();
+	if (!path || compilerlog_load(s->cl, path, &err) < 0) {
+		compilerlog_free(s->cl);
+		s->cl = NULL;
+	}
+	free(err);
+	free(path);
+	p->state = s;
+}
+
+static void pane_timeline_free(struct pane *p)
+{
+	struct pane_timeline *s = pt_of(p);
+	if (!s)
+		return;
+	timeline_free(&s->t);
+	compilerlog_free(s->cl);
+	free(s);
+	p->state = NULL;
+}
+
+/* The run grew: the rows are made again at the next draw. */
+static void pane_timeline_grow(struct pane *p, struct pane_ctx *cx, size_t from)
+{
+	(void)cx;
+	(void)from;
+	timeline_free(&pt_of(p)->t);
+	pt_of(p)->made = 0;
+}
+
+static void pane_timeline_make(struct pane_timeline *s, struct pane_ctx *cx)
+{
+	if (s->made)
+		return;
+	/* rows count the flags up to the next version: all of them are needed */
+	if (cx->flags && cx->run->nev && !flag_list_known(cx->flags, cx->run->nev - 1))
+		flag_list_advance(cx->flags, cx->run, (size_t)-1);
+	timeline_build(cx->run, cx->flags, s->cl, &s->t);
+	s->made = 1;
+	s->cur_for = (size_t)-1;
+}
+
+/* A new selection in the replay selects its version's row; j/k select
+ * others until the selection moves again. */
+static void pane_timeline_sync(struct pane_timeline *s, struct pane_ctx *cx)
+{
+	if (s->cur_for == cx->sel)
+		return;
+	long at = timeline_at(&s->t, cx->sel);
+	s->cur = at > 0 ? (size_t)at : 0;
+	s->cur_for = cx->sel;
+}
+
+static void pane_timeline_build(struct pane *p, struct pane_ctx *cx, int width)
+{
+	struct pane_timeline *s = pt_of(p);
+	struct tlines *L = &p->lines;
+	pane_timeline_make(s, cx);
+	pane_timeline_sync(s, cx);
+	if (!s->t.path) {
+		tlines_head(L, RL_DIM, width, "(the agent wrote no solution file in this run)");
+		return;
+	}
+	tlines_head(L, RL_DIM, width, "%-3s %6s %11s %6s  %-12s %-15s %s", "#", "event", "changed", "lines", "check",
+	            "peak_fraction", "flags");
+	long at = timeline_at(&s->t, cx->sel);
+	for (size_t k = 0; k < s->t.n; k++) {
+		const struct timeline_row *w = &s->t.rows[k];
+		char chg[48], chk[48], pk[48], fl[80];
+		if (w->deleted)
+			snprintf(chg, sizeof chg, "deleted");
+		else
+			snprintf(chg, sizeof chg, "%s+%zu -%zu", w->lost ? "?" : "", w->added, w->removed);
+		if (w->check)
+			snprintf(chk, sizeof chk, "%s@%ld", w->check > 0 ? "PASS" : "FAIL", w->check_ev + 1);
+		else if (w->compile_errors)
+			snprintf(chk, sizeof chk, "%zu cc err", w->compile_errors);
+		else
+			snprintf(chk, sizeof chk, "-");
+		if (w->peak >= 0)
+			snprintf(pk, sizeof pk, "%.4f@%ld", w->peak, w->peak_ev + 1);
+		else
+			snprintf(pk, sizeof pk, "-");
+		if (w->nflags)
+			snprintf(fl, sizeof fl, "%zu flagged from %ld", w->nflags, w->flag_ev + 1);
+		else
+			snprintf(fl, sizeof fl, "-");
+		int role = k == s->cur ? (cx->focus == 1 ? RL_SELECT : RL_SELECT_DIM)
+		         : w->nflags ? RL_WARN : w->check > 0 ? RL_OK : w->check < 0 ? RL_FAIL : RL_NORMAL;
+		L->ev = w->ev;
+		char nl[24];
+		snprintf(nl, sizeof nl, w->lost ? "?" : "%zu", w->lines);
+		tlines_head(L, role, width, "%-3zu %6zu %11s %6s  %-12s %-15s %s%s", k + 1, w->ev + 1, chg, nl, chk,
+		            pk, fl, (long)k == at ? "  <- here" : "");
+	}
+	L->ev = TLINE_NO_EVENT;
+	for (size_t k = 0; k < s->t.n; k++)
+		if (s->t.rows[k].lost) {
+			tlines_push(L, "", 0, RL_NORMAL);
+			tlines_head(L, RL_DIM, width, "? an edit the run made but whose old text was not in the file "
+			            "as the transcript shows it (a cut write): its lines changed are the edit's own");
+			break;
+		}
+}
+
+static void pane_timeline_title(struct pane *p, struct pane_ctx *cx, char *buf, size_t n)
+{
+	struct pane_timeline *s = pt_of(p);
+	const char *path = s->t.path, *b = path && strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	(void)cx;
+	char *name = draw_safe(b ? b : "");
+	snprintf(buf, n, " timeline %s  %zu version%s", name, s->t.n, s->t.n == 1 ? "" : "s");
+	free(name);
+}
+
+/* The selected row in view. */
+static void pane_timeline_follow(struct pane *p, struct pane_ctx *cx)
+{
+	struct pane_timeline *s = pt_of(p);
+	size_t r = s->cur + 1, h = p->h > 0 ? (size_t)p->h : 1;  /* row 0: the heading */
+	(void)cx;
+	if (r < p->top)
+		p->top = r;
+	else if (r >= p->top + h)
+		p->top = r - h + 1;
+}
+
+static int pane_timeline_act(struct pane *p, struct pane_ctx *cx, enum action a)
+{
+	struct pane_timeline *s = pt_of(p);
+	pane_timeline_make(s, cx);
+	pane_timeline_sync(s, cx);
+	if ((a == ACT_DOWN || a == ACT_UP) && s->t.n) {
+		if (a == ACT_DOWN && s->cur + 1 < s->t.n)
+			s->cur++;
+		else if (a == ACT_UP && s->cur > 0)
+			s->cur--;
+		pane_timeline_follow(p, cx);
+		pane_invalidate(p);
+		return 1;
+	}
+	if (a == ACT_GOTO_ROW) {
+		if (!s->t.n) {
+			cx->host->say(cx, "no version of a solution file in this run");
+			return 1;
+		}
+		const struct timeline_row *w = &s->t.rows[s->cur];
+		cx->host->select(cx, w->ev);
+		char *msg = xasprintf("version %zu of the solution: event %zu", s->cur + 1, w->ev + 1);
+		cx->host->say(cx, msg);
+		free(msg);
+		return 1;
+	}
+	return pane_scroll_act(p, cx, a);
+}
+
+const struct pane_ops pane_timeline_ops = {
+	.name = "timeline",
+	.per_event = 1,             /* "<- here" follows the selection */
+	.init = pane_timeline_init,
+	.free = pane_timeline_free,
+	.grow = pane_timeline_grow,
+	.build = pane_timeline_build,
+	.title = pane_timeline_title,
+	.follow = pane_timeline_follow,
+	.act = pane_timeline_act,
+};
