@@ -218,7 +218,8 @@ static void ds_scan_runs(struct dataset *ds, size_t *cap)
 		names[n++] = xstrdup(de->d_name);
 	}
 	closedir(d);
-	qsort(names, n, sizeof *names, ds_cmp_name);
+	if (n)   /* an empty runs/ (a sweep not started): no array at all */
+		qsort(names, n, sizeof *names, ds_cmp_name);
 	for (size_t i = 0; i < n; i++) {
 		char *dir = util_path_join(runs, names[i]);
 		if (util_is_dir(dir)) {
