@@ -913,10 +913,8 @@ static unsigned browse_resume(struct view *v, struct view *child)
 	int pushed = b->pushed;
 	b->pushed = BROWSE_PUSHED_NONE;
 	sweepwatch_due(b->sweep);   /* what moved while the view was over it */
-	if (pushed == BROWSE_PUSHED_WATCH) {
-		(void)child;   /* the replay over the session: freed after this returns */
-		return 0;
-	}
+	if (pushed == BROWSE_PUSHED_WATCH)
+		return 0;   /* its session goes at the next poll, once the replay over it is freed */
 	if (pushed == BROWSE_PUSHED_COMPARE)
 		return 0;
 	if (pushed == BROWSE_PUSHED_REPLAY && child->result && !tui_stopped()) {
