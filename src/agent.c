@@ -945,7 +945,7 @@ static int agent_result_json(struct agent *a, const struct agent_result *r, char
 	cJSON_AddStringToObject(j, "harness", "kbtui-live");
 	cJSON_AddStringToObject(j, "provider", llm_provider_name(o->llm.provider));
 	cJSON_AddStringToObject(j, "model", o->llm.model ? o->llm.model : "");
-	cJSON_AddStringToObject(j, "reasoning_effort", "");
+	cJSON_AddStringToObject(j, "reasoning_effort", o->llm.effort ? o->llm.effort : "");
 	if (o->problem)
 		cJSON_AddStringToObject(j, "problem", o->problem);
 	cJSON_AddBoolToObject(j, "has_solution", have);

@@ -9,6 +9,7 @@
 #include "textsafe.h"
 
 #include <getopt.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,13 +44,15 @@ static const struct option cmd_eval_opts[] = {
 };
 
 struct cmd_eval_out {
-	FILE *out;
+	FILE *out, *err;
 };
 
 static void cmd_eval_line(void *ud, const char *stage, const char *line, size_t len)
 {
-	FILE *out = ((struct cmd_eval_out *)ud)->out;
-	if (!strcmp(stage, "eval"))
+	const struct cmd_eval_out *o = ud;
+	/* waiting for the GPU's lock is news about this process, not the log */
+	FILE *out = !strcmp(stage, "lock") ? o->err : o->out;
+	if (!strcmp(stage, "eval") || !strcmp(stage, "lock"))
 		fputs("kbtui eval: ", out);
 	textsafe_fput(out, line, len, TS_KEEP_TAB);  /* the compiler's and the harness's bytes */
 	fputc('\n', out);
@@ -163,10 +166,17 @@ int cmd_eval_prepare(int argc, char **argv, struct eval_cmd *ec, FILE *out, FILE
 	return -1;
 }
 
+static volatile sig_atomic_t cmd_eval_abort;
+
+static void cmd_eval_on_signal(int sig)
+{
+	cmd_eval_abort = sig;
+}
+
 int cmd_eval_headless(struct eval_cmd *ec, FILE *out, FILE *err)
 {
 	struct eval_result r;
-	struct cmd_eval_out ud = {out};
+	struct cmd_eval_out ud = {out, err};
 	struct evalbox box = {0};
 	char *why = NULL;
 	/* the solution is hostile (it may come from a transcript): every step
@@ -178,12 +188,29 @@ int cmd_eval_headless(struct eval_cmd *ec, FILE *out, FILE *err)
 	}
 	ec->o.on_line = cmd_eval_line;
 	ec->o.ud = &ud;
+	/* SIGINT and SIGTERM stop the loop (its step's group killed, the wait
+	 * for the GPU lock ended) and result.json still says why */
+	struct sigaction sa = {.sa_handler = cmd_eval_on_signal}, old_int, old_term;
+	sigemptyset(&sa.sa_mask);
+	cmd_eval_abort = 0;
+	if (!ec->o.abort) {
+		ec->o.abort = &cmd_eval_abort;
+		sigaction(SIGINT, &sa, &old_int);
+		sigaction(SIGTERM, &sa, &old_term);
+	}
 	int rc = evalbox_run(&ec->o, &box, &r);
+	if (ec->o.abort == &cmd_eval_abort) {
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGTERM, &old_term, NULL);
+		ec->o.abort = NULL;
+	}
 	if (rc < 0)
 		textsafe_fprintf(err, "kbtui eval: %s\n", r.failure ? r.failure : "cannot start");
 	else
 		cmd_eval_summary(&r, out);
 	eval_result_free(&r);
+	if (cmd_eval_abort)   /* as a shell reports a process the signal ended */
+		return 128 + (int)cmd_eval_abort;
 	return rc == 0 ? CMD_OK : CMD_BADINPUT;
 }
 

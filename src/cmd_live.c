@@ -26,8 +26,8 @@ static const char cmd_live_usage[] =
 	"API, with tools bash, read_file, write_file, edit_file and eval, recording\n"
 	"the run (transcript.jsonl, result.json) as it goes.\n"
 	"Options: --provider openai|anthropic, --base-url URL, --budget 45m,\n"
-	"--max-turns N, --max-tokens N, --thinking TOKENS, --problems DIR, --out DIR,\n"
-	"--no-eval, --sandbox none|bwrap, --headless. Keys from OPENAI_API_KEY /\n"
+	"--max-turns N, --max-tokens N, --thinking TOKENS, --effort LEVEL, --problems DIR,\n"
+	"--out DIR, --no-eval, --sandbox none|bwrap, --headless. Keys from OPENAI_API_KEY /\n"
 	"ANTHROPIC_API_KEY. The bash and eval tools run in a bubblewrap sandbox (only the\n"
 	"work directory writable, no network, no capabilities, a fresh /dev with the GPU\n"
 	"nodes, an environment allowlist) when bwrap works here; see kbtui(1), SANDBOX.\n";
@@ -35,7 +35,7 @@ static const char cmd_live_usage[] =
 enum {
 	OPT_PROBLEM = 256, OPT_MODEL, OPT_PROVIDER, OPT_BASE_URL, OPT_BUDGET, OPT_MAX_TURNS,
 	OPT_MAX_TOKENS, OPT_THINKING, OPT_PROBLEMS, OPT_OUT, OPT_NO_EVAL, OPT_HEADLESS, OPT_HELP,
-	OPT_SANDBOX,
+	OPT_SANDBOX, OPT_EFFORT,
 };
 
 static const struct option cmd_live_opts[] = {
@@ -47,6 +47,7 @@ static const struct option cmd_live_opts[] = {
 	{"max-turns", required_argument, NULL, OPT_MAX_TURNS},
 	{"max-tokens", required_argument, NULL, OPT_MAX_TOKENS},
 	{"thinking", required_argument, NULL, OPT_THINKING},
+	{"effort", required_argument, NULL, OPT_EFFORT},
 	{"problems", required_argument, NULL, OPT_PROBLEMS},
 	{"out", required_argument, NULL, OPT_OUT},
 	{"no-eval", no_argument, NULL, OPT_NO_EVAL},
@@ -270,6 +271,11 @@ int cmd_live_prepare(int argc, char **argv, struct live_cmd *lc, FILE *out, FILE
 				o->max_tokens = v;
 			else
 				o->llm.thinking_budget = (int)v;
+			break;
+		case OPT_EFFORT:
+			if (!*optarg || strspn(optarg, "abcdefghijklmnopqrstuvwxyz") != strlen(optarg))
+				return cmd_live_usage_error(err, "--effort is a word like low, medium or high, not '%s'", optarg);
+			o->llm.effort = optarg;
 			break;
 		case OPT_PROBLEMS: problems = optarg; break;
 		case OPT_OUT: out_dir = optarg; break;

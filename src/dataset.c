@@ -218,7 +218,8 @@ static void ds_scan_runs(struct dataset *ds, size_t *cap)
 		names[n++] = xstrdup(de->d_name);
 	}
 	closedir(d);
-	qsort(names, n, sizeof *names, ds_cmp_name);
+	if (n)   /* an empty runs/ (a sweep not started): no array at all */
+		qsort(names, n, sizeof *names, ds_cmp_name);
 	for (size_t i = 0; i < n; i++) {
 		char *dir = util_path_join(runs, names[i]);
 		if (util_is_dir(dir)) {
@@ -234,6 +235,33 @@ static void ds_scan_runs(struct dataset *ds, size_t *cap)
 	}
 	free(names);
 	free(runs);
+}
+
+struct ds_run *dataset_add_run(struct dataset *ds, const char *run_id)
+{
+	ds->runs = xrealloc(ds->runs, (ds->nruns + 1) * sizeof *ds->runs);
+	struct ds_run *r = &ds->runs[ds->nruns++];
+	memset(r, 0, sizeof *r);
+	run_meta_init(&r->meta);
+	r->meta.run_id = xstrdup(run_id);
+	char *rel = xasprintf("runs/%s", run_id);
+	r->dir = util_path_join(ds->root, rel);
+	free(rel);
+	return r;
+}
+
+void dataset_reread_run(struct dataset *ds, size_t i)
+{
+	struct ds_run *r = &ds->runs[i];
+	if (!r->dir)
+		return;
+	if (!r->transcript)
+		r->transcript = dataset_find_transcript(r->dir);
+	ds_read_result(ds, r);
+	run_free(r->run);
+	r->run = NULL;
+	free(r->load_error);
+	r->load_error = NULL;
 }
 
 long dataset_find(const struct dataset *ds, const char *run_id)
@@ -370,7 +398,11 @@ struct dataset *dataset_open(const char *dir, char **err)
 	ds_load_leaderboard(ds, &cap);
 	ds_load_baselines(ds);
 	ds_load_verdicts(ds);
-	if (!ds->nruns) {
+	/* a sweep that has not finished a cell yet is a dataset all the same */
+	char *sweep = util_path_join(dir, "sweep.json");
+	int is_sweep = util_is_file(sweep);
+	free(sweep);
+	if (!ds->nruns && !is_sweep) {
 		if (err)
 			*err = xasprintf("%s: no runs found (no runs.jsonl, runs/ or leaderboard.json)", dir);
 		dataset_free(ds);

@@ -66,6 +66,16 @@ void dataset_fill_meta(struct dataset *ds);
 /* Index of run_id, or -1. */
 long dataset_find(const struct dataset *ds, const char *run_id);
 
+/* A run the index does not list yet (a sweep's cell still queued or
+ * running): run_id copied, its directory DIR/runs/<run_id>, the rest of
+ * its meta for the caller to fill. ds->runs may move: call it before
+ * anything holds a pointer into them. */
+struct ds_run *dataset_add_run(struct dataset *ds, const char *run_id);
+/* Run i's directory read again after it changed (a cell that finished):
+ * its transcript looked for when it had none, result.json's outcome, a
+ * parsed transcript dropped (parsed again when next loaded). */
+void dataset_reread_run(struct dataset *ds, size_t i);
+
 /* Path of an artifact of run i ("solution.py", "result.json", ...), NULL
  * when the run has no directory or the file is absent. Owned by caller. */
 char *dataset_artifact(const struct dataset *ds, size_t i, const char *name);

@@ -4,6 +4,7 @@
 
 #include "eval.h"
 #include "eval_int.h"
+#include "gpulock.h"
 #include "benchlog.h"
 #include "forbid.h"
 #include "hardware.h"
@@ -975,7 +976,53 @@ static int eval_bench(struct eval_ctx *x)
 	return rc;
 }
 
+/* ---- the GPU lock ---------------------------------------------------------- */
+
+static void eval_lock_waiting(void *ud, const char *path)
+{
+	struct eval_ctx *x = ud;
+	char *msg = xasprintf("waiting for the GPU lock %s (another eval uses this GPU)", path);
+	eval_emit(x, "lock", msg, strlen(msg));
+	free(msg);
+}
+
+/* The GPU's lock ($KBTUI_GPU_LOCK, see gpulock.h) before the steps that
+ * run on it; *fd the held lock (or below 0). 0, or a failure when the
+ * wait was aborted. A lock that cannot be taken is said and gone without:
+ * the eval still runs, unserialised. */
+static int eval_gpu_lock(struct eval_ctx *x, int *fd)
+{
+	char *why = NULL;
+	*fd = gpulock_take(getenv(GPULOCK_ENV), x->o->abort, eval_lock_waiting, x, &why);
+	if (*fd == GPULOCK_ABORTED)
+		return eval_fail(x, EVAL_CHECK, 1, "aborted while waiting for the GPU lock %s", getenv(GPULOCK_ENV));
+	if (*fd == GPULOCK_ERROR) {
+		eval_say(x, "warning: %s; running without it", why);
+		free(why);
+	} else if (*fd >= 0) {
+		char *msg = xasprintf("holding the GPU lock %s", getenv(GPULOCK_ENV));
+		eval_emit(x, "lock", msg, strlen(msg));
+		free(msg);
+	}
+	return 0;
+}
+
 /* ---- the native loop ----------------------------------------------------- */
+
+/* The steps on the GPU, with its lock held. */
+static int eval_native_gpu(struct eval_ctx *x)
+{
+	int rc;
+	if ((rc = eval_info(x)) || (rc = eval_check(x)))
+		return rc;
+	if (eval_aborted(x))
+		return 0;
+	eval_stage_begin(x, EVAL_BENCH);
+	/* correct even when the benchmark fails, as run_hard.sh scores it;
+	 * but not when a timed output was wrong, and INVALID is never 0 */
+	eval_bench(x);
+	return x->r->invalid || !x->r->correct ? 1 : 0;
+}
 
 static int eval_native(struct eval_ctx *x)
 {
@@ -1003,15 +1050,12 @@ static int eval_native(struct eval_ctx *x)
 	if (rc || eval_aborted(x))
 		return rc ? rc : 1;
 	eval_stage_begin(x, EVAL_CHECK);
-	if ((rc = eval_info(x)) || (rc = eval_check(x)))
+	int lock;
+	if ((rc = eval_gpu_lock(x, &lock)))
 		return rc;
-	if (eval_aborted(x))
-		return 0;
-	eval_stage_begin(x, EVAL_BENCH);
-	/* correct even when the benchmark fails, as run_hard.sh scores it;
-	 * but not when a timed output was wrong, and INVALID is never 0 */
-	eval_bench(x);
-	return x->r->invalid || !x->r->correct ? 1 : 0;
+	rc = eval_native_gpu(x);
+	gpulock_release(lock);
+	return rc;
 }
 
 /* ---- entry --------------------------------------------------------------- */
@@ -1043,8 +1087,10 @@ int eval_run(const struct eval_opts *o, struct eval_result *r)
 		x.o = &oo;
 		rc = !py ? eval_fail(&x, EVAL_SETUP, -1, "--kbh needs python (neither python nor python3 in PATH)")
 		         : eval_kbh_problem(&x);
-		if (rc == 0)
-			rc = eval_kbh(&x);
+		int lock = -1;
+		if (rc == 0 && (rc = eval_gpu_lock(&x, &lock)) == 0)
+			rc = eval_kbh(&x);   /* python check.py and benchmark.py: all on the GPU */
+		gpulock_release(lock);
 		free(py);
 		x.o = o;
 	} else {

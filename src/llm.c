@@ -188,6 +188,9 @@ static void llm_openai_body(const struct llm_opts *o, const cJSON *conv, cJSON *
 	cJSON_AddBoolToObject(cJSON_AddObjectToObject(b, "stream_options"), "include_usage", 1);
 	if (o->max_tokens > 0)
 		cJSON_AddNumberToObject(b, "max_tokens", o->max_tokens);
+	/* Chat Completions' name for it; servers that do not reason ignore it */
+	if (o->effort && *o->effort)
+		cJSON_AddStringToObject(b, "reasoning_effort", o->effort);
 	llm_openai_messages(o, conv, cJSON_AddArrayToObject(b, "messages"));
 	if (o->ntools > 0) {
 		cJSON *tools = cJSON_AddArrayToObject(b, "tools");
@@ -287,16 +290,31 @@ static void llm_anthropic_messages(const cJSON *conv, cJSON *out)
 	}
 }
 
+int llm_effort_budget(const struct llm_opts *o)
+{
+	static const struct {
+		const char *effort;
+		int budget;
+	} table[] = { {"low", 2048}, {"medium", 8192}, {"high", 16384}, {"xhigh", 16384}, {"max", 16384} };
+	int cap = llm_max_tokens(o) - 1024;  /* the budget must leave room for the answer */
+	for (size_t i = 0; o->effort && i < sizeof table / sizeof *table; i++)
+		if (!strcmp(o->effort, table[i].effort))
+			return table[i].budget < cap ? table[i].budget : cap >= 1024 ? cap : 0;
+	return 0;
+}
+
 static void llm_anthropic_body(const struct llm_opts *o, const cJSON *conv, cJSON *b)
 {
+	/* the Messages API has no effort: it becomes a thinking budget */
+	int budget = o->thinking_budget > 0 ? o->thinking_budget : llm_effort_budget(o);
 	cJSON_AddNumberToObject(b, "max_tokens", llm_max_tokens(o));
 	cJSON_AddBoolToObject(b, "stream", 1);
 	if (o->system)
 		cJSON_AddStringToObject(b, "system", o->system);
-	if (o->thinking_budget > 0) {
+	if (budget > 0) {
 		cJSON *t = cJSON_AddObjectToObject(b, "thinking");
 		cJSON_AddStringToObject(t, "type", "enabled");
-		cJSON_AddNumberToObject(t, "budget_tokens", o->thinking_budget);
+		cJSON_AddNumberToObject(t, "budget_tokens", budget);
 	}
 	llm_anthropic_messages(conv, cJSON_AddArrayToObject(b, "messages"));
 	if (o->ntools > 0) {

@@ -50,6 +50,10 @@ struct llm_opts {
 	int ntools;
 	int max_tokens;            /* per reply; <= 0: 16384 (required by Anthropic) */
 	int thinking_budget;       /* Anthropic extended thinking tokens; 0: off */
+	/* reasoning effort (minimal, low, medium, high ...): OpenAI's
+	 * reasoning_effort; Anthropic: the thinking budget when none is given
+	 * (llm_effort_budget). NULL or "": not sent. */
+	const char *effort;
 	int max_retries;           /* for 429/5xx; < 0: none, 0: 5 */
 	double backoff_s;          /* first wait without Retry-After; <= 0: 1 */
 	double max_wait_s;         /* cap on one wait, Retry-After included; <= 0: 120 */
@@ -110,6 +114,11 @@ int llm_stream_feed(struct llm_stream *st, const char *buf, size_t len);
 /* 1 when the stream reached its end marker, else 0. */
 int llm_stream_done(const struct llm_stream *st);
 void llm_stream_free(struct llm_stream *st);
+
+/* Anthropic's thinking budget for an effort with no budget given: low
+ * 2048, medium 8192, high (and above) 16384, kept below max_tokens; 0 for
+ * none, minimal or a word it does not know. */
+int llm_effort_budget(const struct llm_opts *o);
 
 const char *llm_provider_name(enum llm_provider p);
 int llm_provider_parse(const char *s, enum llm_provider *p);   /* 0 or -1 */

@@ -92,6 +92,7 @@ struct sweep_cell_status {
 	long long tokens;         /* input + output, -1 unknown */
 	double peak_fraction;     /* running: the last one seen; done: the result's; < 0 none */
 	int correct;              /* done: the eval's verdict */
+	int session_complete;     /* done: the agent said it was done (no budget or turn limit) */
 	int attempt;              /* 1 for the first, 0 when never started */
 	char *reason;             /* failed/killed: why (owned, may be NULL) */
 	char *host;               /* where it runs or ran (owned, may be NULL) */
@@ -148,6 +149,18 @@ int sweep_env_is_key(const struct sweep_config *c, const char *name);
 
 /* The path of this program (/proc/self/exe), owned. */
 char *sweep_self_exe(const char *argv0);
+
+/* ---- the sweep as a dataset while it runs (sweep_ds.c) --------------------- */
+struct dataset;
+/* A run in ds for each cell it does not list yet (label, harness
+ * kbtui-live, model, effort, problem as the cell's row will have them):
+ * the grid's shape from the start. Returns how many were added. */
+int sweep_dataset_cells(struct dataset *ds, const struct sweep_config *c);
+/* The runs of cells whose state moved since before (NULL: every cell)
+ * read again from their directories (a finished cell's outcome, a running
+ * cell's transcript once there is one). Returns how many cells moved. */
+int sweep_dataset_update(struct dataset *ds, const struct sweep_config *c, const struct sweep_cell_status *st,
+                         const struct sweep_cell_status *before);
 
 /* ---- executors ---------------------------------------------------------- */
 

@@ -109,6 +109,10 @@ static char **sweep_cell_argv(const struct sweep_config *c, int cell, const char
 		v[n++] = xstrdup("--base-url");
 		v[n++] = xstrdup(m->base_url);
 	}
+	if (m->effort && *m->effort) {
+		v[n++] = xstrdup("--effort");
+		v[n++] = xstrdup(m->effort);
+	}
 	if (m->thinking > 0) {
 		v[n++] = xstrdup("--thinking");
 		v[n++] = xasprintf("%d", m->thinking);

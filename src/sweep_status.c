@@ -326,6 +326,7 @@ struct sweep_cell_status *sweep_status_read(const struct sweep_config *c, const 
 			s->state = SWEEP_DONE;
 			s->elapsed = jx_num(row, "elapsed_seconds", -1);
 			s->correct = jx_bool(row, "correct", 0);
+			s->session_complete = jx_bool(row, "session_complete", 0);
 			s->peak_fraction = cJSON_IsNumber(pf) ? pf->valuedouble : -1;
 			s->turns = (int)jx_num(row, "turns", -1);
 			s->tokens = jx_ll(row, "tokens", -1);

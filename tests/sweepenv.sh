@@ -8,7 +8,8 @@
 # keys $KEY_A, $KEY_B in SWEEP_KEY_A, SWEEP_KEY_B.
 kb="$KB_BUILDDIR/kbtui"
 fakellm="$KB_BUILDDIR/tests/fakellm"
-n=0; fail=0
+# (after tests/tmux.sh, whose $tmp, counters and tmux server it keeps)
+n=${n:-0}; fail=${fail:-0}
 t() { n=$((n+1)); if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=1; fi; }
 
 if [ ! -x "$fakellm" ]; then
@@ -20,9 +21,13 @@ if ! command -v jq > /dev/null 2>&1; then
 	exit 0
 fi
 
-tmp=$(mktemp -d)
+tmp=${tmp:-$(mktemp -d)}
 pids=""
-cleanup() { for p in $pids; do kill "$p" 2> /dev/null; done; [ -n "$KB_KEEP" ] || rm -rf "$tmp"; }
+cleanup() {
+	for p in $pids; do kill "$p" 2> /dev/null; done
+	[ -z "$sock" ] || tm kill-server > /dev/null 2>&1
+	[ -n "$KB_KEEP" ] || rm -rf "$tmp"
+}
 trap cleanup EXIT
 
 mkdir -p "$tmp/problems" "$tmp/bin"

@@ -7,6 +7,9 @@
  * events, and the API key must appear in no written file and no output. */
 #include "tap.h"
 #include "agent.h"
+#include "jsonx.h"
+
+#include <cjson/cJSON.h>
 #include "llm.h"
 #include "parser.h"
 #include "run.h"
@@ -894,6 +897,43 @@ static void test_stream_units(void)
 	ok(agent_parse_duration("5x") < 0 && agent_parse_duration("") < 0, "bad durations are refused");
 }
 
+/* ---- the reasoning effort in the request ------------------------------------ */
+
+static void test_effort_body(void)
+{
+	cJSON *conv = llm_conv_new();
+	llm_conv_user(conv, "hi");
+	struct llm_opts o = {.provider = LLM_OPENAI, .model = "m", .effort = "high"};
+	char *b = llm_request_body(&o, conv);
+	cJSON *j = cJSON_Parse(b);
+	is_str(jx_str(j, "reasoning_effort"), "high", "openai: the effort is the body's reasoning_effort");
+	cJSON_Delete(j);
+	free(b);
+	o.effort = NULL;
+	b = llm_request_body(&o, conv);
+	ok(!strstr(b, "reasoning_effort"), "openai: no effort, no reasoning_effort");
+	free(b);
+	o = (struct llm_opts){.provider = LLM_ANTHROPIC, .model = "m", .effort = "medium"};
+	b = llm_request_body(&o, conv);
+	j = cJSON_Parse(b);
+	is_int((long long)jx_num(jx_get(j, "thinking"), "budget_tokens", -1), 8192,
+	       "anthropic: effort medium without --thinking is a thinking budget of 8192");
+	ok(!jx_get(j, "reasoning_effort"), "anthropic: no reasoning_effort key (the API has none)");
+	cJSON_Delete(j);
+	free(b);
+	o.thinking_budget = 3000;
+	b = llm_request_body(&o, conv);
+	ok(strstr(b, "\"budget_tokens\":3000") != NULL, "anthropic: --thinking wins over the effort");
+	free(b);
+	o.thinking_budget = 0;
+	o.effort = "high";
+	o.max_tokens = 4096;
+	is_int(llm_effort_budget(&o), 3072, "anthropic: the effort's budget stays below max_tokens");
+	o.effort = "minimal";
+	is_int(llm_effort_budget(&o), 0, "anthropic: minimal effort, no thinking");
+	cJSON_Delete(conv);
+}
+
 /* ---- two threads: the screen parses while the agent builds JSON ----------- */
 
 /* The agent's side: cJSON trees built, printed and freed as agent.c does
@@ -1145,6 +1185,7 @@ int main(void)
 	setenv("OPENAI_API_KEY", KEY, 1);
 	setenv("ANTHROPIC_API_KEY", KEY, 1);
 	test_stream_units();
+	test_effort_body();
 	test_arena_threads();
 	test_tools();
 	test_conversation(LLM_OPENAI);

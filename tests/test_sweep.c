@@ -6,6 +6,7 @@
  * a runner gone without a word), and the environment a cell gets. */
 #include "tap.h"
 #include "sweep.h"
+#include "dataset.h"
 #include "util.h"
 
 #include <cjson/cJSON.h>
@@ -313,6 +314,60 @@ static void env(void)
 	sweep_config_free(&c);
 }
 
+/* The sweep as a dataset while it runs: a directory with nothing finished
+ * opens, every cell is a run named as its row will name it, and a cell
+ * that finishes is read again with its row's outcome. */
+static void as_dataset(void)
+{
+	struct sweep_config c;
+	char *err = NULL, *dir = util_path_join(tmp, "dsweep"), *sub;
+	int dup;
+	mkdir(dir, 0777);
+	load(&c, "- label: A [hi]\n  model: m\n  effort: high\n  key_env: K\n- label: B\n  model: n\n  key_env: K\n",
+	     &err);
+	c.problems_dir = xstrdup(tap_path("tests/fixtures/eval/problems"));
+	sweep_problems_set(&c, "all", &err);
+	c.executor = xstrdup("local");
+	is_int(sweep_config_save(&c, dir, &err), 0, "a sweep.json");
+	sub = util_path_join(dir, "runs");
+	mkdir(sub, 0777);
+	free(sub);
+	struct dataset *ds = dataset_open(dir, &err);
+	ok(ds != NULL, "a sweep with no cell finished opens as a dataset");
+	if (!ds) {
+		sweep_config_free(&c);
+		free(dir);
+		return;
+	}
+	is_int((long long)ds->nruns, 0, "... with no runs of its own");
+	is_int(sweep_dataset_cells(ds, &c), 2, "every cell added as a run");
+	long k = dataset_find(ds, "A-hi_01_toy");
+	ok(k >= 0 && !strcmp(ds->runs[k].meta.label, "A [hi]") && !strcmp(ds->runs[k].meta.problem, "01_toy") &&
+	   !strcmp(ds->runs[k].meta.effort, "high") && !strcmp(ds->runs[k].meta.harness, "kbtui-live"),
+	   "a cell's run is named as its row will name it (label, problem, effort, harness)");
+	ok(k >= 0 && !ds->runs[k].meta.has_result, "... with no result yet");
+	is_int(sweep_dataset_cells(ds, &c), 0, "adding again adds nothing");
+	struct sweep_cell_status *before = sweep_status_read(&c, dir);
+	is_int(sweep_dataset_update(ds, &c, before, before), 0, "nothing moved: nothing read again");
+	/* the cell finishes: its row, as sweep_cell_run appends it */
+	is_int(sweep_row_append(dir, "{\"run_id\":\"A-hi_01_toy\",\"label\":\"A [hi]\",\"problem\":\"01_toy\","
+	                        "\"correct\":true,\"peak_fraction\":0.25,\"session_complete\":true,\"elapsed_seconds\":9}",
+	                        "A-hi_01_toy", &dup, &err), 0, "a row appended");
+	struct sweep_cell_status *now = sweep_status_read(&c, dir);
+	is_int(now[0].state, SWEEP_DONE, "the cell reads as done");
+	is_int(sweep_dataset_update(ds, &c, now, before), 1, "one cell moved");
+	ok(ds->runs[k].meta.has_result && ds->runs[k].meta.correct && ds->runs[k].meta.peak_fraction == 0.25 &&
+	   ds->runs[k].meta.session_complete, "its run has the row's outcome: correct, 0.25, complete");
+	char *text = sweep_cell_text(&now[0]);
+	is_str(text, "done PASS 0.2500 9s", "its text is what --status prints");
+	free(text);
+	sweep_status_free(before, c.ncells);
+	sweep_status_free(now, c.ncells);
+	dataset_free(ds);
+	sweep_config_free(&c);
+	free(dir);
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmp))
@@ -322,6 +377,7 @@ int main(void)
 	rows();
 	state();
 	env();
+	as_dataset();
 	char *cmd = xasprintf("rm -rf '%s'", tmp);
 	if (system(cmd) != 0)
 		printf("# could not remove %s\n", tmp);

@@ -37,6 +37,10 @@ t "leaderboard.json: both models, both problems, pass_count 2 each" '
 	       ([.models[] | .pass_count] == [2, 2]) and
 	       .models[0].results[\"02_toy\"].run_id == \"fake-a-high_02_toy\"" "$d/leaderboard.json" > /dev/null'
 t "the anthropic model got its thinking budget" 'grep -q "\"budget_tokens\":2048" "$tmp/main.llmlog"'
+t "the openai model got its effort: every fake-a request says reasoning_effort high" '
+	n=$(grep -c "\"model\":\"fake-a\"" "$tmp/main.llmlog") && [ "$n" -gt 0 ] &&
+	[ "$(grep "\"model\":\"fake-a\"" "$tmp/main.llmlog" | grep -c "\"reasoning_effort\":\"high\"")" -eq "$n" ] &&
+	! grep "\"model\":\"fake-b\"" "$tmp/main.llmlog" | grep -q reasoning_effort'
 "$kb" runs "$d" > "$tmp/runs.out" 2> "$tmp/runs.err"
 t "kbtui runs reads the sweep as a dataset: four runs, PASS, 0.4421" '
 	[ "$(grep -c " yes 0.4421 " "$tmp/runs.out")" -eq 4 ]'

@@ -21,12 +21,15 @@
 #include "replay.h"
 #include "runstats.h"
 #include "screens.h"
+#include "sweep.h"
+#include "sweepwatch.h"
 #include "tag.h"
 #include "theme.h"
 #include "tlines.h"
 #include "tui.h"
 #include "util.h"
 #include "view.h"
+#include "watch.h"
 
 /* A column of the run list: its title, width bounds, and cell text. */
 struct browse_col {
@@ -74,9 +77,17 @@ static char *browse_cell_verdict(const struct dataset *ds, size_t i, int *role)
 	return draw_safe(v ? v : "-");
 }
 
+static const struct sweepwatch *browse_sweep;  /* the cell functions have no browse argument */
+
 static char *browse_cell_format(const struct dataset *ds, size_t i, int *role)
 {
 	const struct ds_run *r = &ds->runs[i];
+	const struct sweep_cell_status *s = sweepwatch_cell(browse_sweep, (long)i);
+	if (s && s->state != SWEEP_DONE) {   /* a sweep's cell not done: its state */
+		*role = s->state == SWEEP_RUNNING ? RL_WARN : s->state == SWEEP_QUEUED ? RL_DIM : RL_FAIL;
+		return xstrdup(s->state == SWEEP_FAILED || s->state == SWEEP_KILLED ? (s->state == SWEEP_FAILED ? "FAILED" : "KILLED")
+		                                                                  : sweep_state_name(s->state));
+	}
 	if (!r->transcript) {
 		*role = RL_DIM;
 		return xstrdup(r->held_out ? "held out" : "none");
@@ -131,7 +142,7 @@ static const struct browse_screen {
 #define BROWSE_NSCREENS (sizeof browse_screens / sizeof browse_screens[0])
 
 /* What the browser pushed, for its resume. */
-enum { BROWSE_PUSHED_NONE, BROWSE_PUSHED_REPLAY, BROWSE_PUSHED_SCREEN, BROWSE_PUSHED_COMPARE };
+enum { BROWSE_PUSHED_NONE, BROWSE_PUSHED_REPLAY, BROWSE_PUSHED_SCREEN, BROWSE_PUSHED_COMPARE, BROWSE_PUSHED_WATCH };
 
 struct browse {
 	struct view v;             /* first: the view the loop runs (its msg has a margin) */
@@ -152,6 +163,8 @@ struct browse {
 	size_t cmp_mark;           /* c: the run marked for comparison, index + 1; 0: none */
 	int pushed;                /* BROWSE_PUSHED_*: the view over it */
 	int open_only;             /* kbtui RUN_DIR: quit once its replays end */
+	struct sweepwatch *sweep;  /* a sweep directory's cells, polled (owned), NULL: no sweep */
+	struct watch_session *watching;  /* Enter on a running cell: its watch (owned while pushed) */
 };
 
 static const struct dataset *browse_sort_ds;  /* qsort has no context argument */
@@ -410,6 +423,11 @@ static void browse_draw_header(struct browse *b)
 		sbuf_addf(&l, "  %zu held out", held);
 	if (ds->nerrors)
 		sbuf_addf(&l, "  %d index problems", ds->nerrors);
+	if (b->sweep) {
+		char *s = sweepwatch_summary(b->sweep);
+		sbuf_addf(&r, "%s  ", s);
+		free(s);
+	}
 	if (b->n != ds->nruns)
 		sbuf_addf(&r, "showing %zu of %zu  ", b->n, ds->nruns);
 	if (b->filter[0]) {
@@ -472,6 +490,12 @@ static char *browse_describe(const struct browse *b, const char *pos, int room)
 	long sel = browse_selected(b);
 	struct run *r = sel >= 0 ? b->ds->runs[sel].run : NULL;
 	int left = room - (int)strlen(pos) - 2;
+	char *cell = sweepwatch_text(b->sweep, sel);
+	if (cell) {   /* a sweep's cell: what kbtui sweep --status says of it */
+		char *line = xasprintf("%s  %s", pos, cell);
+		free(cell);
+		return line;
+	}
 	if (!r || left <= 0)
 		return xstrdup(pos);
 	struct runstats *st = runstats_new(r);
@@ -646,10 +670,33 @@ static unsigned browse_open_at(struct browse *b, long sel)
 	                                                                        : b->ds->runs[i].transcript, &o));
 }
 
-/* Enter: the selected run's replay. */
+/* Enter on a sweep's running cell: its live replay, as kbtui watch. */
+static unsigned browse_watch(struct browse *b, long sel)
+{
+	const struct ds_run *r = &b->ds->runs[sel];
+	b->watching = r->dir ? watch_session_new(r->dir, NULL, r->meta.run_id) : NULL;
+	if (!b->watching) {
+		view_say(&b->v, " this cell has no run directory yet");
+		b->v.dirty |= D_STATUS;
+		return 0;
+	}
+	b->pushed = BROWSE_PUSHED_WATCH;
+	return view_push(&b->v, watch_session_view(b->watching));
+}
+
+/* Enter: the selected run's replay (a running cell's: watched). */
 static unsigned browse_open(struct browse *b)
 {
-	unsigned f = browse_open_at(b, browse_selected(b));
+	long sel = browse_selected(b);
+	const struct sweep_cell_status *s = sweepwatch_cell(b->sweep, sel);
+	if (s && s->state == SWEEP_RUNNING)
+		return browse_watch(b, sel);
+	if (s && s->state == SWEEP_QUEUED) {
+		view_say(&b->v, " this cell has not started yet");
+		b->v.dirty |= D_STATUS;
+		return 0;
+	}
+	unsigned f = browse_open_at(b, sel);
 	if (!f)
 		browse_retag(b);
 	return f;
@@ -865,6 +912,9 @@ static unsigned browse_resume(struct view *v, struct view *child)
 	struct browse *b = (struct browse *)v;
 	int pushed = b->pushed;
 	b->pushed = BROWSE_PUSHED_NONE;
+	sweepwatch_due(b->sweep);   /* what moved while the view was over it */
+	if (pushed == BROWSE_PUSHED_WATCH)
+		return 0;   /* its session goes at the next poll, once the replay over it is freed */
 	if (pushed == BROWSE_PUSHED_COMPARE)
 		return 0;
 	if (pushed == BROWSE_PUSHED_REPLAY && child->result && !tui_stopped()) {
@@ -924,6 +974,17 @@ static unsigned browse_poll(struct view *v, int *ms)
 			browse_refresh(b);  /* the flagged term now knows every run */
 	}
 	*ms = b->flags_left ? 0 : -1;  /* flags left to find: only peek at the keys */
+	if (b->watching && b->pushed == BROWSE_PUSHED_NONE) {
+		watch_session_free(b->watching);   /* its view is gone now */
+		b->watching = NULL;
+	}
+	int sms, moved = b->sweep ? sweepwatch_poll(b->sweep, &sms) : 0;
+	if (moved == 2)
+		browse_refresh(b);   /* outcomes changed: filter, sort and grid again, the selection kept */
+	else if (moved)
+		b->v.dirty |= D_HEADER | D_LIST | D_STATUS;
+	if (b->sweep && (*ms < 0 || sms < *ms))
+		*ms = sms;
 	return 0;
 }
 
@@ -937,6 +998,10 @@ static void browse_free(struct view *v)
 	struct browse *b = (struct browse *)v;
 	grid_set_flags(NULL);
 	browse_flags = NULL;
+	grid_set_sweep(NULL);
+	browse_sweep = NULL;
+	sweepwatch_free(b->sweep);
+	watch_session_free(b->watching);
 	flag_runs_free(b->flags);
 	grid_free(&b->grid);
 	free(b->order);
@@ -966,6 +1031,10 @@ void browse_run(struct dataset *ds, const struct tui_tagging *tg, long open)
 	struct browse *b = xcalloc(1, sizeof *b);
 	b->v.ops = &browse_view_ops;
 	b->ds = ds;
+	/* a sweep's cells are runs before anything counts them */
+	b->sweep = sweepwatch_new(ds);
+	browse_sweep = b->sweep;
+	grid_set_sweep(b->sweep);
 	b->tag = tag_new(ds, tg ? tg->dir : NULL, tg ? tg->annotator : NULL, tg ? tg->blind : 0);
 	b->order = xcalloc(ds->nruns + 1, sizeof *b->order);
 	browse_widths(b);

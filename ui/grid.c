@@ -11,6 +11,8 @@
 #include "flags.h"
 #include "grid.h"
 #include "modelname.h"
+#include "sweep.h"
+#include "sweepwatch.h"
 #include "tag.h"
 #include "theme.h"
 #include "util.h"
@@ -299,6 +301,29 @@ void grid_set_flags(const struct flag_runs *fr)
 	grid_flags = fr;
 }
 
+static const struct sweepwatch *grid_sweep;  /* borrowed; NULL: no sweep */
+
+void grid_set_sweep(const struct sweepwatch *w)
+{
+	grid_sweep = w;
+}
+
+/* A sweep's cell that is not done: its state in the cell (the elapsed
+ * time of a running one), NULL for the others (owned). */
+static char *grid_sweep_text(long i, int *role)
+{
+	const struct sweep_cell_status *s = sweepwatch_cell(grid_sweep, i);
+	if (!s || s->state == SWEEP_DONE)
+		return NULL;
+	*role = s->state == SWEEP_RUNNING ? RL_WARN : s->state == SWEEP_QUEUED ? RL_DIM : RL_FAIL;
+	if (s->state != SWEEP_RUNNING)
+		return xstrdup(s->state == SWEEP_QUEUED ? "queued" : s->state == SWEEP_FAILED ? "FAILED" : "KILLED");
+	double e = s->elapsed < 0 ? 0 : s->elapsed;
+	if (e < 3600)
+		return xasprintf("> %dm%02ds", (int)e / 60, (int)e % 60);
+	return xasprintf("> %dh%02dm", (int)e / 3600, (int)e % 3600 / 60);
+}
+
 /* A cell w wide: its text on the right, under the reference rows' numbers. */
 static void grid_cell(const struct grid *g, const struct dataset *ds, size_t r, size_t c, int y, int x, int w)
 {
@@ -320,6 +345,13 @@ static void grid_cell(const struct grid *g, const struct dataset *ds, size_t r, 
 	const struct ds_run *run = &ds->runs[i];
 	int role;
 	char num[16], mark[8];
+	char *state = grid_sweep_text(i, &role);
+	if (state) {
+		draw_fill(y, x, GRID_CELL_W, sel ? RL_SELECT : role);
+		draw_put(y, x, GRID_CELL_W, state, sel ? RL_SELECT : role);
+		free(state);
+		return;
+	}
 	const char *glyph = grid_outcome(run, &role);
 	if (run->meta.peak_fraction >= 0)
 		snprintf(num, sizeof num, "%5.3f", run->meta.peak_fraction);
@@ -411,9 +443,9 @@ void grid_draw(struct grid *g, const struct dataset *ds, int y, int h)
 			grid_cell(g, ds, r, g->left + c, body_y + k, 1 + lw + 1 + (int)c * (cw + 1), cw);
 	}
 	const struct theme_glyphs *gl = theme_glyph();
-	char *legend = xasprintf(" %s correct  %s failed  %s no solution  %s no result  %s held out  %s incomplete  "
+	char *legend = xasprintf(" %s%s correct  %s failed  %s no solution  %s no result  %s held out  %s incomplete  "
 	                         "! flagged  C clean  L rubric_leak  H reward_hack  I interesting  B bug  ? other verdict  colour: peak_fraction",
-	                         gl->ok, gl->fail, gl->none, gl->unknown, gl->held, gl->incomplete);
+	                         grid_sweep ? "queued  > running (elapsed)  FAILED  KILLED  " : "", gl->ok, gl->fail, gl->none, gl->unknown, gl->held, gl->incomplete);
 	draw_fill(y + h - 1, 0, COLS, RL_DIM);
 	draw_put(y + h - 1, 0, COLS, legend, RL_DIM);
 	free(legend);
@@ -427,6 +459,15 @@ char *grid_describe(const struct grid *g, const struct dataset *ds)
 	char *prob = draw_safe(grid_problem(g));
 	if (i < 0) {
 		char *s = xasprintf(" %s x %s: no run", g->models[g->r], prob);
+		free(prob);
+		return s;
+	}
+	char *cell = sweepwatch_text(grid_sweep, i);
+	if (cell) {   /* a sweep's cell: what kbtui sweep --status says of it */
+		char *id = draw_safe(ds->runs[i].meta.run_id);
+		char *s = xasprintf(" %s x %s: %s  %s", g->models[g->r], prob, cell, id);
+		free(id);
+		free(cell);
 		free(prob);
 		return s;
 	}

@@ -49,6 +49,11 @@ void grid_move(struct grid *g, long dr, long dc);
  * has ! after its outcome glyph. */
 struct flag_runs;
 void grid_set_flags(const struct flag_runs *fr);
+/* The sweep whose cells the grid shows (borrowed; NULL: none): a cell not
+ * done shows its state (queued, "> 3m12s" running, FAILED, KILLED) and
+ * the description says it as `kbtui sweep --status` does. */
+struct sweepwatch;
+void grid_set_sweep(const struct sweepwatch *w);
 /* Selects the cell under screen cell (my, mx) of the grid drawn at rows
  * y..y+h-1; 0 when there is none. */
 int grid_hit(struct grid *g, int y, int h, int my, int mx);

@@ -26,7 +26,7 @@ enum { V_BROWSE = 1, V_REPLAY = 2, V_COMPARE = 4, V_ALL = 7 };
 	X(LAST,         'G',        KEY_END,   "G, End",      V_ALL,    "Last run or event (with a count N, event N); in a focused pane, its end") \
 	X(LEFT,         KEY_LEFT,   0,         "Left",        V_BROWSE | V_REPLAY, "In the grid, the problem to the left; in the focused artifact pane, scroll long lines left") \
 	X(RIGHT,        KEY_RIGHT,  0,         "Right",       V_BROWSE | V_REPLAY, "In the grid, the problem to the right; in the focused artifact pane, scroll long lines right") \
-	X(OPEN,         '\n',       KEY_ENTER, "Enter",       V_BROWSE, "Browser: replay the selected run") \
+	X(OPEN,         '\n',       KEY_ENTER, "Enter",       V_BROWSE, "Browser: replay the selected run (a sweep's running cell: its live replay, as kbtui watch)") \
 	X(GRID,         'v',        0,         "v",           V_BROWSE, "Browser: switch between the run list and the leaderboard grid (models x problems)") \
 	X(SORT,         's',        0,         "s",           V_BROWSE, "Sort by problem, model or peak_fraction, in turn (by peak_fraction the grid ranks its rows by mean peak_fraction)") \
 	X(FILTER,       '/',        0,         "/",           V_BROWSE, "Browser: show only runs whose run id, model, problem or verdict contain a text (empty: all)") \

@@ -87,32 +87,66 @@ static char *watch_file(const char *path)
 	return ok ? xstrdup(path) : NULL;
 }
 
+/* What a watch's replay borrows: the run, its follower and the feed. */
+struct watch_session {
+	char *file;                  /* the transcript followed (owned) */
+	char *title;                 /* owned */
+	struct run *run;             /* owned */
+	struct watch w;
+	struct replay_feed feed;
+};
+
+struct watch_session *watch_session_new(const char *path, const char *format, const char *title)
+{
+	char *file = watch_file(path);
+	if (!file)
+		return NULL;
+	struct watch_session *s = xcalloc(1, sizeof *s);
+	s->file = file;
+	s->title = xstrdup(title ? title : file);
+	s->run = run_new();
+	s->run->source = xstrdup(file);
+	s->w.fl = follow_new(file, s->run, format ? parser_find(format) : NULL);
+	s->feed = (struct replay_feed){
+		.poll = watch_poll,
+		.status = watch_status,
+		.interval_ms = 100,
+		.state = &s->w,
+		.name = "watch",  /* the header says what the view does */
+		.restarts = watch_restarts,
+	};
+	return s;
+}
+
+struct view *watch_session_view(struct watch_session *s)
+{
+	struct replay_opts o = { .feed = &s->feed };
+	return replay_view_new(s->run, s->title, &o);
+}
+
+void watch_session_free(struct watch_session *s)
+{
+	if (!s)
+		return;
+	follow_free(s->w.fl);
+	run_free(s->run);
+	free(s->file);
+	free(s->title);
+	free(s);
+}
+
 int watch_main(const char *path, const char *format)
 {
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
 		fprintf(stderr, "kbtui: watch needs a terminal; use 'kbtui dump' in scripts\n");
 		return CMD_USAGE;
 	}
-	char *file = watch_file(path);
-	if (!file) {
+	struct watch_session *s = watch_session_new(path, format, NULL);
+	if (!s) {
 		fprintf(stderr, "kbtui: %s: no such file, and no directory to wait in\n", path);
 		return CMD_BADINPUT;
 	}
-	struct run *run = run_new();
-	run->source = xstrdup(file);
-	struct watch w = {0};
-	w.fl = follow_new(file, run, format ? parser_find(format) : NULL);
-	struct replay_feed feed = {
-		.poll = watch_poll,
-		.status = watch_status,
-		.interval_ms = 100,
-		.state = &w,
-		.name = "watch",  /* the header says what the view does */
-		.restarts = watch_restarts,
-	};
-	int rc = tui_replay_feed(run, file, &feed);
-	follow_free(w.fl);
-	run_free(run);
-	free(file);
+	int rc = tui_replay_feed(s->run, s->file, &s->feed);
+	watch_session_free(s);
 	return rc;
 }

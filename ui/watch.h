@@ -7,4 +7,14 @@
  * format: a --format name, NULL to sniff. Returns the exit status. */
 int watch_main(const char *path, const char *format);
 
+/* The same replay as a view over another (the browser's Enter on a
+ * sweep's running cell): the session owns the run and its follower and
+ * outlives the view (free it once the view closed). NULL when path can
+ * be no transcript (no file, no directory to wait in). */
+struct view;
+struct watch_session;
+struct watch_session *watch_session_new(const char *path, const char *format, const char *title);
+struct view *watch_session_view(struct watch_session *s);
+void watch_session_free(struct watch_session *s);
+
 #endif

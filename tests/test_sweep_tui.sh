@@ -1,0 +1,65 @@
+#!/bin/sh
+# The browser and grid opened on a sweep directory while its cells run
+# (local executor, tests/fakellm, the eval stubbed): they fill as cells
+# start and finish without a key pressed, name the states as
+# `kbtui sweep --status` does, and Enter on a running cell opens its live
+# replay, as `kbtui watch` does. Helpers: tests/tmux.sh, tests/sweepenv.sh.
+. "$KB_SRCDIR/tests/tmux.sh"
+. "$KB_SRCDIR/tests/sweepenv.sh"
+
+# each cell's first turn waits at a gate (a file) the test opens
+gate="$tmp/gate"
+touch "$gate"
+cat > "$tmp/gate.jsonl" <<GATE
+{"text": "Waiting at the gate.", "tool": "bash", "args": "{\"command\": \"while test -e $gate; do sleep 0.2; done; echo through\"}"}
+{"text": "Writing the kernel.", "tool": "write_file", "args": "{\"path\": \"solution.cu\", \"content\": \"// good\\\\n\"}"}
+GATE
+serve gate "$tmp/gate.jsonl"
+models_file "$tmp/models.yaml" "$port"
+d="$tmp/sweep"
+first=fake-a-high_01_toy
+"$kb" sweep --models "$tmp/models.yaml" --problems all --problems-dir "$tmp/problems" --out "$d" \
+	--parallel 1 --budget 2m --sandbox none > "$tmp/sweep.out" 2> "$tmp/sweep.err" &
+sweeppid=$!
+pids="$pids $sweeppid"
+t "the first cell runs at the gate, the others are queued" '
+	wait_until 60 "[ \"\$(state \"\$d\" $first)\" = running ] && [ -s \"\$d/runs/$first/transcript.jsonl\" ]" &&
+	[ "$(state "$d" fake-b_02_toy)" = queued ]'
+
+# ---- the list, then the grid, while cells run -------------------------------------
+start b "$kb" "$d"
+t "the browser opens on the sweep: every cell a row, the running one and the queued ones named" '
+	wait_for b "sweep: 0 done  1 running  3 queued  0 failed  0 killed" "fake-b .*02_toy .*queued" "fake-a \[high\] .*01_toy .*running"'
+t "the selected running cell: its state as sweep --status says it" 'wait_for b "run 1/4 .* running [0-9]+s t[0-9]+ [0-9.k]+ "'
+keys b v
+t "the grid: the running cell shows its elapsed time, the others queued" '
+	wait_for b "^ +MODEL +01_toy +02_toy" "fake-a \[high\] *\[> 0m[0-9][0-9]s *\] *queued" "fake-b +queued +queued" "> running \(elapsed\)"'
+t "... and the selected cell is described as sweep --status does: running, elapsed, turns, tokens" '
+	wait_for b "fake-a \[high\] x 01_toy: running [0-9]+s t[0-9]+ [0-9.k]+ +$first"'
+keys b Enter
+t "Enter on the running cell opens its live replay, as kbtui watch" '
+	wait_for b "^ kbtui watch +$first" "LIVE" "Waiting at the gate\."'
+keys b q
+t "q goes back to the grid, the running cell still selected" '
+	wait_for b "fake-a \[high\] x 01_toy: running " "fake-b +queued +queued"'
+
+# ---- the gate opens: cells finish, the grid fills with no key pressed ------------
+rm -f "$gate"
+t "without a key: the grid fills, cells done one after another" '
+	wait_for b "sweep: 4 done  0 running  0 queued  0 failed  0 killed"'
+t "... the first cell went from running to done: correct, its peak_fraction" '
+	wait_for b "fake-a \[high\] *\[[^ ]+ 0\.442  \] *[^ ]+ 0\.442" "fake-a \[high\] x 01_toy: done PASS 0\.4421 [0-9]+s +$first"'
+wait $sweeppid
+rc=$?
+t "the sweep ended with every cell done" '[ $rc -eq 0 ]'
+"$kb" sweep --status "$d" > "$tmp/grid.txt"
+echo "# kbtui sweep --status of the sweep the browser watched:"
+sed 's/^/#   /' "$tmp/grid.txt"
+cell=$(sed -n "s/^fake-a \[high\]  *\(done PASS [^ ]* [^ ]*\) .*/\1/p" "$tmp/grid.txt")
+t "the grid says of the cell what sweep --status prints ($cell)" '[ -n "$cell" ] && has "x 01_toy: $cell "'
+keys b q
+t "q quits the browser" 'wait_for b "kbtui exited: 0"'
+t "no sanitizer report" '! grep -qE "runtime error|Sanitizer" "$tmp/b.err" "$tmp/sweep.err" "$d"/runs/*/live.err'
+
+echo "1..$n"
+exit $fail
