@@ -16,17 +16,18 @@
 #endif
 
 /* cJSON_GetObjectItemCaseSensitive's walk (it stops at a member without a
- * name, as that does), inline and with the first byte compared before
+ * name, as that does), inline and with the first two bytes compared before
  * strcmp: parsers ask a line's object for several keys, and the calls into
  * cJSON and strcmp for every member were a tenth of a load's time. */
 const cJSON *jx_get(const cJSON *o, const char *key)
 {
 	const cJSON *c;
 
-	if (!o || !cJSON_IsObject(o) || !key)
+	if (!o || (o->type & 0xFF) != cJSON_Object || !key)
 		return NULL;
 	for (c = o->child; c && c->string; c = c->next)
-		if (c->string[0] == key[0] && (!key[0] || !strcmp(c->string + 1, key + 1)))
+		if (c->string[0] == key[0] &&
+		    (!key[0] || (c->string[1] == key[1] && (!key[1] || !strcmp(c->string + 2, key + 2)))))
 			return c;
 	return NULL;
 }
@@ -708,13 +709,30 @@ static int jx_pstring(struct jx_in *in, char **dst)
 static int jx_pnumber(struct jx_in *in, cJSON *item)
 {
 	char small[64], *buf = small, *after;
-	size_t i, n = 0;
+	size_t i, n = 0, digits = 0;
 	double d;
 	while (in->off + n < in->len) {
 		unsigned char c = in->s[in->off + n];
 		if (!((c >= '0' && c <= '9') || c == '+' || c == '-' || c == 'e' || c == 'E' || c == '.'))
 			break;
+		digits += c >= '0' && c <= '9';
 		n++;
+	}
+	/* An integer of up to 15 digits (token counts, ids, times in ms: most
+	 * numbers of a transcript), optionally negative, is exact in a double:
+	 * strtod would give the same value, -0 included, and take it all. */
+	const unsigned char *q = in->s + in->off;
+	int neg = n && q[0] == '-';
+	if (digits && digits <= 15 && digits == n - (size_t)neg) {
+		unsigned long long v = 0;
+		for (i = (size_t)neg; i < n; i++)
+			v = v * 10 + (unsigned)(q[i] - '0');
+		d = neg ? -(double)v : (double)v;
+		item->valuedouble = d;
+		item->valueint = d >= INT_MAX ? INT_MAX : d <= (double)INT_MIN ? INT_MIN : (int)d;
+		item->type = cJSON_Number;
+		in->off += n;
+		return 1;
 	}
 	if (n >= sizeof small)
 		buf = xmalloc(n + 1);
