@@ -48,7 +48,9 @@ first=
 for n in 6250 25000 100000; do
 	f="$work/s$n.jsonl"
 	ev=$("$kb" dump --jsonl "$f" | wc -l)
-	set -- $(alt 1 "'$kb' dump --jsonl '$f'" "jq -c . '$f'")
+	# as many runs of the smaller files as make 100k events: CPU time comes
+	# in ticks of 10 ms, and one dump of 6k events takes about two
+	set -- $(alt $((100000 / n)) "'$kb' dump --jsonl '$f'" "jq -c . '$f'")
 	per=$(awk -v t="$1" -v e="$ev" 'BEGIN { printf "%.3f", t * 1000 / e }')
 	[ -z "$first" ] && first=$per
 	echo "dump $ev events: kbtui $1 ms, jq $2 ms: $(ratio "$2" "$1")x faster than jq; $per us/event"
