@@ -239,7 +239,7 @@ int cmd_search(int argc, char **argv, FILE *out, FILE *err)
 		search_free(c.s);
 		return rc;
 	}
-	struct dataset *ds = dataset_open(dir, &e);
+	struct dataset *ds = dataset_open_runs(dir, &e);  /* verdicts unused */
 	int rc = SEARCH_NONE;
 	if (!ds) {
 		textsafe_fprintf(err, "kbtui: %s\n", e);

@@ -378,7 +378,19 @@ static void ds_load_verdicts(struct dataset *ds)
 	}
 }
 
+static struct dataset *ds_open(const char *dir, int verdicts, char **err);
+
 struct dataset *dataset_open(const char *dir, char **err)
+{
+	return ds_open(dir, 1, err);
+}
+
+struct dataset *dataset_open_runs(const char *dir, char **err)
+{
+	return ds_open(dir, 0, err);
+}
+
+static struct dataset *ds_open(const char *dir, int verdicts, char **err)
 {
 	struct dataset *ds;
 	size_t cap = 0;
@@ -397,7 +409,8 @@ struct dataset *dataset_open(const char *dir, char **err)
 	free(index);
 	ds_load_leaderboard(ds, &cap);
 	ds_load_baselines(ds);
-	ds_load_verdicts(ds);
+	if (verdicts)
+		ds_load_verdicts(ds);
 	/* a sweep that has not finished a cell yet is a dataset all the same */
 	char *sweep = util_path_join(dir, "sweep.json");
 	int is_sweep = util_is_file(sweep);

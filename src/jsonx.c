@@ -5,18 +5,32 @@
 #include <ctype.h>
 #include <limits.h>
 #include <locale.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
+/* cJSON_GetObjectItemCaseSensitive's walk (it stops at a member without a
+ * name, as that does), inline and with the first two bytes compared before
+ * strcmp: parsers ask a line's object for several keys, and the calls into
+ * cJSON and strcmp for every member were a tenth of a load's time. */
 const cJSON *jx_get(const cJSON *o, const char *key)
 {
-	if (!o || !cJSON_IsObject(o))
+	const cJSON *c;
+
+	if (!o || (o->type & 0xFF) != cJSON_Object || !key)
 		return NULL;
-	return cJSON_GetObjectItemCaseSensitive(o, key);
+	for (c = o->child; c && c->string; c = c->next)
+		if (c->string[0] == key[0] &&
+		    (!key[0] || (c->string[1] == key[1] && (!key[1] || !strcmp(c->string + 2, key + 2)))))
+			return c;
+	return NULL;
 }
 
 const cJSON *jx_path(const cJSON *o, const char *dotted)
@@ -83,8 +97,32 @@ static int jx_word_special(uint64_t w)
 	return (((w - 0x20 * ones) & ~w) | ((q - ones) & ~q) | ((bs - ones) & ~bs)) & high ? 1 : 0;
 }
 
+/* The first byte in [p, end) that a JSON string cannot hold as it is (below
+ * 0x20, '"' or '\\'), or end: sixteen bytes a step with SSE2, else eight. */
+static const unsigned char *jx_find_special(const unsigned char *p, const unsigned char *end)
+{
+#ifdef __SSE2__
+	const __m128i q = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\'), ctl = _mm_set1_epi8(0x1f);
+	while (end - p >= 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+		__m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, bs)),
+		    _mm_cmpeq_epi8(_mm_min_epu8(v, ctl), v));
+		unsigned m = (unsigned)_mm_movemask_epi8(hit);
+		if (m)
+			return p + __builtin_ctz(m);
+		p += 16;
+	}
+#endif
+	uint64_t w;
+	while (end - p >= 8 && (memcpy(&w, p, 8), !jx_word_special(w)))
+		p += 8;
+	while (p < end && *p >= 32 && *p != '"' && *p != '\\')
+		p++;
+	return p;
+}
+
 /* cJSON's string escaping: the short escapes, \u00xx for other control
- * bytes, everything else (UTF-8 included) as it is. Eight bytes at a time
+ * bytes, everything else (UTF-8 included) as it is. Many bytes at a time
  * past the ones that need nothing: tool arguments are printed for every
  * call, and most of their text is plain. */
 static void jx_print_string(struct sbuf *b, const char *s)
@@ -95,9 +133,7 @@ static void jx_print_string(struct sbuf *b, const char *s)
 
 	sbuf_addc(b, '"');
 	for (;;) {
-		uint64_t w;
-		while (end - p >= 8 && (memcpy(&w, p, 8), !jx_word_special(w)))
-			p += 8;
+		p = jx_find_special(p, end);
 		if (p >= end)
 			break;
 		unsigned char c = *p;
@@ -169,7 +205,26 @@ static int jx_print_value(struct sbuf *b, const cJSON *o)
 		}
 		sbuf_addc(b, '}');
 		return 1;
-	default: /* numbers, raw: rare and short */
+	case cJSON_Number:
+		/* an integer that valueint holds (NaN and infinities are none; -0
+		 * is "-0" to cJSON): what cJSON's "%1.15g" writes for it, its
+		 * digits. Counts and ids are most of a dump's numbers, and
+		 * sprintf and its sscanf round trip were a fifth of one. */
+		if (o->valuedouble == (double)o->valueint && !(o->valueint == 0 && signbit(o->valuedouble))) {
+			char num[16], *p = num + sizeof num;
+			long long v = o->valueint;
+			unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+			do
+				*--p = (char)('0' + u % 10);
+			while (u /= 10);
+			if (v < 0)
+				*--p = '-';
+			sbuf_add(b, p, (size_t)(num + sizeof num - p));
+			return 1;
+		}
+		/* the rest as cJSON formats it */
+		/* fall through */
+	default: /* other numbers, raw: rare and short */
 		s = cJSON_PrintUnformatted(o);
 		if (!s)
 			return 0;
@@ -474,50 +529,169 @@ static int jx_utf16(const unsigned char *p, const unsigned char *end, unsigned c
 	return seq;
 }
 
+/* The first '"' or '\\' in [p, end), or end: sixteen bytes a step with
+ * SSE2. Most strings of a transcript are short keys and values, for which
+ * two calls of memchr (a quote, then a backslash before it) cost more
+ * than the scan. */
+static const unsigned char *jx_find_qb(const unsigned char *p, const unsigned char *end)
+{
+#ifdef __SSE2__
+	const __m128i q = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\');
+	while (end - p >= 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, bs)));
+		if (m)
+			return p + __builtin_ctz(m);
+		p += 16;
+	}
+#endif
+	while (p < end && *p != '"' && *p != '\\')
+		p++;
+	return p;
+}
+
+static int jx_hex_digit(unsigned char c)
+{
+	return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f');
+}
+
+/* Whether the \\u escape at p has four hex digits, and a high surrogate
+ * a \\u and four more after it: then the closing quote is past it and
+ * jx_utf16 reads it as the two-pass path would. Anything else (cJSON's
+ * odd readings of bad digits) is left to that path. */
+static int jx_u_plain(const unsigned char *p, const unsigned char *end)
+{
+	if (end - p < 6)
+		return 0;
+	for (int i = 2; i < 6; i++)
+		if (!jx_hex_digit(p[i]))
+			return 0;
+	if ((p[2] | 0x20) != 'd' || p[3] < '8' || (p[3] > '9' && (p[3] | 0x20) > 'b'))
+		return 1;  /* not a high surrogate (D800-DBFF) */
+	if (end - p < 12 || p[6] != '\\' || p[7] != 'u')
+		return 0;
+	for (int i = 8; i < 12; i++)
+		if (!jx_hex_digit(p[i]))
+			return 0;
+	return 1;
+}
+
+/* The string literal at in->off decoded in one pass straight into the
+ * arena, the result's length known only at its end: possible when the
+ * chunk has room for the rest of the line (the text never grows when
+ * decoded), 16 bytes a step copied while they are scanned. 1 done, 0 not
+ * a valid string (as jx_pstring would say), -1 when this path does not
+ * apply (no arena, no room, an escape it leaves to jx_pstring). */
+static int jx_pstring_arena(struct jx_in *in, char **dst)
+{
+	const unsigned char *p = in->s + in->off + 1, *end = in->s + in->len;
+	unsigned char *out, *o;
+
+	if (!jx_arena.depth || (size_t)(end - p) + 32 > JX_CHUNK - jx_arena.used)
+		return -1;
+	out = o = (unsigned char *)jx_arena.chunk + jx_arena.used;
+	for (;;) {
+#ifdef __SSE2__
+		const __m128i q = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\');
+		for (;;) {
+			if (end - p < 16)
+				goto tail;
+			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+			_mm_storeu_si128((__m128i *)(void *)o, v);
+			unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, bs)));
+			if (m) {
+				unsigned k = (unsigned)__builtin_ctz(m);
+				p += k;
+				o += k;
+				goto special;
+			}
+			p += 16;
+			o += 16;
+		}
+	tail:
+#endif
+		while (p < end && *p != '"' && *p != '\\')
+			*o++ = *p++;
+#ifdef __SSE2__
+	special:
+#endif
+		if (p >= end)
+			return 0;
+		if (*p == '"')
+			break;
+		if (p + 1 >= end)
+			return 0;
+		switch (p[1]) {
+		case 'b': *o++ = '\b'; break;
+		case 'f': *o++ = '\f'; break;
+		case 'n': *o++ = '\n'; break;
+		case 'r': *o++ = '\r'; break;
+		case 't': *o++ = '\t'; break;
+		case '"': case '\\': case '/': *o++ = p[1]; break;
+		case 'u': {
+			int seq;
+			if (!jx_u_plain(p, end))
+				return -1;
+			if (!(seq = jx_utf16(p, end, &o)))
+				return 0;
+			p += seq;
+			continue;
+		}
+		default:
+			return 0;
+		}
+		p += 2;
+	}
+	*o = '\0';
+	jx_arena.used += ((size_t)(o - out) + 1 + 15) & ~(size_t)15;
+	*dst = (char *)out;
+	in->off = (size_t)(p - in->s) + 1;
+	return 1;
+}
+
 /* A string literal at in->off into *dst (allocated). */
 static int jx_pstring(struct jx_in *in, char **dst)
 {
+	int r;
+	if (in->off < in->len && in->s[in->off] == '"' && (r = jx_pstring_arena(in, dst)) >= 0)
+		return r;
 	const unsigned char *start = in->s + in->off, *end = in->s + in->len;
 	const unsigned char *p = start + 1, *q;
 	size_t skipped = 0;
-	int escaped = 0;
 	unsigned char *out, *o;
 
 	if (in->off >= in->len || *start != '"')
 		return 0;
-	/* the closing quote: the first one no backslash escapes (a quote is
-	 * looked for again only once an escape has passed it) */
-	const unsigned char *quote = memchr(p, '"', (size_t)(end - p));
+	/* the closing quote: the first one no backslash escapes */
 	for (;;) {
-		if (quote && quote < p)
-			quote = memchr(p, '"', (size_t)(end - p));
-		const unsigned char *bs = memchr(p, '\\', (size_t)((quote ? quote : end) - p));
-		if (!bs) {
-			if (!quote)
-				return 0;
-			q = quote;
-			break;
-		}
-		if (bs + 1 >= end)
+		q = jx_find_qb(p, end);
+		if (q >= end)
 			return 0;
-		escaped = 1;
+		if (*q == '"')
+			break;
+		if (q + 1 >= end)
+			return 0;
 		skipped++;
-		p = bs + 2;
+		p = q + 2;
 		if (p >= end)
 			return 0;
 	}
 	out = jx_alloc((size_t)(q - start) - skipped + 1);
 	if (!out)
 		return 0;
-	if (!escaped) {
+	if (!skipped) {
 		memcpy(out, start + 1, (size_t)(q - start - 1));
 		out[q - start - 1] = '\0';
 	} else {
 		o = out;
 		for (p = start + 1; p < q;) {
 			if (*p != '\\') {
-				const unsigned char *bs = memchr(p, '\\', (size_t)(q - p));
-				size_t run = (size_t)((bs ? bs : q) - p);
+				/* a quote before q follows a backslash: it is never found
+				 * here, where escapes are consumed whole */
+				const unsigned char *bs = jx_find_qb(p, q);
+				size_t run = (size_t)(bs - p);
+				if (!run)
+					run = 1;  /* (a quote: a byte as any other) */
 				memcpy(o, p, run);
 				o += run;
 				p += run;
@@ -555,13 +729,30 @@ static int jx_pstring(struct jx_in *in, char **dst)
 static int jx_pnumber(struct jx_in *in, cJSON *item)
 {
 	char small[64], *buf = small, *after;
-	size_t i, n = 0;
+	size_t i, n = 0, digits = 0;
 	double d;
 	while (in->off + n < in->len) {
 		unsigned char c = in->s[in->off + n];
 		if (!((c >= '0' && c <= '9') || c == '+' || c == '-' || c == 'e' || c == 'E' || c == '.'))
 			break;
+		digits += c >= '0' && c <= '9';
 		n++;
+	}
+	/* An integer of up to 15 digits (token counts, ids, times in ms: most
+	 * numbers of a transcript), optionally negative, is exact in a double:
+	 * strtod would give the same value, -0 included, and take it all. */
+	const unsigned char *q = in->s + in->off;
+	int neg = n && q[0] == '-';
+	if (digits && digits <= 15 && digits == n - (size_t)neg) {
+		unsigned long long v = 0;
+		for (i = (size_t)neg; i < n; i++)
+			v = v * 10 + (unsigned)(q[i] - '0');
+		d = neg ? -(double)v : (double)v;
+		item->valuedouble = d;
+		item->valueint = d >= INT_MAX ? INT_MAX : d <= (double)INT_MIN ? INT_MIN : (int)d;
+		item->type = cJSON_Number;
+		in->off += n;
+		return 1;
 	}
 	if (n >= sizeof small)
 		buf = xmalloc(n + 1);

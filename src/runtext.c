@@ -10,6 +10,9 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "flags.h"
 #include "runtext.h"
@@ -151,6 +154,27 @@ struct rt_grep {
 	size_t hits;
 };
 
+/* The '\n' in s[0, n): sixteen bytes a step with SSE2 (a byte counter per
+ * lane, summed before it can wrap). A match deep in a long output counts
+ * the lines before it. */
+static size_t rt_newlines(const char *s, size_t n)
+{
+	size_t c = 0, i = 0;
+#ifdef __SSE2__
+	const __m128i nl = _mm_set1_epi8('\n'), zero = _mm_setzero_si128();
+	while (n - i >= 16) {
+		__m128i acc = zero;
+		for (int k = 0; k < 255 && n - i >= 16; k++, i += 16)
+			acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(s + i)), nl));
+		__m128i sum = _mm_sad_epu8(acc, zero);
+		c += (size_t)_mm_cvtsi128_si32(sum) + (size_t)_mm_extract_epi16(sum, 4);
+	}
+#endif
+	for (; i < n; i++)
+		c += s[i] == '\n';
+	return c;
+}
+
 /* One part, as flag_grep_field does it: each line that holds the start of a
  * match, once. 1 when fn said stop. */
 static int runtext_part(struct rt_grep *g, const struct runtext *t, const struct rt_field *f)
@@ -159,13 +183,11 @@ static int runtext_part(struct rt_grep *g, const struct runtext *t, const struct
 	size_t start = 0, so, eo, counted = 0;
 	int line = 1;
 	while (search_next(g->s, s, f->len, start, &so, &eo)) {
-		size_t ls = so, le = so;
-		while (ls > 0 && s[ls - 1] != '\n')
-			ls--;
-		while (le < f->len && s[le] != '\n')
-			le++;
-		for (; counted < ls; counted++)
-			line += s[counted] == '\n';
+		const char *a = so ? memrchr(s, '\n', so) : NULL;
+		const char *b = memchr(s + so, '\n', f->len - so);
+		size_t ls = a ? (size_t)(a - s) + 1 : 0, le = b ? (size_t)(b - s) : f->len;
+		line += (int)rt_newlines(s + counted, ls - counted);
+		counted = ls;
 		g->hits++;
 		if (g->fn(g->ud, f->ev, f->line + line, s + ls, le - ls))
 			return 1;

@@ -81,6 +81,20 @@ static void fixture_tests(void)
 	ok(art != NULL, "artifact path found");
 	free(art);
 	ok(dataset_artifact(ds, (size_t)a, "../runs.jsonl") == NULL, "artifact names cannot climb out");
+
+	/* search's kind: the same runs, no annotation read */
+	struct dataset *rs = dataset_open_runs(root, &err);
+	int same = rs && rs->nruns == ds->nruns;
+	for (size_t i = 0; same && i < rs->nruns; i++)
+		same = !strcmp(rs->runs[i].meta.run_id, ds->runs[i].meta.run_id) &&
+		    !rs->runs[i].transcript == !ds->runs[i].transcript &&
+		    (!rs->runs[i].transcript || !strcmp(rs->runs[i].transcript, ds->runs[i].transcript));
+	ok(same, "dataset_open_runs: the same runs and transcripts");
+	int noted = 0;
+	for (int i = 0; rs && i < rs->nerrors; i++)
+		noted |= strstr(rs->error_files[i], "b.yaml") != NULL;
+	ok(rs && rs->runs[a].verdict == NULL && !noted, "... but no verdict read, nor the bad annotation's error");
+	dataset_free(rs);
 	dataset_free(ds);
 	ok(dataset_open("/nonexistent-kbtui", &err) == NULL && strstr(err, "not a directory"),
 	   "a missing directory is a clear error");

@@ -240,6 +240,18 @@ else
 	echo "# SKIP script(1) is not installed: no terminal progress check"
 fi
 
+# ---- libcurl and libcrypto are loaded at first use (src/netlib.c) ----------------------
+if command -v readelf > /dev/null 2>&1; then
+	readelf -d "$kb" > "$tmp/dyn" 2>&1
+	t "kbtui is not linked against libcurl or libcrypto" 'grep -q NEEDED "$tmp/dyn" && ! grep -q "NEEDED.*\(libcurl\|libcrypto\)" "$tmp/dyn"'
+fi
+# ld.so names every library it loads under LD_DEBUG=files
+LD_DEBUG=files "$kb" formats > /dev/null 2> "$tmp/ld"
+t "a command that makes no request loads neither" 'grep -q "file=libc.so" "$tmp/ld" && ! grep -q "file=libcurl\|file=libcrypto" "$tmp/ld"'
+start_hub lazy "$small"
+HF_ENDPOINT="http://127.0.0.1:$port" LD_DEBUG=files bounded "$kb" fetch --quiet --dest "$tmp/d18" > /dev/null 2> "$tmp/ld"; rc=$?
+t "fetch loads both at first use and fetches as before" '[ $rc -eq 0 ] && grep -q "file=libcurl" "$tmp/ld" && grep -q "file=libcrypto" "$tmp/ld" && same "$small" "$tmp/d18"'
+
 # under --enable-sanitizers a report would hide behind an expected exit 1
 t "no sanitizer report in any run" '! grep -q "Sanitizer\|runtime error" "$tmp/allerr"'
 

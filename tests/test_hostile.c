@@ -507,6 +507,38 @@ static void test_textsafe_out(void)
 	textsafe_json_fix(&b, "{\"a\": \"x\x7f\xc2\x9b\xe2\x80\xae\xff\",\n\t\"b\": 1}");
 	is_str(b.s, "{\"a\": \"x\\u007f\\u009b\\u202e\\ufffd\",\n\t\"b\": 1}",
 	       "textsafe_json_fix: a library's JSON gets the same escapes, its layout kept");
+
+	/* each byte that is not plain ASCII at every offset of plain text, on
+	 * both sides of the 16 bytes the functions copy at a time */
+	static const char *const odd[][4] = {  /* bytes, textsafe, json_str, json_fix */
+		{"\x01", "^A", "\\u0001", "\\u0001"}, {"\x7f", "^?", "\\u007f", "\\u007f"},
+		{"\"", "\"", "\\\"", "\""}, {"\\", "\\", "\\\\", "\\"}, {"\n", " ", "\\n", "\n"},
+		{"\t", " ", "\\t", "\t"}, {"\xc2\x85", "<U+0085>", "\\u0085", "\\u0085"},
+		{"\xe2\x80\xae", "<U+202E>", "\\u202e", "\\u202e"}, {"\xff", "<FF>", "\\ufffd", "\\ufffd"},
+		{"\xc3\xa9", "\xc3\xa9", "\xc3\xa9", "\xc3\xa9"},
+	};
+	const char *pad = "abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ 0123456789";
+	int wrong = 0;
+	for (size_t o = 0; o < sizeof odd / sizeof *odd; o++)
+		for (int k = 0; k < 40; k++)
+			for (int k2 = 0; k2 < 40; k2 += 7) {
+				char in[160], want[3][200];
+				snprintf(in, sizeof in, "%.*s%s%.*s", k, pad, odd[o][0], k2, pad);
+				snprintf(want[0], sizeof want[0], "%.*s%s%.*s", k, pad, odd[o][1], k2, pad);
+				snprintf(want[1], sizeof want[1], "\"%.*s%s%.*s\"", k, pad, odd[o][2], k2, pad);
+				snprintf(want[2], sizeof want[2], "%.*s%s%.*s", k, pad, odd[o][3], k2, pad);
+				char *t = textsafe(in, strlen(in), 0);
+				sbuf_reset(&b);
+				textsafe_json_str(&b, in, strlen(in));
+				int bad = strcmp(t, want[0]) || strcmp(b.s, want[1]);
+				sbuf_reset(&b);
+				textsafe_json_fix(&b, in);
+				bad |= strcmp(b.s, want[2]) != 0;
+				if (bad && wrong++ < 3)
+					printf("# %zu at %d: %s | %s\n", o, k, t, b.s);
+				free(t);
+			}
+	is_int(wrong, 0, "textsafe, json_str and json_fix: an odd byte at every offset of plain text");
 	sbuf_free(&b);
 }
 

@@ -45,6 +45,26 @@ int main(void)
 		cJSON_Delete(o);
 	}
 	is_int(same, n, "jx_print writes cJSON's text for %d objects of random strings", n);
+
+	/* numbers: integers written without cJSON, the rest through it */
+	static const double nums[] = {0, -0.0, 1, -1, 7, 10, 99, 100, 2147483647.0, -2147483648.0, 2147483648.0,
+	                              -2147483649.0, 1e15, 123456789012345.0, 0.5, -0.25, 1e-7, 1.7e9 + 0.123,
+	                              3.141592653589793, 1e300, -1e300, 4294967296.0, 12345.0, -987654321.0};
+	cJSON *arr = cJSON_CreateArray();
+	for (size_t i = 0; i < sizeof nums / sizeof *nums; i++)
+		cJSON_AddItemToArray(arr, cJSON_CreateNumber(nums[i]));
+	for (int i = -3000; i <= 3000; i += 7)
+		cJSON_AddItemToArray(arr, cJSON_CreateNumber(i * 1000003.0));
+	cJSON *nan = cJSON_CreateNumber(0);
+	nan->valuedouble = 0.0 / 0.0;  /* cJSON writes null for NaN */
+	cJSON_AddItemToArray(arr, nan);
+	char *a = cJSON_PrintUnformatted(arr), *b = jx_print(arr);
+	ok(a && b && !strcmp(a, b), "jx_print writes cJSON's text for integers, fractions, NaN, both signs");
+	if (a && b && strcmp(a, b))
+		printf("# %s\n# %s\n", a, b);
+	free(a);
+	free(b);
+	cJSON_Delete(arr);
 	is_int(back, n, "and jx_parse reads them back (as cJSON does)");
 	return tap_done();
 }

@@ -48,13 +48,43 @@ static int same_tree(const cJSON *a, const cJSON *b)
 }
 
 /* jx_parse and cJSON agree on s[0..n): both refuse it, or same trees. */
+/* Both with plain malloc and inside a per-line arena, where jx_parse
+ * decodes strings in one pass straight into the arena's chunk. */
 static int parsers_agree(const char *s, size_t n)
 {
 	cJSON *a = jx_parse(s, n), *b = jx_parse_cjson(s, n);
 	int same = (!a && !b) || (a && b && same_tree(a, b));
 	cJSON_Delete(a);
 	cJSON_Delete(b);
+	jx_arena_begin();
+	a = jx_parse(s, n);
+	b = jx_parse_cjson(s, n);
+	same = same && ((!a && !b) || (a && b && same_tree(a, b)));
+	jx_arena_end();
 	return same;
+}
+
+/* Escapes at every offset of a string around the 16 bytes the parser
+ * scans at a time, well-formed and not (\u0\"00: cJSON reads a bad
+ * digit as 0 and runs on past the quote), each whole and cut anywhere. */
+static int strings_agree(void)
+{
+	static const char *const esc[] = {
+		"\\n", "\\\"", "\\\\", "\\/", "\\u00e9", "\\ud83d\\ude00", "\\u0\\\"00",
+		"\\u00", "\\uD800\\u\"", "\\uD800x", "\\uDBFF\\uDFFF", "\\uDC00", "\\uD8zz\\uDC00", "\\uDbFf\\udC0", "\\q", "\\",
+	};
+	char buf[160];
+	int bad = 0;
+	for (size_t e = 0; e < sizeof esc / sizeof *esc; e++)
+		for (int k = 0; k < 36; k++)
+			for (int k2 = 0; k2 < 20; k2 += 3) {
+				int n = snprintf(buf, sizeof buf, "[\"%.*s%s%.*s\",\"%.*s\"]", k,
+				    "abcdefghijklmnopqrstuvwxyz0123456789", esc[e], k2, "GHIJKLMNOPQRSTUVWXYZ", k2, "xyzxyzxyzxyzxyzxyzxyz");
+				for (int cut = 1; cut <= n; cut++)
+					if (!parsers_agree(buf, (size_t)cut) && bad++ < 5)
+						printf("# parsers differ on %.*s\n", cut, buf);
+			}
+	return bad;
 }
 
 static void test_parser_vs_cjson(void)
@@ -66,6 +96,11 @@ static void test_parser_vs_cjson(void)
 		"nul", "nullx", "truex", "-", "-x", "1.2.3", "\xEF\xBB\xBF{\"bom\":1}", "\xEF\xBB\xBF", "{\"a\":1} trailing",
 		"\x01\x02[1]", "   ", "[", "{", "{\"k\":\"v\",\"k\":2}", "[[[[[]]]]]", "2147483648", "-2147483649",
 		"123456789012345678901234567890123456789012345678901234567890123456789", "\"tab\there\"", "+1", ".5",
+		/* integers read without strtod (up to 15 digits), and what is left to it */
+		"[007,-0,0,-7,1-2,--1,-,123456789012345,-999999999999999,1234567890123456,9007199254740993]",
+		"[2147483647,2147483648,-2147483648,-2147483649,1e3,1.0,-0.0,12e,+5]", "-0", "0", "15", "-",
+		/* a short \u whose bad digits would reach past the closing quote */
+		"[\"\\u0\",\"xyz\"]", "[\"\\u\",\"xyzw\"]", "[\"\\u00\",\"\"]", "[\"\\uD800\\u0\",\"xyz\"]", "[\"ab\\uD800\",\"xyzwv\"]",
 	};
 	int bad = 0;
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
@@ -96,6 +131,7 @@ static void test_parser_vs_cjson(void)
 		bad++;
 	sbuf_free(&deep);
 	is_int(bad, 0, "jx_parse and cJSON agree on hand-made lines, prefixes and nesting limits");
+	is_int(strings_agree(), 0, "jx_parse and cJSON agree on escapes at every offset, whole and cut, in an arena and not");
 
 	const char *kbh = tap_shared_kbh();
 	char dir[4200], path[4600];

@@ -152,6 +152,35 @@ static void boundaries(void)
 	run_free(r);
 }
 
+/* Line numbers deep in a long part: the newlines before a match are
+ * counted sixteen bytes a step, in runs of 255 steps (a counter per byte
+ * lane), so a part of many such runs, lines of every length, matches
+ * anywhere in them. */
+static void long_parts(void)
+{
+	struct run *r = run_new();
+	struct sbuf b;
+	sbuf_init(&b);
+	for (int i = 0; i < 30000; i++)
+		sbuf_addf(&b, "%.*s%s\n", i % 37, "..................................................", i % 997 == 3 ? "hit" : "");
+	run_add(r, EV_TEXT, 1)->text = xstrdup(b.s);
+	run_add(r, EV_TEXT, 2)->text = xstrdup("\n\n\nhit\n");
+	sbuf_free(&b);
+	struct runtext *t = runtext_new(r);
+	char *err = NULL;
+	struct search *s = search_new("hit", &err);
+	sbuf_init(&b);
+	size_t n = runtext_grep(s, t, collect, &b);
+	is_int((int)n, 32, "every match of a part of 30000 lines");
+	ok(strstr(b.s, "0:29914:") && strstr(b.s, "1:4:"), "the last one on its line (29914), the next part's on line 4");
+	ok(same_lines(s, r, t, "a long part"), "the same lines, line numbers and text as flag_grep");
+	sbuf_free(&b);
+	search_free(s);
+	free(err);
+	runtext_free(t);
+	run_free(r);
+}
+
 static void put(const char *path, const char *s, const char *mode)
 {
 	FILE *f = fopen(path, mode);
@@ -246,6 +275,7 @@ int main(void)
 	unsetenv("KBTUI_NO_CACHE");
 	corpus(cache);
 	boundaries();
+	long_parts();
 	staleness(cache);
 	char *rm = xasprintf("rm -rf '%s'", cache);
 	if (system(rm) != 0)
