@@ -16,12 +16,14 @@ static const char *const noise_read_tools[] = {
 	"list_directory", "view", "file_search", "codebase_search", "search", "find", "search_files", NULL,
 };
 
-/* Programs that only read (a find with -delete or -exec is refused below). */
+/* Programs that only read, with the options below refused (noise_args_read).
+ * Not here on purpose: env and xargs (they run a program), xxd (its second
+ * argument is an output file). */
 static const char *const noise_read_cmds[] = {
 	"cat", "head", "tail", "ls", "find", "grep", "egrep", "fgrep", "rg", "wc", "pwd", "cd", "echo", "nl",
 	"sed", "file", "stat", "tree", "du", "df", "which", "diff", "nvidia-smi", "true", "sort", "uniq",
-	"cut", "less", "more", "realpath", "basename", "dirname", "printf", "date", "whoami", "env",
-	"uname", "type", "md5sum", "sha256sum", "xxd", "od", "hexdump", "column", "git", NULL,
+	"cut", "less", "more", "realpath", "basename", "dirname", "printf", "date", "whoami",
+	"uname", "type", "md5sum", "sha256sum", "od", "hexdump", "column", "git", NULL,
 };
 
 static int noise_in(const char *const *list, const char *s, size_t n)
@@ -40,45 +42,150 @@ static int noise_has(const char *s, size_t n, const char *needle, size_t k)
 	return 0;
 }
 
-/* One simple command [s, e): its program (after VAR=value words) reads. */
-static int noise_simple_reads(const char *s, const char *e)
+/* Variables that may precede a read-only program: others (LD_PRELOAD,
+ * GIT_EXTERNAL_DIFF, CUDA_INJECTION64_PATH ...) make it run code. */
+static const char *const noise_safe_vars[] = {
+	"CUDA_VISIBLE_DEVICES", "CUDA_HOME", "LANG", "LC_ALL", "TERM", "COLUMNS", "NO_COLOR", NULL,
+};
+
+#define NOISE_MAXW 64
+
+/* The words of [s, e) in the command as written (quotes taken off), at
+ * most NOISE_MAXW; *n gets their count. Owned by the caller (free each). */
+static char **noise_words(const char *s, const char *e, size_t *n)
 {
-	for (;;) {
+	char **w = xcalloc(NOISE_MAXW, sizeof *w);
+	*n = 0;
+	while (s < e && *n < NOISE_MAXW) {
 		while (s < e && isspace((unsigned char)*s))
 			s++;
 		if (s == e)
-			return 1;  /* empty: "a && b;" */
-		const char *w = s;
-		while (s < e && !isspace((unsigned char)*s))
-			s++;
-		size_t n = (size_t)(s - w);
-		if (memchr(w, '=', n) && w[0] != '=')
-			continue;  /* an assignment before the program */
-		const char *base = w;
-		for (const char *p = w; p < s; p++)
-			if (*p == '/')
-				base = p + 1;
-		n = (size_t)(s - base);
-		if (!noise_in(noise_read_cmds, base, n))
-			return 0;
-		const char *rest = s;
-		size_t rn = (size_t)(e - rest);
-		if (n == 3 && !strncmp(base, "sed", 3))  /* sed reads with -n and without -i */
-			return noise_has(rest, rn, " -n", 3) && !noise_has(rest, rn, " -i", 3);
-		if (n == 3 && !strncmp(base, "git", 3)) {  /* git that only looks */
-			static const char *const looks[] = { "status", "log", "diff", "show", "ls-files", "rev-parse", "blame", NULL };
-			while (rest < e && isspace((unsigned char)*rest))
-				rest++;
-			const char *sub = rest;
-			while (rest < e && !isspace((unsigned char)*rest))
-				rest++;
-			return noise_in(looks, sub, (size_t)(rest - sub));
+			break;
+		struct sbuf b;
+		sbuf_init(&b);
+		char q = 0;
+		for (; s < e && (q || !isspace((unsigned char)*s)); s++) {
+			if (q && *s == q)
+				q = 0;
+			else if (!q && (*s == '\'' || *s == '"'))
+				q = *s;
+			else
+				sbuf_addc(&b, *s);
 		}
-		if (n == 4 && !strncmp(base, "find", 4))
-			return !noise_has(rest, rn, "-delete", 7) && !noise_has(rest, rn, "-exec", 5) &&
-			       !noise_has(rest, rn, "-fprint", 7);
-		return 1;
+		w[(*n)++] = sbuf_detach(&b);
 	}
+	return w;
+}
+
+static int noise_is(const char *w, const char *opt)
+{
+	return !strncmp(w, opt, strlen(opt));
+}
+
+/* A short option cluster (-ni) holding the letter c. */
+static int noise_short(const char *w, char c)
+{
+	return w[0] == '-' && w[1] != '-' && strchr(w + 1, c);
+}
+
+/* sed without -i/-f, and a script with no w, W or e command (they write a
+ * file or run one); a script that merely holds the letter is refused too. */
+static int noise_sed_reads(char **w, size_t n)
+{
+	int script = 0;
+	for (size_t i = 1; i < n; i++) {
+		if (noise_is(w[i], "--in-place") || noise_is(w[i], "--file") || noise_short(w[i], 'i') ||
+		    noise_short(w[i], 'f'))
+			return 0;
+		int is_e = !strcmp(w[i], "-e") || noise_is(w[i], "--expression");
+		if (w[i][0] == '-' && !is_e)
+			continue;
+		if (is_e && i + 1 < n)
+			i++;
+		else if (script && !is_e)
+			continue;  /* a file name */
+		script = 1;
+		if (strpbrk(w[i], "wWe"))
+			return 0;
+	}
+	return 1;
+}
+
+/* nvidia-smi that only queries: -pm, -lgc, -pl ... change the GPU. */
+static int noise_smi_reads(char **w, size_t n)
+{
+	static const char *const ok[] = { "-q", "--query", "-L", "--list-gpus", "-x", "--xml-format", "topo",
+		"-m", "--matrix", "-l", "--loop", NULL };
+	static const char *const pre[] = { "--query-gpu=", "--query-compute-apps=", "--format=", "--id=",
+		"--display=", "--loop=", NULL };
+	for (size_t i = 1; i < n; i++) {
+		int good = noise_in(ok, w[i], strlen(w[i]));
+		for (int k = 0; !good && pre[k]; k++)
+			good = noise_is(w[i], pre[k]);
+		if (!good && (!strcmp(w[i], "-i") || !strcmp(w[i], "-d") || !strcmp(w[i], "--id") ||
+			      !strcmp(w[i], "--display")) && i + 1 < n) {
+			good = 1;
+			i++;
+		}
+		if (!good)
+			return 0;
+	}
+	return 1;
+}
+
+/* The options that make a read-only program write or run something. */
+static int noise_args_read(const char *prog, char **w, size_t n)
+{
+	if (!strcmp(prog, "sed"))
+		return noise_sed_reads(w, n);
+	if (!strcmp(prog, "nvidia-smi"))
+		return noise_smi_reads(w, n);
+	size_t plain = 0;
+	for (size_t i = 1; i < n; i++) {
+		const char *a = w[i];
+		plain += a[0] != '-';
+		if ((!strcmp(prog, "sort") && (noise_short(a, 'o') || noise_is(a, "--output") ||
+					      noise_is(a, "--compress-program"))) ||
+		    (!strcmp(prog, "tree") && !strcmp(a, "-o")) ||
+		    (!strcmp(prog, "date") && (noise_short(a, 's') || noise_is(a, "--set"))) ||
+		    (!strcmp(prog, "rg") && noise_is(a, "--pre")) ||
+		    (!strcmp(prog, "find") && (noise_is(a, "-delete") || noise_is(a, "-exec") || noise_is(a, "-ok") ||
+					      noise_is(a, "-fprint") || noise_is(a, "-fls"))) ||
+		    (!strcmp(prog, "git") && (noise_is(a, "--output") || noise_is(a, "--ext-diff"))))
+			return 0;
+	}
+	if (!strcmp(prog, "uniq") && plain > 1)
+		return 0;  /* uniq IN OUT writes OUT */
+	if (!strcmp(prog, "git")) {  /* git that only looks (git -c ... is refused: -c is no subcommand) */
+		static const char *const looks[] = { "status", "log", "diff", "show", "ls-files", "rev-parse", "blame", NULL };
+		return n > 1 && noise_in(looks, w[1], strlen(w[1]));
+	}
+	return 1;
+}
+
+/* One simple command [s, e) of the masked command (quotes' contents made
+ * x), the same bytes as written at orig: its program (after safe VAR=value
+ * words) reads, with no option that writes. */
+static int noise_simple_reads(const char *s, const char *e, const char *orig)
+{
+	size_t n;
+	char **w = noise_words(orig, orig + (e - s), &n);
+	size_t i = 0;
+	int reads = 1;
+	for (; i < n && strchr(w[i], '=') && w[i][0] != '='; i++) {
+		size_t k = (size_t)(strchr(w[i], '=') - w[i]);
+		if (!noise_in(noise_safe_vars, w[i], k))
+			reads = 0;  /* LD_PRELOAD=x.so cat f runs x.so */
+	}
+	if (reads && i < n) {
+		const char *base = strrchr(w[i], '/') ? strrchr(w[i], '/') + 1 : w[i];
+		reads = n < NOISE_MAXW && noise_in(noise_read_cmds, base, strlen(base)) &&
+			noise_args_read(base, w + i, n - i);
+	}
+	for (size_t k = 0; k < n; k++)
+		free(w[k]);
+	free(w);
+	return reads;
 }
 
 /* A redirection that writes a file: > or >> to anything but /dev/null or
@@ -96,7 +203,7 @@ static int noise_writes(const char *c)
 		if (strncmp(q, "/dev/null", 9))
 			return 1;
 	}
-	return strstr(c, "<<") || strstr(c, "$(") || strchr(c, '`') || strstr(c, "tee ");
+	return strstr(c, "<<") || strstr(c, "$(") || strstr(c, "<(") || strchr(c, '`') || strstr(c, "tee ");
 }
 
 /* "bash -lc 'cmd'" -> cmd (owned), else a copy. */
@@ -153,8 +260,7 @@ int noise_command_reads(const char *cmd)
 	if (!cmd)
 		return 0;
 	char *u = noise_unwrap(cmd);
-	char *c = noise_unquote(u);
-	free(u);
+	char *c = noise_unquote(u);  /* the same length as u */
 	int reads = c && !noise_writes(c);
 	for (char *p = c; reads && (p = strstr(p, ">&"));) {  /* 2>&1 joins no commands */
 		p[0] = p[1] = ' ';
@@ -164,12 +270,13 @@ int noise_command_reads(const char *cmd)
 	const char *s = c;
 	while (reads && *s) {
 		const char *e = s + strcspn(s, "|&;\n");
-		reads = noise_simple_reads(s, e);
+		reads = noise_simple_reads(s, e, u + (s - c));
 		s = e;
 		while (*s == '|' || *s == '&' || *s == ';' || *s == '\n')
 			s++;
 	}
 	free(c);
+	free(u);
 	return reads;
 }
 

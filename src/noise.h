@@ -2,7 +2,9 @@
  * records, system events, and tool calls that change nothing (reads,
  * greps, listings: a read-only tool, or a shell command made only of
  * read-only programs (git only with status, log, diff, show ...), with no output redirection and no file diff), with
- * their results. The replay's s hides them. */
+ * their results. The replay's s hides them, so the rules lean to showing:
+ * a hack must not hide behind s (LD_PRELOAD=, sed -i or its w command,
+ * sort -o, nvidia-smi -lgc, env prog ... are shown). */
 #ifndef KB_NOISE_H
 #define KB_NOISE_H
 
