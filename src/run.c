@@ -78,6 +78,7 @@ void run_free(struct run *r)
 	ftrack_free(r->files);
 	run_linker_free(r->linker);
 	run_meta_free(&r->meta);
+	free(r->prov);
 	free(r);
 }
 

@@ -8,6 +8,7 @@
 
 struct ftrack;
 struct run_linker;
+struct provenance;
 
 enum ev_kind {
 	EV_SYSTEM,
@@ -75,6 +76,8 @@ struct run {
 	char *source;             /* owned: transcript path, for messages */
 	struct ftrack *files;     /* owned: file versions written (run_files), or NULL */
 	struct run_linker *linker; /* owned: run_link's pairing state, or NULL */
+	struct provenance *prov;  /* owned: the outcome as each dataset file says it
+	                           * (dataset_load sets it), NULL otherwise */
 };
 
 struct run *run_new(void);
