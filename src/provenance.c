@@ -138,3 +138,63 @@ char *prov_diffs_text(const struct provenance *p)
 	}
 	return sbuf_detach(&b);
 }
+
+char *prov_summary(const struct provenance *p, unsigned skip)
+{
+	struct sbuf b;
+	unsigned bad = 0;
+	struct prov_diff d[PROV_FIELD__COUNT * PROV__COUNT * PROV__COUNT];
+	size_t n = prov_diffs(p, d, sizeof d / sizeof d[0]);
+	for (size_t i = 0; i < n; i++)
+		bad |= 1u << d[i].field;
+	bad &= ~skip;
+	if (!bad)
+		return NULL;
+	sbuf_init(&b);
+	for (int f = 0; f < PROV_FIELD__COUNT; f++) {
+		if (!(bad & (1u << f)))
+			continue;
+		sbuf_addf(&b, "%s%s:", b.len ? "; " : "", prov_field_name((enum prov_field)f));
+		int first = 1;
+		for (int s = 0; s < PROV__COUNT; s++) {
+			char v[24];
+			prov_value_text(&p->src[s], (enum prov_field)f, v, sizeof v);
+			if (!*v)
+				continue;
+			sbuf_addf(&b, "%s %s %s", first ? "" : ",", prov_source_name((enum prov_source)s), v);
+			first = 0;
+		}
+	}
+	return sbuf_detach(&b);
+}
+
+int prov_says_complete(const struct provenance *p)
+{
+	for (int s = PROV_TRANSCRIPT + 1; s < PROV__COUNT; s++)
+		if ((p->src[s].known & (1u << PROV_COMPLETE)) && p->src[s].complete)
+			return s;
+	return -1;
+}
+
+char *prov_banner(const struct provenance *p, int incomplete, int narrow, const char *mark)
+{
+	int says = p && incomplete ? prov_says_complete(p) : -1;
+	/* the end of the transcript is said once, in the words below */
+	char *sum = p ? prov_summary(p, incomplete ? 1u << PROV_COMPLETE : 0) : NULL;
+	struct sbuf b;
+	if (!incomplete && !sum)
+		return NULL;
+	sbuf_init(&b);
+	if (says >= 0)  /* both said: neither file is taken for the truth */
+		sbuf_addf(&b, " transcript ends mid-turn (no completion marker); %s says session_complete: true",
+		          prov_source_name((enum prov_source)says));
+	else if (incomplete && (narrow || sum))  /* with a list after it: the short words */
+		sbuf_adds(&b, " INCOMPLETE RUN: no completion marker (cut off, crashed or still being written)");
+	else if (incomplete)
+		sbuf_adds(&b, " INCOMPLETE RUN: the transcript ends without the harness's completion marker "
+		              "(cut off, crashed, or still being written)");
+	if (sum)
+		sbuf_addf(&b, "%s%s files disagree: %s", b.len ? "  " : " ", mark, sum);
+	free(sum);
+	return sbuf_detach(&b);
+}

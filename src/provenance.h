@@ -63,5 +63,17 @@ size_t prov_diffs(const struct provenance *p, struct prov_diff *out, size_t max)
 char *prov_diff_text(const struct prov_diff *d);
 /* All of them, one per line, NULL when none (owned). */
 char *prov_diffs_text(const struct provenance *p);
+/* Each field the files disagree on with what every file says, grouped:
+ * "correct: result.json true, runs.jsonl false; peak_fraction: ..." (owned),
+ * NULL when none. Fields in the skip mask (1 << field) are left out. */
+char *prov_summary(const struct provenance *p, unsigned skip);
+/* The first file (not the transcript) that says session_complete: true,
+ * or -1: what contradicts a transcript without its completion marker. */
+int prov_says_complete(const struct provenance *p);
+/* The replay's banner line: what is wrong with the run's outcome or its
+ * transcript's end, or NULL when nothing is (owned). incomplete: the
+ * transcript lacks its completion marker; narrow: the words that fit 80
+ * columns; mark: the glyph that flags a disagreement ("!=" in ASCII). */
+char *prov_banner(const struct provenance *p, int incomplete, int narrow, const char *mark);
 
 #endif

@@ -117,6 +117,11 @@ const char *run_event_diff(const struct run *r, size_t i);
 /* The run's file versions, created on first use (see ftrack.h for what a
  * caller can ask of them: files written, content at a step). */
 struct ftrack *run_files(struct run *r);
+/* Whether file f of run_files as it stands after event ev cannot be
+ * followed (an enum ftrack_doubt; 0: it can), *since (may be NULL) the
+ * event from which on. An edit or patch that did not apply is no doubt
+ * when its result says it failed: the file stayed as it was. */
+int run_file_doubt(const struct run *r, size_t f, size_t ev, long *since);
 
 /* Counts for summaries. */
 size_t run_count(const struct run *r, enum ev_kind k);

@@ -18,6 +18,7 @@
 #include "flags.h"
 #include "keys.h"
 #include "mouse.h"
+#include "provenance.h"
 #include "reeval_view.h"
 #include "replay.h"
 #include "run.h"
@@ -134,9 +135,17 @@ void replay_free(struct replay *rp)
 
 /* ---- layout and drawing ----------------------------------------------------- */
 
+/* Whether row 1 holds the banner: a transcript without its completion
+ * marker, or dataset files that disagree on the outcome. */
+static int replay_has_banner(const struct replay *rp)
+{
+	const struct run *run = rp->cx.run;
+	return run->incomplete || (run->prov && prov_diffs(run->prov, NULL, 0));
+}
+
 static void replay_layout(struct replay *rp)
 {
-	rp->body_y = rp->cx.run->incomplete ? 2 : 1;
+	rp->body_y = replay_has_banner(rp) ? 2 : 1;
 	rp->cx.body_h = LINES - rp->body_y - 1;
 	if (rp->cx.body_h < 2)
 		rp->cx.body_h = 2;
@@ -165,15 +174,18 @@ static void replay_layout(struct replay *rp)
 
 /* The run's outcome as its result has it, and its wall time: "correct
  * 0.4589  45:00" (the dataset's transcripts keep no timestamps); "" unknown. */
-static void replay_outcome(const struct run_meta *m, char *buf, size_t n)
+static void replay_outcome(const struct run *run, char *buf, size_t n)
 {
+	const struct run_meta *m = &run->meta;
+	/* the dataset's files disagree: marked beside the word the banner contradicts */
+	const char *mark = run->prov && prov_diffs(run->prov, NULL, 0) ? theme_glyph()->differ : "";
 	char peak[24] = "", el[24] = "";
 	if (m->peak_fraction >= 0)
 		snprintf(peak, sizeof peak, " %.4f", m->peak_fraction);
 	if (m->elapsed_seconds >= 0)
 		draw_duration(el, sizeof el, m->elapsed_seconds);
-	snprintf(buf, n, "%s%s%s%s", !m->has_result ? "" : m->correct ? "correct" : m->has_solution ? "failed" : "no solution",
-	         m->has_result ? peak : "", m->has_result && *el ? "  " : "", el);
+	snprintf(buf, n, "%s%s%s%s%s%s", !m->has_result ? "" : m->correct ? "correct" : m->has_solution ? "failed" : "no solution",
+	         m->has_result ? peak : "", *mark ? " " : "", mark, (m->has_result || *mark) && *el ? "  " : "", el);
 }
 
 /* Whether the header's run statistics are to be made again: the run grew
@@ -197,7 +209,7 @@ static void replay_draw_header(struct replay *rp)
 	char *fmt = draw_safe(m->format);
 	char *verdict = rp->cx.tag ? tag_verdict_label(rp->cx.tag, rp->cx.ds_run) : NULL;
 	char outcome[64];
-	replay_outcome(m, outcome, sizeof outcome);
+	replay_outcome(rp->cx.run, outcome, sizeof outcome);
 	char *right = xasprintf("%s%s%s  %s  %s%s%s ", verdict ? verdict : "", verdict ? "  " : "", model, prob, fmt,
 	                        *outcome ? "  " : "", outcome);
 	free(verdict);
@@ -224,13 +236,17 @@ static void replay_draw_header(struct replay *rp)
 	free(prob);
 	free(fmt);
 	free(t);
-	if (rp->cx.run->incomplete) {
-		const char *full = " INCOMPLETE RUN: the transcript ends without the harness's completion marker "
-		                   "(cut off, crashed, or still being written)";
-		/* the short one fits 80 columns */
-		draw_bar(1, RL_BANNER, (int)strlen(full) <= COLS ? full
-		         : " INCOMPLETE RUN: no completion marker (cut off, crashed or still being written)", NULL);
+	char *banner = prov_banner(rp->cx.run->prov, rp->cx.run->incomplete, 0, theme_glyph()->differ);
+	if (banner && (int)draw_width(banner) > COLS) {  /* the short words fit 80 columns */
+		free(banner);
+		banner = prov_banner(rp->cx.run->prov, rp->cx.run->incomplete, 1, theme_glyph()->differ);
 	}
+	if (banner) {
+		char *safe = draw_safe(banner);
+		draw_bar(1, RL_BANNER, safe, NULL);
+		free(safe);
+	}
+	free(banner);
 }
 
 /* Seconds since the first timestamp at event i, -1 when unknown. */
@@ -322,8 +338,8 @@ static void replay_draw_status(struct replay *rp)
 		sbuf_addf(&b, " cache %s%s", ap, cache);
 	sbuf_addf(&b, "  turn %zu/%zu  tool calls %zu", n ? rp->tally.turns[i] : 0, n ? rp->tally.turns[n - 1] : 0,
 	          n ? rp->tally.tools[i] : 0);
-	if (run->incomplete)
-		sbuf_adds(&b, "  INCOMPLETE");
+	if (run->incomplete)  /* not INCOMPLETE when result.json says the session completed */
+		sbuf_adds(&b, run->prov && prov_says_complete(run->prov) >= 0 ? "  no end marker" : "  INCOMPLETE");
 	if (run->malformed)
 		sbuf_addf(&b, "  %d malformed", run->malformed);
 	if (rp->cx.search) {
@@ -864,7 +880,7 @@ static void replay_grew(struct replay *rp, size_t old_n, int tail, int was_incom
 		rp->cx.sel = n ? n - 1 : 0;
 	if (tail && n)
 		replay_goto(rp, n - 1);
-	if (run->incomplete != was_incomplete) {  /* the banner row comes or goes */
+	if (run->incomplete != was_incomplete) {  /* the banner row may come or go */
 		erase();
 		rp->v.dirty = D_ALL;
 	}
