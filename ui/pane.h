@@ -100,6 +100,8 @@ void pane_artifact_label(struct pane *p, struct pane_ctx *cx, const char *label)
  * w (go to the event with the best peak_fraction), whatever has the focus. */
 void pane_lineage_mark(struct pane *p, struct pane_ctx *cx);
 void pane_lineage_best(struct pane_ctx *cx);
+/* W: the run directory's final copy of the file, or back to the tracked one. */
+void pane_lineage_final(struct pane *p, struct pane_ctx *cx);
 
 /* The pane of kind ops, not read from the run yet: ops->init waits for
  * pane_ready, so that opening a big run costs only the panes it shows. */

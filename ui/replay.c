@@ -834,6 +834,7 @@ static unsigned replay_do(struct replay *rp, enum action a, long count)
 	case ACT_PANE_BACK: replay_side(rp, -1); break;
 	case ACT_LINEAGE_DIFF: pane_lineage_mark(pane_ready(&rp->panes[PANE_LINEAGE], &rp->cx), &rp->cx); break;
 	case ACT_BEST: pane_lineage_best(&rp->cx); break;
+	case ACT_LINEAGE_FINAL: pane_lineage_final(pane_ready(&rp->panes[PANE_LINEAGE], &rp->cx), &rp->cx); break;
 	case ACT_REEVAL: {
 		struct view *ov = reeval_view_new(&rp->v, &rp->cx);  /* over the side pane, a view of its own */
 		return ov ? view_push(&rp->v, ov) : 0;
