@@ -188,7 +188,9 @@ char *prov_banner(const struct provenance *p, int incomplete, int narrow, const 
 	if (says >= 0)  /* both said: neither file is taken for the truth */
 		sbuf_addf(&b, " transcript ends mid-turn (no completion marker); %s says session_complete: true",
 		          prov_source_name((enum prov_source)says));
-	else if (incomplete && (narrow || sum))  /* with a list after it: the short words */
+	else if (incomplete && sum)  /* the list after it needs the room */
+		sbuf_adds(&b, " INCOMPLETE RUN (no completion marker)");
+	else if (incomplete && narrow)
 		sbuf_adds(&b, " INCOMPLETE RUN: no completion marker (cut off, crashed or still being written)");
 	else if (incomplete)
 		sbuf_adds(&b, " INCOMPLETE RUN: the transcript ends without the harness's completion marker "

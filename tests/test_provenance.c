@@ -80,8 +80,7 @@ static void values_tests(void)
 	read_json(&p.src[PROV_INDEX], "{\"session_complete\":false,\"correct\":true}");
 	read_json(&p.src[PROV_RESULT], "{\"correct\":false}");
 	t = prov_banner(&p, 1, 0, "!=");
-	has_str(t, "INCOMPLETE RUN: no completion marker (cut off, crashed or still being written)  != files disagree: "
-	        "correct: result.json false, runs.jsonl true",
+	has_str(t, " INCOMPLETE RUN (no completion marker)  != files disagree: correct: result.json false, runs.jsonl true",
 	        "the banner adds which file says what after the short words");
 	free(t);
 }

@@ -111,10 +111,12 @@ static void pane_lineage_build(struct pane *p, struct pane_ctx *cx, int width)
 		tlines_text(L, fin->text, RL_NORMAL, width, 0, 0);
 		return;
 	}
-	if (doubt)  /* never silently wrong: what follows is what could be followed */
-		tlines_head(L, RL_WARN, width, "from event %ld on this file cannot be followed: %s%s", since + 1,
-		            ftrack_doubt_text((enum ftrack_doubt)doubt),
-		            fin ? "; W shows the final file from the run directory" : " (no final copy in the run directory)");
+	if (doubt) {  /* never silently wrong: what follows is what could be followed */
+		tlines_head(L, RL_WARN, width, "from event %ld on this file cannot be followed: %s", since + 1,
+		            ftrack_doubt_text((enum ftrack_doubt)doubt));
+		tlines_head(L, RL_WARN, width, "%s", fin ? "W shows the final file from the run directory"
+		                                         : "the run directory has no final copy of it");
+	}
 	if (l->mark >= 0 && (size_t)l->mark != cx->sel) {
 		const char *old = ftrack_file_at(ft, l->file, (size_t)l->mark, NULL);
 		char *d = diff_unified(pane_lineage_short(cx->run, path), old, text, 3);
