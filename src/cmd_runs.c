@@ -215,9 +215,9 @@ const struct cmd_entry cmd_runs_entry = {
 	.summary = "one row per run: id, model, problem, outcome, verdict, counts",
 	.help = "DIR: the dataset (default: the one the working directory is in, else\n"
 	        "$KBTUI_DATA, a fetched one, the bundled sample).\n"
-	        "  --json          one JSON object per run, one per line; \"disagreements\"\n"
-	        "                  lists where the transcript, result.json, runs.jsonl and\n"
-	        "                  the leaderboards state different outcomes\n"
-	        "DISAGREE: how many pairs of those files disagree (!=N), - when none.\n",
+	        "DISAGREE: how many pairs of the run's files (transcript, result.json,\n"
+	        "runs.jsonl, the leaderboards) state different outcomes (!=N), - none.\n"
+	        "  --json          one JSON object per run, one per line; its\n"
+	        "                  \"disagreements\" lists which file says what\n",
 	.exec = cmd_runs_exec,
 };
