@@ -18,6 +18,16 @@ t "the banner names each file with its value" \
 	'wait_for z "(≠|!=) files disagree: correct: result\.json true, runs\.jsonl false; peak_fraction: result\.json 0\.4391, runs\.jsonl null"'
 t "this run is incomplete, nobody says otherwise: INCOMPLETE stays" 'has "^ INCOMPLETE RUN \(no completion marker\)  (≠|!=) files"'
 
+# ---- a list wider than the screen takes a second row, not the cut ----------------
+tm new-session -d -s w -x 110 -y 30 "env -u NO_COLOR '$kb' '$fx/kbh' 2> '$tmp/w.err'; echo \"kbtui exited: \$?\"; sleep 30" 2> /dev/null
+wait_for w "kbtui .*runs" > /dev/null
+keys w / z a i - c l a u d e Enter
+wait_for w "run 1/1 " > /dev/null
+keys w Enter
+t "at 110 columns the banner breaks between fields onto a second row" \
+	'wait_for w "kbtui replay" "^  peak_fraction: result\.json 0\.4391, runs\.jsonl null" && line 2 | grep -qE "correct: result\.json true, runs\.jsonl false;"'
+t "the event list starts under it" 'line 4 | grep -qE "^ events"'
+
 # ---- ASCII: the marker is != ----------------------------------------------------------
 start a LC_ALL=C LANG=C "$kb" "$fx/kbh"
 t "ASCII: the browser opens" 'wait_for a "kbtui .*runs"'

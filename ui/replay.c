@@ -135,17 +135,51 @@ void replay_free(struct replay *rp)
 
 /* ---- layout and drawing ----------------------------------------------------- */
 
-/* Whether row 1 holds the banner: a transcript without its completion
- * marker, or dataset files that disagree on the outcome. */
-static int replay_has_banner(const struct replay *rp)
+/* The banner under the header (owned), NULL when none: a transcript
+ * without its completion marker, dataset files that disagree on the
+ * outcome; the short words where the long ones do not fit. */
+static char *replay_banner(const struct replay *rp)
 {
 	const struct run *run = rp->cx.run;
-	return run->incomplete || (run->prov && prov_diffs(run->prov, NULL, 0));
+	char *b = prov_banner(run->prov, run->incomplete, 0, theme_glyph()->differ);
+	if (b && (int)draw_width(b) > COLS) {
+		free(b);
+		b = prov_banner(run->prov, run->incomplete, 1, theme_glyph()->differ);
+	}
+	return b;
+}
+
+/* Where a banner wider than the screen breaks onto its second row: after
+ * the last "; " or "  " that fits, else where the first row ends. */
+static size_t replay_banner_break(const char *b)
+{
+	size_t cut = 0, n = strlen(b);
+	for (size_t i = 1; i + 1 < n; i++) {
+		if (!((b[i] == ';' && b[i + 1] == ' ') || (b[i] == ' ' && b[i + 1] == ' ')))
+			continue;
+		char *head = xstrndup(b, i + 1);
+		int fits = (int)draw_width(head) <= COLS;
+		free(head);
+		if (!fits)
+			break;
+		cut = i + 1;
+	}
+	return cut ? cut : n;
+}
+
+/* Rows the banner takes: 0, 1, or 2 when the list of disagreements
+ * needs them (the whole list is what a reader must be able to see). */
+static int replay_banner_rows(const struct replay *rp)
+{
+	char *b = replay_banner(rp);
+	int rows = !b ? 0 : (int)draw_width(b) <= COLS || replay_banner_break(b) == strlen(b) ? 1 : 2;
+	free(b);
+	return rows;
 }
 
 static void replay_layout(struct replay *rp)
 {
-	rp->body_y = replay_has_banner(rp) ? 2 : 1;
+	rp->body_y = 1 + replay_banner_rows(rp);
 	rp->cx.body_h = LINES - rp->body_y - 1;
 	if (rp->cx.body_h < 2)
 		rp->cx.body_h = 2;
@@ -236,15 +270,16 @@ static void replay_draw_header(struct replay *rp)
 	free(prob);
 	free(fmt);
 	free(t);
-	char *banner = prov_banner(rp->cx.run->prov, rp->cx.run->incomplete, 0, theme_glyph()->differ);
-	if (banner && (int)draw_width(banner) > COLS) {  /* the short words fit 80 columns */
-		free(banner);
-		banner = prov_banner(rp->cx.run->prov, rp->cx.run->incomplete, 1, theme_glyph()->differ);
-	}
-	if (banner) {
-		char *safe = draw_safe(banner);
-		draw_bar(1, RL_BANNER, safe, NULL);
-		free(safe);
+	char *banner = replay_banner(rp);
+	if (banner && rp->body_y > 2) {  /* two rows: broken between items */
+		size_t k = replay_banner_break(banner);
+		char *head = xstrndup(banner, k), *tail = xasprintf("  %s", banner + k + (banner[k] == ' '));
+		draw_bar(1, RL_BANNER, head, NULL);
+		draw_bar(2, RL_BANNER, tail, NULL);
+		free(head);
+		free(tail);
+	} else if (banner) {
+		draw_bar(1, RL_BANNER, banner, NULL);
 	}
 	free(banner);
 }
