@@ -28,6 +28,14 @@ t "at 110 columns the banner breaks between fields onto a second row" \
 	'wait_for w "kbtui replay" "^  peak_fraction: result\.json 0\.4391, runs\.jsonl null" && line 2 | grep -qE "correct: result\.json true, runs\.jsonl false;"'
 t "the event list starts under it" 'line 4 | grep -qE "^ events"'
 
+tm new-session -d -s e -x 80 -y 24 "env -u NO_COLOR '$kb' '$fx/kbh' 2> '$tmp/e.err'; echo \"kbtui exited: \$?\"; sleep 30" 2> /dev/null
+wait_for e "kbtui .*runs" > /dev/null
+keys e / z a i - c l a u d e Enter
+wait_for e "run 1/1 " > /dev/null
+keys e Enter
+t "at 80 columns the whole list still shows, on three rows" \
+	'wait_for e "kbtui replay" "^  peak_fraction: result\.json 0\.4391, runs\.jsonl null" "^  (≠|!=) files disagree: correct: result\.json true, runs\.jsonl false;" && line 5 | grep -qE "^ events"'
+
 # ---- ASCII: the marker is != ----------------------------------------------------------
 start a LC_ALL=C LANG=C "$kb" "$fx/kbh"
 t "ASCII: the browser opens" 'wait_for a "kbtui .*runs"'

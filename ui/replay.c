@@ -149,16 +149,18 @@ static char *replay_banner(const struct replay *rp)
 	return b;
 }
 
-/* Where a banner wider than the screen breaks onto its second row: after
- * the last "; " or "  " that fits, else where the first row ends. */
-static size_t replay_banner_break(const char *b)
+/* Where a banner row of width w breaks: after the last "; " or "  " that
+ * fits, else at the end (the row is then cut). */
+static size_t replay_banner_break(const char *b, int w)
 {
 	size_t cut = 0, n = strlen(b);
+	if ((int)draw_width(b) <= w)
+		return n;
 	for (size_t i = 1; i + 1 < n; i++) {
 		if (!((b[i] == ';' && b[i + 1] == ' ') || (b[i] == ' ' && b[i + 1] == ' ')))
 			continue;
 		char *head = xstrndup(b, i + 1);
-		int fits = (int)draw_width(head) <= COLS;
+		int fits = (int)draw_width(head) <= w;
 		free(head);
 		if (!fits)
 			break;
@@ -167,14 +169,41 @@ static size_t replay_banner_break(const char *b)
 	return cut ? cut : n;
 }
 
-/* Rows the banner takes: 0, 1, or 2 when the list of disagreements
- * needs them (the whole list is what a reader must be able to see). */
+#define REPLAY_BANNER_ROWS 3
+/* The banner's rows (owned, NULL-terminated): a list of disagreements
+ * wider than the screen goes on, indented, on the next rows (up to
+ * REPLAY_BANNER_ROWS), broken between items: the whole list is what a
+ * reader must be able to see. */
+static char **replay_banner_split(const char *b)
+{
+	char **rows = xcalloc(REPLAY_BANNER_ROWS + 1, sizeof *rows);
+	for (int r = 0; b && *b && r < REPLAY_BANNER_ROWS; r++) {
+		size_t k = replay_banner_break(b, r ? COLS - 2 : COLS);
+		rows[r] = r ? xasprintf("  %.*s", (int)k, b) : xstrndup(b, k);
+		b += k;
+		while (*b == ' ')
+			b++;
+	}
+	return rows;
+}
+
+static void replay_banner_free(char **rows)
+{
+	for (int r = 0; rows && rows[r]; r++)
+		free(rows[r]);
+	free(rows);
+}
+
 static int replay_banner_rows(const struct replay *rp)
 {
 	char *b = replay_banner(rp);
-	int rows = !b ? 0 : (int)draw_width(b) <= COLS || replay_banner_break(b) == strlen(b) ? 1 : 2;
+	char **rows = replay_banner_split(b);
+	int n = 0;
+	while (rows[n])
+		n++;
+	replay_banner_free(rows);
 	free(b);
-	return rows;
+	return n;
 }
 
 static void replay_layout(struct replay *rp)
@@ -271,16 +300,10 @@ static void replay_draw_header(struct replay *rp)
 	free(fmt);
 	free(t);
 	char *banner = replay_banner(rp);
-	if (banner && rp->body_y > 2) {  /* two rows: broken between items */
-		size_t k = replay_banner_break(banner);
-		char *head = xstrndup(banner, k), *tail = xasprintf("  %s", banner + k + (banner[k] == ' '));
-		draw_bar(1, RL_BANNER, head, NULL);
-		draw_bar(2, RL_BANNER, tail, NULL);
-		free(head);
-		free(tail);
-	} else if (banner) {
-		draw_bar(1, RL_BANNER, banner, NULL);
-	}
+	char **rows = replay_banner_split(banner);
+	for (int r = 0; rows[r] && 1 + r < rp->body_y; r++)
+		draw_bar(1 + r, RL_BANNER, rows[r], NULL);
+	replay_banner_free(rows);
 	free(banner);
 }
 
