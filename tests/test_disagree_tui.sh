@@ -33,7 +33,7 @@ wait_for e "kbtui .*runs" > /dev/null
 keys e / z a i - c l a u d e Enter
 wait_for e "run 1/1 " > /dev/null
 keys e Enter
-t "at 80 columns the whole list still shows, on three rows" \
+t "at 80 columns the whole list still shows, on more rows" \
 	'wait_for e "kbtui replay" "^  peak_fraction: result\.json 0\.4391, runs\.jsonl null" "^  (≠|!=) files disagree: correct: result\.json true, runs\.jsonl false;" && line 5 | grep -qE "^ events"'
 
 # ---- ASCII: the marker is != ----------------------------------------------------------

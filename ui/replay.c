@@ -149,15 +149,16 @@ static char *replay_banner(const struct replay *rp)
 	return b;
 }
 
-/* Where a banner row of width w breaks: after the last "; " or "  " that
- * fits, else at the end (the row is then cut). */
+/* Where a banner row of width w breaks: after the last "; ", "  " or ", "
+ * that fits (between fields or files, never inside a value), else at the
+ * end (the row is then cut). */
 static size_t replay_banner_break(const char *b, int w)
 {
 	size_t cut = 0, n = strlen(b);
 	if ((int)draw_width(b) <= w)
 		return n;
 	for (size_t i = 1; i + 1 < n; i++) {
-		if (!((b[i] == ';' && b[i + 1] == ' ') || (b[i] == ' ' && b[i + 1] == ' ')))
+		if (b[i + 1] != ' ' || (b[i] != ';' && b[i] != ' ' && b[i] != ','))
 			continue;
 		char *head = xstrndup(b, i + 1);
 		int fits = (int)draw_width(head) <= w;
@@ -169,7 +170,7 @@ static size_t replay_banner_break(const char *b, int w)
 	return cut ? cut : n;
 }
 
-#define REPLAY_BANNER_ROWS 3
+#define REPLAY_BANNER_ROWS 4
 /* The banner's rows (owned, NULL-terminated): a list of disagreements
  * wider than the screen goes on, indented, on the next rows (up to
  * REPLAY_BANNER_ROWS), broken between items: the whole list is what a
