@@ -51,5 +51,10 @@ char *artifact_quote_text(const struct artifact *a, int start, int end);
 
 /* The artifact named name, NULL when absent or refused. */
 const struct artifact *artifacts_find(const struct artifacts *as, const char *name);
+/* The run directory's final copy of a file the agent wrote (tracked_path,
+ * any directory: its base name, solution.py or solution.cu), NULL when the
+ * run directory has none: what to show where the file's versions cannot
+ * be followed to the end (ftrack_file_doubt). */
+const struct artifact *artifacts_final(const struct artifacts *as, const char *tracked_path);
 
 #endif

@@ -4,6 +4,7 @@
 #include "dataset.h"
 #include "jsonx.h"
 #include "parser.h"
+#include "provenance.h"
 #include "textsafe.h"
 #include "util.h"
 
@@ -49,6 +50,34 @@ static int cmd_width(const struct dataset *ds, size_t off, const char *title, in
 	return w < cap ? w : cap;
 }
 
+/* A value as prov_value_text gives it, as JSON: true, false, a number, null. */
+static cJSON *cmd_prov_value(const char *v)
+{
+	if (!strcmp(v, "true") || !strcmp(v, "false"))
+		return cJSON_CreateBool(!strcmp(v, "true"));
+	if (!strcmp(v, "null"))
+		return cJSON_CreateNull();
+	return cJSON_CreateNumber(strtod(v, NULL));
+}
+
+/* Where the dataset's files disagree on the run's outcome: one object per
+ * pair, naming each file with what it says. */
+static void cmd_runs_disagreements(cJSON *o, const struct provenance *p)
+{
+	struct prov_diff d[64];
+	size_t n = prov_diffs(p, d, sizeof d / sizeof d[0]);
+	cJSON *arr = cJSON_AddArrayToObject(o, "disagreements");
+	for (size_t i = 0; i < n && i < sizeof d / sizeof d[0]; i++) {
+		cJSON *x = cJSON_CreateObject();
+		cJSON_AddStringToObject(x, "field", prov_field_name(d[i].field));
+		cJSON_AddStringToObject(x, "file_a", prov_source_name(d[i].a));
+		cJSON_AddItemToObject(x, "value_a", cmd_prov_value(d[i].va));
+		cJSON_AddStringToObject(x, "file_b", prov_source_name(d[i].b));
+		cJSON_AddItemToObject(x, "value_b", cmd_prov_value(d[i].vb));
+		cJSON_AddItemToArray(arr, x);
+	}
+}
+
 static void cmd_runs_json(FILE *out, const struct ds_run *d, const struct run *r)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -83,6 +112,7 @@ static void cmd_runs_json(FILE *out, const struct ds_run *d, const struct run *r
 		cJSON_AddNullToObject(o, "events");
 		cJSON_AddNullToObject(o, "tool_calls");
 	}
+	cmd_runs_disagreements(o, &d->prov);
 	s = cJSON_PrintUnformatted(o);
 	cmd_put_json(out, s);
 	cJSON_free(s);
@@ -110,8 +140,8 @@ int cmd_runs(const char *dir, int json, FILE *out, FILE *err)
 	cmd_report_ds(ds, err);
 	bad = ds->nerrors > 0;
 	if (!json)
-		fprintf(out, "%-*s %-*s %-*s %-*s %-3s %6s %-12s %6s %5s\n", idw, "RUN_ID", hw, "HARNESS", mw, "MODEL",
-		        pw, "PROBLEM", "OK", "PEAK", "VERDICT", "EVENTS", "TOOLS");
+		fprintf(out, "%-*s %-*s %-*s %-*s %-3s %6s %-12s %6s %5s %s\n", idw, "RUN_ID", hw, "HARNESS", mw, "MODEL",
+		        pw, "PROBLEM", "OK", "PEAK", "VERDICT", "EVENTS", "TOOLS", "DISAGREE");
 	for (size_t i = 0; i < ds->nruns; i++) {
 		struct ds_run *d = &ds->runs[i];
 		struct run *r = d->transcript ? dataset_load(ds, i) : NULL;
@@ -138,9 +168,15 @@ int cmd_runs(const char *dir, int json, FILE *out, FILE *err)
 			fprintf(out, "%6s ", "-");
 		cmd_cell(out, d->verdict ? d->verdict : "-", 12);
 		if (r)
-			fprintf(out, "%6zu %5zu\n", r->nev, run_count(r, EV_TOOL_CALL));
+			fprintf(out, "%6zu %5zu ", r->nev, run_count(r, EV_TOOL_CALL));
 		else
-			fprintf(out, "%6s %5s\n", "-", d->held_out ? "held" : "-");
+			fprintf(out, "%6s %5s ", "-", d->held_out ? "held" : "-");
+		/* how many pairs of files disagree on the outcome (--json lists them) */
+		size_t nd = prov_diffs(&d->prov, NULL, 0);
+		if (nd)
+			fprintf(out, "!=%zu\n", nd);
+		else
+			fprintf(out, "-\n");
 		/* a listing of all runs need not keep every transcript in memory */
 		run_free(d->run);
 		d->run = NULL;
@@ -179,6 +215,9 @@ const struct cmd_entry cmd_runs_entry = {
 	.summary = "one row per run: id, model, problem, outcome, verdict, counts",
 	.help = "DIR: the dataset (default: the one the working directory is in, else\n"
 	        "$KBTUI_DATA, a fetched one, the bundled sample).\n"
-	        "  --json          one JSON object per run, one per line\n",
+	        "DISAGREE: how many pairs of the run's files (transcript, result.json,\n"
+	        "runs.jsonl, the leaderboards) state different outcomes (!=N), - none.\n"
+	        "  --json          one JSON object per run, one per line; its\n"
+	        "                  \"disagreements\" lists which file says what\n",
 	.exec = cmd_runs_exec,
 };

@@ -91,8 +91,10 @@ static void ds_set(char **dst, const char *v)
 		*dst = xstrdup(v);
 }
 
-/* Reads result.json of a run dir into meta (missing fields stay). */
-static void ds_read_result(struct dataset *ds, struct ds_run *r)
+/* Reads result.json of a run dir: what it says goes to the run's
+ * provenance; with merge (no index said it) into meta too (missing fields
+ * stay). */
+static void ds_read_result(struct dataset *ds, struct ds_run *r, int merge)
 {
 	char *path = util_path_join(r->dir, "result.json");
 	size_t len;
@@ -103,7 +105,11 @@ static void ds_read_result(struct dataset *ds, struct ds_run *r)
 		o = jx_parse(buf, len);
 		if (!o) {
 			ds_error(ds, path, 1, "result.json is not valid JSON");
+		} else if (!merge) {
+			prov_read_json(&r->prov.src[PROV_RESULT], o);
+			cJSON_Delete(o);
 		} else {
+			prov_read_json(&r->prov.src[PROV_RESULT], o);
 			ds_set(&r->meta.problem, jx_str(o, "problem"));
 			ds_set(&r->meta.harness, jx_str(o, "harness"));
 			ds_set(&r->meta.model, jx_str(o, "model"));
@@ -144,6 +150,7 @@ static int ds_load_index_line(struct dataset *ds, size_t *cap, const char *file,
 	r->meta.format = ds_dup(o, "format");
 	r->leaderboard = ds_dup(o, "leaderboard");
 	ds_meta_outcome(&r->meta, o);
+	prov_read_json(&r->prov.src[PROV_INDEX], o);
 	tr = jx_str(o, "transcript");
 	if (tr && !ds_safe_rel(tr))
 		ds_error(ds, file, lineno, "transcript path \"%s\" leaves the dataset; ignored", tr);
@@ -165,6 +172,8 @@ static int ds_load_index_line(struct dataset *ds, size_t *cap, const char *file,
 			r->dir = xstrndup(r->transcript, (size_t)(slash - r->transcript));
 		}
 	}
+	if (r->dir)
+		ds_read_result(ds, r, 0);
 	cJSON_Delete(o);
 	return 0;
 }
@@ -227,7 +236,7 @@ static void ds_scan_runs(struct dataset *ds, size_t *cap)
 			r->meta.run_id = names[i];
 			r->dir = dir;
 			r->transcript = dataset_find_transcript(dir);
-			ds_read_result(ds, r);
+			ds_read_result(ds, r, 1);
 		} else {
 			free(dir);
 			free(names[i]);
@@ -288,15 +297,27 @@ static cJSON *ds_read_json(struct dataset *ds, const char *name)
 	return o;
 }
 
+/* The leaderboards a dataset may have: KernelBench-Hard's and
+ * kernelbench.com's later v1 (same schema); a run only the second lists
+ * is named by its "leaderboard" as runs.jsonl names it. */
+static const struct ds_board {
+	const char *file, *name;
+	enum prov_source src;
+} ds_boards[] = {
+	{"leaderboard.json", "kernelbench-hard", PROV_LEADERBOARD},
+	{"leaderboard_v1.json", "kernelbench.com-v1", PROV_LEADERBOARD_V1},
+};
+
 /* Leaderboard cells whose run is not in the index are held-out runs: they
  * still belong on the grid, without a transcript. */
-static void ds_load_leaderboard(struct dataset *ds, size_t *cap)
+static void ds_load_leaderboard(struct dataset *ds, size_t *cap, const struct ds_board *bd)
 {
-	cJSON *lb = ds_read_json(ds, "leaderboard.json");
+	cJSON *lb = ds_read_json(ds, bd->file);
 	const cJSON *m, *cell;
 	if (!lb)
 		return;
-	ds->hardware = xstrdup(jx_pstr(lb, "hardware.name"));
+	if (!ds->hardware)
+		ds->hardware = xstrdup(jx_pstr(lb, "hardware.name"));
 	cJSON_ArrayForEach(m, jx_get(lb, "models")) {
 		cJSON_ArrayForEach(cell, jx_get(m, "results")) {
 			const char *id = jx_str(cell, "run_id");
@@ -306,6 +327,7 @@ static void ds_load_leaderboard(struct dataset *ds, size_t *cap)
 			long at = dataset_find(ds, id);
 			if (at >= 0) {
 				ds_set(&ds->runs[at].meta.label, jx_str(m, "label"));
+				prov_read_json(&ds->runs[at].prov.src[bd->src], cell);
 				continue;
 			}
 			r = ds_add(ds, cap);
@@ -316,8 +338,9 @@ static void ds_load_leaderboard(struct dataset *ds, size_t *cap)
 			r->meta.model = ds_dup(m, "model");
 			r->meta.effort = ds_dup(m, "effort");
 			r->meta.problem = cell->string ? xstrdup(cell->string) : NULL;
-			r->leaderboard = xstrdup("kernelbench-hard");
+			r->leaderboard = xstrdup(bd->name);
 			ds_meta_outcome(&r->meta, cell);
+			prov_read_json(&r->prov.src[bd->src], cell);
 		}
 	}
 	cJSON_Delete(lb);
@@ -407,7 +430,8 @@ static struct dataset *ds_open(const char *dir, int verdicts, char **err)
 	if (ds_load_index(ds, &cap, index) < 0)
 		ds_scan_runs(ds, &cap);
 	free(index);
-	ds_load_leaderboard(ds, &cap);
+	for (size_t b = 0; b < sizeof ds_boards / sizeof ds_boards[0]; b++)
+		ds_load_leaderboard(ds, &cap, &ds_boards[b]);
 	ds_load_baselines(ds);
 	if (verdicts)
 		ds_load_verdicts(ds);
@@ -510,6 +534,10 @@ struct run *dataset_load(struct dataset *ds, size_t i)
 	m->session_complete = r->meta.session_complete;
 	m->peak_fraction = r->meta.peak_fraction;
 	m->elapsed_seconds = r->meta.elapsed_seconds;
+	/* the transcript states one thing: whether it ends with the marker */
+	prov_set(&r->prov.src[PROV_TRANSCRIPT], PROV_COMPLETE, !r->run->incomplete);
+	r->run->prov = xmalloc(sizeof *r->run->prov);
+	*r->run->prov = r->prov;
 	return r->run;
 }
 

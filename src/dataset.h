@@ -3,6 +3,7 @@
  *
  *   runs.jsonl               index (when absent, runs/<id>/ are scanned)
  *   leaderboard.json         problems x models grid
+ *   leaderboard_v1.json      kernelbench.com's later grid (same schema)
  *   problem_baselines.json   eager / compiled / SOTA per problem
  *   runs/<id>/{transcript.jsonl|codex_session.jsonl, solution.py,
  *              result.json, check.log, benchmark.log, final.txt}
@@ -15,6 +16,7 @@
 #include <stddef.h>
 #include <cjson/cJSON.h>
 #include "run.h"
+#include "provenance.h"
 
 struct ds_run {
 	struct run_meta meta;     /* from runs.jsonl / result.json */
@@ -26,6 +28,9 @@ struct ds_run {
 	int held_out;             /* listed by the leaderboard, no transcript here */
 	struct run *run;          /* parsed transcript, loaded lazily (owned) */
 	char *load_error;         /* why the transcript did not load (owned) */
+	/* the outcome as each file says it (meta above is their merge); the
+	 * transcript's part is known once it has loaded */
+	struct provenance prov;
 };
 
 struct ds_baseline {          /* one variant of problem_baselines.json */

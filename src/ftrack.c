@@ -23,12 +23,19 @@ struct fver {               /* file content after event ev (t NULL: deleted) */
 	struct ftext *t;
 };
 
+struct fdoubt {             /* at event ev, what became of the file's known content */
+	size_t ev;
+	enum ftrack_doubt why;  /* FTRACK_SURE: a whole write, known again */
+};
+
 struct ftrack_file {
 	char *path;
 	struct ftext *cur;
 	struct fver *hist;
 	size_t nh, caph;
 	int written;            /* had content once: listed by ftrack_nfiles */
+	struct fdoubt *doubts;  /* in event order */
+	size_t nd, capd;
 };
 
 struct fpart {              /* one diff_unified(path, a, b) */
@@ -115,6 +122,7 @@ void ftrack_free(struct ftrack *t)
 		for (size_t k = 0; k < f->nh; k++)
 			ftext_unref(f->hist[k].t);
 		free(f->hist);
+		free(f->doubts);
 	}
 	for (size_t i = 0; i < t->nevs; i++)
 		fev_clear(&t->evs[i]);
@@ -192,6 +200,38 @@ static struct ftext *ftrack_put(struct ftrack *t, const char *path, struct ftext
 	if (f->written)
 		ftrack_history(t, f);
 	return f->cur;
+}
+
+/* Records what the event being recorded did to path's known content
+ * (nothing outside an event: there is no step to say it from). */
+static void ftrack_doubt(struct ftrack *t, const char *path, enum ftrack_doubt why)
+{
+	struct ftrack_file *f = ftrack_find(t, path);
+	if (!f || t->ev == FTRACK_NO_EV)
+		return;
+	if (why == FTRACK_SURE && (!f->nd || f->doubts[f->nd - 1].why == FTRACK_SURE))
+		return;  /* nothing to be sure again of */
+	if (f->nd == f->capd) {
+		f->capd = f->capd ? f->capd * 2 : 4;
+		f->doubts = xrealloc(f->doubts, f->capd * sizeof *f->doubts);
+	}
+	f->doubts[f->nd].ev = t->ev;
+	f->doubts[f->nd].why = why;
+	f->nd++;
+}
+
+/* The renderer's cut: "... (N more chars)", N digits. */
+int ftrack_is_cut(const char *s)
+{
+	const char *p = s;
+	while (s && (p = strstr(p, "... ("))) {
+		const char *q = p += 5;
+		while (*q >= '0' && *q <= '9')
+			q++;
+		if (q > p && util_starts_with(q, " more chars)"))
+			return 1;
+	}
+	return 0;
 }
 
 static struct fev *ftrack_fev(const struct ftrack *t, size_t ev)
@@ -310,6 +350,8 @@ char *ftrack_write(struct ftrack *t, const char *path, const char *content)
 	struct ftext *now = ftrack_put(t, path, ftext_take(xstrdup(content ? content : "")));
 	char *d = ftrack_part(t, path, old, now);
 	ftext_unref(old);
+	/* a whole file written is known again, unless the renderer cut it */
+	ftrack_doubt(t, path, ftrack_is_cut(content) ? FTRACK_CUT : FTRACK_SURE);
 	return d;
 }
 
@@ -340,17 +382,24 @@ char *ftrack_edit(struct ftrack *t, const char *path, const char *old_s,
 
 	old_s = old_s ? old_s : "";
 	new_s = new_s ? new_s : "";
+	int cut = ftrack_is_cut(old_s) || ftrack_is_cut(new_s);
 	if (cur && (next = ftrack_replace(cur->s, old_s, new_s, replace_all))) {
 		char *d;
 		ftext_ref(cur);
 		d = ftrack_part(t, path, cur, ftrack_put(t, path, ftext_take(next)));
 		ftext_unref(cur);
+		if (cut)
+			ftrack_doubt(t, path, FTRACK_CUT);
 		return d;
 	}
 	if (!cur && !*old_s) {
 		/* creating a file through an edit with empty old text */
 		return ftrack_write(t, path, new_s);
 	}
+	/* known content the edit's old text is not in: the edit failed in the
+	 * run, or what is known of the file is wrong (run_file_doubt tells) */
+	if (cur)
+		ftrack_doubt(t, path, cut ? FTRACK_CUT : FTRACK_EDIT_MISSED);
 	return ftrack_part_text(t, path, old_s, new_s);
 }
 
@@ -398,6 +447,15 @@ static int ftrack_apply_chunk(char **cur, struct patch_chunk *c)
 	free(*cur);
 	*cur = next;
 	return 1;
+}
+
+/* Whether the renderer cut a patch section lines[from..to). */
+static int ftrack_lines_cut(char **lines, size_t from, size_t to)
+{
+	for (size_t i = from; i < to; i++)
+		if (ftrack_is_cut(lines[i]))
+			return 1;
+	return 0;
 }
 
 /* One "*** Update File" section: lines[from..to). */
@@ -448,7 +506,12 @@ static char *ftrack_patch_update(struct ftrack *t, const char *path, const char 
 			ftrack_put(t, path, NULL);
 		now = ftrack_put(t, dest, ftext_take(cur));
 		d = ftrack_part(t, dest, known, now);
+		if (ftrack_lines_cut(lines, from, to))
+			ftrack_doubt(t, dest, FTRACK_CUT);
 	} else {
+		/* a known file the patch does not apply to: see ftrack_edit */
+		if (known)
+			ftrack_doubt(t, path, FTRACK_PATCH_MISSED);
 		/* unknown base: show the patch's own lines as the change */
 		struct ftext *a = ftext_take(sbuf_detach(&frag_old));
 		struct ftext *b = ftext_take(sbuf_detach(&frag_new));
@@ -477,7 +540,10 @@ static char *ftrack_patch_add(struct ftrack *t, const char *path, char **lines,
 		sbuf_addc(&b, '\n');
 	}
 	/* Add File creates: a reader wants the full new content as additions */
-	return ftrack_part(t, path, NULL, ftrack_put(t, path, ftext_take(sbuf_detach(&b))));
+	int cut = ftrack_lines_cut(lines, from, to);  /* the marker line has no '+' */
+	char *d = ftrack_part(t, path, NULL, ftrack_put(t, path, ftext_take(sbuf_detach(&b))));
+	ftrack_doubt(t, path, cut ? FTRACK_CUT : FTRACK_SURE);
+	return d;
 }
 
 static char *ftrack_patch_delete(struct ftrack *t, const char *path)
@@ -651,4 +717,47 @@ const char *ftrack_file_version(const struct ftrack *t, size_t f, size_t k, long
 	if (ev)
 		*ev = h->ev == FTRACK_NO_EV ? -1 : (long)h->ev;
 	return ftext_str(h->t);
+}
+
+const char *ftrack_doubt_text(enum ftrack_doubt why)
+{
+	switch (why) {
+	case FTRACK_CUT:
+		return "write was cut";
+	case FTRACK_EDIT_MISSED:
+		return "edit did not apply";
+	case FTRACK_PATCH_MISSED:
+		return "patch did not apply";
+	default:
+		return "";
+	}
+}
+
+enum ftrack_doubt ftrack_file_doubt(const struct ftrack *t, size_t f, size_t ev, ftrack_failed_fn failed,
+                                    const void *arg, long *since)
+{
+	enum ftrack_doubt state = FTRACK_SURE;
+	if (since)
+		*since = -1;
+	if (f >= ftrack_nfiles(t))
+		return FTRACK_SURE;
+	const struct ftrack_file *x = &t->v[t->order[f]];
+	for (size_t k = 0; k < x->nd && x->doubts[k].ev <= ev; k++) {
+		const struct fdoubt *d = &x->doubts[k];
+		if (d->why == FTRACK_SURE) {
+			state = FTRACK_SURE;
+			if (since)
+				*since = -1;
+			continue;
+		}
+		/* a change that failed in the run left the file as it was: known */
+		if (d->why != FTRACK_CUT && failed && failed(arg, d->ev))
+			continue;
+		if (state == FTRACK_SURE) {
+			state = d->why;
+			if (since)
+				*since = (long)d->ev;
+		}
+	}
+	return state;
 }

@@ -64,4 +64,21 @@ const char *ftrack_file_at(const struct ftrack *t, size_t f, size_t ev, long *ch
 size_t ftrack_file_nversions(const struct ftrack *t, size_t f);
 const char *ftrack_file_version(const struct ftrack *t, size_t f, size_t k, long *ev);
 
+/* Where a file's content can no longer be followed: a write or edit the
+ * renderer cut ("... (N more chars)"), an edit or patch whose old text is
+ * not in what is known of the file. A whole write makes it known again. */
+enum ftrack_doubt { FTRACK_SURE, FTRACK_CUT, FTRACK_EDIT_MISSED, FTRACK_PATCH_MISSED };
+/* Whether event ev's change failed in the run itself (its result is an
+ * error), so that its not applying is what happened, not a doubt. */
+typedef int (*ftrack_failed_fn)(const void *arg, size_t ev);
+/* Whether file f as it stands after event ev is in doubt, and why (the
+ * first reason since it was last known); *since (may be NULL) gets the
+ * event from which on, -1 when sure. failed may be NULL: no change failed. */
+enum ftrack_doubt ftrack_file_doubt(const struct ftrack *t, size_t f, size_t ev, ftrack_failed_fn failed,
+                                    const void *arg, long *since);
+/* "patch did not apply", "write was cut", ... ("" for FTRACK_SURE). */
+const char *ftrack_doubt_text(enum ftrack_doubt why);
+/* Whether s holds the renderer's cut marker "... (N more chars)". */
+int ftrack_is_cut(const char *s);
+
 #endif

@@ -78,6 +78,7 @@ void run_free(struct run *r)
 	ftrack_free(r->files);
 	run_linker_free(r->linker);
 	run_meta_free(&r->meta);
+	free(r->prov);
 	free(r);
 }
 
@@ -365,4 +366,22 @@ struct ftrack *run_files(struct run *r)
 	if (!r->files)
 		r->files = ftrack_new();
 	return r->files;
+}
+
+/* Whether call ev's result says it failed. */
+static int run_call_failed(const void *arg, size_t ev)
+{
+	const struct run *r = arg;
+	if (ev >= r->nev || r->ev[ev].link < 0 || (size_t)r->ev[ev].link >= r->nev)
+		return 0;
+	return r->ev[r->ev[ev].link].is_error;
+}
+
+int run_file_doubt(const struct run *r, size_t f, size_t ev, long *since)
+{
+	if (since)
+		*since = -1;
+	if (!r->files)
+		return FTRACK_SURE;
+	return (int)ftrack_file_doubt(r->files, f, ev, run_call_failed, r, since);
 }

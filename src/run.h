@@ -8,6 +8,7 @@
 
 struct ftrack;
 struct run_linker;
+struct provenance;
 
 enum ev_kind {
 	EV_SYSTEM,
@@ -76,6 +77,8 @@ struct run {
 	char *source;             /* owned: transcript path, for messages */
 	struct ftrack *files;     /* owned: file versions written (run_files), or NULL */
 	struct run_linker *linker; /* owned: run_link's pairing state, or NULL */
+	struct provenance *prov;  /* owned: the outcome as each dataset file says it
+	                           * (dataset_load sets it), NULL otherwise */
 };
 
 struct run *run_new(void);
@@ -115,6 +118,11 @@ const char *run_event_diff(const struct run *r, size_t i);
 /* The run's file versions, created on first use (see ftrack.h for what a
  * caller can ask of them: files written, content at a step). */
 struct ftrack *run_files(struct run *r);
+/* Whether file f of run_files as it stands after event ev cannot be
+ * followed (an enum ftrack_doubt; 0: it can), *since (may be NULL) the
+ * event from which on. An edit or patch that did not apply is no doubt
+ * when its result says it failed: the file stayed as it was. */
+int run_file_doubt(const struct run *r, size_t f, size_t ev, long *since);
 
 /* Counts for summaries. */
 size_t run_count(const struct run *r, enum ev_kind k);

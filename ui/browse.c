@@ -60,6 +60,11 @@ static char *browse_cell_ok(const struct dataset *ds, size_t i, int *role)
 		return xstrdup(theme_glyph()->unknown);
 	}
 	*role = m->correct ? RL_OK : RL_FAIL;
+	/* the files disagree on this run's outcome: the replay's banner says how */
+	if (prov_diffs(&ds->runs[i].prov, NULL, 0)) {
+		*role = RL_WARN;
+		return xasprintf("%s%s", m->correct ? theme_glyph()->ok : theme_glyph()->fail, theme_glyph()->differ);
+	}
 	return xstrdup(m->correct ? theme_glyph()->ok : theme_glyph()->fail);
 }
 
@@ -118,7 +123,7 @@ static char *browse_cell_flags(const struct dataset *ds, size_t i, int *role)
 static const struct browse_col browse_cols[] = {
 	{ "MODEL", 10, 60, browse_cell_model, 1 },  /* 34 unless there is room: browse_col_width */
 	{ "PROBLEM", 8, 28, browse_cell_problem, 0 },
-	{ "OK", 2, 2, browse_cell_ok, 0 },
+	{ "OK", 2, 3, browse_cell_ok, 0 },  /* 3: "x!=", files disagree (ASCII) */
 	{ "  PEAK", 6, 6, browse_cell_peak, 0 },
 	{ "VERDICT", 7, 16, browse_cell_verdict, 0 },
 	{ "FLAGS", 5, 5, browse_cell_flags, 0 },

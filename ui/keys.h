@@ -59,6 +59,7 @@ enum { V_BROWSE = 1, V_REPLAY = 2, V_COMPARE = 4, V_ALL = 7 };
 	X(ITEM_NEXT,    'o',        0,         "o",           V_REPLAY, "In the artifact or lineage pane: the next file") \
 	X(ITEM_PREV,    'O',        0,         "O",           V_REPLAY, "In the artifact or lineage pane: the previous file") \
 	X(LINEAGE_DIFF, 'D',        0,         "D",           V_REPLAY, "Lineage pane: mark the selected event; at other events the pane shows the diff of the file from the marked version (D again clears the mark)") \
+	X(LINEAGE_FINAL, 'W',       0,         "W",           V_REPLAY, "Lineage pane: the run directory's final copy of the file (solution.py), or back to the version the transcript's changes make; for where the pane says the file cannot be followed") \
 	X(BEST,         'w',        0,         "w",           V_REPLAY, "Go to the event with the run's best peak_fraction") \
 	X(QUOTE,        'Q',        0,         "Q",           V_REPLAY, "In the artifact pane: mark the cursor line for a quote (j/k extend the range); Q again asks for a label and adds the lines verbatim to the run's annotation (Esc cancels)") \
 	X(ZOOM,         'z',        0,         "z",           V_REPLAY, "Zoom the focused pane to the whole screen, or back") \

@@ -104,6 +104,8 @@ void pane_artifact_label(struct pane *p, struct pane_ctx *cx, const char *label)
  * w (go to the event with the best peak_fraction), whatever has the focus. */
 void pane_lineage_mark(struct pane *p, struct pane_ctx *cx);
 void pane_lineage_best(struct pane_ctx *cx);
+/* W: the run directory's final copy of the file, or back to the tracked one. */
+void pane_lineage_final(struct pane *p, struct pane_ctx *cx);
 
 /* The event list's rows: how many, the event of row r (clamped to the
  * last), and the row of event ev: its own, else the first shown after it

@@ -3,6 +3,9 @@
  * with its line count and the event that last changed it. D marks the
  * current event; moving elsewhere then shows the unified diff from the
  * marked version to the current one. w jumps to the best peak_fraction.
+ * Where the file's content can no longer be followed (a cut write, a patch
+ * that did not apply) the pane says so from that event on, and W shows the
+ * run directory's final file instead.
  * The versions come from the run's file tracker (src/ftrack.h). */
 #include "config.h"
 
@@ -10,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "artifact.h"
 #include "diff.h"
 #include "draw.h"
 #include "ftrack.h"
@@ -22,6 +26,8 @@
 struct pane_lineage {
 	size_t file;                /* index into the run's written files */
 	long mark;                  /* marked event for D, -1: none */
+	int final;                  /* W: the run directory's final file is shown */
+	struct artifacts *as;       /* the run directory's files, read on first need (owned) */
 };
 
 static struct pane_lineage *pl_of(struct pane *p)
@@ -39,6 +45,9 @@ static void pane_lineage_init(struct pane *p, struct pane_ctx *cx)
 
 static void pane_lineage_free(struct pane *p)
 {
+	struct pane_lineage *l = p->state;
+	if (l)
+		artifacts_free(l->as);
 	free(p->state);
 	p->state = NULL;
 }
@@ -51,6 +60,20 @@ static const char *pane_lineage_short(const struct run *run, const char *path)
 	if (n && strncmp(path, cwd, n) == 0 && path[n] == '/')
 		return path + n + 1;
 	return path;
+}
+
+/* The run directory's final copy of the file shown, NULL when none. */
+static const struct artifact *pane_lineage_final_file(struct pane_lineage *l, const struct run *run,
+                                                      const char *path)
+{
+	if (!l->as) {
+		const char *src = run->source;
+		const char *slash = src ? strrchr(src, '/') : NULL;
+		char *dir = src ? (slash ? xstrndup(src, (size_t)(slash - src)) : xstrdup(".")) : NULL;
+		l->as = artifacts_load(dir, NULL, NULL);
+		free(dir);
+	}
+	return artifacts_final(l->as, path);
 }
 
 static size_t pane_lineage_count(const char *text)
@@ -78,6 +101,22 @@ static void pane_lineage_build(struct pane *p, struct pane_ctx *cx, int width)
 		l->file = 0;
 	const char *path = ftrack_file_path(ft, l->file);
 	const char *text = ftrack_file_at(ft, l->file, cx->sel, &changed);
+	long since;
+	int doubt = run_file_doubt(cx->run, l->file, cx->sel, &since);
+	const struct artifact *fin = doubt || l->final ? pane_lineage_final_file(l, cx->run, path) : NULL;
+	if (l->final && fin) {
+		size_t nl = pane_lineage_count(fin->text);
+		tlines_head(L, RL_PANE, width, "the final %s from the run directory, %zu line%s (W: the tracked version)",
+		            fin->name, nl, nl == 1 ? "" : "s");
+		tlines_text(L, fin->text, RL_NORMAL, width, 0, 0);
+		return;
+	}
+	if (doubt) {  /* never silently wrong: what follows is what could be followed */
+		tlines_head(L, RL_WARN, width, "from event %ld on this file cannot be followed: %s", since + 1,
+		            ftrack_doubt_text((enum ftrack_doubt)doubt));
+		tlines_head(L, RL_WARN, width, "%s", fin ? "W shows the final file from the run directory"
+		                                         : "the run directory has no final copy of it");
+	}
 	if (l->mark >= 0 && (size_t)l->mark != cx->sel) {
 		const char *old = ftrack_file_at(ft, l->file, (size_t)l->mark, NULL);
 		char *d = diff_unified(pane_lineage_short(cx->run, path), old, text, 3);
@@ -154,6 +193,25 @@ void pane_lineage_mark(struct pane *p, struct pane_ctx *cx)
 		                               cx->sel + 1));
 	}
 	pane_invalidate(p);
+}
+
+void pane_lineage_final(struct pane *p, struct pane_ctx *cx)
+{
+	struct pane_lineage *l = pl_of(p);
+	const struct ftrack *ft = cx->run->files;
+	size_t nf = ftrack_nfiles(ft);
+	if (!l)
+		return;
+	const char *path = nf ? ftrack_file_path(ft, l->file < nf ? l->file : 0) : NULL;
+	if (!l->final && !pane_lineage_final_file(l, cx->run, path)) {
+		pane_lineage_say(cx, xstrdup("no final copy of this file in the run directory"));
+		return;
+	}
+	l->final = !l->final;
+	pane_lineage_say(cx, xstrdup(l->final ? "lineage: the run directory's final file (W: back)"
+	                                      : "lineage: the file as the transcript's changes make it"));
+	pane_invalidate(p);
+	p->top = 0;
 }
 
 void pane_lineage_best(struct pane_ctx *cx)

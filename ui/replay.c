@@ -19,6 +19,7 @@
 #include "keys.h"
 #include "mouse.h"
 #include "noise.h"
+#include "provenance.h"
 #include "reeval_view.h"
 #include "replay.h"
 #include "run.h"
@@ -138,9 +139,81 @@ void replay_free(struct replay *rp)
 
 /* ---- layout and drawing ----------------------------------------------------- */
 
+/* The banner under the header (owned), NULL when none: a transcript
+ * without its completion marker, dataset files that disagree on the
+ * outcome; the short words where the long ones do not fit. */
+static char *replay_banner(const struct replay *rp)
+{
+	const struct run *run = rp->cx.run;
+	char *b = prov_banner(run->prov, run->incomplete, 0, theme_glyph()->differ);
+	if (b && (int)draw_width(b) > COLS) {
+		free(b);
+		b = prov_banner(run->prov, run->incomplete, 1, theme_glyph()->differ);
+	}
+	return b;
+}
+
+/* Where a banner row of width w breaks: after the last "; ", "  " or ", "
+ * that fits (between fields or files, never inside a value), else at the
+ * end (the row is then cut). */
+static size_t replay_banner_break(const char *b, int w)
+{
+	size_t cut = 0, n = strlen(b);
+	if ((int)draw_width(b) <= w)
+		return n;
+	for (size_t i = 1; i + 1 < n; i++) {
+		if (b[i + 1] != ' ' || (b[i] != ';' && b[i] != ' ' && b[i] != ','))
+			continue;
+		char *head = xstrndup(b, i + 1);
+		int fits = (int)draw_width(head) <= w;
+		free(head);
+		if (!fits)
+			break;
+		cut = i + 1;
+	}
+	return cut ? cut : n;
+}
+
+#define REPLAY_BANNER_ROWS 4
+/* The banner's rows (owned, NULL-terminated): a list of disagreements
+ * wider than the screen goes on, indented, on the next rows (up to
+ * REPLAY_BANNER_ROWS), broken between items: the whole list is what a
+ * reader must be able to see. */
+static char **replay_banner_split(const char *b)
+{
+	char **rows = xcalloc(REPLAY_BANNER_ROWS + 1, sizeof *rows);
+	for (int r = 0; b && *b && r < REPLAY_BANNER_ROWS; r++) {
+		size_t k = replay_banner_break(b, r ? COLS - 2 : COLS);
+		rows[r] = r ? xasprintf("  %.*s", (int)k, b) : xstrndup(b, k);
+		b += k;
+		while (*b == ' ')
+			b++;
+	}
+	return rows;
+}
+
+static void replay_banner_free(char **rows)
+{
+	for (int r = 0; rows && rows[r]; r++)
+		free(rows[r]);
+	free(rows);
+}
+
+static int replay_banner_rows(const struct replay *rp)
+{
+	char *b = replay_banner(rp);
+	char **rows = replay_banner_split(b);
+	int n = 0;
+	while (rows[n])
+		n++;
+	replay_banner_free(rows);
+	free(b);
+	return n;
+}
+
 static void replay_layout(struct replay *rp)
 {
-	rp->body_y = rp->cx.run->incomplete ? 2 : 1;
+	rp->body_y = 1 + replay_banner_rows(rp);
 	rp->cx.body_h = LINES - rp->body_y - 1;
 	if (rp->cx.body_h < 2)
 		rp->cx.body_h = 2;
@@ -169,15 +242,18 @@ static void replay_layout(struct replay *rp)
 
 /* The run's outcome as its result has it, and its wall time: "correct
  * 0.4589  45:00" (the dataset's transcripts keep no timestamps); "" unknown. */
-static void replay_outcome(const struct run_meta *m, char *buf, size_t n)
+static void replay_outcome(const struct run *run, char *buf, size_t n)
 {
+	const struct run_meta *m = &run->meta;
+	/* the dataset's files disagree: marked beside the word the banner contradicts */
+	const char *mark = run->prov && prov_diffs(run->prov, NULL, 0) ? theme_glyph()->differ : "";
 	char peak[24] = "", el[24] = "";
 	if (m->peak_fraction >= 0)
 		snprintf(peak, sizeof peak, " %.4f", m->peak_fraction);
 	if (m->elapsed_seconds >= 0)
 		draw_duration(el, sizeof el, m->elapsed_seconds);
-	snprintf(buf, n, "%s%s%s%s", !m->has_result ? "" : m->correct ? "correct" : m->has_solution ? "failed" : "no solution",
-	         m->has_result ? peak : "", m->has_result && *el ? "  " : "", el);
+	snprintf(buf, n, "%s%s%s%s%s%s", !m->has_result ? "" : m->correct ? "correct" : m->has_solution ? "failed" : "no solution",
+	         m->has_result ? peak : "", *mark ? " " : "", mark, (m->has_result || *mark) && *el ? "  " : "", el);
 }
 
 /* Whether the header's run statistics are to be made again: the run grew
@@ -201,7 +277,7 @@ static void replay_draw_header(struct replay *rp)
 	char *fmt = draw_safe(m->format);
 	char *verdict = rp->cx.tag ? tag_verdict_label(rp->cx.tag, rp->cx.ds_run) : NULL;
 	char outcome[64];
-	replay_outcome(m, outcome, sizeof outcome);
+	replay_outcome(rp->cx.run, outcome, sizeof outcome);
 	char *right = xasprintf("%s%s%s  %s  %s%s%s ", verdict ? verdict : "", verdict ? "  " : "", model, prob, fmt,
 	                        *outcome ? "  " : "", outcome);
 	free(verdict);
@@ -228,13 +304,12 @@ static void replay_draw_header(struct replay *rp)
 	free(prob);
 	free(fmt);
 	free(t);
-	if (rp->cx.run->incomplete) {
-		const char *full = " INCOMPLETE RUN: the transcript ends without the harness's completion marker "
-		                   "(cut off, crashed, or still being written)";
-		/* the short one fits 80 columns */
-		draw_bar(1, RL_BANNER, (int)strlen(full) <= COLS ? full
-		         : " INCOMPLETE RUN: no completion marker (cut off, crashed or still being written)", NULL);
-	}
+	char *banner = replay_banner(rp);
+	char **rows = replay_banner_split(banner);
+	for (int r = 0; rows[r] && 1 + r < rp->body_y; r++)
+		draw_bar(1 + r, RL_BANNER, rows[r], NULL);
+	replay_banner_free(rows);
+	free(banner);
 }
 
 /* Seconds since the first timestamp at event i, -1 when unknown. */
@@ -326,8 +401,8 @@ static void replay_draw_status(struct replay *rp)
 		sbuf_addf(&b, " cache %s%s", ap, cache);
 	sbuf_addf(&b, "  turn %zu/%zu  tool calls %zu", n ? rp->tally.turns[i] : 0, n ? rp->tally.turns[n - 1] : 0,
 	          n ? rp->tally.tools[i] : 0);
-	if (run->incomplete)
-		sbuf_adds(&b, "  INCOMPLETE");
+	if (run->incomplete)  /* not INCOMPLETE when result.json says the session completed */
+		sbuf_adds(&b, run->prov && prov_says_complete(run->prov) >= 0 ? "  no end marker" : "  INCOMPLETE");
 	if (run->malformed)
 		sbuf_addf(&b, "  %d malformed", run->malformed);
 	if (rp->cx.search) {
@@ -863,6 +938,7 @@ static unsigned replay_do(struct replay *rp, enum action a, long count)
 	case ACT_PANE_BACK: replay_side(rp, -1); break;
 	case ACT_LINEAGE_DIFF: pane_lineage_mark(pane_ready(&rp->panes[PANE_LINEAGE], &rp->cx), &rp->cx); break;
 	case ACT_BEST: pane_lineage_best(&rp->cx); break;
+	case ACT_LINEAGE_FINAL: pane_lineage_final(pane_ready(&rp->panes[PANE_LINEAGE], &rp->cx), &rp->cx); break;
 	case ACT_REEVAL: {
 		struct view *ov = reeval_view_new(&rp->v, &rp->cx);  /* over the side pane, a view of its own */
 		return ov ? view_push(&rp->v, ov) : 0;
@@ -911,7 +987,7 @@ static void replay_grew(struct replay *rp, size_t old_n, int tail, int was_incom
 		rp->cx.sel = n ? n - 1 : 0;
 	if (tail && n)
 		replay_goto(rp, n - 1);
-	if (run->incomplete != was_incomplete) {  /* the banner row comes or goes */
+	if (run->incomplete != was_incomplete) {  /* the banner row may come or go */
 		erase();
 		rp->v.dirty = D_ALL;
 	}

@@ -48,11 +48,12 @@ static const char *const theme_bar_ascii[9] = { " ", ".", ".", "_", "_", "=", "=
 static const struct theme_glyphs theme_glyphs_utf8 = {
 	.ok = "\u2713", .fail = "\u2717", .unknown = "\u00b7", .sep = "\u2502", .sub = "\u21b3",
 	.more = "\u2026", .none = "\u2205", .held = "\u25cc", .incomplete = "\u2026", .best = "\u2605",
-	.play = "\u25b6", .pause = "\u2016", .bar = theme_bar_utf8,
+	.play = "\u25b6", .pause = "\u2016", .differ = "\u2260", .bar = theme_bar_utf8,
 };
 static const struct theme_glyphs theme_glyphs_ascii = {
 	.ok = "+", .fail = "x", .unknown = ".", .sep = "|", .sub = ">", .more = "~", .none = "0",
-	.held = "h", .incomplete = "~", .best = "*", .play = ">", .pause = "=", .bar = theme_bar_ascii,
+	.held = "h", .incomplete = "~", .best = "*", .play = ">", .pause = "=", .differ = "!=",
+	.bar = theme_bar_ascii,
 };
 
 static int theme_has_colour;

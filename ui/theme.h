@@ -61,6 +61,7 @@ enum role {
 struct theme_glyphs {
 	const char *ok, *fail, *unknown, *sep, *sub, *more;
 	const char *none, *held, *incomplete, *best, *play, *pause;
+	const char *differ;        /* the dataset's files disagree on an outcome */
 	const char *const *bar;    /* 9 heights, empty to full, for plots */
 };
 

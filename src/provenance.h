@@ -1,0 +1,79 @@
+/* provenance.h: a run's outcome as each file of the dataset states it
+ * (the transcript, result.json, runs.jsonl, each leaderboard), kept apart
+ * so that where they disagree both values can be shown with the file that
+ * says each. The merged struct run_meta says one value; this says who. */
+#ifndef KB_PROVENANCE_H
+#define KB_PROVENANCE_H
+
+#include <stddef.h>
+#include <cjson/cJSON.h>
+
+enum prov_source {
+	PROV_TRANSCRIPT,          /* the completion marker, or its absence */
+	PROV_RESULT,              /* runs/<id>/result.json */
+	PROV_INDEX,               /* runs.jsonl */
+	PROV_LEADERBOARD,         /* leaderboard.json */
+	PROV_LEADERBOARD_V1,      /* leaderboard_v1.json */
+	PROV__COUNT
+};
+
+enum prov_field {
+	PROV_CORRECT,
+	PROV_PEAK,
+	PROV_COMPLETE,            /* session_complete */
+	PROV_SOLUTION,            /* has_solution */
+	PROV_FIELD__COUNT
+};
+
+/* What one file says; a field counts only when the file states it (a key
+ * present, even as null: "peak_fraction": null says "no peak"). */
+struct prov_values {
+	unsigned known;           /* bit (1 << enum prov_field) per field stated */
+	int correct, complete, has_solution;
+	double peak;              /* < 0: null */
+};
+
+struct provenance {
+	struct prov_values src[PROV__COUNT];
+};
+
+/* One disagreement: field, and the two files with what each says. */
+struct prov_diff {
+	enum prov_field field;
+	enum prov_source a, b;
+	char va[24], vb[24];      /* "true", "0.4391", "null" */
+};
+
+const char *prov_source_name(enum prov_source s);   /* "result.json" */
+const char *prov_field_name(enum prov_field f);     /* "peak_fraction" */
+
+/* Reads correct, peak_fraction, session_complete and has_solution from a
+ * result.json, a runs.jsonl line or a leaderboard cell (they share keys). */
+void prov_read_json(struct prov_values *v, const cJSON *o);
+void prov_set(struct prov_values *v, enum prov_field f, int value);
+/* The value f has in v as text, "" when v does not state it. */
+void prov_value_text(const struct prov_values *v, enum prov_field f, char *buf, size_t n);
+
+/* The disagreements, each pair of files stating different values of a
+ * field (peaks within 5e-5 agree: 0.032 is 0.0320), in field then source
+ * order, at most max written to out (may be NULL); returns how many there
+ * are in all. */
+size_t prov_diffs(const struct provenance *p, struct prov_diff *out, size_t max);
+/* "correct: result.json says true, runs.jsonl says false" (owned). */
+char *prov_diff_text(const struct prov_diff *d);
+/* All of them, one per line, NULL when none (owned). */
+char *prov_diffs_text(const struct provenance *p);
+/* Each field the files disagree on with what every file says, grouped:
+ * "correct: result.json true, runs.jsonl false; peak_fraction: ..." (owned),
+ * NULL when none. Fields in the skip mask (1 << field) are left out. */
+char *prov_summary(const struct provenance *p, unsigned skip);
+/* The first file (not the transcript) that says session_complete: true,
+ * or -1: what contradicts a transcript without its completion marker. */
+int prov_says_complete(const struct provenance *p);
+/* The replay's banner line: what is wrong with the run's outcome or its
+ * transcript's end, or NULL when nothing is (owned). incomplete: the
+ * transcript lacks its completion marker; narrow: the words that fit 80
+ * columns; mark: the glyph that flags a disagreement ("!=" in ASCII). */
+char *prov_banner(const struct provenance *p, int incomplete, int narrow, const char *mark);
+
+#endif
