@@ -266,7 +266,7 @@ void dataset_reread_run(struct dataset *ds, size_t i)
 		return;
 	if (!r->transcript)
 		r->transcript = dataset_find_transcript(r->dir);
-	ds_read_result(ds, r);
+	ds_read_result(ds, r, 1);  /* a sweep cell: result.json is what says its outcome */
 	run_free(r->run);
 	r->run = NULL;
 	free(r->load_error);

@@ -34,14 +34,6 @@ static int noise_in(const char *const *list, const char *s, size_t n)
 	return 0;
 }
 
-static int noise_has(const char *s, size_t n, const char *needle, size_t k)
-{
-	for (size_t i = 0; i + k <= n; i++)
-		if (!memcmp(s + i, needle, k))
-			return 1;
-	return 0;
-}
-
 /* Variables that may precede a read-only program: others (LD_PRELOAD,
  * GIT_EXTERNAL_DIFF, CUDA_INJECTION64_PATH ...) make it run code. */
 static const char *const noise_safe_vars[] = {
