@@ -123,6 +123,7 @@ static const struct browse_col browse_cols[] = {
  * is hidden; the run id shows only with at least BROWSE_ID_MIN. */
 #define BROWSE_MODEL_MIN 18
 #define BROWSE_ID_MIN 12
+#define BROWSE_DROP_FREE 2  /* ranks hidden before the model's name is cut below 34 */
 
 enum { SORT_PROBLEM, SORT_MODEL, SORT_PEAK, SORT__COUNT };
 static const char *const browse_sort_names[SORT__COUNT] = { "problem", "model", "peak_fraction" };
@@ -346,13 +347,15 @@ static void browse_widths(struct browse *b)
 }
 
 /* The columns shown at this terminal's width (bit c: column c): the less
- * telling ones are hidden first, while the model's name would get fewer
- * than BROWSE_MODEL_MIN columns. */
+ * telling ones are hidden first: the run id and the flags while the
+ * model's name would be cut below its usual 34 columns, the others only
+ * while it would get fewer than BROWSE_MODEL_MIN. */
 static unsigned browse_shown(const struct browse *b)
 {
 	unsigned shown = (1u << BROWSE_NCOLS) - 1;
+	int usual = b->width[0] < 34 ? b->width[0] : 34;
 	for (int rank = 1; rank <= BROWSE_DROPS; rank++) {
-		int need = 1 + BROWSE_MODEL_MIN + 2;
+		int need = 1 + (rank <= BROWSE_DROP_FREE ? usual : BROWSE_MODEL_MIN) + 2;
 		for (size_t c = 1; c < BROWSE_NCOLS; c++)
 			if (shown & 1u << c)
 				need += browse_cols[c].max ? b->width[c] + 2 : BROWSE_ID_MIN;

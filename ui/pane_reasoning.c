@@ -82,10 +82,10 @@ static void pane_reasoning_none(struct tlines *L, const struct pane_reasoning *r
 	long long tokens = 0;
 	for (size_t i = 0; i <= cx->sel && i < cx->run->nev; i++)
 		tokens += cx->run->ev[i].tok_reasoning > 0 ? cx->run->ev[i].tok_reasoning : 0;
-	if (r->n)
-		tlines_head(L, RL_DIM, width, "no reasoning recorded at or before event %zu (the first is at event %zu)",
-		            cx->sel + 1, r->ev[0] + 1);
-	else
+	if (r->n) {
+		tlines_head(L, RL_DIM, width, "no reasoning recorded at or before event %zu", cx->sel + 1);
+		tlines_head(L, RL_DIM, width, "(the first is at event %zu)", r->ev[0] + 1);
+	} else
 		tlines_head(L, RL_DIM, width, "no reasoning recorded in this transcript");
 	if (tokens > 0) {
 		tlines_push(L, "", 0, RL_NORMAL);
