@@ -46,7 +46,8 @@ keys f q
 t "q quits, nothing on stderr" 'wait_for f "kbtui exited: 0" && [ ! -s "$tmp/f.err" ]'
 
 # ---- reasoning with its text; Tab, z ---------------------------------------------
-start r "$kb" "$glm/transcript.jsonl"
+# TERM: a terminal whose mouse reports curses reads (the mouse tests below)
+start r TERM=xterm-256color "$kb" "$glm/transcript.jsonl"
 keys r 4 0 G
 t "glm event 40: the reasoning of event 37, its text" 'wait_for r "event 40/172" "│ reasoning  event 37 +block 4/22  1-[0-9]+/" "│ - Triton 3\.6\.0 is available"'
 keys r 2 0 G
@@ -63,6 +64,18 @@ keys r Tab z
 t "z zooms the focused pane (reasoning) to the whole body" 'wait_for r "^ reasoning  event 41 " && ! has "compiler output" && ! has "^ events "'
 keys r z
 t "z again: four panes" 'wait_for r "$top_heads" "$bottom_heads"'
+# the mouse (SGR reports, 1-based columns and rows): at 160x45 the list has
+# columns 1-53, the reasoning 55-106, the detail 108-160; the top panes
+# rows 3-23 (the banner of an incomplete run on row 2)
+click() { tm send-keys -t "$1" -l "$(printf '\033[<0;%d;%dM\033[<0;%d;%dm' "$2" "$3" "$2" "$3")"; }
+wheel() { b=64; [ "$2" = down ] && b=65; tm send-keys -t "$1" -l "$(printf '\033[<%d;%d;%dM' $b "$3" "$4")"; }
+keys r Tab Tab Tab Tab 4 0 G
+t "Tab from the reasoning pane through the others to the list: 40G selects again" 'wait_for r "event 40/172" "block 4/22  1-"'
+wheel r down 70 10
+t "the wheel over the reasoning pane scrolls it, not the list" 'wait_for r "block 4/22  4-[0-9]+/" "event 40/172"'
+click r 130 10
+keys r j
+t "a click gives the detail pane the focus: j scrolls it" 'wait_for r "event 40  tool_result +2-[0-9]+/47" "event 40/172"'
 keys r q
 wait_for r "kbtui exited: 0" > /dev/null
 

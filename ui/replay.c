@@ -456,7 +456,9 @@ static void replay_draw_status(struct replay *rp)
 		draw_bar(LINES - 1, RL_STATUS, b.s, keys);
 		free(keys);
 	} else {
-		draw_bar(LINES - 1, RL_STATUS, b.s, "Tab focus  = layout  v pane  / search  P play  h help  q back ");
+		/* four panes: = is the way back to v's one pane */
+		draw_bar(LINES - 1, RL_STATUS, b.s, rp->four ? "Tab focus  = layout  / search  P play  h help  q back "
+		                                             : "Tab focus  v pane  / search  P play  h help  q back ");
 	}
 	if (live_w && !rp->v.msg)
 		draw_put(LINES - 1, 1, live_w, rp->feed.said, RL_BANNER);
