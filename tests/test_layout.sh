@@ -115,4 +115,9 @@ start_at w 100 30 "$kb" "$glm"
 t "100 columns: the header keeps the problem too" 'wait_for c "kbtui exited" && wait_for w "event 1/172" && line 1 | grep -qE "zai-claude/glm-5\.1 \[2026-05-13\]  01_fp8_gemm.*failed"'
 keys w q
 
+# every session ended by q: nothing on stderr (a sanitizer's report included)
+for sn in r g o b c w; do wait_for $sn "kbtui exited: 0" > /dev/null; done
+quiet() { for sn in f r s g o b c w; do [ -f "$tmp/$sn.err" ] && [ ! -s "$tmp/$sn.err" ] || return 1; done; }
+t "the sessions left nothing on stderr" quiet
+
 echo "1..$n"; exit $fail
