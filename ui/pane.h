@@ -37,7 +37,7 @@ struct pane_host {
 struct pane_ctx {
 	struct run *run;                  /* borrowed */
 	size_t sel;                       /* the selected event */
-	int focus;                        /* 0: the event list has the focus, 1: the pane beside it */
+	int focus;                        /* 0: the event list has the focus, 1: the pane beside it (four panes: the replay's right) */
 	int body_h;                       /* rows of the body (a list not drawn yet scrolls by them) */
 	int side_w;                       /* columns of the pane beside the list */
 	/* the four-pane layout: a whole-run pane (compiler output, timing)

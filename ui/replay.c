@@ -1,5 +1,6 @@
 /* replay.c: one run replayed, as a view (ui/view.h): the event list beside
- * a pane (detail, compiler output, GPU timing, ...), the timeline in the
+ * a pane (detail, compiler output, GPU timing, ...) or, on a big terminal,
+ * beside four (reasoning, detail, compiler output, timing), the timeline in the
  * status bar, search, jumps, playback, a feed for a growing run. Keys, the
  * playback timer and the feed's polls (tui.c's loop) change state and set
  * dirty flags; the screen is redrawn once per pass from them. */

@@ -1,5 +1,6 @@
 /* replay.h: the replay of one run: the event list beside one of the other
- * panes (detail, compiler output, GPU timing), a status bar with the
+ * panes (detail, compiler output, GPU timing), or beside four of them at
+ * once on a big terminal, a status bar with the
  * timeline, search, jumps and playback. */
 #ifndef KB_REPLAY_H
 #define KB_REPLAY_H
