@@ -91,7 +91,8 @@ rm -f "$hold.check"
 # ---- kbtui eval --tui, the native loop: nvcc's error in the compiler pane ------------
 if command -v nvcc > /dev/null 2>&1 || [ -n "$KBTUI_NVCC" ]; then
 	printf '#include "interface.h"\n\nint broken(void) { return no_such_name; }\n' > "$tmp/bad.cu"
-	start c "$kb" eval --tui --problems "$KB_SRCDIR/problems" --problem 04 --arch sm_90a \
+	# the one-pane layout: the compiler pane by itself beside the list
+	start c KBTUI_LAYOUT=one "$kb" eval --tui --problems "$KB_SRCDIR/problems" --problem 04 --arch sm_90a \
 		--workdir "$tmp/wd-cu" "$tmp/bad.cu"
 	KB_WAIT=3000 wait_for c "ENDED: FAIL at compile" > /dev/null
 	t "nvcc's error shows in the compiler pane (there by itself) with file:line" \
@@ -193,7 +194,8 @@ if command -v nvcc > /dev/null 2>&1 || [ -n "$KBTUI_NVCC" ]; then
 {"type":"result","subtype":"success","is_error":false,"result":"Done.","session_id":"sess-c"}
 EOF2
 	echo '{"problem":"04_kahan_softmax"}' > "$cu/result.json"
-	start k XDG_CACHE_HOME="$tmp/cache" KBTUI_HARDWARE=H200 "$kb" "$cu"
+	# the one-pane layout: R paints over the one pane beside the list, at its width
+	start k KBTUI_LAYOUT=one XDG_CACHE_HOME="$tmp/cache" KBTUI_HARDWARE=H200 "$kb" "$cu"
 	wait_for k "event 1/" > /dev/null
 	keys k 3 G; wait_for k "event 3/" > /dev/null
 	keys k R; wait_for k "y/n" > /dev/null; keys k y

@@ -13,7 +13,8 @@ export LC_ALL=C
 	printf 'THE-END"}\n{"type":"end","sessionId":"s"}\n'
 } > "$tmp/big.jsonl"
 t "the transcript's one text event is over 8 MB" '[ $(wc -c < "$tmp/big.jsonl") -gt 8000000 ]'
-start big "$kb" "$tmp/big.jsonl"
+# the one-pane layout: the detail pane beside the list takes Tab
+start big KBTUI_LAYOUT=one "$kb" "$tmp/big.jsonl"
 t "the replay opens" 'wait_for big "event 1/2"'
 keys big j
 t "selecting the 8 MB event shows it, wrapped into tens of thousands of rows" \

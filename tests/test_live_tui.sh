@@ -41,7 +41,7 @@ trap 'kill $llmpid 2> /dev/null; tm kill-server > /dev/null 2>&1; rm -rf "$tmp"'
 requests() { grep -c . "$tmp/llm.log"; }
 
 run="$tmp/run"
-start L OPENAI_API_KEY=$KEY "$kb" live --problem 04 --problems "$problems" --model fake-model \
+start L KBTUI_LAYOUT=one OPENAI_API_KEY=$KEY "$kb" live --problem 04 --problems "$problems" --model fake-model \
 	--base-url "http://127.0.0.1:$port/v1" --no-eval --out "$run"
 
 # ---- streaming ------------------------------------------------------------------

@@ -44,7 +44,8 @@ cat > "$ds/problem_baselines.json" <<'EOF'
 EOF
 
 # ---- the browser -----------------------------------------------------------
-start b "$kb" "$ds"
+# the one-pane layout (KBTUI_LAYOUT=one): this part is about the detail pane beside the list
+start b KBTUI_LAYOUT=one "$kb" "$ds"
 t "browser shows the dataset and its run count" 'wait_for b "kbtui .*/ds +4 runs"'
 t "browser lists every run id" 'has 20260101_000000_grok_alpha-model_01_fp8_gemm && has 20260101_000001_grok_beta-model && has 20260101_000002_grok_gamma-model && has 20260101_000003_claude_delta-model'
 t "rows show model, problem, peak and format" 'has "alpha-model +01_fp8_gemm .* 0\.2500 .* grok "'

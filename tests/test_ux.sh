@@ -7,7 +7,8 @@
 fx="$KB_SRCDIR/tests/fixtures"
 
 # ---- e->summary: a shell call's command, a result's "exit N: first line" --------
-start c "$kb" "$fx/codex/rollout_full.jsonl"
+# the one-pane layout: the event list at its width beside one pane
+start c KBTUI_LAYOUT=one "$kb" "$fx/codex/rollout_full.jsonl"
 t "the codex replay opens" 'wait_for c "kbtui replay"'
 t "a shell call shows its command, not its first argument" 'wait_for c "call +shell python sol\.py"'
 t "a result shows its exit status and first line" 'has "result +exec_command exit 1: cat: sol\.py: No such file" && has "result +shell exit 1: Traceback"'

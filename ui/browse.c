@@ -38,6 +38,9 @@ struct browse_col {
 	/* Safe cell text (owned) and its role. */
 	char *(*cell)(const struct dataset *ds, size_t i, int *role);
 	int mid;  /* cut in the middle: the names differ at their ends */
+	/* 0: always shown; else hidden on a narrow terminal, 1 first: what
+	 * tells whether a run can be replayed (OK, FORMAT) stays */
+	int drop;
 };
 
 static char *browse_cell_model(const struct dataset *ds, size_t i, int *role)
@@ -121,16 +124,22 @@ static char *browse_cell_flags(const struct dataset *ds, size_t i, int *role)
 }
 
 static const struct browse_col browse_cols[] = {
-	{ "MODEL", 10, 60, browse_cell_model, 1 },  /* 34 unless there is room: browse_col_width */
-	{ "PROBLEM", 8, 28, browse_cell_problem, 0 },
-	{ "OK", 2, 3, browse_cell_ok, 0 },  /* 3: "x!=", files disagree (ASCII) */
-	{ "  PEAK", 6, 6, browse_cell_peak, 0 },
-	{ "VERDICT", 7, 16, browse_cell_verdict, 0 },
-	{ "FLAGS", 5, 5, browse_cell_flags, 0 },
-	{ "FORMAT", 6, 10, browse_cell_format, 0 },
-	{ "RUN_ID", 6, 0, browse_cell_run_id, 1 },  /* takes the rest */
+	{ "MODEL", 10, 60, browse_cell_model, 1, 0 },  /* 34 unless there is room: browse_col_width */
+	{ "PROBLEM", 8, 28, browse_cell_problem, 0, 3 },
+	{ "OK", 2, 3, browse_cell_ok, 0, 0 },  /* 3: "x!=", files disagree (ASCII) */
+	{ "  PEAK", 6, 6, browse_cell_peak, 0, 5 },
+	{ "VERDICT", 7, 16, browse_cell_verdict, 0, 4 },
+	{ "FLAGS", 5, 5, browse_cell_flags, 0, 2 },
+	{ "FORMAT", 6, 10, browse_cell_format, 0, 0 },  /* "held out", "none": no replay */
+	{ "RUN_ID", 6, 0, browse_cell_run_id, 1, 1 },  /* takes the rest */
 };
 #define BROWSE_NCOLS (sizeof browse_cols / sizeof browse_cols[0])
+#define BROWSE_DROPS 5
+/* The model's name is cut to no fewer columns than this before a column
+ * is hidden; the run id shows only with at least BROWSE_ID_MIN. */
+#define BROWSE_MODEL_MIN 18
+#define BROWSE_ID_MIN 12
+#define BROWSE_DROP_FREE 2  /* ranks hidden before the model's name is cut below 34 */
 
 enum { SORT_PROBLEM, SORT_MODEL, SORT_PEAK, SORT__COUNT };
 static const char *const browse_sort_names[SORT__COUNT] = { "problem", "model", "peak_fraction" };
@@ -355,15 +364,42 @@ static void browse_widths(struct browse *b)
 	}
 }
 
+/* The columns shown at this terminal's width (bit c: column c): the less
+ * telling ones are hidden first: the run id and the flags while the
+ * model's name would be cut below its usual 34 columns, the others only
+ * while it would get fewer than BROWSE_MODEL_MIN. */
+static unsigned browse_shown(const struct browse *b)
+{
+	unsigned shown = (1u << BROWSE_NCOLS) - 1;
+	int usual = b->width[0] < 34 ? b->width[0] : 34;
+	for (int rank = 1; rank <= BROWSE_DROPS; rank++) {
+		int need = 1 + (rank <= BROWSE_DROP_FREE ? usual : BROWSE_MODEL_MIN) + 2;
+		for (size_t c = 1; c < BROWSE_NCOLS; c++)
+			if (shown & 1u << c)
+				need += browse_cols[c].max ? b->width[c] + 2 : BROWSE_ID_MIN;
+		if (need <= COLS)
+			break;
+		for (size_t c = 0; c < BROWSE_NCOLS; c++)
+			if (browse_cols[c].drop == rank)
+				shown &= ~(1u << c);
+	}
+	return shown;
+}
+
 /* Column c's width at this terminal's width (it must have a max): the
- * model's name whole while the run id keeps 24 columns, else cut at 34. */
+ * model's name whole while the run id keeps 24 columns, else cut at 34;
+ * without the run id, cut to what the shown columns leave. */
 static int browse_col_width(const struct browse *b, size_t c)
 {
 	if (c != 0)
 		return b->width[c];
-	int usual = b->width[0] < 34 ? b->width[0] : 34, room = COLS - 1 - (usual + 2) - 24;
+	unsigned shown = browse_shown(b);
+	int id = shown & 1u << (BROWSE_NCOLS - 1);
+	int usual = b->width[0] < 34 ? b->width[0] : 34, room = COLS - 1 - (usual + 2) - (id ? 24 : 0);
 	for (size_t k = 1; k < BROWSE_NCOLS; k++)
-		room -= browse_cols[k].max ? b->width[k] + 2 : 0;
+		room -= browse_cols[k].max && shown & 1u << k ? b->width[k] + 2 : 0;
+	if (room < 0 && !id)
+		return usual + room > BROWSE_MODEL_MIN ? usual + room : BROWSE_MODEL_MIN;
 	return room <= 0 ? usual : usual + (room < b->width[0] - usual ? room : b->width[0] - usual);
 }
 
@@ -454,7 +490,10 @@ static void browse_draw_header(struct browse *b)
 	/* column titles */
 	draw_fill(2, 0, COLS, RL_TITLE);
 	int x = 1;
+	unsigned shown = browse_shown(b);
 	for (size_t c = 0; c < BROWSE_NCOLS && x < COLS; c++) {
+		if (!(shown & 1u << c))
+			continue;
 		int w = browse_cols[c].max ? browse_col_width(b, c) : COLS - x;
 		draw_put(2, x, w < COLS - x ? w : COLS - x, browse_cols[c].title, RL_TITLE);
 		x += w + 2;
@@ -463,6 +502,7 @@ static void browse_draw_header(struct browse *b)
 
 static void browse_draw_list(struct browse *b)
 {
+	unsigned shown = browse_shown(b);
 	for (int r = 0; r < b->list_h; r++) {
 		size_t k = b->top + (size_t)r;
 		int y = b->list_y + r;
@@ -475,6 +515,8 @@ static void browse_draw_list(struct browse *b)
 		}
 		int x = 1;
 		for (size_t c = 0; c < BROWSE_NCOLS && x < COLS; c++) {
+			if (!(shown & 1u << c))
+				continue;
 			int role, w = browse_cols[c].max ? browse_col_width(b, c) : COLS - x;
 			char *s = browse_cols[c].cell(b->ds, b->order[k], &role);
 			(browse_cols[c].mid ? draw_fit_mid : draw_fit)(y, x, w < COLS - x ? w : COLS - x, s,

@@ -53,8 +53,9 @@ enum { V_BROWSE = 1, V_REPLAY = 2, V_COMPARE = 4, V_ALL = 7 };
 	X(SLOWER,       '[',        '-',       "[, -",        V_REPLAY, "Play slower") \
 	X(GOTO_ROW,     '\n',       KEY_ENTER, "Enter",       V_REPLAY, "Replay, in the compiler or timing pane: go to the event of the top row; in the annotation pane, the event that wrote the selected quote's lines; in the timeline pane, the selected version's event") \
 	X(HIDE_NOISE,   's',        0,         "s",           V_REPLAY, "Replay: hide usage, system and read-only events (reads, greps, listings: tool calls that change nothing) from the event list, or show them again; moves and searches skip hidden events") \
-	X(FOCUS,        '\t',       0,         "Tab",         V_REPLAY, "Switch focus between the event list and the pane beside it") \
-	X(PANE,         'v',        0,         "v",           V_REPLAY, "Replay: the next pane beside the event list: event detail, compiler output, timing, artifact, lineage, GPU, annotation (verdict, summary, implication, quotes), timeline (one row per solution version)") \
+	X(FOCUS,        '\t',       0,         "Tab",         V_REPLAY, "Move the focus from the event list to each pane shown beside it in turn, then back to the list") \
+	X(LAYOUT,       '=',        0,         "=",           V_REPLAY, "Replay: switch between the four-pane layout (reasoning, tool call and result, compiler output and timing beside the list, each following the selected event; the default on a terminal of 160x45 or more) and the one-pane layout (v switches the pane)") \
+	X(PANE,         'v',        0,         "v",           V_REPLAY, "Replay: the next pane beside the event list: event detail, compiler output, timing, artifact, lineage, GPU, annotation (verdict, summary, implication, quotes), timeline (one row per solution version), reasoning (in the four-pane layout, first back to one pane)") \
 	X(PANE_BACK,    'V',        0,         "V",           V_REPLAY, "Previous pane beside the list") \
 	X(ITEM_NEXT,    'o',        0,         "o",           V_REPLAY, "In the artifact or lineage pane: the next file") \
 	X(ITEM_PREV,    'O',        0,         "O",           V_REPLAY, "In the artifact or lineage pane: the previous file") \

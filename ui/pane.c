@@ -106,6 +106,34 @@ void pane_follow_event(struct pane *p, size_t ev)
 	pane_scroll(p, 0);
 }
 
+void pane_follow_before(struct pane *p, size_t ev)
+{
+	size_t at = p->lines.n, at_ev = TLINE_NO_EVENT;
+	for (size_t i = 0; i < p->lines.n; i++) {  /* the rows are in event order */
+		size_t e = p->lines.v[i].ev;
+		if (e == TLINE_NO_EVENT || e > ev)
+			continue;
+		if (e != at_ev) {
+			at = i;
+			at_ev = e;
+		}
+	}
+	if (at >= p->lines.n) {
+		p->top = 0;
+		return;
+	}
+	p->top = at > 0 ? at - 1 : 0;  /* the blank row above the group's heading */
+	pane_scroll(p, 0);
+}
+
+void pane_follow_sel(struct pane *p, struct pane_ctx *cx)
+{
+	if (cx->before)
+		pane_follow_before(p, cx->sel);
+	else
+		pane_follow_event(p, cx->sel);
+}
+
 /* "12-40/300" of a text pane. */
 static void pane_position(const struct pane *p, char *buf, size_t n)
 {

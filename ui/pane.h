@@ -37,9 +37,12 @@ struct pane_host {
 struct pane_ctx {
 	struct run *run;                  /* borrowed */
 	size_t sel;                       /* the selected event */
-	int focus;                        /* 0: the event list has the focus, 1: the pane beside it */
+	int focus;                        /* 0: the event list has the focus, 1: the pane beside it (four panes: the replay's right) */
 	int body_h;                       /* rows of the body (a list not drawn yet scrolls by them) */
 	int side_w;                       /* columns of the pane beside the list */
+	/* the four-pane layout: a whole-run pane (compiler output, timing)
+	 * follows the latest rows at or before the selection, not the next */
+	int before;
 	struct search *search;            /* the search to highlight (borrowed), NULL: none */
 	size_t nmatches;                  /* events it matches */
 	struct flag_list *flags;          /* the run's auto-flags (the view's), NULL: none */
@@ -95,7 +98,7 @@ struct pane {
 };
 
 extern const struct pane_ops pane_events_ops, pane_detail_ops, pane_compiler_ops, pane_timing_ops,
-	pane_artifact_ops, pane_lineage_ops, pane_gpu_ops, pane_annot_ops, pane_timeline_ops;
+	pane_artifact_ops, pane_lineage_ops, pane_gpu_ops, pane_annot_ops, pane_timeline_ops, pane_reasoning_ops;
 
 /* The artifact pane p's quote label prompt (host ask 'Q') ended: Enter
  * with the label, Esc with NULL (the quote is dropped). */
@@ -143,6 +146,12 @@ size_t pane_top_event(const struct pane *p);
  * with rows), unless they are in view; a third of the pane above them shows
  * what came before. */
 void pane_follow_event(struct pane *p, size_t ev);
+/* Scrolls a whole-run pane so that the rows of the latest event at or
+ * before ev open it (the top when there are none). */
+void pane_follow_before(struct pane *p, size_t ev);
+/* What a whole-run pane follows: pane_follow_before in the four-pane
+ * layout (cx->before), else pane_follow_event. */
+void pane_follow_sel(struct pane *p, struct pane_ctx *cx);
 /* Marks the pane's lines stale (built again at the next draw). */
 void pane_invalidate(struct pane *p);
 

@@ -177,10 +177,11 @@ static void pane_compiler_build(struct pane *p, struct pane_ctx *cx, int width)
 	}
 }
 
-/* The rows of the selected event (or of the next one that has rows). */
+/* The rows of the selected event (or of the next one that has rows; in
+ * the four-pane layout, of the latest one at or before it). */
 static void pane_compiler_follow(struct pane *p, struct pane_ctx *cx)
 {
-	pane_follow_event(p, cx->sel);
+	pane_follow_sel(p, cx);
 }
 
 /* "so far 2/5 errors 0/1 warnings": the selected event against the run. */

@@ -417,10 +417,11 @@ static void pane_timing_draw(struct pane *p, struct pane_ctx *cx, int y, int x, 
 	}
 }
 
-/* The rows of the selected event (or of the next one that has rows). */
+/* The rows of the selected event (or of the next one that has rows; in
+ * the four-pane layout, of the latest one at or before it). */
 static void pane_timing_follow(struct pane *p, struct pane_ctx *cx)
 {
-	pane_follow_event(p, cx->sel);
+	pane_follow_sel(p, cx);
 }
 
 static void pane_timing_status(struct pane *p, struct pane_ctx *cx, char *buf, size_t n)

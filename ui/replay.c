@@ -1,5 +1,6 @@
 /* replay.c: one run replayed, as a view (ui/view.h): the event list beside
- * a pane (detail, compiler output, GPU timing, ...), the timeline in the
+ * a pane (detail, compiler output, GPU timing, ...) or, on a big terminal,
+ * beside four (reasoning, detail, compiler output, timing), the timeline in the
  * status bar, search, jumps, playback, a feed for a growing run. Keys, the
  * playback timer and the feed's polls (tui.c's loop) change state and set
  * dirty flags; the screen is redrawn once per pass from them. */
@@ -45,7 +46,13 @@ static const struct pane_ops *const replay_pane_ops[PANE__COUNT] = {
 	[PANE_GPU] = &pane_gpu_ops,
 	[PANE_ANNOT] = &pane_annot_ops,
 	[PANE_TIMELINE] = &pane_timeline_ops,
+	[PANE_REASONING] = &pane_reasoning_ops,
 };
+
+/* The four-pane layout, in reading order (Tab's too): what the agent
+ * thought, what it ran and got back, what the compiler said, what the
+ * benchmark measured. Top left, top right, bottom left, bottom right. */
+static const int replay_four_panes[4] = { PANE_REASONING, PANE_DETAIL, PANE_COMPILER, PANE_TIMING };
 
 /* Playback speeds; 1x is real time where the transcript has timestamps,
  * else REPLAY_RATE events a second. */
@@ -100,6 +107,18 @@ static const struct pane_host replay_host = {
 	.ask = replay_host_ask,
 };
 
+/* $KBTUI_LAYOUT: "one" or "four" pane(s) whatever the terminal's size;
+ * anything else (unset): by the size. */
+static enum replay_layout replay_layout_env(void)
+{
+	const char *e = getenv("KBTUI_LAYOUT");
+	if (e && !strcmp(e, "one"))
+		return REPLAY_LAYOUT_ONE;
+	if (e && !strcmp(e, "four"))
+		return REPLAY_LAYOUT_FOUR;
+	return REPLAY_LAYOUT_AUTO;
+}
+
 void replay_init(struct replay *rp, struct run *run, const char *title)
 {
 	memset(rp, 0, sizeof *rp);
@@ -116,6 +135,7 @@ void replay_init(struct replay *rp, struct run *run, const char *title)
 	 * not wait for its flags */
 	rp->cx.flags = flag_run_lazy(run, &rp->cx.flag_rules);
 	rp->right = PANE_DETAIL;
+	rp->layout = replay_layout_env();
 	for (int p = 0; p < PANE__COUNT; p++)
 		pane_init(&rp->panes[p], replay_pane_ops[p], &rp->cx);
 	rp->v.dirty = D_ALL;
@@ -211,15 +231,58 @@ static int replay_banner_rows(const struct replay *rp)
 	return n;
 }
 
+static int replay_four_has(int pane)
+{
+	for (int k = 0; k < 4; k++)
+		if (replay_four_panes[k] == pane)
+			return 1;
+	return 0;
+}
+
+/* Shows the four panes (on 1) or the one beside the list (0). The focused
+ * pane stays focused; the one-pane layout gets back the pane it had. */
+static void replay_set_four(struct replay *rp, int on)
+{
+	if (on == rp->four)
+		return;
+	rp->four = on;
+	rp->cx.before = on;  /* compiler and timing: the latest at or before the selection */
+	if (on) {
+		rp->one_right = rp->right;
+		if (!replay_four_has(rp->right))
+			rp->right = PANE_DETAIL;
+	} else if (rp->cx.focus != 1) {
+		rp->right = rp->one_right;
+	}
+	for (int p = 0; p < PANE__COUNT; p++)
+		pane_invalidate(&rp->panes[p]);
+	replay_goto(rp, rp->cx.sel);  /* the whole-run panes follow as the layout has them */
+	rp->v.dirty = D_ALL;
+	erase();
+}
+
+/* The rectangle of the four-pane layout's pane k (replay_four_panes). */
+static void replay_four_rect(const struct replay *rp, int k, int *y, int *x, int *w, int *h)
+{
+	int lw = (rp->cx.side_w - 1) / 2, th = rp->cx.body_h / 2;
+	*x = rp->side_x + (k % 2 ? lw + 1 : 0);
+	*w = k % 2 ? rp->cx.side_w - lw - 1 : lw;
+	*y = rp->body_y + (k / 2 ? th : 0);
+	*h = k / 2 ? rp->cx.body_h - th : th;
+}
+
 static void replay_layout(struct replay *rp)
 {
 	rp->body_y = 1 + replay_banner_rows(rp);
 	rp->cx.body_h = LINES - rp->body_y - 1;
 	if (rp->cx.body_h < 2)
 		rp->cx.body_h = 2;
-	int lw = COLS * 2 / 5;
-	if (lw > 72)
-		lw = 72;
+	replay_set_four(rp, rp->layout == REPLAY_LAYOUT_FOUR ||
+	                (rp->layout == REPLAY_LAYOUT_AUTO && COLS >= REPLAY_FOUR_COLS && LINES >= REPLAY_FOUR_LINES));
+	/* four panes: a narrower list leaves each pane room */
+	int lw = rp->four ? COLS / 3 : COLS * 2 / 5;
+	if (lw > (rp->four ? 64 : 72))
+		lw = rp->four ? 64 : 72;
 	if (lw < 24)
 		lw = COLS < 48 ? COLS / 2 : 24;
 	lw += rp->list_adjust;
@@ -240,9 +303,10 @@ static void replay_layout(struct replay *rp)
 	}
 }
 
-/* The run's outcome as its result has it, and its wall time: "correct
- * 0.4589  45:00" (the dataset's transcripts keep no timestamps); "" unknown. */
-static void replay_outcome(const struct run *run, char *buf, size_t n)
+/* The run's outcome as its result has it, and its wall time (unless
+ * !with_time): "correct 0.4589  45:00" (the dataset's transcripts keep no
+ * timestamps); "" unknown. */
+static void replay_outcome(const struct run *run, int with_time, char *buf, size_t n)
 {
 	const struct run_meta *m = &run->meta;
 	/* the dataset's files disagree: marked beside the word the banner contradicts */
@@ -250,7 +314,7 @@ static void replay_outcome(const struct run *run, char *buf, size_t n)
 	char peak[24] = "", el[24] = "";
 	if (m->peak_fraction >= 0)
 		snprintf(peak, sizeof peak, " %.4f", m->peak_fraction);
-	if (m->elapsed_seconds >= 0)
+	if (m->elapsed_seconds >= 0 && with_time)
 		draw_duration(el, sizeof el, m->elapsed_seconds);
 	snprintf(buf, n, "%s%s%s%s%s%s", !m->has_result ? "" : m->correct ? "correct" : m->has_solution ? "failed" : "no solution",
 	         m->has_result ? peak : "", *mark ? " " : "", mark, (m->has_result || *mark) && *el ? "  " : "", el);
@@ -269,6 +333,19 @@ static int replay_stats_due(const struct replay *rp)
 	return !rp->feed.f || replay_now() - rp->stats_at >= REPLAY_STATS_S;
 }
 
+/* The header's right side, shorter at each level: all of it (0), without
+ * the format (1), the problem (2: the run id has it), the wall time (3).
+ * Verdict, model and outcome stay at every level. */
+#define REPLAY_HEAD_LEVELS 4
+static char *replay_header_right(const struct run *run, const char *verdict, const char *model, const char *prob,
+                                 const char *fmt, int level)
+{
+	char outcome[64];
+	replay_outcome(run, level < 3, outcome, sizeof outcome);
+	return xasprintf("%s%s%s%s%s%s%s%s%s ", verdict ? verdict : "", verdict ? "  " : "", model, level < 2 ? "  " : "",
+	                 level < 2 ? prob : "", level < 1 ? "  " : "", level < 1 ? fmt : "", *outcome ? "  " : "", outcome);
+}
+
 static void replay_draw_header(struct replay *rp)
 {
 	const struct run_meta *m = &rp->cx.run->meta;
@@ -276,13 +353,17 @@ static void replay_draw_header(struct replay *rp)
 	char *model = draw_safe(m->label ? m->label : m->model), *prob = draw_safe(m->problem);
 	char *fmt = draw_safe(m->format);
 	char *verdict = rp->cx.tag ? tag_verdict_label(rp->cx.tag, rp->cx.ds_run) : NULL;
-	char outcome[64];
-	replay_outcome(rp->cx.run, outcome, sizeof outcome);
-	char *right = xasprintf("%s%s%s  %s  %s%s%s ", verdict ? verdict : "", verdict ? "  " : "", model, prob, fmt,
-	                        *outcome ? "  " : "", outcome);
-	free(verdict);
 	const char *view = rp->feed.f && rp->feed.f->name ? rp->feed.f->name : "replay";  /* watch, live */
 	char *left = xasprintf(" kbtui %s  %s", view, t);
+	/* on a narrow terminal the less telling parts go first */
+	int level = 0;
+	char *right = replay_header_right(rp->cx.run, verdict, model, prob, fmt, level);
+	while (level + 1 < REPLAY_HEAD_LEVELS && (int)(draw_width(left) + draw_width(right)) + 2 >= COLS &&
+	       COLS - (int)draw_width(right) - 3 < 20) {
+		free(right);
+		right = replay_header_right(rp->cx.run, verdict, model, prob, fmt, ++level);
+	}
+	free(verdict);
 	if (replay_stats_due(rp)) {  /* made again when the run grew */
 		runstats_free(rp->stats);
 		rp->stats = runstats_new(rp->cx.run);
@@ -296,8 +377,20 @@ static void replay_draw_header(struct replay *rp)
 		free(marks);
 		right = r;
 	}
-	/* what the run is outlasts its id */
-	draw_bar_cut(0, RL_HEADER, left, draw_width(left) - draw_width(t), right);
+	if (COLS - (int)draw_width(right) - 3 < 20) {
+		/* what the run is (verdict, model, outcome) outlasts its id, and
+		 * the view's name */
+		char *id = xasprintf(" %s", t);
+		int rw = (int)draw_width(right);
+		draw_fill(0, 0, COLS, RL_HEADER);
+		if (COLS - rw - 1 > 4)
+			draw_fit_mid(0, 0, COLS - rw - 1, id, RL_HEADER);
+		draw_put(0, COLS - rw > 0 ? COLS - rw : 0, COLS, right, RL_HEADER);
+		free(id);
+	} else {
+		/* what the run is outlasts its id */
+		draw_bar_cut(0, RL_HEADER, left, draw_width(left) - draw_width(t), right);
+	}
 	free(left);
 	free(right);
 	free(model);
@@ -443,7 +536,9 @@ static void replay_draw_status(struct replay *rp)
 		draw_bar(LINES - 1, RL_STATUS, b.s, keys);
 		free(keys);
 	} else {
-		draw_bar(LINES - 1, RL_STATUS, b.s, "Tab focus  v pane  / search  P play  h help  q back ");
+		/* four panes: = is the way back to v's one pane */
+		draw_bar(LINES - 1, RL_STATUS, b.s, rp->four ? "Tab focus  = layout  / search  P play  h help  q back "
+		                                             : "Tab focus  v pane  / search  P play  h help  q back ");
 	}
 	if (live_w && !rp->v.msg)
 		draw_put(LINES - 1, 1, live_w, rp->feed.said, RL_BANNER);
@@ -468,6 +563,20 @@ static int replay_frame(struct view *v, int *top, int *rows)
 }
 
 static void replay_paint(struct replay *rp, void (*paint)(void *arg, int y, int x, int w, int h), void *arg);
+
+/* The four panes beside the list, a rule between the two columns. */
+static void replay_draw_four(struct replay *rp)
+{
+	int y, x, w, h;
+	for (int k = 0; k < 4; k++) {
+		int p = replay_four_panes[k];
+		replay_four_rect(rp, k, &y, &x, &w, &h);
+		pane_draw(&rp->panes[p], &rp->cx, y, x, w, h, rp->cx.focus == 1 && rp->right == p);
+		if (k % 2 == 0)
+			for (int r = y; r < y + h; r++)
+				draw_put(r, x + w, 1, theme_glyph()->sep, RL_DIM);
+	}
+}
 
 void replay_draw(struct replay *rp)
 {
@@ -497,7 +606,11 @@ static void replay_paint(struct replay *rp, void (*paint)(void *arg, int y, int 
 			if (rp->list_w > 0)
 				for (int y = rp->body_y; y < rp->body_y + rp->cx.body_h; y++)
 					draw_put(y, rp->list_w, 1, theme_glyph()->sep, RL_DIM);
-			pane_draw(&rp->panes[rp->right], &rp->cx, rp->body_y, rp->side_x, rp->cx.side_w, rp->cx.body_h, rp->cx.focus == 1);
+			if (rp->four && !rp->zoom)
+				replay_draw_four(rp);
+			else
+				pane_draw(&rp->panes[rp->right], &rp->cx, rp->body_y, rp->side_x, rp->cx.side_w, rp->cx.body_h,
+				          rp->cx.focus == 1);
 		}
 		if (paint && (rp->v.dirty & (D_LIST | D_DETAIL)))
 			paint(arg, rp->body_y, rp->side_x, rp->cx.side_w, rp->cx.body_h);
@@ -818,8 +931,26 @@ static void replay_speed(struct replay *rp, int delta)
 
 /* ---- keys ---------------------------------------------------------------------- */
 
+/* = : four panes or one, whatever the terminal's size from now on. */
+static void replay_layout_key(struct replay *rp)
+{
+	rp->layout = rp->four ? REPLAY_LAYOUT_ONE : REPLAY_LAYOUT_FOUR;
+	rp->zoom = 0;
+	replay_layout(rp);
+	view_say(&rp->v, rp->four ? "four panes: reasoning, tool call, compiler output, timing (= one pane)"
+	                          : "one pane beside the list: v switches it (= four panes)");
+	rp->v.dirty = D_ALL;
+	erase();
+}
+
+/* v and V: the next pane beside the list; four panes go back to one first
+ * (the focused one, or the one it had). */
 static void replay_side(struct replay *rp, int delta)
 {
+	if (rp->four) {
+		rp->layout = REPLAY_LAYOUT_ONE;
+		replay_layout(rp);
+	}
 	int n = PANE__COUNT - 1;  /* every pane but the list */
 	rp->right = (rp->right - 1 + delta + n) % n + 1;
 	rp->v.dirty = D_ALL;
@@ -834,6 +965,41 @@ static void replay_goto_row(struct replay *rp)
 	if (ev == TLINE_NO_EVENT)
 		return;
 	replay_goto(rp, ev);
+}
+
+/* Tab: the list, then each pane shown beside it, then the list again. */
+static void replay_focus_next(struct replay *rp)
+{
+	int k = 0;
+	if (!rp->four || rp->zoom) {
+		rp->cx.focus = !rp->cx.focus;
+	} else if (rp->cx.focus == 0) {
+		rp->cx.focus = 1;
+		rp->right = replay_four_panes[0];
+	} else {
+		while (k < 4 && replay_four_panes[k] != rp->right)
+			k++;
+		if (k + 1 < 4)
+			rp->right = replay_four_panes[k + 1];
+		else
+			rp->cx.focus = 0;
+	}
+	rp->v.dirty |= rp->zoom ? D_ALL : D_LIST | D_DETAIL;
+}
+
+/* The pane of the layout under column x, row y of the body beside the
+ * list (the four panes: the one there; else the pane beside the list). */
+static int replay_pane_at(const struct replay *rp, int x, int y)
+{
+	if (!rp->four || rp->zoom)
+		return rp->right;
+	for (int k = 0; k < 4; k++) {
+		int ry, rx, rw, rh;
+		replay_four_rect(rp, k, &ry, &rx, &rw, &rh);
+		if (x >= rx && x <= rx + rw && y >= ry && y < ry + rh)  /* the rule after it counts as its */
+			return replay_four_panes[k];
+	}
+	return rp->right;
 }
 
 /* Focus on the list (0) or the pane beside it (1). */
@@ -855,13 +1021,18 @@ static unsigned replay_mouse(struct view *v, const struct mouse_event *mp)
 	if (rp->prompt || m.kind == MOUSE_NONE || m.y < rp->body_y || m.y >= rp->body_y + rp->cx.body_h)
 		return 0;
 	int in_list = rp->list_w > 0 && m.x < rp->list_w, in_side = rp->cx.side_w > 0 && m.x >= rp->side_x;
-	struct pane *side = pane_ready(&rp->panes[rp->right], &rp->cx);
+	int at = in_side ? replay_pane_at(rp, m.x, m.y) : rp->right;
+	struct pane *side = pane_ready(&rp->panes[at], &rp->cx);
 	if (m.kind == MOUSE_CLICK && in_list) {
 		size_t r = rp->panes[PANE_EVENTS].top + (size_t)(m.y - rp->body_y - 1);
 		replay_focus(rp, 0);
 		if (m.y > rp->body_y && r < pane_events_rows(&rp->cx))  /* not the header row */
 			replay_goto(rp, pane_events_at(&rp->cx, r));
 	} else if (m.kind == MOUSE_CLICK && in_side) {
+		if (at != rp->right) {
+			rp->right = at;
+			rp->v.dirty |= D_DETAIL;
+		}
 		replay_focus(rp, 1);
 	} else if (in_list) {
 		replay_move(rp, step);
@@ -927,10 +1098,8 @@ static unsigned replay_do(struct replay *rp, enum action a, long count)
 	case ACT_SLOWER: replay_speed(rp, -1); break;
 	case ACT_GOTO_ROW: replay_goto_row(rp); break;
 	case ACT_HIDE_NOISE: replay_noise(rp); break;
-	case ACT_FOCUS:
-		rp->cx.focus = !rp->cx.focus;
-		rp->v.dirty |= rp->zoom ? D_ALL : D_LIST | D_DETAIL;
-		break;
+	case ACT_FOCUS: replay_focus_next(rp); break;
+	case ACT_LAYOUT: replay_layout_key(rp); break;
 	case ACT_PANE: replay_side(rp, 1); break;
 	case ACT_QUOTE:  /* the focused artifact pane takes it before this */
 		view_say(&rp->v, "Q quotes lines of the artifact pane: v to it, Tab to focus it");
@@ -1013,7 +1182,9 @@ static void replay_feed_poll(struct replay *rp)
 	if (rc != 0)
 		replay_grew(rp, old_n, tail, was_incomplete);
 	int want = f->pane ? f->pane(f) : -1;
-	if (want > PANE_EVENTS && want < PANE__COUNT && want != rp->right) {
+	if (rp->four && want > PANE_EVENTS && want < PANE__COUNT) {
+		rp->one_right = want;  /* shown already, or when = goes back to one pane */
+	} else if (want > PANE_EVENTS && want < PANE__COUNT && want != rp->right) {
 		rp->right = want;
 		rp->v.dirty = D_ALL;
 		erase();

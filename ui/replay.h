@@ -1,5 +1,6 @@
 /* replay.h: the replay of one run: the event list beside one of the other
- * panes (detail, compiler output, GPU timing), a status bar with the
+ * panes (detail, compiler output, GPU timing), or beside four of them at
+ * once on a big terminal, a status bar with the
  * timeline, search, jumps and playback. */
 #ifndef KB_REPLAY_H
 #define KB_REPLAY_H
@@ -16,7 +17,14 @@ struct search;
 
 /* The list, then the panes beside it in the order v shows them. */
 enum { PANE_EVENTS, PANE_DETAIL, PANE_COMPILER, PANE_TIMING, PANE_ARTIFACT, PANE_LINEAGE, PANE_GPU,
-       PANE_ANNOT, PANE_TIMELINE, PANE__COUNT };
+       PANE_ANNOT, PANE_TIMELINE, PANE_REASONING, PANE__COUNT };
+
+/* The layout of the replay's body: the list and one pane beside it, or the
+ * list and four panes (reasoning, detail, compiler output, timing); AUTO:
+ * four on a terminal of REPLAY_FOUR_COLS x REPLAY_FOUR_LINES or more. */
+enum replay_layout { REPLAY_LAYOUT_AUTO, REPLAY_LAYOUT_ONE, REPLAY_LAYOUT_FOUR };
+#define REPLAY_FOUR_COLS 160
+#define REPLAY_FOUR_LINES 45
 
 struct key;
 struct replay;
@@ -63,7 +71,10 @@ struct replay {
 	struct pane_ctx cx;
 	const char *title;          /* borrowed */
 	struct pane panes[PANE__COUNT];
-	int right;                  /* the pane beside the list */
+	int right;                  /* the pane beside the list; four panes: the one focused */
+	enum replay_layout layout;  /* chosen (=, $KBTUI_LAYOUT); AUTO: by the terminal's size */
+	int four;                   /* the four-pane layout is shown (cx.before says so to the panes) */
+	int one_right;              /* four panes: the pane the one-pane layout had beside the list */
 	int zoom;
 	int list_adjust;            /* columns added to the list's width (< and >) */
 	struct tallies tally;       /* tokens, tool calls, turns up to each event; the first timestamp */
