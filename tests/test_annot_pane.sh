@@ -13,7 +13,7 @@
 ds="$tmp/ds"
 cp -R "$KB_SRCDIR/tests/fixtures/kbh" "$ds"
 chmod -R u+w "$ds"
-start a KBTUI_ANNOTATOR=tester "$kb" "$ds"
+start a KBTUI_LAYOUT=one KBTUI_ANNOTATOR=tester "$kb" "$ds"
 t "the browser opens on the fixtures" 'wait_for a "kbtui .*runs"'
 keys a / "has:transcript opus" Enter
 wait_for a "opus-4-7" > /dev/null
@@ -80,7 +80,7 @@ quotes:
       this line xyzzy is in no event of the run
 implication: none
 EOF
-start c KBTUI_ANNOTATOR=tester "$kb" "$ds"
+start c KBTUI_LAYOUT=one KBTUI_ANNOTATOR=tester "$kb" "$ds"
 wait_for c "kbtui .*runs" > /dev/null
 keys c / "has:transcript gpt-5.5" Enter
 wait_for c "gpt-5\.5" > /dev/null

@@ -111,7 +111,7 @@ keys b Enter
 t "80x24 replay header: verdict, model and outcome" 'wait_for b "event 1/635" && line 1 | grep -qE "verdict rubric_leak  claude/claude-opus-4-7 \[max\]  correct 0\.5339 *$"'
 keys b q q
 start_at c 80 24 "$kb" "$glm"
-t "80x24 replay header of a failed run: verdict, model, outcome" 'wait_for c "event 1/172" && line 1 | grep -qE "unannotated  zai-claude/glm-5\.1 \[2026-05-13\]  failed *$"'
+t "80x24 replay header of a failed run: verdict, model, outcome, and the mark that result.json says otherwise" 'wait_for c "event 1/172" && line 1 | grep -qE "unannotated  zai-claude/glm-5\.1 \[2026-05-13\]  failed (≠|!=) *$"'
 keys c q
 start_at w 100 30 "$kb" "$glm"
 t "100 columns: the header keeps the problem too" 'wait_for c "kbtui exited" && wait_for w "event 1/172" && line 1 | grep -qE "zai-claude/glm-5\.1 \[2026-05-13\]  01_fp8_gemm.*failed"'
