@@ -474,6 +474,108 @@ static void check_final_tokens(const char *file)
 	run_free(r);
 }
 
+/* A session file of a version that records output_tokens as the stream
+ * began (about 2.0.76 to 2.1.37, the version read here with cJSON): the
+ * total is still each message's largest figure, and marked approximate;
+ * a file of a later version (approx 0) is not marked. */
+struct approx_count {
+	struct msg_usage m;
+	char version[32];
+};
+
+static void approx_record(const cJSON *j, void *arg)
+{
+	struct approx_count *c = arg;
+	const char *v = cJSON_GetStringValue(cJSON_GetObjectItem(j, "version"));
+	const char *type = cJSON_GetStringValue(cJSON_GetObjectItem(j, "type"));
+	if (v && type && !strcmp(type, "assistant") && !c->version[0])
+		snprintf(c->version, sizeof c->version, "%s", v);
+	usage_record(j, &c->m);
+}
+
+static void check_approx_tokens(const char *file, int approx)
+{
+	char rel[512], *err = NULL;
+	struct approx_count *c = calloc(1, sizeof *c);
+	int a = 0, b = 0, d = 0;
+	each_record(file, approx_record, c);
+	long key = sscanf(c->version, "%d.%d.%d", &a, &b, &d) == 3 ? a * 1000000L + b * 1000L + d : -1;
+	ok(key >= 0 && (key >= 2000076L && key <= 2001037L) == approx, "%s: written by Claude Code %s, %s 2.0.76 to 2.1.37",
+	   file, c->version, approx ? "within" : "outside");
+	snprintf(rel, sizeof rel, "tests/realworld/%s", file);
+	struct run *r = parser_load_final(tap_path(rel), NULL, &err);
+	if (okv(r != NULL, "%s loads", file)) {
+		long long want = 0, out = 0;
+		for (size_t k = 0; k < c->m.ids.n; k++)
+			want += c->m.largest[k];
+		for (size_t i = 0; i < r->nev; i++)
+			if (r->ev[i].kind == EV_USAGE)
+				out += r->ev[i].tok_out;
+		ok(c->m.ids.n > 0 && out == want, "%s: output tokens %lld, each of the %zu messages' largest figure (%lld)",
+		   file, out, c->m.ids.n, want);
+		is_int(r->tokens_approx, approx, "%s: the total is %smarked approximate", file, approx ? "" : "not ");
+		run_free(r);
+	}
+	free(err);
+	ids_free(&c->m.ids);
+	free(c);
+}
+
+/* Whitespace-only text blocks (Claude Code writes "\n\n" before a thinking
+ * block): no row. Every other assistant text block is one, counted with
+ * cJSON from the file. */
+struct blank_count {
+	int blank, text;
+};
+
+static int all_space(const char *s)
+{
+	for (; *s; s++)
+		if (*s != ' ' && *s != '\t' && *s != '\n' && *s != '\r')
+			return 0;
+	return 1;
+}
+
+static void blank_record(const cJSON *j, void *arg)
+{
+	struct blank_count *c = arg;
+	const char *type = cJSON_GetStringValue(cJSON_GetObjectItem(j, "type"));
+	const cJSON *b;
+	if (!type || strcmp(type, "assistant") || cJSON_IsTrue(cJSON_GetObjectItem(j, "isApiErrorMessage")))
+		return;
+	cJSON_ArrayForEach(b, cJSON_GetObjectItem(cJSON_GetObjectItem(j, "message"), "content"))
+	{
+		const char *bt = cJSON_GetStringValue(cJSON_GetObjectItem(b, "type"));
+		const char *text = cJSON_GetStringValue(cJSON_GetObjectItem(b, "text"));
+		if (bt && !strcmp(bt, "text") && text)
+			(all_space(text) ? &c->blank : &c->text)[0]++;
+	}
+}
+
+static void check_blank_text(const char *file)
+{
+	char rel[512], *err = NULL;
+	struct blank_count c = {0, 0};
+	each_record(file, blank_record, &c);
+	snprintf(rel, sizeof rel, "tests/realworld/%s", file);
+	struct run *r = parser_load_final(tap_path(rel), NULL, &err);
+	if (!okv(r != NULL, "%s loads", file)) {
+		free(err);
+		return;
+	}
+	int rows = 0, blank_rows = 0;
+	for (size_t i = 0; i < r->nev; i++) {
+		if (r->ev[i].kind != EV_TEXT)
+			continue;
+		rows++;
+		blank_rows += !r->ev[i].text || all_space(r->ev[i].text);
+	}
+	ok(c.blank > 0, "%s: %d whitespace-only text blocks in the file", file, c.blank);
+	is_int(blank_rows, 0, "%s: none of them is a row", file);
+	is_int(rows, c.text, "%s: each of the %d other text blocks is one", file, c.text);
+	run_free(r);
+}
+
 struct stream_count {
 	long long msg_out, last_result, results_sum;
 	int results;
@@ -683,6 +785,12 @@ int main(void)
 	check_final_tokens("kimi-repo-claude-2.1.63-tasks.jsonl");
 	check_stream_results("takopi-claude_stream_json_session.jsonl");
 	check_compaction("kimi-repo-claude-2.1.56-microcompact.jsonl");
+	check_blank_text("entire-claude-2.1.34-whitespace.jsonl");
+	check_blank_text("entire-claude-2.1.37.jsonl");
+	check_approx_tokens("entire-claude-2.1.34-whitespace.jsonl", 1);
+	check_approx_tokens("entire-claude-2.1.37.jsonl", 1);
+	check_approx_tokens("entire-claude-2.0.76.jsonl", 1);
+	check_approx_tokens("entire-claude-2.1.38.jsonl", 0);
 	diag("per-format table: format | files | events | record types that made no event in some file "
 	     "(all documented)");
 	for (int i = 0; i < nrows; i++)
