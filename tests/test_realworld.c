@@ -624,6 +624,79 @@ static void check_stream_results(const char *file)
 	run_free(r);
 }
 
+/* A Claude Code stream-json log (2.1.285, auto-compaction) with its
+ * bookkeeping: rate_limit_event while allowed, system/status around the
+ * compaction and system/thinking_tokens estimates make no row; the one
+ * compact_boundary is one compaction row; the turns' result lines give the
+ * output (their sum) and the thinking tokens (their output_tokens_details),
+ * all counted here with cJSON. */
+struct book_count {
+	int rate_allowed, rate_refused, status, estimates, boundaries;
+	long long results_out, results_think;
+};
+
+static void book_record(const cJSON *j, void *arg)
+{
+	struct book_count *c = arg;
+	const char *type = cJSON_GetStringValue(cJSON_GetObjectItem(j, "type"));
+	const char *sub = cJSON_GetStringValue(cJSON_GetObjectItem(j, "subtype"));
+	if (!type)
+		return;
+	if (!strcmp(type, "rate_limit_event")) {
+		const char *st = cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "rate_limit_info"), "status"));
+		(st && !strncmp(st, "allowed", 7) ? &c->rate_allowed : &c->rate_refused)[0]++;
+	} else if (!strcmp(type, "system") && sub) {
+		c->status += !strcmp(sub, "status");
+		c->estimates += !strcmp(sub, "thinking_tokens");
+		c->boundaries += !strcmp(sub, "compact_boundary");
+	} else if (!strcmp(type, "result")) {
+		const cJSON *u = cJSON_GetObjectItem(j, "usage");
+		c->results_out += (long long)cJSON_GetNumberValue(cJSON_GetObjectItem(u, "output_tokens"));
+		c->results_think += (long long)cJSON_GetNumberValue(
+			cJSON_GetObjectItem(cJSON_GetObjectItem(u, "output_tokens_details"), "thinking_tokens"));
+	}
+}
+
+static void check_stream_bookkeeping(const char *file)
+{
+	char rel[512], *err = NULL;
+	struct book_count c;
+	memset(&c, 0, sizeof c);
+	each_record(file, book_record, &c);
+	snprintf(rel, sizeof rel, "tests/realworld/%s", file);
+	struct run *r = parser_load_final(tap_path(rel), NULL, &err);
+	if (!okv(r != NULL, "%s loads", file)) {
+		free(err);
+		return;
+	}
+	int rate_rows = 0, status_rows = 0, estimate_rows = 0, compactions = 0;
+	for (size_t i = 0; i < r->nev; i++) {
+		const struct event *e = &r->ev[i];
+		const char *name = e->name ? e->name : "";
+		rate_rows += !strcmp(name, "rate_limit_event");
+		status_rows += !strcmp(name, "status") || (e->text && strstr(e->text, "compacting"));
+		estimate_rows += !strcmp(name, "thinking_tokens");
+		compactions += e->kind == EV_COMPACTION;
+	}
+	long long out = 0, think = 0;
+	run_tokens(r, NULL, &out, NULL, NULL, &think);
+	ok(c.rate_allowed > 0 && rate_rows == c.rate_refused,
+	   "%s: %d rate_limit_event records while allowed, no row (%d rows, %d refused)", file, c.rate_allowed,
+	   rate_rows, c.rate_refused);
+	ok(c.status >= 2 && status_rows == 0, "%s: %d system/status records (compacting), no row (%d)", file,
+	   c.status, status_rows);
+	ok(c.estimates > 0 && estimate_rows == 0, "%s: %d system/thinking_tokens estimates, no row (%d)", file,
+	   c.estimates, estimate_rows);
+	ok(c.boundaries == 1 && compactions == 1, "%s: the compact_boundary is the one compaction row (%d)", file,
+	   compactions);
+	ok(c.results_out > 0 && out == c.results_out, "%s: output tokens %lld, the turns' result lines' sum (%lld)",
+	   file, out, c.results_out);
+	ok(c.results_think > 0 && think == c.results_think,
+	   "%s: thinking tokens %lld, the result lines' output_tokens_details.thinking_tokens (%lld)", file, think,
+	   c.results_think);
+	run_free(r);
+}
+
 struct compact_count {
 	int n;
 	long long saved;
@@ -785,6 +858,8 @@ int main(void)
 	check_final_tokens("kimi-repo-claude-2.1.63-tasks.jsonl");
 	check_stream_results("takopi-claude_stream_json_session.jsonl");
 	check_compaction("kimi-repo-claude-2.1.56-microcompact.jsonl");
+	check_stream_results("untether-claude-2.1.285-autocompact.jsonl");
+	check_stream_bookkeeping("untether-claude-2.1.285-autocompact.jsonl");
 	check_blank_text("entire-claude-2.1.34-whitespace.jsonl");
 	check_blank_text("entire-claude-2.1.37.jsonl");
 	check_approx_tokens("entire-claude-2.1.34-whitespace.jsonl", 1);
