@@ -39,6 +39,7 @@ struct claude_state {
 	size_t compaction;            /* index+1 of a compaction awaiting its summary */
 	struct claude_pending pending[2]; /* main chain, sidechain */
 	long long out_at_result;      /* the run's output total at the last result line */
+	long long reasoning_at_result; /* and its reasoning total */
 	struct claude_ids seen;       /* uuids of subagent messages taken from progress records */
 };
 
@@ -702,7 +703,8 @@ static void claude_stop_hooks(struct parse_ctx *ctx, const cJSON *obj)
 /* System records that are bookkeeping: no row (claude_session_ignored). */
 static int claude_system_quiet(const char *sub)
 {
-	static const char *const quiet[] = {"session_start", "status", "hook_response", "hook_started", NULL};
+	static const char *const quiet[] = {"session_start", "status", "hook_response", "hook_started",
+	                                    "thinking_tokens", NULL};
 	for (size_t i = 0; quiet[i]; i++)
 		if (!strcmp(sub, quiet[i]))
 			return 1;
@@ -755,18 +757,26 @@ static void claude_system(struct parse_ctx *ctx, struct claude_state *st, const 
 static void claude_result_usage(struct parse_ctx *ctx, struct claude_state *st, const cJSON *obj)
 {
 	const cJSON *u = jx_get(obj, "usage");
-	long long out, total;
+	long long out, total, think, thought;
 	if (!cJSON_IsObject(u))
 		return;
 	/* a stream of several turns has one result per turn, each with that
 	 * turn's usage (not a running total): compare with the turn's messages */
-	run_tokens(ctx->run, NULL, &total, NULL, NULL, NULL);
+	run_tokens(ctx->run, NULL, &total, NULL, NULL, &thought);
 	out = claude_tokens(u, "output_tokens") - (total - st->out_at_result);
-	if (out > 16) { /* a message or two cut before their last line: not worth an event */
-		run_add(ctx->run, EV_USAGE, ctx->lineno)->tok_out = out;
-		total += out;
+	/* the messages' lines carry no output_tokens_details: the turn's
+	 * thinking tokens are only here */
+	think = claude_tokens(jx_get(u, "output_tokens_details"), "thinking_tokens") -
+	        (thought - st->reasoning_at_result);
+	if (out > 16 || think > 0) { /* a message or two cut before their last line: not worth an event */
+		struct event *e = run_add(ctx->run, EV_USAGE, ctx->lineno);
+		e->tok_out = out > 16 ? out : 0;
+		e->tok_reasoning = think > 0 ? think : 0;
+		total += e->tok_out;
+		thought += e->tok_reasoning;
 	}
 	st->out_at_result = total;
+	st->reasoning_at_result = thought;
 }
 
 /* The completion marker; its usage completes the messages' (above). */
@@ -983,6 +993,7 @@ static const struct parser_ignored claude_ignored[] = {
 	{"system/status", "\"compacting\" while a compaction runs; the compact_boundary that follows is the event"},
 	{"system/hook_response", "a hook's output; hooks are not part of the conversation"},
 	{"system/hook_started", "a hook starting; hooks are not part of the conversation"},
+	{"system/thinking_tokens", "a running estimate of the thinking so far; the result line's thinking_tokens is the count"},
 	{NULL, NULL},
 };
 

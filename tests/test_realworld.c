@@ -474,6 +474,108 @@ static void check_final_tokens(const char *file)
 	run_free(r);
 }
 
+/* A session file of a version that records output_tokens as the stream
+ * began (about 2.0.76 to 2.1.37, the version read here with cJSON): the
+ * total is still each message's largest figure, and marked approximate;
+ * a file of a later version (approx 0) is not marked. */
+struct approx_count {
+	struct msg_usage m;
+	char version[32];
+};
+
+static void approx_record(const cJSON *j, void *arg)
+{
+	struct approx_count *c = arg;
+	const char *v = cJSON_GetStringValue(cJSON_GetObjectItem(j, "version"));
+	const char *type = cJSON_GetStringValue(cJSON_GetObjectItem(j, "type"));
+	if (v && type && !strcmp(type, "assistant") && !c->version[0])
+		snprintf(c->version, sizeof c->version, "%s", v);
+	usage_record(j, &c->m);
+}
+
+static void check_approx_tokens(const char *file, int approx)
+{
+	char rel[512], *err = NULL;
+	struct approx_count *c = calloc(1, sizeof *c);
+	int a = 0, b = 0, d = 0;
+	each_record(file, approx_record, c);
+	long key = sscanf(c->version, "%d.%d.%d", &a, &b, &d) == 3 ? a * 1000000L + b * 1000L + d : -1;
+	ok(key >= 0 && (key >= 2000076L && key <= 2001037L) == approx, "%s: written by Claude Code %s, %s 2.0.76 to 2.1.37",
+	   file, c->version, approx ? "within" : "outside");
+	snprintf(rel, sizeof rel, "tests/realworld/%s", file);
+	struct run *r = parser_load_final(tap_path(rel), NULL, &err);
+	if (okv(r != NULL, "%s loads", file)) {
+		long long want = 0, out = 0;
+		for (size_t k = 0; k < c->m.ids.n; k++)
+			want += c->m.largest[k];
+		for (size_t i = 0; i < r->nev; i++)
+			if (r->ev[i].kind == EV_USAGE)
+				out += r->ev[i].tok_out;
+		ok(c->m.ids.n > 0 && out == want, "%s: output tokens %lld, each of the %zu messages' largest figure (%lld)",
+		   file, out, c->m.ids.n, want);
+		is_int(r->tokens_approx, approx, "%s: the total is %smarked approximate", file, approx ? "" : "not ");
+		run_free(r);
+	}
+	free(err);
+	ids_free(&c->m.ids);
+	free(c);
+}
+
+/* Whitespace-only text blocks (Claude Code writes "\n\n" before a thinking
+ * block): no row. Every other assistant text block is one, counted with
+ * cJSON from the file. */
+struct blank_count {
+	int blank, text;
+};
+
+static int all_space(const char *s)
+{
+	for (; *s; s++)
+		if (*s != ' ' && *s != '\t' && *s != '\n' && *s != '\r')
+			return 0;
+	return 1;
+}
+
+static void blank_record(const cJSON *j, void *arg)
+{
+	struct blank_count *c = arg;
+	const char *type = cJSON_GetStringValue(cJSON_GetObjectItem(j, "type"));
+	const cJSON *b;
+	if (!type || strcmp(type, "assistant") || cJSON_IsTrue(cJSON_GetObjectItem(j, "isApiErrorMessage")))
+		return;
+	cJSON_ArrayForEach(b, cJSON_GetObjectItem(cJSON_GetObjectItem(j, "message"), "content"))
+	{
+		const char *bt = cJSON_GetStringValue(cJSON_GetObjectItem(b, "type"));
+		const char *text = cJSON_GetStringValue(cJSON_GetObjectItem(b, "text"));
+		if (bt && !strcmp(bt, "text") && text)
+			(all_space(text) ? &c->blank : &c->text)[0]++;
+	}
+}
+
+static void check_blank_text(const char *file)
+{
+	char rel[512], *err = NULL;
+	struct blank_count c = {0, 0};
+	each_record(file, blank_record, &c);
+	snprintf(rel, sizeof rel, "tests/realworld/%s", file);
+	struct run *r = parser_load_final(tap_path(rel), NULL, &err);
+	if (!okv(r != NULL, "%s loads", file)) {
+		free(err);
+		return;
+	}
+	int rows = 0, blank_rows = 0;
+	for (size_t i = 0; i < r->nev; i++) {
+		if (r->ev[i].kind != EV_TEXT)
+			continue;
+		rows++;
+		blank_rows += !r->ev[i].text || all_space(r->ev[i].text);
+	}
+	ok(c.blank > 0, "%s: %d whitespace-only text blocks in the file", file, c.blank);
+	is_int(blank_rows, 0, "%s: none of them is a row", file);
+	is_int(rows, c.text, "%s: each of the %d other text blocks is one", file, c.text);
+	run_free(r);
+}
+
 struct stream_count {
 	long long msg_out, last_result, results_sum;
 	int results;
@@ -519,6 +621,79 @@ static void check_stream_results(const char *file)
 	ok(out >= c.msg_out && out != c.last_result && out >= c.last_result,
 	   "%s: output %lld: the messages' %lld at least, not the last result's %lld (results add up to %lld)",
 	   file, out, c.msg_out, c.last_result, c.results_sum);
+	run_free(r);
+}
+
+/* A Claude Code stream-json log (2.1.285, auto-compaction) with its
+ * bookkeeping: rate_limit_event while allowed, system/status around the
+ * compaction and system/thinking_tokens estimates make no row; the one
+ * compact_boundary is one compaction row; the turns' result lines give the
+ * output (their sum) and the thinking tokens (their output_tokens_details),
+ * all counted here with cJSON. */
+struct book_count {
+	int rate_allowed, rate_refused, status, estimates, boundaries;
+	long long results_out, results_think;
+};
+
+static void book_record(const cJSON *j, void *arg)
+{
+	struct book_count *c = arg;
+	const char *type = cJSON_GetStringValue(cJSON_GetObjectItem(j, "type"));
+	const char *sub = cJSON_GetStringValue(cJSON_GetObjectItem(j, "subtype"));
+	if (!type)
+		return;
+	if (!strcmp(type, "rate_limit_event")) {
+		const char *st = cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "rate_limit_info"), "status"));
+		(st && !strncmp(st, "allowed", 7) ? &c->rate_allowed : &c->rate_refused)[0]++;
+	} else if (!strcmp(type, "system") && sub) {
+		c->status += !strcmp(sub, "status");
+		c->estimates += !strcmp(sub, "thinking_tokens");
+		c->boundaries += !strcmp(sub, "compact_boundary");
+	} else if (!strcmp(type, "result")) {
+		const cJSON *u = cJSON_GetObjectItem(j, "usage");
+		c->results_out += (long long)cJSON_GetNumberValue(cJSON_GetObjectItem(u, "output_tokens"));
+		c->results_think += (long long)cJSON_GetNumberValue(
+			cJSON_GetObjectItem(cJSON_GetObjectItem(u, "output_tokens_details"), "thinking_tokens"));
+	}
+}
+
+static void check_stream_bookkeeping(const char *file)
+{
+	char rel[512], *err = NULL;
+	struct book_count c;
+	memset(&c, 0, sizeof c);
+	each_record(file, book_record, &c);
+	snprintf(rel, sizeof rel, "tests/realworld/%s", file);
+	struct run *r = parser_load_final(tap_path(rel), NULL, &err);
+	if (!okv(r != NULL, "%s loads", file)) {
+		free(err);
+		return;
+	}
+	int rate_rows = 0, status_rows = 0, estimate_rows = 0, compactions = 0;
+	for (size_t i = 0; i < r->nev; i++) {
+		const struct event *e = &r->ev[i];
+		const char *name = e->name ? e->name : "";
+		rate_rows += !strcmp(name, "rate_limit_event");
+		status_rows += !strcmp(name, "status") || (e->text && strstr(e->text, "compacting"));
+		estimate_rows += !strcmp(name, "thinking_tokens");
+		compactions += e->kind == EV_COMPACTION;
+	}
+	long long out = 0, think = 0;
+	run_tokens(r, NULL, &out, NULL, NULL, &think);
+	ok(c.rate_allowed > 0 && rate_rows == c.rate_refused,
+	   "%s: %d rate_limit_event records while allowed, no row (%d rows, %d refused)", file, c.rate_allowed,
+	   rate_rows, c.rate_refused);
+	ok(c.status >= 2 && status_rows == 0, "%s: %d system/status records (compacting), no row (%d)", file,
+	   c.status, status_rows);
+	ok(c.estimates > 0 && estimate_rows == 0, "%s: %d system/thinking_tokens estimates, no row (%d)", file,
+	   c.estimates, estimate_rows);
+	ok(c.boundaries == 1 && compactions == 1, "%s: the compact_boundary is the one compaction row (%d)", file,
+	   compactions);
+	ok(c.results_out > 0 && out == c.results_out, "%s: output tokens %lld, the turns' result lines' sum (%lld)",
+	   file, out, c.results_out);
+	ok(c.results_think > 0 && think == c.results_think,
+	   "%s: thinking tokens %lld, the result lines' output_tokens_details.thinking_tokens (%lld)", file, think,
+	   c.results_think);
 	run_free(r);
 }
 
@@ -683,6 +858,14 @@ int main(void)
 	check_final_tokens("kimi-repo-claude-2.1.63-tasks.jsonl");
 	check_stream_results("takopi-claude_stream_json_session.jsonl");
 	check_compaction("kimi-repo-claude-2.1.56-microcompact.jsonl");
+	check_stream_results("untether-claude-2.1.285-autocompact.jsonl");
+	check_stream_bookkeeping("untether-claude-2.1.285-autocompact.jsonl");
+	check_blank_text("entire-claude-2.1.34-whitespace.jsonl");
+	check_blank_text("entire-claude-2.1.37.jsonl");
+	check_approx_tokens("entire-claude-2.1.34-whitespace.jsonl", 1);
+	check_approx_tokens("entire-claude-2.1.37.jsonl", 1);
+	check_approx_tokens("entire-claude-2.0.76.jsonl", 1);
+	check_approx_tokens("entire-claude-2.1.38.jsonl", 0);
 	diag("per-format table: format | files | events | record types that made no event in some file "
 	     "(all documented)");
 	for (int i = 0; i < nrows; i++)
