@@ -94,7 +94,7 @@ wait_until() {
 
 # jqe FILTER [FILE]: jq -e, but no input (a command that printed nothing)
 # is false, where jq 1.6's -e says true
-jqe() { jqf=$1; shift; jq -e -n "input | ($jqf)" "$@" > /dev/null; }
+jqe() { jqf=$1; shift; jq -e -n "first(inputs) | ($jqf)" "$@" > /dev/null; }
 
 # state DIR RUN_ID: the cell's state from kbtui sweep --status --json
 state() { "$kb" sweep --status "$1" --json 2> /dev/null | jq -r --arg id "$2" '.cells[] | select(.run_id == $id) | .state'; }
