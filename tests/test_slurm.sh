@@ -195,7 +195,7 @@ cat > "$tmp/slow.yaml" <<EOF
 EOF
 c="$tmp/cancel"
 "$kb" sweep --executor slurm --no-gpu --models "$tmp/slow.yaml" --problems 01 --problems-dir "$tmp/problems" \
-	--out "$c" --budget 2m --sandbox none > "$tmp/c1.out" 2>&1
+	--out "$c" --budget 10m --sandbox none > "$tmp/c1.out" 2>&1
 sed 's/^/# /' "$tmp/c1.out"
 running() { [ "$(state "$c" slow_01_toy)" = running ] && grep -q bash "$c/runs/slow_01_toy/live.log" 2> /dev/null; }
 t "the long cell runs on the node" 'wait_until 240 running'

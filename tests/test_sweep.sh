@@ -149,7 +149,7 @@ cat > "$tmp/faults.yaml" <<EOF
 EOF
 f="$tmp/faults"
 "$kb" sweep --models "$tmp/faults.yaml" --problems 01 --problems-dir "$tmp/problems" --out "$f" \
-	--parallel 5 --budget 2m --sandbox none > "$tmp/f1.out" 2> "$tmp/f1.err" &
+	--parallel 5 --budget 10m --sandbox none > "$tmp/f1.out" 2> "$tmp/f1.err" &
 sweeppid=$!
 pids="$pids $sweeppid"
 both_running() {

@@ -23,7 +23,7 @@ models_file "$tmp/models.yaml" "$port"
 d="$tmp/sweep"
 first=fake-a-high_01_toy
 "$kb" sweep --models "$tmp/models.yaml" --problems all --problems-dir "$tmp/problems" --out "$d" \
-	--parallel 1 --budget 2m --sandbox none > "$tmp/sweep.out" 2> "$tmp/sweep.err" &
+	--parallel 1 --budget 10m --sandbox none > "$tmp/sweep.out" 2> "$tmp/sweep.err" &
 sweeppid=$!
 pids="$pids $sweeppid"
 t "the first cell runs at the gate, the others are queued" '
