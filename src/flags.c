@@ -1299,6 +1299,22 @@ int flag_runs_step(struct flag_runs *fr)
 	return 1;
 }
 
+void flag_runs_forget(struct flag_runs *fr, size_t i)
+{
+	if (!fr || i >= fr->ds->nruns)
+		return;
+	if (fr->tried[i]) {
+		fr->tried[i] = 0;
+		fr->done--;
+	}
+	fr->state[i] = -1;
+	fr->total = 0;   /* the transcript may be new: counted again */
+	for (size_t k = 0; k < fr->ds->nruns; k++)
+		fr->total += fr->ds->runs[k].transcript != NULL;
+	if (i < fr->next)
+		fr->next = i;
+}
+
 size_t flag_runs_cached(const struct flag_runs *fr)
 {
 	return fr->hits;

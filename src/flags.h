@@ -158,6 +158,10 @@ void flag_runs_free(struct flag_runs *fr);
 int flag_runs_step(struct flag_runs *fr);
 /* Runs first..first+n-1 (the rows on screen) are done before the others. */
 void flag_runs_prefer(struct flag_runs *fr, size_t first, size_t n);
+/* Run i's transcript appeared or changed since it was done (a sweep's
+ * cell that started or finished): it is to be done again, by the next
+ * steps (from the cache when the file is one counted before). */
+void flag_runs_forget(struct flag_runs *fr, size_t i);
 /* Runs whose count came from the cache so far. */
 size_t flag_runs_cached(const struct flag_runs *fr);
 /* Run i: -1 not done yet (or no transcript), else its flagged events. */

@@ -4,8 +4,11 @@
 # KBTUI_NVCC, a fake nvidia-smi first in PATH that claims two H200s and
 # logs CUDA_VISIBLE_DEVICES and KBTUI_GPU_LOCK of each eval to
 # $tmp/gpu.log), serve NAME SCRIPT (a tests/fakellm answering each
-# conversation by its turn; sets $port), wait_until SECS EXPR, and the
-# keys $KEY_A, $KEY_B in SWEEP_KEY_A, SWEEP_KEY_B.
+# conversation by its turn; sets $port), wait_until SECS EXPR, jqe FILTER
+# [FILE] (jq -e that fails on no input), and the keys $KEY_A, $KEY_B in
+# SWEEP_KEY_A, SWEEP_KEY_B. The waits are generous bounds (they end as
+# soon as their condition holds): CI runs these inside `make -j2 check`
+# on two busy cores.
 kb="$KB_BUILDDIR/kbtui"
 fakellm="$KB_BUILDDIR/tests/fakellm"
 # (after tests/tmux.sh, whose $tmp, counters and tmux server it keeps)
@@ -57,21 +60,23 @@ unset OPENAI_API_KEY ANTHROPIC_API_KEY
 cat > "$tmp/solve.jsonl" <<'EOF'
 {"text": "Writing the kernel.", "tool": "write_file", "args": "{\"path\": \"solution.cu\", \"content\": \"// good\\n\"}", "prompt_tokens": 1200, "completion_tokens": 40}
 EOF
-# a long first turn while $tmp/slow.flag exists (sandbox none: it sees it)
+# a long first turn while $tmp/slow.flag exists (sandbox none: it sees
+# it), five minutes at most: a loaded machine's test still finds it running
 cat > "$tmp/slow.jsonl" <<EOF
-{"text": "Thinking it over.", "tool": "bash", "args": "{\"command\": \"if test -e $tmp/slow.flag; then sleep 40; fi; echo waited\"}"}
+{"text": "Thinking it over.", "tool": "bash", "args": "{\"command\": \"i=0; while test -e $tmp/slow.flag && [ \$i -lt 1500 ]; do sleep 0.2; i=\$((i + 1)); done; echo waited\"}"}
 {"text": "Writing the kernel.", "tool": "write_file", "args": "{\"path\": \"solution.cu\", \"content\": \"// good\\\\n\"}"}
 EOF
 
-# longer than the test's Slurm time limit of one minute
-echo '{"text": "Taking my time.", "tool": "bash", "args": "{\"command\": \"sleep 170\"}"}' > "$tmp/long.jsonl"
+# much longer than the test's Slurm time limit of one minute (Slurm ends
+# it; a loaded one takes minutes to)
+echo '{"text": "Taking my time.", "tool": "bash", "args": "{\"command\": \"sleep 420\"}"}' > "$tmp/long.jsonl"
 
 # serve NAME SCRIPT: a fakellm for one or more models; sets $port
 serve() {
 	"$fakellm" --by-turn --script "$2" --log "$tmp/$1.llmlog" --timeout 900 > "$tmp/$1.port" 2> "$tmp/$1.llmerr" &
 	pids="$pids $!"
 	port=""; i=0
-	while [ $i -lt 100 ] && [ -z "$port" ]; do
+	while [ $i -lt 300 ] && [ -z "$port" ]; do
 		port=$(sed -n "s/^port=//p" "$tmp/$1.port" 2> /dev/null); [ -n "$port" ] || sleep 0.1; i=$((i + 1))
 	done
 	[ -n "$port" ] || echo "# fakellm did not start: $(cat "$tmp/$1.llmerr")"
@@ -86,6 +91,10 @@ wait_until() {
 	done
 	return 1
 }
+
+# jqe FILTER [FILE]: jq -e, but no input (a command that printed nothing)
+# is false, where jq 1.6's -e says true
+jqe() { jqf=$1; shift; jq -e -n "first(inputs) | ($jqf)" "$@" > /dev/null; }
 
 # state DIR RUN_ID: the cell's state from kbtui sweep --status --json
 state() { "$kb" sweep --status "$1" --json 2> /dev/null | jq -r --arg id "$2" '.cells[] | select(.run_id == $id) | .state'; }

@@ -432,7 +432,8 @@ static void put_file(const char *path, const char *text)
 }
 
 /* A dataset's flags: counted once, then from the cache, a changed
- * transcript counted again; the rows on screen first. */
+ * transcript counted again; the rows on screen first; a transcript that
+ * appears later counted once the run is forgotten. */
 static void test_runs_cache(void)
 {
 	char tmpl[] = "/tmp/kbtui-frc-XXXXXX";
@@ -505,6 +506,48 @@ static void test_runs_cache(void)
 		flag_runs_free(fr);
 		dataset_free(ds);
 	}
+	/* a sweep's cell: its transcript appears after the flags were found */
+	setenv("KBTUI_NO_CACHE", "1", 1);
+	char *e = NULL;
+	cmd = xasprintf("rm '%s/ds/runs/c/transcript.jsonl'", dir);
+	ok(system(cmd) == 0, "run c has no transcript yet");
+	free(cmd);
+	put_file(idx, "{\"run_id\":\"a\",\"problem\":\"01_fp8_gemm\",\"transcript\":\"runs/a/transcript.jsonl\"}\n"
+	              "{\"run_id\":\"b\",\"problem\":\"01_fp8_gemm\",\"transcript\":\"runs/b/transcript.jsonl\"}\n"
+	              "{\"run_id\":\"c\",\"problem\":\"01_fp8_gemm\"}\n");
+	struct dataset *ds = dataset_open(ds_dir, &e);
+	struct flag_runs *fr = ds ? flag_runs_new(ds, rs) : NULL;
+	if (!fr) {
+		ok(0, "the dataset opens: %s", e ? e : "?");
+		free(e);
+	} else {
+		while (flag_runs_step(fr))
+			;
+		size_t total, done = flag_runs_done(fr, &total);
+		ok(flag_runs_state(fr, 2) < 0 && total == 2 && done == 2, "all found: c not done (no transcript), 2 of 2 (%ld, %zu of %zu)",
+		   flag_runs_state(fr, 2), done, total);
+		cmd = xasprintf("cp '%s' '%s/ds/runs/c/transcript.jsonl'", tap_path("tests/fixtures/flags/hack.jsonl"), dir);
+		ok(system(cmd) == 0, "c's transcript appears (the cell ran)");
+		free(cmd);
+		dataset_reread_run(ds, 2);
+		is_int(flag_runs_step(fr), 0, "without being told, nothing is left to do");
+		flag_runs_forget(fr, 2);
+		done = flag_runs_done(fr, &total);
+		ok(total == 3 && done == 2 && flag_runs_state(fr, 2) < 0, "forgotten: c to do, 2 of 3 done");
+		ok(flag_runs_step(fr) == 1, "a step is left: c");
+		while (flag_runs_step(fr))
+			;
+		is_int(flag_runs_state(fr, 2), first[0], "c flagged now: the hack's count");
+		ok(flag_runs_state(fr, 0) == first[0] && flag_runs_state(fr, 1) == first[0], "the others as they were");
+		flag_runs_forget(fr, 0);   /* a done run forgotten: counted again, the same */
+		while (flag_runs_step(fr))
+			;
+		done = flag_runs_done(fr, &total);
+		ok(flag_runs_state(fr, 0) == first[0] && done == 3 && total == 3, "a run forgotten after it was done: counted again, 3 of 3");
+		flag_runs_free(fr);
+	}
+	dataset_free(ds);
+	unsetenv("KBTUI_NO_CACHE");
 	if (old)
 		setenv("XDG_CACHE_HOME", old, 1);
 	else

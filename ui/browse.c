@@ -538,7 +538,7 @@ static char *browse_describe(const struct browse *b, const char *pos, int room)
 	struct run *r = sel >= 0 ? b->ds->runs[sel].run : NULL;
 	int left = room - (int)strlen(pos) - 2;
 	char *cell = sweepwatch_text(b->sweep, sel);
-	if (cell) {   /* a sweep's cell: what kbtui sweep --status says of it */
+	if (cell) {   /* a sweep's cell not done: what kbtui sweep --status says of it */
 		char *line = xasprintf("%s  %s", pos, cell);
 		free(cell);
 		return line;
@@ -1026,6 +1026,12 @@ static unsigned browse_poll(struct view *v, int *ms)
 		b->watching = NULL;
 	}
 	int sms, moved = b->sweep ? sweepwatch_poll(b->sweep, &sms) : 0;
+	/* a cell that started or finished: its transcript is flagged (again) like any run's */
+	for (long i; b->flags && (i = sweepwatch_fresh(b->sweep)) >= 0;) {
+		flag_runs_forget(b->flags, (size_t)i);
+		b->flags_left = 1;
+		*ms = 0;
+	}
 	if (moved == 2)
 		browse_refresh(b);   /* outcomes changed: filter, sort and grid again, the selection kept */
 	else if (moved)

@@ -463,7 +463,7 @@ char *grid_describe(const struct grid *g, const struct dataset *ds)
 		return s;
 	}
 	char *cell = sweepwatch_text(grid_sweep, i);
-	if (cell) {   /* a sweep's cell: what kbtui sweep --status says of it */
+	if (cell) {   /* a sweep's cell not done: what kbtui sweep --status says of it */
 		char *id = draw_safe(ds->runs[i].meta.run_id);
 		char *s = xasprintf(" %s x %s: %s  %s", g->models[g->r], prob, cell, id);
 		free(id);

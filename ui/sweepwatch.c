@@ -17,6 +17,7 @@ struct sweepwatch {
 	long *run;                        /* each cell's dataset run */
 	double due;                       /* monotonic seconds of the next read */
 	char **text;                      /* each cell's text at the last read (owned) */
+	unsigned char *fresh;             /* per cell: moved or its transcript appeared, not yet taken */
 };
 
 static double sweepwatch_now(void)
@@ -43,6 +44,7 @@ struct sweepwatch *sweepwatch_new(struct dataset *ds)
 	sweep_dataset_cells(ds, &w->cfg);
 	w->run = xcalloc((size_t)w->cfg.ncells + 1, sizeof *w->run);
 	w->text = xcalloc((size_t)w->cfg.ncells + 1, sizeof *w->text);
+	w->fresh = xcalloc((size_t)w->cfg.ncells + 1, 1);
 	for (int i = 0; i < w->cfg.ncells; i++)
 		w->run[i] = dataset_find(ds, w->cfg.cells[i].run_id);
 	w->st = sweep_status_now(&w->cfg, ds->root);
@@ -60,6 +62,7 @@ void sweepwatch_free(struct sweepwatch *w)
 	for (int i = 0; i < w->cfg.ncells; i++)
 		free(w->text[i]);
 	free(w->text);
+	free(w->fresh);
 	sweep_status_free(w->st, w->cfg.ncells);
 	free(w->run);
 	sweep_config_free(&w->cfg);
@@ -80,18 +83,35 @@ int sweepwatch_poll(struct sweepwatch *w, int *ms)
 		return 0;
 	}
 	struct sweep_cell_status *st = sweep_status_now(&w->cfg, w->ds->root);
+	unsigned char *had = xcalloc((size_t)w->cfg.ncells + 1, 1);   /* a transcript before the update */
+	for (int i = 0; i < w->cfg.ncells; i++)
+		had[i] = w->run[i] >= 0 && w->ds->runs[w->run[i]].transcript;
 	int moved = sweep_dataset_update(w->ds, &w->cfg, st, w->st), shown = 0;
 	for (int i = 0; i < w->cfg.ncells; i++) {
+		int has = w->run[i] >= 0 && w->ds->runs[w->run[i]].transcript;
+		w->fresh[i] |= st[i].state != w->st[i].state || st[i].attempt != w->st[i].attempt || (!had[i] && has);
 		char *t = sweep_cell_text(&st[i]);
 		shown |= strcmp(t, w->text[i]) != 0;
 		free(w->text[i]);
 		w->text[i] = t;
 	}
+	free(had);
 	sweep_status_free(w->st, w->cfg.ncells);
 	w->st = st;
 	w->due = sweepwatch_now() + SWEEPWATCH_MS / 1000.0;
 	*ms = SWEEPWATCH_MS;
 	return moved ? 2 : shown ? 1 : 0;
+}
+
+long sweepwatch_fresh(struct sweepwatch *w)
+{
+	for (int k = 0; w && k < w->cfg.ncells; k++)
+		if (w->fresh[k]) {
+			w->fresh[k] = 0;
+			if (w->run[k] >= 0)
+				return w->run[k];
+		}
+	return -1;
 }
 
 static int sweepwatch_find(const struct sweepwatch *w, long i)
@@ -111,7 +131,7 @@ const struct sweep_cell_status *sweepwatch_cell(const struct sweepwatch *w, long
 char *sweepwatch_text(const struct sweepwatch *w, long i)
 {
 	int k = sweepwatch_find(w, i);
-	return k < 0 ? NULL : xstrdup(w->text[k]);
+	return k < 0 || w->st[k].state == SWEEP_DONE ? NULL : xstrdup(w->text[k]);
 }
 
 char *sweepwatch_summary(const struct sweepwatch *w)

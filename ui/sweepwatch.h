@@ -25,9 +25,13 @@ int sweepwatch_poll(struct sweepwatch *w, int *ms);
 void sweepwatch_due(struct sweepwatch *w);
 /* The state of the cell that is dataset run i, NULL when it is none. */
 const struct sweep_cell_status *sweepwatch_cell(const struct sweepwatch *w, long i);
-/* The cell's text as `kbtui sweep --status` prints it (owned), NULL when
- * run i is no cell. */
+/* The text of a cell not done as `kbtui sweep --status` prints it
+ * (owned); NULL when run i is no cell or is done (a done cell is a run
+ * like any: its outcome, peak and verdict). */
 char *sweepwatch_text(const struct sweepwatch *w, long i);
+/* A run whose cell moved or whose transcript appeared since the last
+ * call (its flags are found again), -1 when none; each is taken once. */
+long sweepwatch_fresh(struct sweepwatch *w);
 /* Counts for the header: "2 running  1 queued  1 failed" (owned). */
 char *sweepwatch_summary(const struct sweepwatch *w);
 
