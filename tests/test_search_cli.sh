@@ -139,7 +139,7 @@ keys xs 'tflops=' Enter
 wait_for xs "2 runs match" "r1 +4 +" "r2 +1 +"
 t "hits per run, best first: r1 with 4 lines (no verdict: -)" 'has "r1 +4 +- +TFLOPS=1 here"'
 t "then r2 with 1" 'has "r2 +1 +- +maybe tflops=5"'
-t "the browser's search kept each run's text in the cache too" '[ $(ls "$tmp/cache/kbtui/text" | wc -l) -eq 3 ]'
+t "the browser's search kept each run's text in the cache too" '[ $(ls "$tmp/cache/kbtui/text" | grep -vc "\.tmp$") -eq 3 ]'
 t "the run without a hit is not listed" '! has "^ *r3 "'
 keys xs Enter
 wait_for xs "kbtui replay" "match 1/"
@@ -218,6 +218,44 @@ keys tg q
 t "q: the browser, with the verdicts written from the search" 'wait_for tg "rubric_leak" && ! has "runs match"'
 keys tg q
 t "kbtui quits" 'wait_for tg "kbtui exited: 0"'
+
+# ---- the browser's search and the text cache ------------------------------------------
+# the same hit list from a cold cache (filled by a helper process while the
+# prompt is open), a warm one (read, not rewritten) and none (KBTUI_NO_CACHE)
+tc="$tmp/cache/kbtui/text"
+nt=$(find "$tmp/sample/runs" -name transcript.jsonl | wc -l)
+entries() { ls "$tc" 2> /dev/null | grep -vc '\.tmp$'; }
+# xsearch NAME [VAR=value...]: the sample searched in session NAME, its hit
+# rows (the screen less the status bar) in $tmp/NAME.rows
+xsearch() {
+	xn=$1; shift
+	start "$xn" TERM=xterm-256color "$@" KB_SRCDIR="$KB_SRCDIR" "$kb" "$tmp/sample"
+	wait_for "$xn" "$cla"
+	keys "$xn" '?'
+	wait_for "$xn" "Search all runs"
+	[ "$xn" = cold ] && until_true '[ "$(entries)" -eq "$nt" ]' && echo cold > "$tmp/filled"
+	keys "$xn" 'tflops|check\.py' Enter
+	wait_for "$xn" "[0-9]+ runs match" "lines in [0-9]+ runs, [0-9]+ ms"
+	head -n 44 "$scr" > "$tmp/$xn.rows"
+	keys "$xn" q
+	wait_for "$xn" "kbtui +[0-9]+ runs"
+	keys "$xn" q
+	wait_for "$xn" "kbtui exited: 0"
+}
+rm -rf "$tc"
+xsearch cold
+t "with the prompt open, before Enter, the helper cached every transcript's text" '[ -s "$tmp/filled" ]'
+t "the cold search lists runs" 'grep -qE "7 runs match" "$tmp/cold.rows"'
+t "no half-written entry is left behind" 'until_true "[ \$(ls \"$tc\" | grep -c \"\\.tmp\$\") -eq 0 ]"'
+ls -l --time-style=full-iso "$tc" > "$tmp/cache.before"
+xsearch warm
+t "a warm cache: the same hit list" 'cmp -s "$tmp/cold.rows" "$tmp/warm.rows"'
+ls -l --time-style=full-iso "$tc" > "$tmp/cache.after"
+t "and its entries were read, not written again" 'cmp -s "$tmp/cache.before" "$tmp/cache.after"'
+rm -rf "$tc"
+xsearch none KBTUI_NO_CACHE=1
+t "KBTUI_NO_CACHE: the same hit list, every run parsed" 'cmp -s "$tmp/cold.rows" "$tmp/none.rows"'
+t "and no cache written, by the search or a helper" '[ ! -d "$tc" ] || [ "$(ls "$tc" | wc -l)" -eq 0 ]'
 
 echo "1..$n"
 exit $fail

@@ -4,15 +4,23 @@
  * and never freezes the screen. Runs loaded for a search stay loaded up
  * to XSEARCH_KEEP_BYTES of transcript, so the next search is matching only
  * (a researcher refines a regex several times); past that they are
- * unloaded again. */
+ * unloaded again. On a cold text cache (a new build, a new dataset) a
+ * helper process fills the cache from the last run backwards, from the
+ * moment the prompt opens (while the regex is typed) until the search is
+ * over (xsearch_helper_start): the search, from the first run, finds its
+ * entries as it reaches them, and both cores parse. */
 #include "config.h"
 
 #include <curses.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <wchar.h>
 
 #include "dataset.h"
@@ -64,6 +72,8 @@ struct xsearch {
 	int moved;                /* the user moved the selection: it follows its run */
 	char root[PATH_MAX];      /* the dataset's real path, for the text cache */
 	int have_root;
+	int helper;               /* the pipe that keeps the helper working; -1: none */
+	int helped;               /* this search started one */
 };
 
 static double xsearch_now(void)
@@ -147,29 +157,114 @@ static int xsearch_inside(const struct xsearch *x, const char *path)
 	       (real[n] == '/' || real[n] == '\0');
 }
 
+static const char *xsearch_format(const struct ds_run *d)
+{
+	const struct parser_ops *as = d->meta.format ? parser_find(d->meta.format) : NULL;
+	return as ? as->name : NULL;
+}
+
+/* ---- the helper --------------------------------------------------------------- */
+
+/* The helper's work, in the child: each run's text cached, from the last
+ * run backwards, until the pipe closes (this search is over: the runs it
+ * did not reach were searched here) or it meets cached runs all the way. */
+static void xsearch_helper_work(struct xsearch *x, int stop)
+{
+	struct dataset *ds = x->ds;
+	for (size_t i = ds->nruns; i-- > 0;) {
+		struct pollfd p = { .fd = stop, .events = POLLIN };
+		if (poll(&p, 1, 0) != 0)
+			return;
+		struct ds_run *d = &ds->runs[i];
+		if (!d->transcript || !xsearch_inside(x, d->transcript))
+			continue;
+		const char *fmt = xsearch_format(d);
+		struct runtext_key key = { .ok = 0 };
+		struct runtext *t = runtext_load(d->transcript, fmt, &key);
+		if (!t && key.ok) {
+			int had = d->run != NULL;
+			struct run *r = had ? d->run : dataset_load(ds, i);
+			if (r) {
+				t = runtext_new(r);
+				runtext_save(t, d->transcript, fmt, &key);
+			}
+			if (!had) {
+				run_free(d->run);
+				d->run = NULL;
+			}
+		}
+		runtext_free(t);
+	}
+}
+
+/* Starts the helper unless one is working: a grandchild (its parent is
+ * reaped at once, so no zombie is left to wait for) that never touches
+ * the terminal and ends with _exit (no curses or stdio teardown). With
+ * the cache warm (or off) it finds nothing to do and ends; one that
+ * cannot start is no loss. */
+static void xsearch_helper_start(struct xsearch *x)
+{
+	int fd[2];
+	x->helped = 1;
+	if (x->helper >= 0 || pipe(fd) < 0)
+		return;
+	fcntl(fd[1], F_SETFD, FD_CLOEXEC);
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(fd[1]);
+		int null = open("/dev/null", O_RDWR);
+		for (int k = 0; k < 3 && null >= 0; k++)
+			dup2(null, k);
+		if (fork() == 0)
+			xsearch_helper_work(x, fd[0]);
+		_exit(0);
+	}
+	close(fd[0]);
+	if (pid < 0) {
+		close(fd[1]);
+		return;
+	}
+	waitpid(pid, NULL, 0);
+	x->helper = fd[1];
+}
+
+/* The helper stops before its next run (an entry it is writing is
+ * finished, and renamed into place whole). */
+static void xsearch_helper_stop(struct xsearch *x)
+{
+	if (x->helper >= 0)
+		close(x->helper);
+	x->helper = -1;
+}
+
+/* ---- searching, a run --------------------------------------------------------- */
+
 /* Run i's matching lines into f, the lines flag_grep finds: from the text
- * cache when the transcript is unchanged (no JSON parsed), else from the
- * run, loaded (kept while memory allows, so that opening a hit is quick)
- * and its text saved for the next search. Returns the lines; 0 also when
- * the run cannot be read. */
+ * cache when the transcript is unchanged (no JSON parsed, none walked;
+ * loaded or not), else from the run, loaded if it is not (kept while
+ * memory allows, so that opening a hit is quick) and its text saved for
+ * the next search. Returns the lines; 0 also when the run cannot be read. */
 static size_t xsearch_run(struct xsearch *x, size_t i, struct xsearch_first *f)
 {
 	struct ds_run *d = &x->ds->runs[i];
-	if (d->run)  /* in memory already */
-		return flag_grep(x->s, d->run, xsearch_line, f);
-	const struct parser_ops *as = d->meta.format ? parser_find(d->meta.format) : NULL;
-	const char *fmt = as ? as->name : NULL;
+	const char *fmt = xsearch_format(d);
 	struct runtext_key key = { .ok = 0 };
 	struct runtext *t = xsearch_inside(x, d->transcript) ? runtext_load(d->transcript, fmt, &key) : NULL;
 	if (!t) {
-		struct run *r = dataset_load(x->ds, i);
+		int had = d->run != NULL;
+		struct run *r = had ? d->run : dataset_load(x->ds, i);
 		if (!r)
 			return 0;
 		t = runtext_new(r);
-		if (key.ok)
+		if (key.ok) {
 			runtext_save(t, d->transcript, fmt, &key);
-		size_t bytes = xsearch_bytes(d);
-		if (x->kept + bytes > XSEARCH_KEEP_BYTES) {  /* memory bounded */
+			if (!x->helped)
+				xsearch_helper_start(x);
+		}
+		size_t bytes = had ? 0 : xsearch_bytes(d);
+		if (had) {
+			/* the browser's, and counted already */
+		} else if (x->kept + bytes > XSEARCH_KEEP_BYTES) {  /* memory bounded */
 			run_free(d->run);
 			d->run = NULL;
 		} else {
@@ -206,8 +301,10 @@ static void xsearch_work(struct xsearch *x)
 	double end = xsearch_now() + XSEARCH_SLICE_MS / 1000.0;
 	while (xsearch_busy(x) && xsearch_now() < end)
 		xsearch_step(x);
-	if (!xsearch_busy(x))
+	if (!xsearch_busy(x)) {
 		x->took = xsearch_now() - x->t0;
+		xsearch_helper_stop(x);
+	}
 	x->v.dirty = D_ALL;
 }
 
@@ -236,6 +333,7 @@ static void xsearch_start(struct xsearch *x)
 		if (x->ds->runs[i].run)
 			x->kept += xsearch_bytes(&x->ds->runs[i]);
 	}
+	x->helped = 0;
 	x->t0 = xsearch_now();
 	x->took = 0;
 }
@@ -403,6 +501,7 @@ static int xsearch_prompt_key(struct xsearch *x, const struct key *k)
 		xsearch_start(x);
 	} else if (!k->fn && k->ch == 27) {
 		x->asking = 0;
+		xsearch_helper_stop(x);
 		return x->s == NULL;  /* Esc before any search: back to the browser */
 	} else if ((k->fn && k->ch == KEY_BACKSPACE) || (!k->fn && (k->ch == 127 || k->ch == 8))) {
 		size_t len = x->input.len;
@@ -434,6 +533,7 @@ static unsigned xsearch_list_key(struct xsearch *x, const struct key *k)
 		if (xsearch_busy(x)) {
 			x->next = x->ds->nruns;
 			x->took = xsearch_now() - x->t0;
+			xsearch_helper_stop(x);
 		}
 		return 0;
 	}
@@ -456,6 +556,7 @@ static unsigned xsearch_list_key(struct xsearch *x, const struct key *k)
 	case ACT_XSEARCH:
 		x->asking = 1;
 		sbuf_reset(&x->input);
+		xsearch_helper_start(x);
 		break;
 	default: break;
 	}
@@ -494,6 +595,7 @@ static void xsearch_free(struct view *v)
 	free(x->hits);
 	free(x->v.msg);
 	sbuf_free(&x->input);
+	xsearch_helper_stop(x);
 	free(x);
 }
 
@@ -517,7 +619,9 @@ struct view *xsearch_view_new(struct dataset *ds, struct tag *tag)
 	x->ds = ds;
 	x->tag = tag;
 	x->have_root = realpath(ds->root, x->root) != NULL;
+	x->helper = -1;
 	x->asking = 1;
+	xsearch_helper_start(x);
 	x->v.dirty = D_ALL;
 	sbuf_init(&x->input);
 	return &x->v;
