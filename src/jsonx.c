@@ -576,6 +576,21 @@ static int jx_u_plain(const unsigned char *p, const unsigned char *end)
 	return 1;
 }
 
+/* The byte a one-letter JSON escape (\n, \t, \" ...) stands for; -1 for
+ * any other letter (\u is read apart). */
+static int jx_escape_char(char c)
+{
+	switch (c) {
+	case 'b': return '\b';
+	case 'f': return '\f';
+	case 'n': return '\n';
+	case 'r': return '\r';
+	case 't': return '\t';
+	case '"': case '\\': case '/': return c;
+	default: return -1;
+	}
+}
+
 /* The string literal at in->off decoded in one pass straight into the
  * arena, the result's length known only at its end: possible when the
  * chunk has room for the rest of the line (the text never grows when
@@ -621,14 +636,7 @@ static int jx_pstring_arena(struct jx_in *in, char **dst)
 			break;
 		if (p + 1 >= end)
 			return 0;
-		switch (p[1]) {
-		case 'b': *o++ = '\b'; break;
-		case 'f': *o++ = '\f'; break;
-		case 'n': *o++ = '\n'; break;
-		case 'r': *o++ = '\r'; break;
-		case 't': *o++ = '\t'; break;
-		case '"': case '\\': case '/': *o++ = p[1]; break;
-		case 'u': {
+		if (p[1] == 'u') {
 			int seq;
 			if (!jx_u_plain(p, end))
 				return -1;
@@ -637,9 +645,10 @@ static int jx_pstring_arena(struct jx_in *in, char **dst)
 			p += seq;
 			continue;
 		}
-		default:
+		int c = jx_escape_char(p[1]);
+		if (c < 0)
 			return 0;
-		}
+		*o++ = (unsigned char)c;
 		p += 2;
 	}
 	*o = '\0';
@@ -697,21 +706,12 @@ static int jx_pstring(struct jx_in *in, char **dst)
 				p += run;
 				continue;
 			}
-			int seq = 2;
-			switch (p[1]) {
-			case 'b': *o++ = '\b'; break;
-			case 'f': *o++ = '\f'; break;
-			case 'n': *o++ = '\n'; break;
-			case 'r': *o++ = '\r'; break;
-			case 't': *o++ = '\t'; break;
-			case '"': case '\\': case '/': *o++ = p[1]; break;
-			case 'u':
-				if (!(seq = jx_utf16(p, q, &o))) {
-					jx_free(out);
-					return 0;
-				}
-				break;
-			default:
+			int seq = 2, c = p[1] == 'u' ? 0 : jx_escape_char(p[1]);
+			if (p[1] == 'u')
+				seq = jx_utf16(p, q, &o);
+			else if (c >= 0)
+				*o++ = (unsigned char)c;
+			if (!seq || c < 0) {
 				jx_free(out);
 				return 0;
 			}

@@ -247,7 +247,14 @@ xsearch cold
 t "with the prompt open, before Enter, the helper cached every transcript's text" '[ -s "$tmp/filled" ]'
 t "the cold search lists runs" 'grep -qE "7 runs match" "$tmp/cold.rows"'
 t "no half-written entry is left behind" 'until_true "[ \$(ls \"$tc\" | grep -c \"\\.tmp\$\") -eq 0 ]"'
-ls -l --time-style=full-iso "$tc" > "$tmp/cache.before"
+# the cold session's helper (a process of its own) finishes the entry it is
+# writing after kbtui quits: the cache is taken once it has stopped changing
+cache_still() {
+	ls -l --time-style=full-iso "$tc" > "$tmp/cache.before"
+	sleep 0.5
+	ls -l --time-style=full-iso "$tc" | cmp -s - "$tmp/cache.before"
+}
+until_true cache_still
 xsearch warm
 t "a warm cache: the same hit list" 'cmp -s "$tmp/cold.rows" "$tmp/warm.rows"'
 ls -l --time-style=full-iso "$tc" > "$tmp/cache.after"
