@@ -38,12 +38,17 @@ void pane_free(struct pane *p)
 
 void pane_grow(struct pane *p, struct pane_ctx *cx, size_t from)
 {
-	pane_invalidate(p);
-	if (!p->ready)  /* init will read the run as it is then */
+	if (!p->ready) {  /* init will read the run as it is then */
+		pane_invalidate(p);
 		return;
+	}
 	if (p->ops->grow) {
-		p->ops->grow(p, cx, from);
-	} else if (p->ops->init) {  /* what it read at init is stale */
+		if (!p->ops->grow(p, cx, from))
+			pane_invalidate(p);
+		return;
+	}
+	pane_invalidate(p);
+	if (p->ops->init) {  /* what it read at init is stale */
 		if (p->ops->free)
 			p->ops->free(p);
 		p->state = NULL;

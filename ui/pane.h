@@ -66,9 +66,11 @@ struct pane_ops {
 	void (*init)(struct pane *p, struct pane_ctx *cx);
 	void (*free)(struct pane *p);
 	/* The run grew (watch, live): events from `from` on are new or changed,
-	 * those before it as they were; read only them. NULL: a pane with init
-	 * is freed and read again when next drawn. */
-	void (*grow)(struct pane *p, struct pane_ctx *cx, size_t from);
+	 * those before it as they were; read only them. Returns 1 when it
+	 * brought p->lines up to date itself (a pane that appends rows), 0 for
+	 * them to be built again. NULL: a pane with init is freed and read
+	 * again when next drawn. */
+	int (*grow)(struct pane *p, struct pane_ctx *cx, size_t from);
 	/* Lays out p->lines for a width (NULL: the pane draws itself). */
 	void (*build)(struct pane *p, struct pane_ctx *cx, int width);
 	/* Draws the body (NULL: p->lines from p->top). */

@@ -51,12 +51,12 @@ static void pane_compiler_init(struct pane *p, struct pane_ctx *cx)
 
 /* Only the events from `from` on scanned again: the hits of the old ones
  * stay (a hit's event never decreases along the report). */
-static void pane_compiler_grow(struct pane *p, struct pane_ctx *cx, size_t from)
+static int pane_compiler_grow(struct pane *p, struct pane_ctx *cx, size_t from)
 {
 	struct pane_compiler *c = p->state;
 	const struct run *r = cx->run;
 	if (!c->rules)
-		return;
+		return 0;
 	while (c->rep.n && c->rep.hits[c->rep.n - 1].ev >= from) {
 		struct compilerlog_hit *h = &c->rep.hits[--c->rep.n];
 		c->rep.count[h->level]--;
@@ -76,6 +76,7 @@ static void pane_compiler_grow(struct pane *p, struct pane_ctx *cx, size_t from)
 	for (; k < c->rep.n; k++)
 		if (c->rep.hits[k].level == CL_ERROR && c->rep.hits[k].ev < c->nev)
 			c->has_error[c->rep.hits[k].ev] = 1;
+	return 0;  /* built again */
 }
 
 static void pane_compiler_free(struct pane *p)

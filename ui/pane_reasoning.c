@@ -54,12 +54,13 @@ static void pane_reasoning_free(struct pane *p)
 
 /* Only the events from `from` on read again (the last old one may have
  * grown into reasoning, or out of it). */
-static void pane_reasoning_grow(struct pane *p, struct pane_ctx *cx, size_t from)
+static int pane_reasoning_grow(struct pane *p, struct pane_ctx *cx, size_t from)
 {
 	struct pane_reasoning *r = p->state;
 	while (r->n && r->ev[r->n - 1] >= from)
 		r->n--;
 	pane_reasoning_scan(r, cx->run, from);
+	return 0;  /* built again */
 }
 
 /* How many reasoning events are at or before ev (the latest is k - 1). */

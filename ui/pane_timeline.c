@@ -57,12 +57,13 @@ static void pane_timeline_free(struct pane *p)
 }
 
 /* The run grew: the rows are made again at the next draw. */
-static void pane_timeline_grow(struct pane *p, struct pane_ctx *cx, size_t from)
+static int pane_timeline_grow(struct pane *p, struct pane_ctx *cx, size_t from)
 {
 	(void)cx;
 	(void)from;
 	timeline_free(&pt_of(p)->t);
 	pt_of(p)->made = 0;
+	return 0;  /* built again */
 }
 
 static void pane_timeline_make(struct pane_timeline *s, struct pane_ctx *cx)

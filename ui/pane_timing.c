@@ -47,6 +47,13 @@ struct pane_timing {
 	unsigned char *has;         /* per event: holds benchmark measurements */
 	size_t nev;
 	char *result;               /* result.json as read (untrusted, owned), NULL when none */
+	/* what p->lines holds, so that a growing run's new rows are appended
+	 * rather than the whole table laid out again at every watch poll */
+	size_t built_rows;          /* rows laid out */
+	size_t built_last;          /* the event of the last one, TLINE_NO_EVENT: none */
+	int built_header;           /* its group has the column header */
+	int built_tw;               /* the table's width */
+	size_t tail_at;             /* where the rows below the table begin (result.json) */
 	struct tlines side;         /* result.json laid out beside the table */
 	int side_w;                 /* 0: result.json is below the table */
 };
@@ -140,6 +147,7 @@ static void pane_timing_init(struct pane *p, struct pane_ctx *cx)
 	tlines_clear(&t->side);
 }
 
+
 static void pane_timing_free(struct pane *p)
 {
 	struct pane_timing *t = p->state;
@@ -219,9 +227,16 @@ static void pane_timing_group(struct tlines *L, const struct run *run, const str
 	/* one row: the command cut, not wrapped */
 	char *what = call ? evstyle_call_summary(run, call, width > 40 ? (size_t)width - 30 : 10) : xstrdup("");
 	double peak = -1;
-	for (size_t i = 0; i < t->npts; i++)
-		if (t->pts[i].ev == ev)
-			peak = t->pts[i].peak;
+	size_t lo = 0, hi = t->npts;  /* points are in event order: the first at or after ev */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->pts[mid].ev < ev)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < t->npts && t->pts[lo].ev == ev)
+		peak = t->pts[lo].peak;
 	L->ev = TLINE_NO_EVENT;
 	tlines_push(L, "", 0, RL_NORMAL);
 	L->ev = ev;
@@ -231,6 +246,34 @@ static void pane_timing_group(struct tlines *L, const struct run *run, const str
 		tlines_head(L, RL_TOOL, width, "event %zu  %s %s", ev + 1, name, what);
 	free(name);
 	free(what);
+}
+
+/* The table's rows from t->built_rows on, appended to L, then what goes
+ * below the table (result.json, when it is not beside it). */
+static void pane_timing_rows(struct pane_timing *t, const struct run *run, struct tlines *L)
+{
+	int tw = t->built_tw;
+	for (size_t i = t->built_rows; i < t->nrows; i++) {
+		const struct pane_timing_row *r = &t->rows[i];
+		if (r->ev != t->built_last) {
+			pane_timing_group(L, run, t, r->ev, tw);
+			t->built_header = 0;
+		}
+		t->built_last = r->ev;
+		if (!t->built_header && (r->kind == BL_VARIANT || r->kind == BL_HTIME || r->kind == BL_EVENT)) {
+			tlines_head(L, RL_TITLE, tw, "  shape  variant         tflops      gbps         ms");
+			t->built_header = 1;
+		}
+		pane_timing_row_text(L, r, tw);
+	}
+	t->built_rows = t->nrows;
+	t->tail_at = L->n;
+	if (t->result && !t->side_w) {
+		L->ev = TLINE_NO_EVENT;
+		tlines_push(L, "", 0, RL_NORMAL);
+		tlines_head(L, RL_PANE, tw, "result.json");
+		tlines_text(L, t->result, RL_NORMAL, tw, 2, 0);
+	}
 }
 
 static void pane_timing_build(struct pane *p, struct pane_ctx *cx, int width)
@@ -249,27 +292,41 @@ static void pane_timing_build(struct pane *p, struct pane_ctx *cx, int width)
 	L->ev = TLINE_NO_EVENT;
 	if (!t->nrows)
 		tlines_head(L, RL_DIM, tw, "(no benchmark output in this run's tool results)");
-	size_t last = TLINE_NO_EVENT;
-	int header = 0;
-	for (size_t i = 0; i < t->nrows; i++) {
-		const struct pane_timing_row *r = &t->rows[i];
-		if (r->ev != last) {
-			pane_timing_group(L, cx->run, t, r->ev, tw);
-			header = 0;
-		}
-		last = r->ev;
-		if (!header && (r->kind == BL_VARIANT || r->kind == BL_HTIME || r->kind == BL_EVENT)) {
-			tlines_head(L, RL_TITLE, tw, "  shape  variant         tflops      gbps         ms");
-			header = 1;
-		}
-		pane_timing_row_text(L, r, tw);
-	}
-	if (t->result && !t->side_w) {
-		L->ev = TLINE_NO_EVENT;
-		tlines_push(L, "", 0, RL_NORMAL);
-		tlines_head(L, RL_PANE, tw, "result.json");
-		tlines_text(L, t->result, RL_NORMAL, tw, 2, 0);
-	}
+	t->built_rows = 0;
+	t->built_last = TLINE_NO_EVENT;
+	t->built_header = 0;
+	t->built_tw = tw;
+	pane_timing_rows(t, cx->run, L);
+}
+
+/* The run grew from event `from` on (watch, live): what was read of those
+ * events is dropped (rows and points are in event order) and they are read
+ * again; the events before them are not read twice, and their rows are not
+ * laid out again. */
+static int pane_timing_grow(struct pane *p, struct pane_ctx *cx, size_t from)
+{
+	struct pane_timing *t = p->state;
+	const struct run *r = cx->run;
+	size_t kept = t->nrows;
+	while (t->nrows && t->rows[t->nrows - 1].ev >= from)
+		free(t->rows[--t->nrows].variant);
+	while (t->npts && t->pts[t->npts - 1].ev >= from)
+		t->npts--;
+	if (from > t->nev)
+		from = t->nev;
+	t->has = xrealloc(t->has, r->nev + 1);
+	memset(t->has + from, 0, r->nev + 1 - from);
+	t->nev = r->nev;
+	for (size_t i = from; i < r->nev; i++)
+		if (r->ev[i].kind == EV_TOOL_RESULT)
+			pane_timing_scan(t, i, r->ev[i].text);
+	/* the rows laid out are all still there (an event's rows, and its
+	 * group's peak, come from one scan of it): the new ones are appended */
+	if (p->built_w < 0 || !t->built_rows || kept < t->built_rows)
+		return 0;
+	tlines_truncate(&p->lines, t->tail_at);
+	pane_timing_rows(t, r, &p->lines);
+	return 1;
 }
 
 /* Rows the plot takes (its axis included) in a body of h rows. */
@@ -442,6 +499,7 @@ static int pane_timing_has(struct pane *p, size_t ev)
 const struct pane_ops pane_timing_ops = {
 	.name = "GPU timing",
 	.init = pane_timing_init,
+	.grow = pane_timing_grow,
 	.free = pane_timing_free,
 	.build = pane_timing_build,
 	.draw = pane_timing_draw,

@@ -20,6 +20,14 @@ void tlines_clear(struct tlines *L)
 	L->ev = TLINE_NO_EVENT;
 }
 
+void tlines_truncate(struct tlines *L, size_t n)
+{
+	for (size_t i = n; i < L->n; i++)
+		free(L->v[i].s);
+	if (n < L->n)
+		L->n = n;
+}
+
 void tlines_free(struct tlines *L)
 {
 	tlines_clear(L);

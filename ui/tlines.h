@@ -25,6 +25,8 @@ struct tlines {
 enum { TL_DIFF = 1 };
 
 void tlines_clear(struct tlines *L);
+/* Drops the rows from n on (a pane that appends to what it built). */
+void tlines_truncate(struct tlines *L, size_t n);
 void tlines_free(struct tlines *L);
 /* One row of safe text as it is. */
 void tlines_push(struct tlines *L, const char *s, size_t n, int role);
