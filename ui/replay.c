@@ -364,13 +364,15 @@ static void replay_draw_header(struct replay *rp)
 		right = replay_header_right(rp->cx.run, verdict, model, prob, fmt, ++level);
 	}
 	free(verdict);
-	if (replay_stats_due(rp)) {  /* made again when the run grew */
+	if (!rp->painted && !rp->stats) {
+		rp->deferred = 1;  /* the first screen does not wait for the time split */
+	} else if (replay_stats_due(rp)) {  /* made again when the run grew */
 		runstats_free(rp->stats);
 		rp->stats = runstats_new(rp->cx.run);
 		rp->stats_at = replay_now();
 	}
 	int room = COLS - (int)draw_width(left) - (int)draw_width(right) - 5;
-	char *marks = room > 0 ? runstats_summary(rp->stats, (size_t)room) : NULL;
+	char *marks = room > 0 && rp->stats ? runstats_summary(rp->stats, (size_t)room) : NULL;
 	if (marks) {  /* "model 41m tool 12m: ...  reasoning redacted: ...", when there is room */
 		char *r = xasprintf("%s  %s", marks, right);
 		free(right);
@@ -564,6 +566,21 @@ static int replay_frame(struct view *v, int *top, int *rows)
 
 static void replay_paint(struct replay *rp, void (*paint)(void *arg, int y, int x, int w, int h), void *arg);
 
+/* A pane that reads the whole run, not read yet on the first screen: its
+ * header and a word that it is coming (the poll reads it next). */
+static void replay_draw_reading(struct replay *rp, int p, int y, int x, int w, int h)
+{
+	char head[160];
+	snprintf(head, sizeof head, " %s", rp->panes[p].ops->name);
+	draw_fill(y, x, w, RL_PANE);
+	draw_put(y, x, w, head, RL_PANE);
+	for (int r = 1; r < h; r++)
+		draw_fill(y + r, x, w, RL_NORMAL);
+	if (h > 1)
+		draw_put(y + 1, x + 1, w - 1, "reading the run...", RL_DIM);
+	rp->deferred = 1;
+}
+
 /* The four panes beside the list, a rule between the two columns. */
 static void replay_draw_four(struct replay *rp)
 {
@@ -571,7 +588,10 @@ static void replay_draw_four(struct replay *rp)
 	for (int k = 0; k < 4; k++) {
 		int p = replay_four_panes[k];
 		replay_four_rect(rp, k, &y, &x, &w, &h);
-		pane_draw(&rp->panes[p], &rp->cx, y, x, w, h, rp->cx.focus == 1 && rp->right == p);
+		if (!rp->painted && !rp->panes[p].ready && rp->panes[p].ops->init)
+			replay_draw_reading(rp, p, y, x, w, h);
+		else
+			pane_draw(&rp->panes[p], &rp->cx, y, x, w, h, rp->cx.focus == 1 && rp->right == p);
 		if (k % 2 == 0)
 			for (int r = y; r < y + h; r++)
 				draw_put(r, x + w, 1, theme_glyph()->sep, RL_DIM);
@@ -619,6 +639,7 @@ static void replay_paint(struct replay *rp, void (*paint)(void *arg, int y, int 
 	}
 	curs_set(rp->prompt ? 1 : 0);
 	rp->v.dirty = 0;
+	rp->painted = 1;
 	refresh();
 }
 
@@ -1242,6 +1263,11 @@ static unsigned replay_poll(struct view *v, int *msp)
 			left = 100;
 		if (ms < 0 || left < ms)
 			ms = left;
+	}
+	if (rp->deferred && rp->painted) {  /* the first screen is out: now what it left */
+		rp->deferred = 0;
+		rp->v.dirty |= D_HEADER | D_DETAIL;
+		ms = 0;
 	}
 	if (rp->right == PANE_GPU && v->idle)
 		rp->v.dirty |= D_DETAIL;  /* the GPU pane shows readings of now */

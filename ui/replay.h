@@ -103,6 +103,11 @@ struct replay {
 		size_t *shown;          /* the events shown, in order (owned; cx.shown while on) */
 	} noise;
 	struct runstats *stats;     /* time split, reasoning honesty (owned; made at the header's draw) */
+	/* The first screen shows the list and the selected event at once; what
+	 * reads the whole run (the whole-run panes, the header's statistics)
+	 * is shown "reading" and made in the poll right after it. */
+	int painted;                /* the first screen is on the terminal */
+	int deferred;               /* something was left for the poll to make */
 	double stats_at;            /* monotonic time stats was made (a growing run: again 2 s later at most) */
 };
 
