@@ -126,7 +126,7 @@ less_ms=$(export TERM=xterm; cpu 20 "script -qec \"less +q '$work/ds/runs/synth/
 script_ms=$(export TERM=xterm; cpu 20 "script -qec true /dev/null")
 less_only=$(awk -v a="$less_ms" -v b="$script_ms" 'BEGIN { v = a - b; printf "%.2f", (v > 0.05 ? v : 0.05) }')
 echo "first screen at 100k events: kbtui ${fs:-?} ms CPU (goal < 100 ms), less ${less_only} ms: $(ratio "${fs:-0}" "$less_only")x less: $(verdict "${fs:-1e9}" 100)"
-full=$(echo "$out" | awk '$1 == "RESULT" && $2 == "first_full" { print $5 }')
+full=$(echo "$out" | awk '$1 == "RESULT" && $2 == "first_full" { print $6 }')
 echo "   the four panes and the header complete (one poll later): ${full:-?} ms wall median (measured, no goal)"
 
 # ---- watch on a long run: 10 lines a second appended ----------------------------
