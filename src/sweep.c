@@ -398,7 +398,7 @@ static char *sweep_config_path(const char *dir)
 
 int sweep_config_save(const struct sweep_config *c, const char *dir, char **err)
 {
-	char *path = sweep_config_path(dir), *text, *old;
+	char *path = sweep_config_path(dir), *old;
 	cJSON *o = sweep_identity(c), *opts;
 	int rc;
 
@@ -431,12 +431,8 @@ int sweep_config_save(const struct sweep_config *c, const char *dir, char **err)
 	for (int i = 0; i < c->nsbatch_opts; i++)
 		cJSON_AddItemToArray(so, cJSON_CreateString(c->sbatch_opts[i]));
 	cJSON_AddBoolToObject(opts, "no_gpu", c->no_gpu);
-	text = cJSON_Print(o);
+	rc = sweep_json_save(path, o, err);
 	cJSON_Delete(o);
-	text = xrealloc(text, strlen(text) + 2);
-	strcat(text, "\n");
-	rc = annot_replace(path, text, strlen(text), err);
-	free(text);
 	free(path);
 	return rc;
 }

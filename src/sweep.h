@@ -186,6 +186,9 @@ char *sweep_cell_file(const char *dir, const char *run_id, const char *ext);
 int sweep_lock_held(const char *path);
 /* A cell's state file, NULL when it has none (owned). */
 struct cJSON *sweep_state_load(const char *dir, const char *run_id);
+/* o printed, with a final newline, to path atomically (annot_replace).
+ * 0, or -1 with *err. */
+int sweep_json_save(const char *path, const struct cJSON *o, char **err);
 /* Written atomically. 0, or -1 with *err. */
 int sweep_state_save(const char *dir, const char *run_id, const struct cJSON *o, char **err);
 /* argv run with env (NULL: ours), its stdout captured (owned, may be NULL)

@@ -64,14 +64,20 @@ cJSON *sweep_state_load(const char *dir, const char *run_id)
 	return o;
 }
 
-int sweep_state_save(const char *dir, const char *run_id, const cJSON *o, char **err)
+int sweep_json_save(const char *path, const cJSON *o, char **err)
 {
-	char *path = sweep_cell_file(dir, run_id, "json"), *s = cJSON_Print(o);
-	int rc;
+	char *s = cJSON_Print(o);
 	s = xrealloc(s, strlen(s) + 2);
 	strcat(s, "\n");
-	rc = annot_replace(path, s, strlen(s), err);
+	int rc = annot_replace(path, s, strlen(s), err);
 	free(s);
+	return rc;
+}
+
+int sweep_state_save(const char *dir, const char *run_id, const cJSON *o, char **err)
+{
+	char *path = sweep_cell_file(dir, run_id, "json");
+	int rc = sweep_json_save(path, o, err);
 	free(path);
 	return rc;
 }
@@ -230,19 +236,15 @@ static cJSON *sweep_leaderboard(const struct sweep_config *c, const cJSON *rows)
 int sweep_leaderboard_write(const struct sweep_config *c, const char *dir, char **err)
 {
 	int lock = sweep_rows_lock(dir, err), rc = -1;
-	char *path, *text;
+	char *path;
 	cJSON *rows, *lb;
 	if (lock < 0)
 		return -1;
 	rows = sweep_rows_load(dir);
 	lb = sweep_leaderboard(c, rows);
-	text = cJSON_Print(lb);
-	text = xrealloc(text, strlen(text) + 2);
-	strcat(text, "\n");
 	path = util_path_join(dir, "leaderboard.json");
-	rc = annot_replace(path, text, strlen(text), err);
+	rc = sweep_json_save(path, lb, err);
 	free(path);
-	free(text);
 	cJSON_Delete(lb);
 	cJSON_Delete(rows);
 	close(lock);
