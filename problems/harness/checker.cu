@@ -291,21 +291,6 @@ static void h_runner_stop(void)
 	H_R.fwd_started = 0;
 }
 
-static int h_io(int fd, void *p, size_t n, int writing)
-{
-	unsigned char *b = (unsigned char *)p;
-	while (n) {
-		ssize_t k = writing ? send(fd, b, n, MSG_NOSIGNAL) : read(fd, b, n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return -1;
-		b += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
-
 /* One request and its reply. 0 when the runner answered in kind (rep says
  * how it went), else an exit status with the line printed. */
 static int h_ask(kb_req *q, kb_rep *rep, const char *where)
@@ -313,7 +298,7 @@ static int h_ask(kb_req *q, kb_rep *rep, const char *where)
 	char why[256];
 	q->magic = KB_PROTO_MAGIC;
 	memset(rep, 0, sizeof *rep);
-	if (h_io(H_R.sock, q, sizeof *q, 1) == 0 && h_io(H_R.sock, rep, sizeof *rep, 0) == 0 &&
+	if (kb_proto_io(H_R.sock, q, sizeof *q, 1) == 0 && kb_proto_io(H_R.sock, rep, sizeof *rep, 0) == 0 &&
 	    rep->magic == KB_PROTO_MAGIC && rep->op == q->op) {
 		rep->msg[sizeof rep->msg - 1] = '\0';
 		return 0;

@@ -33,21 +33,6 @@ struct rn_state {
 	cudaEvent_t e0, e1;
 };
 
-static int rn_io(int fd, void *p, size_t n, int writing)
-{
-	unsigned char *b = (unsigned char *)p;
-	while (n) {
-		ssize_t k = writing ? write(fd, b, n) : read(fd, b, n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return -1;
-		b += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
-
 /* The CUDA state after a step, into the reply. */
 static void rn_cuda(kb_rep *rep, cudaError_t e)
 {
@@ -156,7 +141,7 @@ int main(int argc, char **argv)
 		        KB_PROTO_SHM_FD);
 		return 2;
 	}
-	while (rn_io(KB_PROTO_SOCK_FD, &q, sizeof q, 0) == 0 && q.magic == KB_PROTO_MAGIC) {
+	while (kb_proto_io(KB_PROTO_SOCK_FD, &q, sizeof q, 0) == 0 && q.magic == KB_PROTO_MAGIC) {
 		kb_rep rep;
 		memset(&rep, 0, sizeof rep);
 		rep.magic = KB_PROTO_MAGIC;
@@ -182,7 +167,7 @@ int main(int argc, char **argv)
 			rep.rc = -1;
 			snprintf(rep.msg, sizeof rep.msg, "unknown request %u", q.op);
 		}
-		if (rn_io(KB_PROTO_SOCK_FD, &rep, sizeof rep, 1) < 0)
+		if (kb_proto_io(KB_PROTO_SOCK_FD, &rep, sizeof rep, 1) < 0)
 			return 1;
 	}
 	return 1;

@@ -20,7 +20,28 @@
 #ifndef KB_PROTO_H
 #define KB_PROTO_H
 
+#include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+/* All n bytes of p over the socket fd, sent (writing) or read; EINTR is
+ * retried, and a peer that is gone is an error, never a SIGPIPE. 0, or -1. */
+static inline int kb_proto_io(int fd, void *p, size_t n, int writing)
+{
+	unsigned char *b = (unsigned char *)p;
+	while (n) {
+		ssize_t k = writing ? send(fd, b, n, MSG_NOSIGNAL) : read(fd, b, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -1;
+		b += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
 
 #define KB_PROTO_MAGIC 0x6b627032u   /* "kbp2" */
 #define KB_PROTO_NBUF 8
