@@ -20,6 +20,7 @@
 
 #include "dataset.h"
 #include "flags.h"
+#include "idcache.h"
 #include "problem.h"
 #include "search.h"
 #include "util.h"
@@ -46,15 +47,6 @@ struct flag_rules {
 	unsigned long long hash;  /* of the rule text: what cached results were made with */
 };
 
-/* FNV-1a, 64 bits, over n bytes, going on from h. */
-static unsigned long long flag_fnv(unsigned long long h, const void *p, size_t n)
-{
-	const unsigned char *s = p;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ s[i]) * 1099511628211ull;
-	return h;
-}
-#define FLAG_FNV0 1469598103934665603ull
 
 static const struct {
 	const char *name;
@@ -296,7 +288,7 @@ static int flag_directive(struct flag_rule *r, const char *key, const char *v, c
 struct flag_rules *flag_rules_parse(const char *text, size_t len, const char *name, char **err)
 {
 	struct flag_rules *rs = xcalloc(1, sizeof *rs);
-	rs->hash = flag_fnv(FLAG_FNV0, text, len);
+	rs->hash = idcache_fnv(IDCACHE_FNV0, text, len);
 	struct flag_rule *cur = NULL;
 	char *msg = NULL;
 	int lineno = 0, errline = 0;
@@ -1005,12 +997,6 @@ void flag_list_delete(struct flag_list *l)
  * are as they were: a dataset opened again is flagged from that file
  * without loading its runs. */
 
-struct fr_entry {
-	char *path;                   /* owned: the transcript as the index names it */
-	unsigned long long id[4], key;
-	long count;
-};
-
 struct fr_memo {                      /* a problem's forbidden list, hashed once */
 	char *problem;
 	unsigned long long hash;
@@ -1024,120 +1010,12 @@ struct flag_runs {
 	unsigned char *tried;         /* per run: done (flagged, failed or none) */
 	size_t next, done, total;
 	size_t pref_lo, pref_hi;      /* runs to do first (the rows on screen) */
-	char *cache;                  /* owned: the dataset's cache file, NULL: off */
-	struct fr_entry *ent;         /* owned, open addressing by path, power of two */
-	size_t nslot, nent;
-	int dirty;
+	struct idcache *cache;        /* owned: the counts as they were, by transcript */
 	unsigned long long exe[2];
 	struct fr_memo *memo;
 	size_t nmemo;
 	size_t hits;                  /* runs taken from the cache, for tests */
 };
-
-static unsigned long long flag_str_hash(unsigned long long h, const char *s)
-{
-	return flag_fnv(h, s ? s : "", s ? strlen(s) + 1 : 1);
-}
-
-static struct fr_entry *fr_slot(struct flag_runs *fr, const char *path)
-{
-	unsigned long long h = flag_str_hash(FLAG_FNV0, path);
-	for (size_t j = (size_t)h & (fr->nslot - 1);; j = (j + 1) & (fr->nslot - 1))
-		if (!fr->ent[j].path || !strcmp(fr->ent[j].path, path))
-			return &fr->ent[j];
-}
-
-static void fr_put(struct flag_runs *fr, const char *path, const unsigned long long id[4], unsigned long long key,
-                   long count)
-{
-	if ((fr->nent + 1) * 4 > fr->nslot * 3) {
-		struct fr_entry *old = fr->ent;
-		size_t n = fr->nslot;
-		fr->nslot = n ? 2 * n : 256;
-		fr->ent = xcalloc(fr->nslot, sizeof *fr->ent);
-		for (size_t i = 0; i < n; i++)
-			if (old[i].path)
-				*fr_slot(fr, old[i].path) = old[i];
-		free(old);
-	}
-	struct fr_entry *e = fr_slot(fr, path);
-	if (!e->path) {
-		e->path = xstrdup(path);
-		fr->nent++;
-	}
-	memcpy(e->id, id, sizeof e->id);
-	e->key = key;
-	e->count = count;
-}
-
-static int fr_identify(const char *path, unsigned long long id[4])
-{
-	struct stat st;
-	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
-		return -1;
-	id[0] = (unsigned long long)st.st_dev;
-	id[1] = (unsigned long long)st.st_ino;
-	id[2] = (unsigned long long)st.st_size;
-	id[3] = (unsigned long long)st.st_mtim.tv_sec * 1000000000ull + (unsigned long long)st.st_mtim.tv_nsec;
-	return 0;
-}
-
-static char *fr_cache_path(const struct dataset *ds)
-{
-	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-	char root[PATH_MAX];
-	if (getenv("KBTUI_NO_CACHE") || !realpath(ds->root, root))
-		return NULL;
-	char *dir = xdg && *xdg == '/' ? xasprintf("%s/kbtui/flags", xdg)
-	            : home && *home == '/' ? xasprintf("%s/.cache/kbtui/flags", home) : NULL;
-	if (!dir)
-		return NULL;
-	char *p = xasprintf("%s/%016llx", dir, flag_str_hash(FLAG_FNV0, root));
-	free(dir);
-	return p;
-}
-
-/* Lines "DEV INO SIZE MTIME KEY COUNT PATH"; a line that does not read so
- * is skipped (the file is a cache: the run is flagged again). */
-static void fr_load(struct flag_runs *fr)
-{
-	size_t len = 0;
-	char *text = fr->cache ? util_read_file(fr->cache, &len) : NULL;
-	for (char *p = text, *nl; p && *p; p = nl + 1) {
-		if (!(nl = strchr(p, '\n')))
-			break;
-		*nl = '\0';
-		unsigned long long id[4], key;
-		long count;
-		int at = -1;
-		if (sscanf(p, "%llu %llu %llu %llu %llx %ld %n", &id[0], &id[1], &id[2], &id[3], &key, &count, &at) == 6 &&
-		    at > 0 && p[at] && count >= 0)
-			fr_put(fr, p + at, id, key, count);
-	}
-	free(text);
-}
-
-/* Written whole to a temporary file and renamed over the old one. */
-static void fr_save(struct flag_runs *fr)
-{
-	if (!fr->cache || !fr->dirty || util_mkdir_parents(fr->cache) < 0)
-		return;
-	char *tmp = xasprintf("%s.%ld.tmp", fr->cache, (long)getpid());
-	FILE *f = fopen(tmp, "w");
-	if (!f) {
-		free(tmp);
-		return;
-	}
-	for (size_t i = 0; i < fr->nslot; i++) {
-		const struct fr_entry *e = &fr->ent[i];
-		if (e->path && !strchr(e->path, '\n'))
-			fprintf(f, "%llu %llu %llu %llu %llx %ld %s\n", e->id[0], e->id[1], e->id[2], e->id[3], e->key,
-			        e->count, e->path);
-	}
-	if (fclose(f) != 0 || rename(tmp, fr->cache) != 0)
-		unlink(tmp);
-	free(tmp);
-}
 
 /* What run i's count depends on besides its transcript, hashed; 0 when
  * that cannot be known before the run is loaded (no problem in the index:
@@ -1153,25 +1031,24 @@ static unsigned long long fr_key(struct flag_runs *fr, const struct ds_run *d)
 	if (k == fr->nmemo) {
 		int nf = 0;
 		char **forb = flag_forbidden(fr->problems, problem, &nf);
-		unsigned long long h = flag_fnv(FLAG_FNV0, &nf, sizeof nf);
+		unsigned long long h = idcache_fnv(IDCACHE_FNV0, &nf, sizeof nf);
 		for (int i = 0; i < nf; i++)
-			h = flag_str_hash(h, forb[i]);
+			h = idcache_str_hash(h, forb[i]);
 		problem_names_free(forb, nf);
 		fr->memo = xrealloc(fr->memo, (fr->nmemo + 1) * sizeof *fr->memo);
 		fr->memo[fr->nmemo++] = (struct fr_memo){ xstrdup(problem), h };
 	}
-	unsigned long long h = flag_fnv(fr->memo[k].hash, &fr->rs->hash, sizeof fr->rs->hash);
-	h = flag_fnv(h, fr->exe, sizeof fr->exe);
-	h = flag_str_hash(h, problem);
-	h = flag_str_hash(h, fr->problems);
-	h = flag_str_hash(h, d->meta.format);
+	unsigned long long h = idcache_fnv(fr->memo[k].hash, &fr->rs->hash, sizeof fr->rs->hash);
+	h = idcache_fnv(h, fr->exe, sizeof fr->exe);
+	h = idcache_str_hash(h, problem);
+	h = idcache_str_hash(h, fr->problems);
+	h = idcache_str_hash(h, d->meta.format);
 	return h ? h : 1;
 }
 
 struct flag_runs *flag_runs_new(struct dataset *ds, const struct flag_rules *rs)
 {
 	struct flag_runs *fr = xcalloc(1, sizeof *fr);
-	struct stat ex;
 	fr->ds = ds;
 	fr->rs = rs;
 	fr->problems = util_path_join(ds->root, "problems");
@@ -1186,12 +1063,8 @@ struct flag_runs *flag_runs_new(struct dataset *ds, const struct flag_rules *rs)
 		fr->total += ds->runs[i].transcript != NULL;
 	}
 	/* the program is part of what a count was made with */
-	if (stat("/proc/self/exe", &ex) == 0) {
-		fr->exe[0] = (unsigned long long)ex.st_size;
-		fr->exe[1] = (unsigned long long)ex.st_mtim.tv_sec * 1000000000ull + (unsigned long long)ex.st_mtim.tv_nsec;
-		fr->cache = fr_cache_path(ds);
-	}
-	fr_load(fr);
+	idcache_exe(fr->exe);
+	fr->cache = idcache_open("flags", ds->root);
 	return fr;
 }
 
@@ -1199,14 +1072,10 @@ void flag_runs_free(struct flag_runs *fr)
 {
 	if (!fr)
 		return;
-	fr_save(fr);
-	for (size_t i = 0; i < fr->nslot; i++)
-		free(fr->ent[i].path);
-	free(fr->ent);
+	idcache_free(fr->cache);
 	for (size_t i = 0; i < fr->nmemo; i++)
 		free(fr->memo[i].problem);
 	free(fr->memo);
-	free(fr->cache);
 	free(fr->problems);
 	free(fr->state);
 	free(fr->tried);
@@ -1236,12 +1105,14 @@ static size_t fr_pick(struct flag_runs *fr)
 static int fr_cached(struct flag_runs *fr, size_t i, unsigned long long key, unsigned long long id[4])
 {
 	const struct ds_run *d = &fr->ds->runs[i];
-	if (!key || !fr->nslot || fr_identify(d->transcript, id) < 0)
+	if (!key || idcache_identify(d->transcript, id) < 0)
 		return 0;
-	const struct fr_entry *e = fr_slot(fr, d->transcript);
-	if (!e->path || e->key != key || memcmp(e->id, id, sizeof e->id))
+	const char *v = idcache_get(fr->cache, d->transcript, id, key);
+	char *end;
+	long n = v ? strtol(v, &end, 10) : -1;
+	if (!v || end == v || *end || n < 0)
 		return 0;
-	fr->state[i] = e->count;
+	fr->state[i] = n;
 	return 1;
 }
 
@@ -1263,9 +1134,10 @@ static void fr_flag(struct flag_runs *fr, size_t i, unsigned long long key, cons
 	free(problem);
 	unsigned long long now[4];
 	/* remembered for the file as it was read (unchanged while it was) */
-	if (key && fr->cache && fr_identify(d->transcript, now) == 0 && !memcmp(now, id, sizeof now)) {
-		fr_put(fr, d->transcript, id, key, fr->state[i]);
-		fr->dirty = 1;
+	if (key && idcache_identify(d->transcript, now) == 0 && !memcmp(now, id, sizeof now)) {
+		char count[24];
+		snprintf(count, sizeof count, "%ld", fr->state[i]);
+		idcache_put(fr->cache, d->transcript, id, key, count);
 	}
 	if (!loaded) {  /* memory stays what it was: the replay loads it again when opened */
 		run_free(d->run);
@@ -1291,7 +1163,7 @@ int flag_runs_step(struct flag_runs *fr)
 			fr->hits++;
 			continue;
 		}
-		if (key && fr_identify(fr->ds->runs[i].transcript, id) < 0)
+		if (key && idcache_identify(fr->ds->runs[i].transcript, id) < 0)
 			key = 0;
 		fr_flag(fr, i, key, id);
 		return 1;

@@ -15,6 +15,7 @@
 #endif
 
 #include "flags.h"
+#include "idcache.h"
 #include "runtext.h"
 #include "search.h"
 #include "util.h"
@@ -244,56 +245,37 @@ size_t runtext_grep(struct search *s, const struct runtext *t,
 /* What a cache entry stands for: the fields of struct runtext_key. */
 enum { RT_EXE_SIZE, RT_EXE_MTIME, RT_DEV, RT_INO, RT_SIZE, RT_MTIME };
 
-static uint64_t rt_mtime_ns(const struct stat *st)
-{
-	return (uint64_t)st->st_mtim.tv_sec * 1000000000u + (uint64_t)st->st_mtim.tv_nsec;
-}
-
 static int rt_identify(const char *transcript, struct runtext_key *k)
 {
-	struct stat st, ex;
+	unsigned long long id[4], exe[2];
 	memset(k, 0, sizeof *k);
-	if (stat(transcript, &st) < 0 || !S_ISREG(st.st_mode) || stat("/proc/self/exe", &ex) < 0)
+	idcache_exe(exe);
+	if (idcache_identify(transcript, id) < 0 || (!exe[0] && !exe[1]))
 		return -1;
-	k->v[RT_EXE_SIZE] = (uint64_t)ex.st_size;
-	k->v[RT_EXE_MTIME] = rt_mtime_ns(&ex);
-	k->v[RT_DEV] = (uint64_t)st.st_dev;
-	k->v[RT_INO] = (uint64_t)st.st_ino;
-	k->v[RT_SIZE] = (uint64_t)st.st_size;
-	k->v[RT_MTIME] = rt_mtime_ns(&st);
+	k->v[RT_EXE_SIZE] = exe[0];
+	k->v[RT_EXE_MTIME] = exe[1];
+	k->v[RT_DEV] = id[0];
+	k->v[RT_INO] = id[1];
+	k->v[RT_SIZE] = id[2];
+	k->v[RT_MTIME] = id[3];
 	k->ok = 1;
 	return 0;
-}
-
-static char *rt_dir(void)
-{
-	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-	if (getenv("KBTUI_NO_CACHE"))
-		return NULL;
-	if (xdg && *xdg == '/')
-		return xasprintf("%s/kbtui/text", xdg);
-	if (home && *home == '/')
-		return xasprintf("%s/.cache/kbtui/text", home);
-	return NULL;
 }
 
 /* The entry's file for (the real path of) transcript read as format; the
  * real path is given back in *real (owned) to be kept in the entry. */
 static char *rt_entry(const char *transcript, const char *format, char **real)
 {
-	char *dir = rt_dir(), *rp;
+	char *dir = idcache_dir("text"), *rp;
 	if (!dir)
 		return NULL;
 	if (!(rp = realpath(transcript, NULL))) {
 		free(dir);
 		return NULL;
 	}
-	uint64_t h = 1469598103934665603u;  /* FNV-1a, 64 bits */
-	for (const char *p = rp; *p; p++)
-		h = (h ^ (unsigned char)*p) * 1099511628211u;
-	h = (h ^ '\n') * 1099511628211u;
-	for (const char *p = format ? format : ""; *p; p++)
-		h = (h ^ (unsigned char)*p) * 1099511628211u;
+	uint64_t h = idcache_fnv(IDCACHE_FNV0, rp, strlen(rp));
+	h = idcache_fnv(h, "\n", 1);
+	h = idcache_fnv(h, format ? format : "", format ? strlen(format) : 0);
 	char *path = xasprintf("%s/%016llx", dir, (unsigned long long)h);
 	free(dir);
 	*real = rp;
@@ -441,7 +423,7 @@ int runtext_save(const struct runtext *t, const char *transcript, const char *fo
 	if (!key->ok || rt_identify(transcript, &now) < 0 || memcmp(now.v, key->v, sizeof now.v) != 0)
 		return -1;
 	path = rt_entry(transcript, format, &real);
-	dir = rt_dir();
+	dir = idcache_dir("text");
 	if (!path || !dir || util_mkdir_parents(dir) < 0 || (mkdir(dir, 0700) < 0 && errno != EEXIST))
 		goto out;
 	struct sbuf b;

@@ -448,10 +448,11 @@ static void test_runs_cache(void)
 	unsetenv("KBTUI_NO_CACHE");
 	cmd = xasprintf("mkdir -p '%s/ds/runs/a' '%s/ds/runs/b' '%s/ds/runs/c' && ln -s '%s' '%s/ds/problems' && "
 	                "cp '%s' '%s/ds/runs/a/transcript.jsonl' && cp '%s' '%s/ds/runs/b/transcript.jsonl' && "
-	                "cp '%s' '%s/ds/runs/c/transcript.jsonl'",
+	                "cp '%s' '%s/ds/runs/c/transcript.jsonl' && touch -d '10 seconds ago' '%s'/ds/runs/*/transcript.jsonl",
 	                dir, dir, dir, tap_path("tests/fixtures/flags/problems"), dir,
 	                tap_path("tests/fixtures/flags/hack.jsonl"), dir, tap_path("tests/fixtures/flags/clean.jsonl"), dir,
-	                tap_path("tests/fixtures/flags/hack.jsonl"), dir);
+	                tap_path("tests/fixtures/flags/hack.jsonl"), dir, dir);
+	/* (changed 10 s ago: a file changed in the last 2 s is never kept, see idcache_racy) */
 	ok(system(cmd) == 0, "a dataset of three runs");
 	free(cmd);
 	char *idx = xasprintf("%s/ds/runs.jsonl", dir), *ds_dir = xasprintf("%s/ds", dir);
@@ -490,7 +491,8 @@ static void test_runs_cache(void)
 			is_int(hits, 3, "all three from the cache, no run loaded");
 			ok(!ds->runs[0].run && !ds->runs[0].load_error, "(the transcript was not read)");
 			/* b becomes the hack transcript: its entry is stale */
-			char *c2 = xasprintf("cp '%s' '%s/ds/runs/b/transcript.jsonl'", tap_path("tests/fixtures/flags/hack.jsonl"), dir);
+			char *c2 = xasprintf("cp '%s' '%s/ds/runs/b/transcript.jsonl' && touch -d '5 seconds ago' '%s/ds/runs/b/transcript.jsonl'",
+			                     tap_path("tests/fixtures/flags/hack.jsonl"), dir, dir);
 			if (system(c2) != 0)
 				printf("# cp failed\n");
 			free(c2);
