@@ -2,9 +2,11 @@
  * leaderboard, baselines and annotation verdicts. Transcripts are parsed
  * only by dataset_load, on first need. */
 #include "dataset.h"
+#include "dirlist.h"
 #include "fetch.h"
 #include "hub.h"
 #include "annot.h"
+#include "idcache.h"
 #include "jsonx.h"
 #include "parser.h"
 #include "textsafe.h"
@@ -12,6 +14,8 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +49,37 @@ static struct ds_run *ds_add(struct dataset *ds, size_t *cap)
 	memset(r, 0, sizeof *r);
 	run_meta_init(&r->meta);
 	return r;
+}
+
+/* What opening a dataset reads once, for every run: the listings of
+ * runs/ and annotations/ (a stat(2) a run each was a quarter of opening
+ * 14,000 runs), and how. */
+struct ds_ctx {
+	struct dirlist runs, annots;
+	char *runs_dir, *annots_dir;
+	int runs_read;            /* runs is read at its first need */
+	int lazy;                 /* result.json later (dataset_open_lazy) */
+};
+
+/* The listing of runs/, read when first needed: an index whose runs'
+ * transcripts lie in runs/<id>/ needs none. */
+static const struct dirlist *ds_ctx_runs(struct ds_ctx *cx)
+{
+	if (!cx->runs_read) {
+		dirlist_read(&cx->runs, cx->runs_dir);
+		cx->runs_read = 1;
+	}
+	return &cx->runs;
+}
+
+/* Whether transcript is runs_dir/<id>/<one name>: then that is the run's
+ * directory whether or not runs/<id> is listed as one. */
+static int ds_in_run_dir(const char *transcript, const char *runs_dir, const char *id)
+{
+	size_t nr = strlen(runs_dir), ni = strlen(id);
+	return transcript && !strncmp(transcript, runs_dir, nr) && transcript[nr] == '/' &&
+	       !strncmp(transcript + nr + 1, id, ni) && transcript[nr + 1 + ni] == '/' &&
+	       transcript[nr + 2 + ni] && !strchr(transcript + nr + 2 + ni, '/');
 }
 
 /* A path from the index must stay inside the dataset: relative, no "..". */
@@ -102,6 +137,7 @@ static void ds_read_result(struct dataset *ds, struct ds_run *r, int merge)
 	cJSON *o;
 
 	if (buf) {
+		jx_arena_begin();   /* the tree goes with the scope: what is kept is copied */
 		o = jx_parse(buf, len);
 		if (!o) {
 			ds_error(ds, path, 1, "result.json is not valid JSON");
@@ -117,12 +153,13 @@ static void ds_read_result(struct dataset *ds, struct ds_run *r, int merge)
 			ds_meta_outcome(&r->meta, o);
 			cJSON_Delete(o);
 		}
+		jx_arena_end();
 		free(buf);
 	}
 	free(path);
 }
 
-static int ds_load_index_line(struct dataset *ds, size_t *cap, const char *file,
+static int ds_load_index_line(struct dataset *ds, struct ds_ctx *cx, size_t *cap, const char *file,
                               int lineno, const char *line, size_t len)
 {
 	cJSON *o = jx_parse(line, len);
@@ -161,89 +198,92 @@ static int ds_load_index_line(struct dataset *ds, size_t *cap, const char *file,
 		ds_error(ds, file, lineno, "annotation path \"%s\" leaves the dataset; ignored", an);
 	else if (an)
 		r->annotation = util_path_join(ds->root, an);
-	char *rel = xasprintf("runs/%s", id);
-	r->dir = util_path_join(ds->root, rel);
-	free(rel);
-	if (!util_is_dir(r->dir)) {
-		free(r->dir);
-		r->dir = NULL;
-		if (r->transcript) {
-			char *slash = strrchr(r->transcript, '/');
-			r->dir = xstrndup(r->transcript, (size_t)(slash - r->transcript));
-		}
+	/* runs/<id> when it is a directory, else the transcript's: the same
+	 * path when the transcript is in runs/<id>/, which needs no look */
+	if (!ds_in_run_dir(r->transcript, cx->runs_dir, id) && dirlist_has(ds_ctx_runs(cx), cx->runs_dir, id, 1)) {
+		r->dir = util_path_join(cx->runs_dir, id);
+	} else if (r->transcript) {
+		char *slash = strrchr(r->transcript, '/');
+		r->dir = xstrndup(r->transcript, (size_t)(slash - r->transcript));
 	}
-	if (r->dir)
+	if (r->dir && cx->lazy) {
+		r->result_pending = 1;
+		ds->details_left++;
+	} else if (r->dir) {
 		ds_read_result(ds, r, 0);
+	}
 	cJSON_Delete(o);
 	return 0;
 }
 
-static int ds_load_index(struct dataset *ds, size_t *cap, const char *path)
+/* One line of the index, its tree in the arena: what the run keeps is
+ * copied out. */
+static void ds_index_line(struct dataset *ds, struct ds_ctx *cx, size_t *cap, const char *path, int lineno,
+                          const char *p, size_t n)
 {
-	size_t len;
-	char *buf = util_read_file(path, &len);
-	const char *p, *end;
-	int lineno = 0;
+	while (n && (p[n - 1] == '\r' || p[n - 1] == ' '))
+		n--;
+	if (!n)
+		return;
+	jx_arena_begin();
+	ds_load_index_line(ds, cx, cap, path, lineno, p, n);
+	jx_arena_end();
+}
 
-	if (!buf)
+/* Read a piece at a time into one buffer: the whole of a 14 MB index
+ * was as many fresh pages to fault in and copy into, a fifth of opening it. */
+static int ds_load_index(struct dataset *ds, struct ds_ctx *cx, size_t *cap, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		return -1;
-	for (p = buf, end = buf + len; p < end;) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-		lineno++;
-		while (n && (p[n - 1] == '\r' || p[n - 1] == ' '))
-			n--;
-		if (n)
-			ds_load_index_line(ds, cap, path, lineno, p, n);
-		p = nl ? nl + 1 : end;
+	size_t bcap = 1u << 18, have = 0, total = 0;
+	char *buf = xmalloc(bcap);
+	int lineno = 0;
+	for (;;) {
+		if (have == bcap)   /* a line longer than the buffer */
+			buf = xrealloc(buf, bcap *= 2);
+		ssize_t r = read(fd, buf + have, bcap - have);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 && !total) {  /* not a file to read (a directory): no index */
+			close(fd);
+			free(buf);
+			return -1;
+		}
+		if (r < 0)
+			ds_error(ds, path, lineno + 1, "cannot read on: %s", strerror(errno));
+		if (r <= 0)
+			break;
+		have += (size_t)r;
+		total += (size_t)r;
+		char *p = buf, *end = buf + have, *nl;
+		for (; (nl = memchr(p, '\n', (size_t)(end - p))); p = nl + 1)
+			ds_index_line(ds, cx, cap, path, ++lineno, p, (size_t)(nl - p));
+		have = (size_t)(end - p);
+		memmove(buf, p, have);
 	}
+	if (have)   /* the last line, without its newline */
+		ds_index_line(ds, cx, cap, path, ++lineno, buf, have);
+	close(fd);
 	free(buf);
 	return 0;
 }
 
-static int ds_cmp_name(const void *a, const void *b)
+/* No runs.jsonl: every directory under runs/ is a run, in name order. */
+static void ds_scan_runs(struct dataset *ds, struct ds_ctx *cx, size_t *cap)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* No runs.jsonl: every directory under runs/ is a run. */
-static void ds_scan_runs(struct dataset *ds, size_t *cap)
-{
-	char *runs = util_path_join(ds->root, "runs");
-	DIR *d = opendir(runs);
-	struct dirent *de;
-	char **names = NULL;
-	size_t n = 0, ncap = 0;
-
-	if (!d) {
-		free(runs);
-		return;
-	}
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.')
+	const struct dirlist *runs = ds_ctx_runs(cx);
+	for (size_t i = 0; i < runs->n; i++) {
+		const char *name = runs->names[i];
+		if (name[0] == '.' || !dirlist_has(runs, cx->runs_dir, name, 1))
 			continue;
-		if (n == ncap)
-			names = xrealloc(names, (ncap = ncap ? ncap * 2 : 64) * sizeof *names);
-		names[n++] = xstrdup(de->d_name);
+		struct ds_run *r = ds_add(ds, cap);
+		r->meta.run_id = xstrdup(name);
+		r->dir = util_path_join(cx->runs_dir, name);
+		r->transcript = dataset_find_transcript(r->dir);
+		ds_read_result(ds, r, 1);  /* the only file to say the run's problem and model */
 	}
-	closedir(d);
-	if (n)   /* an empty runs/ (a sweep not started): no array at all */
-		qsort(names, n, sizeof *names, ds_cmp_name);
-	for (size_t i = 0; i < n; i++) {
-		char *dir = util_path_join(runs, names[i]);
-		if (util_is_dir(dir)) {
-			struct ds_run *r = ds_add(ds, cap);
-			r->meta.run_id = names[i];
-			r->dir = dir;
-			r->transcript = dataset_find_transcript(dir);
-			ds_read_result(ds, r, 1);
-		} else {
-			free(dir);
-			free(names[i]);
-		}
-	}
-	free(names);
-	free(runs);
 }
 
 struct ds_run *dataset_add_run(struct dataset *ds, const char *run_id)
@@ -266,6 +306,10 @@ void dataset_reread_run(struct dataset *ds, size_t i)
 		return;
 	if (!r->transcript)
 		r->transcript = dataset_find_transcript(r->dir);
+	if (r->result_pending) {
+		r->result_pending = 0;
+		ds->details_left--;
+	}
 	ds_read_result(ds, r, 1);  /* a sweep cell: result.json is what says its outcome */
 	run_free(r->run);
 	r->run = NULL;
@@ -273,12 +317,50 @@ void dataset_reread_run(struct dataset *ds, size_t i)
 	r->load_error = NULL;
 }
 
+/* The slot of run_id in the find table: where it is, or the empty slot
+ * where it would go. Slots hold run index + 1 (0: empty). */
+static size_t ds_find_slot(const struct dataset *ds, const char *run_id)
+{
+	size_t mask = ds->find_nslot - 1;
+	for (size_t j = (size_t)idcache_str_hash(IDCACHE_FNV0, run_id) & mask;; j = (j + 1) & mask) {
+		size_t k = ds->find_slot[j];
+		if (!k || !strcmp(ds->runs[k - 1].meta.run_id, run_id))
+			return j;
+	}
+}
+
+/* The table brought up to ds->nruns (runs are only ever added): a
+ * leaderboard that names every run of a big index looked each one up by
+ * a scan of all of them. The first of two runs with one id is found. */
+static void ds_find_index(struct dataset *ds)
+{
+	if (!ds->find_slot || ds->nruns * 2 + 2 > ds->find_nslot) {  /* at most half full */
+		size_t n = 64;
+		while (n < ds->nruns * 2 + 2)
+			n *= 2;
+		free(ds->find_slot);
+		ds->find_slot = xcalloc(n, sizeof *ds->find_slot);
+		ds->find_nslot = n;
+		ds->find_nruns = 0;
+	}
+	for (; ds->find_nruns < ds->nruns; ds->find_nruns++) {
+		const char *id = ds->runs[ds->find_nruns].meta.run_id;
+		size_t j;
+		if (id && !ds->find_slot[j = ds_find_slot(ds, id)])
+			ds->find_slot[j] = ds->find_nruns + 1;
+	}
+}
+
 long dataset_find(const struct dataset *ds, const char *run_id)
 {
-	for (size_t i = 0; i < ds->nruns; i++)
-		if (run_id && strcmp(ds->runs[i].meta.run_id, run_id) == 0)
-			return (long)i;
-	return -1;
+	if (!run_id)
+		return -1;
+	/* the table is a cache of the runs: filling it changes no answer */
+	struct dataset *w = (struct dataset *)ds;
+	if (!ds->find_slot || ds->find_nruns != ds->nruns)
+		ds_find_index(w);
+	size_t k = ds->find_slot[ds_find_slot(ds, run_id)];
+	return k ? (long)k - 1 : -1;
 }
 
 static cJSON *ds_read_json(struct dataset *ds, const char *name)
@@ -376,44 +458,111 @@ static void ds_load_baselines(struct dataset *ds)
 	cJSON_Delete(bl);
 }
 
-static void ds_load_verdicts(struct dataset *ds)
+/* A verdict as the verdict cache keeps it: "V" and the verdict, "N" (no
+ * verdict in the file), or "E" LINE ":" the error. */
+static char *ds_verdict_text(const char *verdict, int line, const char *err)
 {
-	for (size_t i = 0; i < ds->nruns; i++) {
-		struct ds_run *r = &ds->runs[i];
-		char *err = NULL;
-		int line = 0;
-		if (!r->annotation) {
-			char *rel = xasprintf("annotations/%s.yaml", r->meta.run_id);
-			char *p = util_path_join(ds->root, rel);
-			free(rel);
-			if (util_is_file(p))
-				r->annotation = p;
-			else
-				free(p);
-		}
-		if (!r->annotation)
-			continue;
-		r->verdict = dataset_read_verdict(r->annotation, &line, &err);
-		if (err) {
-			ds_error(ds, r->annotation, line, "%s", err);
-			free(err);
-		}
-	}
+	if (err)
+		return xasprintf("E%d:%s", line, err);
+	return verdict ? xasprintf("V%s", verdict) : xstrdup("N");
 }
 
-static struct dataset *ds_open(const char *dir, int verdicts, char **err);
+/* Run r's verdict from a cached text; 0 when the text is not one. */
+static int ds_verdict_cached(struct dataset *ds, struct ds_run *r, const char *text)
+{
+	if (text[0] == 'V' || text[0] == 'N') {
+		r->verdict = text[0] == 'V' ? xstrdup(text + 1) : NULL;
+		return 1;
+	}
+	char *colon;
+	long line = text[0] == 'E' ? strtol(text + 1, &colon, 10) : -1;
+	if (line < 0 || *colon != ':')
+		return 0;
+	ds_error(ds, r->annotation, (int)line, "%s", colon + 1);
+	return 1;
+}
+
+/* Run r's verdict: from the cache while its file is the same file, else
+ * read with libyaml (and kept). Reading 3,000 annotation files was most
+ * of opening a big annotated dataset. Returns the file's mtime in ns (0:
+ * not a regular file). */
+static long long ds_read_verdict(struct dataset *ds, struct ds_run *r, struct idcache *cache,
+                                 unsigned long long key)
+{
+	unsigned long long id[4] = { 0 };
+	int known = idcache_identify(r->annotation, id) == 0;
+	const char *text = known ? idcache_get(cache, r->annotation, id, key) : NULL;
+	if (text && ds_verdict_cached(ds, r, text))
+		return (long long)id[3];
+	char *err = NULL;
+	int line = 0;
+	r->verdict = dataset_read_verdict(r->annotation, &line, &err);
+	if (err)
+		ds_error(ds, r->annotation, line, "%s", err);
+	unsigned long long now[4];
+	/* kept for the file as it was read (unchanged while it was) */
+	if (known && idcache_identify(r->annotation, now) == 0 && !memcmp(now, id, sizeof now)) {
+		char *t = ds_verdict_text(r->verdict, line, err);
+		idcache_put(cache, r->annotation, id, key, t);
+		free(t);
+	}
+	free(err);
+	return (long long)id[3];
+}
+
+static void ds_load_verdicts(struct dataset *ds, const struct ds_ctx *cx)
+{
+	struct idcache *cache = idcache_open("verdicts", ds->root);
+	unsigned long long exe[2];
+	idcache_exe(exe);   /* a new build may read YAML otherwise */
+	unsigned long long key = idcache_fnv(IDCACHE_FNV0, exe, sizeof exe) | 1;
+	for (size_t i = 0; i < ds->nruns; i++) {
+		struct ds_run *r = &ds->runs[i];
+		/* "<id>.yaml" made without printf or malloc: it is once a run */
+		size_t nid = strlen(r->meta.run_id);
+		char buf[256], *name = nid + 6 <= sizeof buf ? buf : xmalloc(nid + 6);
+		memcpy(name, r->meta.run_id, nid);
+		memcpy(name + nid, ".yaml", 6);
+		int own = 0;   /* the index names no other file: annotations/<id>.yaml is it */
+		if (dirlist_has(&cx->annots, cx->annots_dir, name, 0)) {
+			char *p = util_path_join(cx->annots_dir, name);
+			if (!r->annotation) {
+				r->annotation = p;
+				own = 1;
+			} else {
+				r->annotation_mtime_ns = annot_mtime_ns(p);
+				free(p);
+			}
+		}
+		if (name != buf)
+			free(name);
+		if (r->annotation) {
+			long long m = ds_read_verdict(ds, r, cache, key);
+			if (own)
+				r->annotation_mtime_ns = m;
+		}
+	}
+	idcache_free(cache);
+}
+
+static struct dataset *ds_open(const char *dir, int verdicts, int lazy, char **err);
 
 struct dataset *dataset_open(const char *dir, char **err)
 {
-	return ds_open(dir, 1, err);
+	return ds_open(dir, 1, 0, err);
+}
+
+struct dataset *dataset_open_lazy(const char *dir, char **err)
+{
+	return ds_open(dir, 1, 1, err);
 }
 
 struct dataset *dataset_open_runs(const char *dir, char **err)
 {
-	return ds_open(dir, 0, err);
+	return ds_open(dir, 0, 0, err);
 }
 
-static struct dataset *ds_open(const char *dir, int verdicts, char **err)
+static struct dataset *ds_open(const char *dir, int verdicts, int lazy, char **err)
 {
 	struct dataset *ds;
 	size_t cap = 0;
@@ -426,15 +575,24 @@ static struct dataset *ds_open(const char *dir, int verdicts, char **err)
 	}
 	ds = xcalloc(1, sizeof *ds);
 	ds->root = xstrdup(dir);
+	struct ds_ctx cx = { .lazy = lazy };
+	cx.runs_dir = util_path_join(dir, "runs");
+	cx.annots_dir = util_path_join(dir, "annotations");
+	if (verdicts)
+		dirlist_read(&cx.annots, cx.annots_dir);
 	index = util_path_join(dir, "runs.jsonl");
-	if (ds_load_index(ds, &cap, index) < 0)
-		ds_scan_runs(ds, &cap);
+	if (ds_load_index(ds, &cx, &cap, index) < 0)
+		ds_scan_runs(ds, &cx, &cap);
 	free(index);
 	for (size_t b = 0; b < sizeof ds_boards / sizeof ds_boards[0]; b++)
 		ds_load_leaderboard(ds, &cap, &ds_boards[b]);
 	ds_load_baselines(ds);
 	if (verdicts)
-		ds_load_verdicts(ds);
+		ds_load_verdicts(ds, &cx);
+	dirlist_free(&cx.runs);
+	dirlist_free(&cx.annots);
+	free(cx.runs_dir);
+	free(cx.annots_dir);
 	/* a sweep that has not finished a cell yet is a dataset all the same */
 	char *sweep = util_path_join(dir, "sweep.json");
 	int is_sweep = util_is_file(sweep);
@@ -446,6 +604,26 @@ static struct dataset *ds_open(const char *dir, int verdicts, char **err)
 		return NULL;
 	}
 	return ds;
+}
+
+void dataset_details(struct dataset *ds, size_t i)
+{
+	struct ds_run *r = i < ds->nruns ? &ds->runs[i] : NULL;
+	if (!r || !r->result_pending)
+		return;
+	r->result_pending = 0;
+	ds->details_left--;
+	ds_read_result(ds, r, 0);
+}
+
+size_t dataset_details_step(struct dataset *ds, size_t n)
+{
+	for (; ds->details_left && n && ds->details_next < ds->nruns; ds->details_next++)
+		if (ds->runs[ds->details_next].result_pending) {
+			dataset_details(ds, ds->details_next);
+			n--;
+		}
+	return ds->details_left;
 }
 
 void dataset_free(struct dataset *ds)
@@ -469,6 +647,7 @@ void dataset_free(struct dataset *ds)
 		free(ds->error_files[i]);
 	free(ds->problems);
 	free(ds->runs);
+	free(ds->find_slot);
 	free(ds->hardware);
 	free(ds->root);
 	free(ds);
@@ -493,6 +672,7 @@ struct run *dataset_load(struct dataset *ds, size_t i)
 
 	if (r->run || r->load_error)
 		return r->run;
+	dataset_details(ds, i);  /* the replay's banner says where the files disagree */
 	if (!r->transcript) {
 		r->load_error = xasprintf("%s: no transcript in this dataset%s", r->meta.run_id,
 		                          r->held_out ? " (held out)" : "");
@@ -662,7 +842,7 @@ void dataset_set_verdict(struct dataset *ds, size_t i, const char *path)
 	free(r->verdict);
 	free(r->annotation);
 	r->verdict = r->annotation = NULL;
-	if (!util_is_file(path))
+	if (!path || !util_is_file(path))
 		return;
 	r->annotation = xstrdup(path);
 	r->verdict = dataset_read_verdict(path, NULL, NULL);

@@ -31,6 +31,10 @@ struct ds_run {
 	/* the outcome as each file says it (meta above is their merge); the
 	 * transcript's part is known once it has loaded */
 	struct provenance prov;
+	int result_pending;       /* result.json not read yet (dataset_open_lazy) */
+	/* annotations/<id>.yaml's mtime in ns when the index was read, 0 when
+	 * there was none: the version a tagging session starts from */
+	long long annotation_mtime_ns;
 };
 
 struct ds_baseline {          /* one variant of problem_baselines.json */
@@ -54,6 +58,11 @@ struct dataset {
 	struct run_error errors[RUN_MAX_ERRORS];
 	char *error_files[RUN_MAX_ERRORS];
 	int nerrors;
+	size_t details_left;      /* runs whose result.json is still pending */
+	size_t details_next;      /* no run before it is pending */
+	/* dataset_find's table: run indices by run_id, open addressing (owned) */
+	size_t *find_slot;
+	size_t find_nslot, find_nruns;
 };
 
 /* NULL and *err (owned) when dir is not a dataset at all. */
@@ -62,7 +71,18 @@ struct dataset *dataset_open(const char *dir, char **err);
  * for `kbtui search`, which shows none, and where reading every YAML file
  * was a sixth of a cached search. */
 struct dataset *dataset_open_runs(const char *dir, char **err);
+/* The same, but that each run's result.json, which only says what the
+ * other files say or where they disagree, is read later: for the browser,
+ * whose first screen at 14,000 runs must not wait for 14,000 files. A run
+ * is read by dataset_details (dataset_load does it), the rest a few at a
+ * time by dataset_details_step. */
+struct dataset *dataset_open_lazy(const char *dir, char **err);
 void dataset_free(struct dataset *ds);
+
+/* Run i's result.json read if it is pending (its provenance complete). */
+void dataset_details(struct dataset *ds, size_t i);
+/* Up to n pending runs read, in order; returns how many are left. */
+size_t dataset_details_step(struct dataset *ds, size_t n);
 
 /* Parses run i's transcript if not yet done; NULL when it cannot be read
  * (ds->runs[i].load_error says why). */
@@ -100,7 +120,7 @@ char *dataset_default_dir(const char *argv0);
 
 /* Run i's annotation is the file at path now (tagging wrote it, or the
  * annotator's own directory holds it): its verdict is read again; an
- * absent file means no verdict. */
+ * absent file (or path NULL) means no verdict. */
 void dataset_set_verdict(struct dataset *ds, size_t i, const char *path);
 
 /* Reads the top-level "verdict" of an annotation file with libyaml (owned,
