@@ -128,6 +128,13 @@ size_t textsafe_width(const char *str, size_t n)
 	size_t i = 0, w = 0;
 	while (i < n) {
 		uint32_t cp;
+		/* printable ASCII is a cell a byte: no wcwidth for it */
+		size_t run = ts_ascii_run(s + i, n - i, 0);
+		if (run) {
+			i += run;
+			w += run;
+			continue;
+		}
 		size_t len = ts_utf8(s + i, n - i, &cp);
 		if (!len) {
 			i++;

@@ -181,7 +181,8 @@ static int main_need_terminal(void)
 static int main_browse(const char *dir, const struct tui_tagging *tg, long open)
 {
 	char *err = NULL;
-	struct dataset *ds = dataset_open(dir, &err);
+	/* result.json of each run later: the first screen of 14,000 runs waits for none */
+	struct dataset *ds = dataset_open_lazy(dir, &err);
 	if (!ds) {
 		textsafe_fprintf(stderr, "kbtui: %s\n", err);
 		free(err);
