@@ -4,7 +4,10 @@
  * its own; a child process reads the terminal's output away, as a terminal
  * emulator would.
  *   kbbench_tui DATASET [REPS [PRESSES]]
- * opens the run with the largest transcript of DATASET. */
+ * opens the run with the largest transcript of DATASET;
+ *   kbbench_tui browser DATASET [REPS]
+ * times the browser's first screen as `kbtui DATASET` makes it: the index
+ * opened, the browser set up, its first frame drawn. */
 #include "config.h"
 
 #include <curses.h>
@@ -21,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "browse.h"
 #include "dataset.h"
 #include "keys.h"
 #include "parser.h"
@@ -28,6 +32,7 @@
 #include "run.h"
 #include "theme.h"
 #include "util.h"
+#include "view.h"
 
 #define BENCH_ROWS 50
 #define BENCH_COLS 200
@@ -242,6 +247,88 @@ static void bench_first_browser(struct dataset *ds, size_t i, int reps)
 	free(total);
 }
 
+/* One first screen of the browser: dataset_open_lazy (as main_browse
+ * does), the browser's view made, its first frame drawn to the end of its
+ * refresh; then what the loop does between keys until the browser has
+ * nothing left to do (the rows' details, the flag rules from the cache),
+ * as "complete". out[]: wall, cpu, index open, complete cpu (ms). */
+static int bench_browser_once(const char *dir, double out[4], size_t *nruns)
+{
+	char *err = NULL;
+	clearok(curscr, TRUE);
+	double c0 = cpu_ms(), t0 = now_ms();
+	struct dataset *ds = dataset_open_lazy(dir, &err);
+	if (!ds) {
+		fprintf(stderr, "kbbench_tui: %s\n", err);
+		return -1;
+	}
+	double t1 = now_ms();
+	struct view *v = browse_new(ds, NULL);
+	erase();
+	v->ops->draw(v);
+	out[0] = now_ms() - t0;
+	out[1] = cpu_ms() - c0;
+	out[2] = t1 - t0;
+	const char *fo = getenv("KBBENCH_FIRST_ONLY");
+	int ms = fo && *fo ? -1 : 0;   /* the first screen alone (to profile it; a cold flag cache) */
+	for (long polls = 0; ms == 0 && polls < 10000000; polls++) {
+		v->ops->poll(v, &ms);
+		if (v->dirty)
+			v->ops->draw(v);
+	}
+	out[3] = cpu_ms() - c0;
+	*nruns = ds->nruns;
+	v->ops->free(v);
+	dataset_free(ds);
+	return 0;
+}
+
+/* The browser's first screen REPS times, each in a process of its own as
+ * `kbtui DATASET` is: a second open in one process finds the heap and the
+ * caches the first left (it measured 19 ms where a fresh one took 40). */
+static int bench_browser(const char *dir, int reps)
+{
+	double *v[4];
+	for (int j = 0; j < 4; j++)
+		v[j] = xcalloc((size_t)reps, sizeof *v[j]);
+	size_t nruns = 0;
+	for (int k = 0; k < reps; k++) {
+		int fd[2];
+		double got[5] = { 0 };
+		if (pipe(fd) < 0)
+			return 1;
+		fflush(stdout);
+		pid_t pid = fork();
+		if (pid == 0) {
+			size_t n = 0;
+			close(fd[0]);
+			got[4] = bench_browser_once(dir, got, &n) < 0 ? -1 : (double)n;
+			_exit(write(fd[1], got, sizeof got) == (ssize_t)sizeof got ? 0 : 1);
+		}
+		close(fd[1]);
+		ssize_t r = pid > 0 ? read(fd[0], got, sizeof got) : -1;
+		close(fd[0]);
+		if (pid > 0)
+			waitpid(pid, NULL, 0);
+		if (r != (ssize_t)sizeof got || got[4] < 0)
+			return 1;
+		for (int j = 0; j < 4; j++)
+			v[j][k] = got[j];
+		nruns = (size_t)got[4];
+	}
+	size_t n = (size_t)reps;
+	printf("browser: %s, %zu runs\n", dir, nruns);
+	printf("browser first screen (%d fresh processes): index open median %.1f ms; wall best %.1f median %.1f ms, "
+	       "cpu median %.1f ms; complete (flags, details) cpu median %.1f ms\n",
+	       reps, quantile(v[2], n, 0.5), quantile(v[0], n, 0), quantile(v[0], n, 0.5), quantile(v[1], n, 0.5),
+	       quantile(v[3], n, 0.5));
+	printf("RESULT browser_first runs %zu best %.1f median %.1f cpu_median %.1f full_cpu %.1f\n", nruns,
+	       quantile(v[0], n, 0), quantile(v[0], n, 0.5), quantile(v[1], n, 0.5), quantile(v[3], n, 0.5));
+	for (int j = 0; j < 4; j++)
+		free(v[j]);
+	return 0;
+}
+
 /* ---- keys ---------------------------------------------------------------------- */
 
 /* One key as the loop handles it: the replay takes it, then what it made
@@ -315,8 +402,13 @@ static void bench_keys(struct replay *rp, int presses)
 
 int main(int argc, char **argv)
 {
-	if (argc < 2 || argc > 4) {
-		fprintf(stderr, "usage: kbbench_tui DATASET [REPS [PRESSES]]\n");
+	int browser = argc > 2 && !strcmp(argv[1], "browser");
+	if (browser) {
+		argc--;
+		argv++;
+	}
+	if (argc < 2 || argc > 4 || (browser && argc > 3)) {
+		fprintf(stderr, "usage: kbbench_tui DATASET [REPS [PRESSES]] | browser DATASET [REPS]\n");
 		return 2;
 	}
 	int reps = argc > 2 ? atoi(argv[2]) : 10, presses = argc > 3 ? atoi(argv[3]) : 1000;
@@ -331,6 +423,16 @@ int main(int argc, char **argv)
 	unsetenv("COLUMNS");
 	signal(SIGPIPE, SIG_IGN);
 
+	if (browser) {
+		struct bench_term t;
+		if (bench_term_open(&t) < 0) {
+			fprintf(stderr, "kbbench_tui: cannot start curses on a pseudo-terminal\n");
+			return 1;
+		}
+		int rc = bench_browser(argv[1], reps);
+		bench_term_close(&t);
+		return rc;
+	}
 	char *err = NULL;
 	struct dataset *ds = dataset_open(argv[1], &err);
 	if (!ds) {

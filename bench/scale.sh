@@ -129,6 +129,30 @@ echo "first screen at 100k events: kbtui ${fs:-?} ms CPU (goal < 100 ms), less $
 full=$(echo "$out" | awk '$1 == "RESULT" && $2 == "first_full" { print $6 }')
 echo "   the four panes and the header complete (one poll later): ${full:-?} ms wall median (measured, no goal)"
 
+# ---- a big dataset: the browser's first screen at 1.4k and 14k runs --------------
+# runs made of the sample's (or the shipped fixtures'), files and annotations
+# hard-linked; each first screen in a fresh process (kbbench_tui browser)
+src="$kbh"; [ -f "$src/runs.jsonl" ] || src="$KB_SRCDIR/tests/fixtures/kbh"
+echo "-- the browser's first screen on datasets of runs made of $src's (CPU ms, median of 9 fresh processes)"
+first=
+for n in 1400 14000; do
+	"$bench" dataset "$src" $n "$work/ds$n" | sed 's/^/  /'
+	out=$(KBBENCH_FIRST_ONLY=1 "$KB_BUILDDIR/bench/kbbench_tui" browser "$work/ds$n" 9 2>&1)
+	fs=$(echo "$out" | awk '$1 == "RESULT" && $2 == "browser_first" { print $10 }')
+	per=$(awk -v t="${fs:-0}" -v n=$n 'BEGIN { printf "%.2f", t * 1000 / n }')
+	[ -z "$first" ] && first=$per
+	echo "browser first screen at $n runs: ${fs:-?} ms CPU (goal < 100 ms at 14k): $(verdict "${fs:-1e9}" 100); $per us/run"
+done
+g=$(ratio "$per" "$first")
+echo "browser scaling: us/run at 14k against 1.4k: ${g}x (limit 1.5): $(verdict "$g" 1.5)"
+"$bench" index "$work/ds14000" | sed 's/^/  /'
+# what is left after the first screen (every result.json, the flag rules from
+# their cache): the cache filled by one pass first, at 1.4k runs
+"$KB_BUILDDIR/bench/kbbench_tui" browser "$work/ds1400" 1 >/dev/null 2>&1
+full=$("$KB_BUILDDIR/bench/kbbench_tui" browser "$work/ds1400" 5 2>&1 | awk '$1 == "RESULT" && $2 == "browser_first" { print $12 }')
+echo "   at 1.4k runs, everything read and flagged (warm flag cache): ${full:-?} ms CPU (measured, no goal)"
+rm -rf "$work/ds1400" "$work/ds14000"
+
 # ---- watch on a long run: 10 lines a second appended ----------------------------
 if command -v tmux >/dev/null 2>&1; then
 	sock="kbscale-$$"
