@@ -352,8 +352,12 @@ static int bench_panes(int n, char **files)
 static int bench_link_dir(const char *from, const char *to)
 {
 	DIR *d = opendir(from);
-	if (!d || mkdir(to, 0755) < 0)
-		return d ? closedir(d), -1 : -1;
+	if (!d)
+		return -1;
+	if (mkdir(to, 0755) < 0) {
+		closedir(d);
+		return -1;
+	}
 	for (struct dirent *de; (de = readdir(d));) {
 		char *a = util_path_join(from, de->d_name), *b = util_path_join(to, de->d_name);
 		if (util_is_file(a) && link(a, b) < 0)
@@ -374,6 +378,7 @@ static int bench_dataset(const char *src, long n, const char *dst)
 	free(idx);
 	if (!text || mkdir(dst, 0755) < 0) {
 		fprintf(stderr, "kbbench: %s: no runs.jsonl, or %s exists\n", src, dst);
+		free(text);
 		return 1;
 	}
 	char *runs = util_path_join(dst, "runs"), *annots = util_path_join(dst, "annotations");

@@ -15,7 +15,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdint.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -252,7 +251,7 @@ static int ds_load_index(struct dataset *ds, struct ds_ctx *cx, size_t *cap, con
 			return -1;
 		}
 		if (r < 0)
-			ds_error(ds, path, lineno + 1, "cannot read on: %s", strerror(errno));
+			ds_error(ds, path, lineno + 1, "read error: %s (the lines before it are kept)", strerror(errno));
 		if (r <= 0)
 			break;
 		have += (size_t)r;
@@ -299,6 +298,15 @@ struct ds_run *dataset_add_run(struct dataset *ds, const char *run_id)
 	return r;
 }
 
+/* Run r's result.json is being read now: no longer pending. */
+static void ds_result_taken(struct dataset *ds, struct ds_run *r)
+{
+	if (r->result_pending) {
+		r->result_pending = 0;
+		ds->details_left--;
+	}
+}
+
 void dataset_reread_run(struct dataset *ds, size_t i)
 {
 	struct ds_run *r = &ds->runs[i];
@@ -306,10 +314,7 @@ void dataset_reread_run(struct dataset *ds, size_t i)
 		return;
 	if (!r->transcript)
 		r->transcript = dataset_find_transcript(r->dir);
-	if (r->result_pending) {
-		r->result_pending = 0;
-		ds->details_left--;
-	}
+	ds_result_taken(ds, r);
 	ds_read_result(ds, r, 1);  /* a sweep cell: result.json is what says its outcome */
 	run_free(r->run);
 	r->run = NULL;
@@ -611,8 +616,7 @@ void dataset_details(struct dataset *ds, size_t i)
 	struct ds_run *r = i < ds->nruns ? &ds->runs[i] : NULL;
 	if (!r || !r->result_pending)
 		return;
-	r->result_pending = 0;
-	ds->details_left--;
+	ds_result_taken(ds, r);
 	ds_read_result(ds, r, 0);
 }
 

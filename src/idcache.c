@@ -234,9 +234,7 @@ void idcache_put(struct idcache *c, const char *path, const unsigned long long i
 {
 	if (!c || !path || !value || strpbrk(path, "\t\n") || strpbrk(value, "\t\n") || idcache_racy(id))
 		return;
-	if (!c->loaded)
-		ic_load(c);
-	const char *old = idcache_get(c, path, id, key);
+	const char *old = idcache_get(c, path, id, key);   /* (reads the table's file first) */
 	if (old && !strcmp(old, value))
 		return;
 	ic_store(c, path, id, key, value, strlen(value));

@@ -428,9 +428,9 @@ static void browse_widths(struct browse *b)
 {
 	for (size_t c = 0; c < BROWSE_NCOLS; c++) {
 		int w = (int)strlen(browse_cols[c].title);
-		/* a column of one width (PEAK, FLAGS) needs no look at its cells */
-		int scan = browse_cols[c].max && browse_cols[c].max > browse_cols[c].min && w < browse_cols[c].max;
-		for (size_t i = 0; i < b->ds->nruns && scan && w < browse_cols[c].max; i++) {  /* none wider than max */
+		/* cells are looked at until one is as wide as max: a column of one
+		 * width (PEAK, FLAGS) or of no max (RUN_ID) needs none */
+		for (size_t i = 0; i < b->ds->nruns && browse_cols[c].max > browse_cols[c].min && w < browse_cols[c].max; i++) {
 			int role;
 			char *s = browse_cols[c].cell(b->ds, i, &role);
 			int sw = (int)draw_width(s);

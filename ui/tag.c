@@ -320,7 +320,7 @@ struct tag *tag_new(struct dataset *ds, const char *dir, const char *annotator, 
 	t->seen = xcalloc(ds->nruns + 1, sizeof *t->seen);
 	/* the directory listed once: a stat(2) a run, twice, was a third of
 	 * the browser's first screen at 14,000 runs */
-	struct dirlist dl;
+	struct dirlist dl = { 0 };
 	if (dir)
 		dirlist_read(&dl, dir);
 	for (size_t i = 0; i < ds->nruns; i++) {
@@ -328,14 +328,13 @@ struct tag *tag_new(struct dataset *ds, const char *dir, const char *annotator, 
 		if (!dir)     /* the dataset's own: its index saw each file's version */
 			t->seen[i] = ds->runs[i].annotation_mtime_ns;
 		else if ((p = tag_path(t, i))) {   /* another directory: its verdicts are the ones to show */
-			int there = dirlist_has(&dl, dir, p + strlen(dir) + 1, 0);
+			int there = dirlist_has(&dl, dir, strrchr(p, '/') + 1, 0);
 			dataset_set_verdict(ds, i, there ? p : NULL);
 			t->seen[i] = there ? annot_mtime_ns(p) : 0;
 			free(p);
 		}
 	}
-	if (dir)
-		dirlist_free(&dl);
+	dirlist_free(&dl);
 	tag_active = t;
 	tag_set_blind(t, blind);
 	return t;
