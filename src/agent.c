@@ -960,7 +960,6 @@ static int agent_result_json(struct agent *a, const struct agent_result *r, char
 		char *judged = xasprintf("no: the eval backend did not run: %s", why);
 		cJSON_AddStringToObject(j, "judged", judged);
 		free(judged);
-		free(why);
 	} else {
 		cJSON_AddStringToObject(j, "judged", "no: the eval backend did not run");
 	}
