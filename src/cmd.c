@@ -2,6 +2,8 @@
  * errors, and the dataset and run a command works on. */
 #include "cmd.h"
 #include "dataset.h"
+#include "fetch.h"
+#include "hub.h"
 #include "parser.h"
 #include "textsafe.h"
 #include "util.h"
@@ -140,9 +142,12 @@ char *cmd_default_dataset(const char *argv0, FILE *err)
 	char *d = dataset_default_dir(argv0);
 	if (err) {
 		const char *env = getenv("KBTUI_DATA");
-		char *safe = textsafe(d, strlen(d), 0);
+		char *safe = textsafe(d, strlen(d), 0), *fetched = fetch_default_dest(HUB_DEFAULT_REPO);
 		textsafe_fprintf(err, "kbtui: dataset: %s (%s)\n", safe,
-		        env && *env ? "$KBTUI_DATA" : "no DIR given and none here; kbtui fetch gets the real one");
+		        env && *env ? "$KBTUI_DATA"
+		        : strcmp(d, fetched) == 0 ? "no DIR given and none here: the fetched one"
+		        : "no DIR given and none here: the bundled sample; kbtui fetch gets the real one");
+		free(fetched);
 		free(safe);
 	}
 	return d;

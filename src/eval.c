@@ -455,9 +455,13 @@ static int eval_target(struct eval_ctx *x)
 		x->r->arch = xstrdup(x->prof->arch);
 	else if (x->device_cc)
 		x->r->arch = hardware_arch_for_cc(x->device_cc);
-	else
-		return eval_fail(x, EVAL_SETUP, -1, "cannot tell which GPU to compile for (no nvidia-smi or no GPU): "
-		                 "pass --arch SM or --hardware KEY");
+	else {
+		/* the default path on a machine without a GPU: say so plainly */
+		x->r->no_device = 1;
+		return eval_fail(x, EVAL_SETUP, -1, "no CUDA device here (nvidia-smi found no GPU), so nothing was "
+		                 "compiled or run: pass --arch SM or --hardware KEY to compile and run the static "
+		                 "checks without one");
+	}
 	char *d = eval_arch_digits(x->r->arch);
 	if (!d)
 		return eval_fail(x, EVAL_SETUP, -1, "--arch '%s': expected an nvcc target such as sm_90a or sm_120a",
