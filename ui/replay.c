@@ -248,6 +248,8 @@ static void replay_feed_poll(struct replay *rp)
 	rp->feed.due = replay_now() + (f->interval_ms > 0 ? f->interval_ms : 100) / 1000.0;
 	if (rc < 0)
 		rp->feed.ended = 1;
+	if (f->stream)  /* before the growth, so that the list's tail shows it */
+		rp->cx.stream = f->stream(f, &rp->cx.nstream);
 	if (rc != 0)
 		replay_grew(rp, old_n, tail, was_incomplete);
 	int want = f->pane ? f->pane(f) : -1;

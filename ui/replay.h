@@ -59,6 +59,10 @@ struct replay_feed {
 	 * pane while nvcc runs, timing while the benchmark does); asked after
 	 * each poll, -1: no change. NULL: none. */
 	int (*pane)(struct replay_feed *f);
+	/* What the run is doing that is no event yet (live: the turn in
+	 * flight, as streamed), *n of them, borrowed until the next poll; the
+	 * list shows them after the events. Asked after each poll. NULL: none. */
+	const struct event *(*stream)(struct replay_feed *f, size_t *n);
 };
 
 /* The replay view (its msg and dirty flags are the view's). */
