@@ -25,23 +25,6 @@ static const char agent_system[] =
 	"and write files, run shell commands and evaluate your solution. Paths are relative "
 	"to the work directory. When you are done, answer without calling a tool.";
 
-static const struct llm_tool agent_tools[] = {
-	{"bash", "Run a shell command in the work directory. Output is capped; the command is "
-	 "killed after timeout seconds.",
-	 "{\"type\":\"object\",\"properties\":{\"command\":{\"type\":\"string\"},"
-	 "\"timeout\":{\"type\":\"number\",\"description\":\"seconds\"}},\"required\":[\"command\"]}"},
-	{"read_file", "Read a file of the work directory.",
-	 "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"]}"},
-	{"write_file", "Create or overwrite a file of the work directory.",
-	 "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"},\"content\":{\"type\":\"string\"}},"
-	 "\"required\":[\"path\",\"content\"]}"},
-	{"edit_file", "Replace one exact, unique occurrence of old_string by new_string in a file.",
-	 "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"},\"old_string\":{\"type\":\"string\"},"
-	 "\"new_string\":{\"type\":\"string\"}},\"required\":[\"path\",\"old_string\",\"new_string\"]}"},
-	{"eval", "Compile, check and benchmark the current solution.cu with the benchmark's own harness.",
-	 "{\"type\":\"object\",\"properties\":{}}"},
-};
-#define AGENT_NTOOLS ((int)(sizeof agent_tools / sizeof *agent_tools))
 
 const char *agent_end_name(enum agent_end e)
 {
@@ -397,8 +380,9 @@ static int agent_save(const char *path, const char *shown, const char *data, siz
 /* The biggest file edit_file rewrites: it reads it whole. */
 #define AGENT_EDIT_MAX (8u << 20)
 
-static char *agent_read(const struct agent_opts *o, const cJSON *args, int *is_error)
+static char *agent_read(const struct agent_opts *o, const cJSON *args, int *is_error, double max_s)
 {
+	(void)max_s;
 	const char *shown = jx_str(args, "path");
 	char *err, *path = agent_path(o->workdir, shown, 0, &err), *data;
 	size_t len;
@@ -424,8 +408,9 @@ static int agent_write_all(const char *path, const char *data, size_t len, char 
 	return agent_save(path, strrchr(path, '/') ? strrchr(path, '/') + 1 : path, data, len, 0, err);
 }
 
-static char *agent_write(const struct agent_opts *o, const cJSON *args, int *is_error)
+static char *agent_write(const struct agent_opts *o, const cJSON *args, int *is_error, double max_s)
 {
+	(void)max_s;
 	const char *content = jx_str(args, "content");
 	char *err, *path;
 	if (!content) {
@@ -451,8 +436,9 @@ static size_t agent_count(const char *hay, const char *needle)
 	return n;
 }
 
-static char *agent_edit(const struct agent_opts *o, const cJSON *args, int *is_error)
+static char *agent_edit(const struct agent_opts *o, const cJSON *args, int *is_error, double max_s)
 {
+	(void)max_s;
 	const char *old = jx_str(args, "old_string"), *new = jx_str(args, "new_string");
 	char *err = NULL, *path, *data, *at;
 	size_t len, n;
@@ -558,8 +544,9 @@ static void *agent_watch_thread(void *arg)
 	return NULL;
 }
 
-static char *agent_eval(const struct agent_opts *o, int *is_error, double max_s)
+static char *agent_eval(const struct agent_opts *o, const cJSON *args, int *is_error, double max_s)
 {
+	(void)args;
 	struct eval_opts eo = {0};
 	struct eval_result r;
 	struct evalbox box = {.kind = o->sandbox};
@@ -628,12 +615,74 @@ static char *agent_eval(const struct agent_opts *o, int *is_error, double max_s)
 	return s;
 }
 
+/* Where a tool runs, which is what it needs of the sandbox. */
+enum agent_where {
+	AGENT_HERE,     /* in this process: every path it takes is kept inside the work directory (agent_path) */
+	AGENT_SANDBOX,  /* a child in o->sandbox (bash: sandbox_argv; eval: evalbox), its time limited by the budget's rest */
+};
+
+/* The agent's tools, one row each: what the model is told (name, what the
+ * tool does, the JSON Schema of its arguments), where it runs, and the
+ * function that does it (max_s: the time left of the budget, 0 none; a
+ * tool that runs here gets 0). Adding a tool is adding a row. */
+static const struct agent_tool {
+	const char *name, *description, *schema;
+	enum agent_where where;
+	char *(*run)(const struct agent_opts *o, const cJSON *args, int *is_error, double max_s);
+} agent_tools[] = {
+	{"bash", "Run a shell command in the work directory. Output is capped; the command is "
+	 "killed after timeout seconds.",
+	 "{\"type\":\"object\",\"properties\":{\"command\":{\"type\":\"string\"},"
+	 "\"timeout\":{\"type\":\"number\",\"description\":\"seconds\"}},\"required\":[\"command\"]}",
+	 AGENT_SANDBOX, agent_bash},
+	{"read_file", "Read a file of the work directory.",
+	 "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"]}",
+	 AGENT_HERE, agent_read},
+	{"write_file", "Create or overwrite a file of the work directory.",
+	 "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"},\"content\":{\"type\":\"string\"}},"
+	 "\"required\":[\"path\",\"content\"]}",
+	 AGENT_HERE, agent_write},
+	{"edit_file", "Replace one exact, unique occurrence of old_string by new_string in a file.",
+	 "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"},\"old_string\":{\"type\":\"string\"},"
+	 "\"new_string\":{\"type\":\"string\"}},\"required\":[\"path\",\"old_string\",\"new_string\"]}",
+	 AGENT_HERE, agent_edit},
+	{"eval", "Compile, check and benchmark the current solution.cu with the benchmark's own harness.",
+	 "{\"type\":\"object\",\"properties\":{}}",
+	 AGENT_SANDBOX, agent_eval},
+};
+#define AGENT_NTOOLS ((int)(sizeof agent_tools / sizeof *agent_tools))
+
+/* The table as the model client takes it (owned). */
+static struct llm_tool *agent_llm_tools(void)
+{
+	struct llm_tool *t = xcalloc(AGENT_NTOOLS, sizeof *t);
+	for (int i = 0; i < AGENT_NTOOLS; i++)
+		t[i] = (struct llm_tool){ agent_tools[i].name, agent_tools[i].description, agent_tools[i].schema };
+	return t;
+}
+
 static char *agent_tool_within(const struct agent_opts *o, const char *name, const char *args_json,
                                int *is_error, double max_s);
 
 char *agent_tool(const struct agent_opts *o, const char *name, const char *args_json, int *is_error)
 {
 	return agent_tool_within(o, name, args_json, is_error, 0);
+}
+
+/* The row of agent_tools named name does it; none: the names there are. */
+static char *agent_tool_run(const struct agent_opts *o, const char *name, const cJSON *args, int *is_error,
+                            double max_s)
+{
+	struct sbuf names;
+	for (int i = 0; i < AGENT_NTOOLS; i++)
+		if (!strcmp(name, agent_tools[i].name))
+			return agent_tools[i].run(o, args, is_error, agent_tools[i].where == AGENT_SANDBOX ? max_s : 0);
+	sbuf_init(&names);
+	for (int i = 0; i < AGENT_NTOOLS; i++)
+		sbuf_addf(&names, "%s%s", i ? ", " : "", agent_tools[i].name);
+	char *s = xasprintf("no tool named %s; the tools are %s", name, names.s);
+	sbuf_free(&names);
+	return s;
 }
 
 /* max_s > 0: what is left of the time budget caps a command's time limit. */
@@ -648,18 +697,8 @@ static char *agent_tool_within(const struct agent_opts *o, const char *name, con
 		s = xasprintf("the arguments of %s are not a JSON object", name ? name : "the tool");
 	else if (!name)
 		s = xstrdup("a tool call without a name");
-	else if (!strcmp(name, "bash"))
-		s = agent_bash(o, args, is_error, max_s);
-	else if (!strcmp(name, "read_file"))
-		s = agent_read(o, args, is_error);
-	else if (!strcmp(name, "write_file"))
-		s = agent_write(o, args, is_error);
-	else if (!strcmp(name, "edit_file"))
-		s = agent_edit(o, args, is_error);
-	else if (!strcmp(name, "eval"))
-		s = agent_eval(o, is_error, max_s);
 	else
-		s = xasprintf("no tool named %s; the tools are bash, read_file, write_file, edit_file, eval", name);
+		s = agent_tool_run(o, name, args, is_error, max_s);
 	cJSON_Delete(args);
 	agent_utf8_fix(s);
 	return llm_scrub(s, o->llm.api_key);
@@ -1076,6 +1115,7 @@ static void agent_run_tools(struct agent *a, cJSON *conv, struct llm_reply *rep,
 int agent_run(const struct agent_opts *o, struct agent_result *r)
 {
 	struct agent a = {.o = o};
+	struct llm_tool *llm_tools;
 	char *path, *final = NULL;
 	cJSON *conv;
 	int stop;
@@ -1084,7 +1124,6 @@ int agent_run(const struct agent_opts *o, struct agent_result *r)
 	a.t0 = agent_now();
 	a.llm = o->llm;
 	a.llm.system = agent_system;
-	a.llm.tools = agent_tools;
 	a.llm.ntools = AGENT_NTOOLS;
 	a.llm.abort = o->abort;
 	if (o->budget_s > 0)
@@ -1104,6 +1143,7 @@ int agent_run(const struct agent_opts *o, struct agent_result *r)
 		return -1;
 	}
 	a.tr_path = path;
+	a.llm.tools = llm_tools = agent_llm_tools();
 	agent_tr_init(&a);
 	conv = llm_conv_new();
 	llm_conv_user(conv, o->prompt);
@@ -1195,6 +1235,7 @@ int agent_run(const struct agent_opts *o, struct agent_result *r)
 	cJSON_Delete(conv);
 	free(final);
 	free(a.tr_path);
+	free(llm_tools);
 	if (a.write_err) {
 		r->end = AGENT_ERROR;
 		free(r->error);
