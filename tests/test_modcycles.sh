@@ -1,7 +1,8 @@
 #!/bin/sh
 # No include cycles among the modules of src/ and ui/ (tests/modcycles.sh
 # says what a module and a cycle are): each module's dependencies go one
-# way, so that each can be read (and tested) without those above it.
+# way, so that each can be read (and tested) without those above it. And
+# no module name in both src/ and ui/.
 # Known exceptions are listed one a line below, with the issue that removes
 # them; a cycle that is not listed fails, and so does a listed one that is
 # gone (the list is then to be shortened).
@@ -16,6 +17,10 @@ t "no include cycle but the known ones${unknown:+ (found: $unknown)}" '[ -z "$un
 if [ -n "$known" ]; then
 	t "each known cycle is still there (else drop it from the list)" 'printf "%s\n" "$cycles" | grep -qxF "$known"'
 fi
+# a module's name says which side it is on: none is in both src/ and ui/
+names() { for f in "$KB_SRCDIR/$1"/*.[ch]; do b=$(basename "$f"); echo "${b%.?}"; done | sort -u; }
+both=$(names src > "${TMPDIR:-/tmp}/modnames.$$"; names ui | grep -xF -f "${TMPDIR:-/tmp}/modnames.$$"; rm -f "${TMPDIR:-/tmp}/modnames.$$")
+t "no module name in both src/ and ui/${both:+ (both: $(echo $both))}" '[ -z "$both" ]'
 # the script finds a cycle where there is one: two modules that include each other
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kbtui-cyc.XXXXXX"); trap 'rm -rf "$tmp"' EXIT
 mkdir "$tmp/src" "$tmp/ui"
