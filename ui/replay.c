@@ -3,7 +3,10 @@
  * beside four (reasoning, detail, compiler output, timing), the timeline in the
  * status bar, search, jumps, playback, a feed for a growing run. Keys, the
  * playback timer and the feed's polls (tui.c's loop) change state and set
- * dirty flags; the screen is redrawn once per pass from them. */
+ * dirty flags; the screen is redrawn once per pass from them. This file is
+ * the view: its panes, what they may ask, its keys and its feed; the screen
+ * is replay_draw.c, moving replay_nav.c, the jumps replay_seek.c. A pane is
+ * a row of replay_pane_ops (and of the PANE_ enum in replay.h). */
 #include "config.h"
 
 #include <curses.h>
