@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* the library's own --help (tests call it); the command's is ui/cmd_eval.c's */
+/* the library's own --help (tests call it); the command's is ui/cmd_eval_tui.c's */
 static const char cmd_eval_usage[] =
 	"Usage: kbtui eval --problem NAME [OPTIONS] SOLUTION.cu\n"
 	"       kbtui eval --kbh DIR --problem NAME [OPTIONS] solution.py\n"

@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-/* the library's own --help (tests call it); the command's is ui/cmd_live.c's */
+/* the library's own --help (tests call it); the command's is ui/cmd_live_tui.c's */
 static const char cmd_live_usage[] =
 	"Usage: kbtui live --problem NAME --model MODEL [OPTIONS]\n"
 	"Let a model work on a problem through the OpenAI-compatible or the Anthropic\n"

@@ -7,7 +7,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "eval.h"
+/* Included after eval.h (its types), never including it: the eval module
+ * depends on this header, not the other way round. */
 
 struct benchlog;
 struct hardware_list;

@@ -19,6 +19,7 @@
 #include "dataset.h"
 #include "parser.h"
 #include "tui.h"
+#include "tui_entry.h"
 #include "util.h"
 
 /* Every command, in the order --help lists them: one line each. */

@@ -15,6 +15,7 @@
 struct flag_list;
 struct flag_rules;
 struct pane;
+struct event;
 struct pane_ctx;
 struct run;
 struct search;
@@ -53,6 +54,12 @@ struct pane_ctx {
 	 * the view), and how many it hides; NULL: every event is shown */
 	const size_t *shown;
 	size_t nshown, nhidden;
+	/* A growing run's state that is no event (live: the turn in flight, as
+	 * streamed; borrowed from the feed, nstream 0: none). Never in run->ev:
+	 * the run's events are only appended, so an index keeps its event; the
+	 * list shows these after the events, unnumbered, and nothing selects them. */
+	const struct event *stream;
+	size_t nstream;
 	const struct pane_host *host;     /* NULL for a pane that asks nothing (compare's lists) */
 };
 

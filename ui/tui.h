@@ -16,16 +16,6 @@ struct tui_tagging {
 	int blind;
 };
 
-/* The entry points (ui/tui_entry.c). Opens the browser on a dataset (borrowed), or with open >= 0 the replay
- * of that run of it (annotation keys and all). Returns the exit status. */
-int tui_browse(struct dataset *ds, const struct tui_tagging *tg, long open);
-/* Opens the replay of one run (borrowed); title names it. Returns the exit
- * status. */
-int tui_replay(struct run *run, const char *title);
-/* The same over a run that grows while it is shown (watch, live). */
-struct replay_feed;
-int tui_replay_feed(struct run *run, const char *title, struct replay_feed *feed);
-
 /* The key table as `kbtui keys` prints it (roff 0) or as man page items
  * (roff 1), from the same table the key map and the help screen use. */
 void tui_print_keys(FILE *out, int roff);

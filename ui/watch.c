@@ -7,15 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
-#include "cmd.h"
 #include "dataset.h"
 #include "follow.h"
 #include "parser.h"
 #include "replay.h"
 #include "run.h"
-#include "tui.h"
 #include "util.h"
 #include "watch.h"
 
@@ -133,20 +130,4 @@ void watch_session_free(struct watch_session *s)
 	free(s->file);
 	free(s->title);
 	free(s);
-}
-
-int watch_main(const char *path, const char *format)
-{
-	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-		fprintf(stderr, "kbtui: watch needs a terminal; use 'kbtui dump' in scripts\n");
-		return CMD_USAGE;
-	}
-	struct watch_session *s = watch_session_new(path, format, NULL);
-	if (!s) {
-		fprintf(stderr, "kbtui: %s: no such file, and no directory to wait in\n", path);
-		return CMD_BADINPUT;
-	}
-	int rc = tui_replay_feed(s->run, s->file, &s->feed);
-	watch_session_free(s);
-	return rc;
 }

@@ -1,4 +1,5 @@
-/* cmd_live.c: `kbtui live`: a model works on a problem through an LLM API,
+/* cmd_live_tui.c: `kbtui live`'s entry in the command table, the front
+ * end's side: a model works on a problem through an LLM API,
  * recorded as a replayable run; on the replay screen (ui/live.c) or
  * headless (src/cmd_live.c). */
 #include "cmd.h"

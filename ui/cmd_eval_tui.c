@@ -1,4 +1,5 @@
-/* cmd_eval.c: `kbtui eval`: a solution scored on the GPU, headless
+/* cmd_eval_tui.c: `kbtui eval`'s entry in the command table, the front
+ * end's side: a solution scored on the GPU, headless
  * (src/cmd_eval.c) or on the replay screen (--tui, ui/evaltui.c). */
 #include "cmd.h"
 #include "evaltui.h"

@@ -1,0 +1,312 @@
+/* browse_draw.c: the run browser's screen: the columns' widths at this
+ * terminal's width, the header with the baselines of the selected run's
+ * problem, the list (or the grid) and the status line. */
+#include "config.h"
+
+#include <curses.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "browse_int.h"
+#include "dataset.h"
+#include "draw.h"
+#include "runstats.h"
+#include "sweepwatch.h"
+#include "tag.h"
+#include "theme.h"
+#include "util.h"
+#include "view.h"
+
+#define BROWSE_DROPS 5
+/* The model's name is cut to no fewer columns than this before a column
+ * is hidden; the run id shows only with at least BROWSE_ID_MIN. */
+#define BROWSE_MODEL_MIN 18
+#define BROWSE_ID_MIN 12
+#define BROWSE_DROP_FREE 2  /* ranks hidden before the model's name is cut below 34 */
+
+void browse_widths(struct browse *b)
+{
+	for (size_t c = 0; c < BROWSE_NCOLS; c++) {
+		int w = (int)strlen(browse_cols[c].title);
+		/* cells are looked at until one is as wide as max: a column of one
+		 * width (PEAK, FLAGS) or of no max (RUN_ID) needs none */
+		for (size_t i = 0; i < b->ds->nruns && browse_cols[c].max > browse_cols[c].min && w < browse_cols[c].max; i++) {
+			int role;
+			char *s = browse_cols[c].cell(b->ds, i, &role);
+			int sw = (int)draw_width(s);
+			free(s);
+			if (sw > w)
+				w = sw;
+		}
+		if (w < browse_cols[c].min)
+			w = browse_cols[c].min;
+		if (browse_cols[c].max && w > browse_cols[c].max)
+			w = browse_cols[c].max;
+		b->width[c] = w;
+	}
+}
+
+/* The columns shown at this terminal's width (bit c: column c): the less
+ * telling ones are hidden first: the run id and the flags while the
+ * model's name would be cut below its usual 34 columns, the others only
+ * while it would get fewer than BROWSE_MODEL_MIN. */
+static unsigned browse_shown(const struct browse *b)
+{
+	unsigned shown = (1u << BROWSE_NCOLS) - 1;
+	int usual = b->width[0] < 34 ? b->width[0] : 34;
+	for (int rank = 1; rank <= BROWSE_DROPS; rank++) {
+		int need = 1 + (rank <= BROWSE_DROP_FREE ? usual : BROWSE_MODEL_MIN) + 2;
+		for (size_t c = 1; c < BROWSE_NCOLS; c++)
+			if (shown & 1u << c)
+				need += browse_cols[c].max ? b->width[c] + 2 : BROWSE_ID_MIN;
+		if (need <= COLS)
+			break;
+		for (size_t c = 0; c < BROWSE_NCOLS; c++)
+			if (browse_cols[c].drop == rank)
+				shown &= ~(1u << c);
+	}
+	return shown;
+}
+
+/* Column c's width at this terminal's width (it must have a max): the
+ * model's name whole while the run id keeps 24 columns, else cut at 34;
+ * without the run id, cut to what the shown columns leave. */
+static int browse_col_width(const struct browse *b, size_t c)
+{
+	if (c != 0)
+		return b->width[c];
+	unsigned shown = browse_shown(b);
+	int id = shown & 1u << (BROWSE_NCOLS - 1);
+	int usual = b->width[0] < 34 ? b->width[0] : 34, room = COLS - 1 - (usual + 2) - (id ? 24 : 0);
+	for (size_t k = 1; k < BROWSE_NCOLS; k++)
+		room -= browse_cols[k].max && shown & 1u << k ? b->width[k] + 2 : 0;
+	if (room < 0 && !id)
+		return usual + room > BROWSE_MODEL_MIN ? usual + room : BROWSE_MODEL_MIN;
+	return room <= 0 ? usual : usual + (room < b->width[0] - usual ? room : b->width[0] - usual);
+}
+
+static const struct ds_problem *browse_problem(const struct dataset *ds, const char *name)
+{
+	for (size_t i = 0; name && i < ds->nproblems; i++)
+		if (ds->problems[i].name && !strcmp(ds->problems[i].name, name))
+			return &ds->problems[i];
+	return NULL;
+}
+
+static void browse_ms(char *buf, size_t n, const char *what, double ms)
+{
+	if (ms < 0)
+		snprintf(buf, n, "%s -", what);
+	else
+		snprintf(buf, n, "%s %.4g ms", what, ms);
+}
+
+/* Row 1: the selected problem's baselines, what its times compare with. */
+static void browse_draw_reference(struct browse *b)
+{
+	const struct dataset *ds = b->ds;
+	long sel = browse_selected(b);
+	const char *pname = b->grid_on ? grid_problem(&b->grid) : sel >= 0 ? ds->runs[sel].meta.problem : NULL;
+	const struct ds_problem *p = browse_problem(ds, pname);
+	draw_fill(1, 0, COLS, RL_REF);
+	if (p) {
+		char e[48], c[48], s[48];
+		browse_ms(e, sizeof e, "eager", p->eager.ms);
+		browse_ms(c, sizeof c, "compiled", p->compiled.ms);
+		browse_ms(s, sizeof s, "SOTA", p->sota.ms);
+		char *name = draw_safe(p->name), *hw = ds->hardware ? draw_safe(ds->hardware) : NULL;
+		char *line = xasprintf(" %s: %s  %s  %s%s%s", name, e, c, s, hw ? "  on " : "", hw ? hw : "");
+		draw_put(1, 0, COLS, line, RL_REF);
+		free(line);
+		free(name);
+		free(hw);
+	} else if (pname) {
+		char *name = draw_safe(pname);
+		char *line = xasprintf(" %s: no baselines", name);
+		draw_put(1, 0, COLS, line, RL_DIM);
+		free(line);
+		free(name);
+	}
+}
+
+static void browse_draw_header(struct browse *b)
+{
+	const struct dataset *ds = b->ds;
+	size_t ok = 0, held = 0;
+	for (size_t i = 0; i < ds->nruns; i++) {
+		ok += ds->runs[i].meta.has_result && ds->runs[i].meta.correct;
+		held += ds->runs[i].held_out && !ds->runs[i].transcript;
+	}
+	char *root = draw_safe(ds->root);
+	struct sbuf l, r;
+	sbuf_init(&l);
+	sbuf_init(&r);
+	sbuf_addf(&l, " kbtui  %s  %zu runs  %zu correct", root, ds->nruns, ok);
+	if (held)
+		sbuf_addf(&l, "  %zu held out", held);
+	if (ds->nerrors)
+		sbuf_addf(&l, "  %d index problems", ds->nerrors);
+	if (b->sweep) {
+		char *s = sweepwatch_summary(b->sweep);
+		sbuf_addf(&r, "%s  ", s);
+		free(s);
+	}
+	if (b->n != ds->nruns)
+		sbuf_addf(&r, "showing %zu of %zu  ", b->n, ds->nruns);
+	if (b->filter[0]) {
+		char *f = draw_safe(b->filter);
+		sbuf_addf(&r, "filter: %s  ", f);
+		free(f);
+	}
+	if (b->grid_on)
+		sbuf_adds(&r, b->grid.ranked ? "grid: rows by mean peak_fraction " : "grid ");
+	else
+		sbuf_addf(&r, "sort: %s ", browse_sort_names[b->sort]);
+	draw_bar(0, RL_HEADER, l.s, r.s);
+	sbuf_free(&l);
+	sbuf_free(&r);
+	free(root);
+	browse_draw_reference(b);
+	if (b->grid_on)
+		return;
+	/* column titles */
+	draw_fill(2, 0, COLS, RL_TITLE);
+	int x = 1;
+	unsigned shown = browse_shown(b);
+	for (size_t c = 0; c < BROWSE_NCOLS && x < COLS; c++) {
+		if (!(shown & 1u << c))
+			continue;
+		int w = browse_cols[c].max ? browse_col_width(b, c) : COLS - x;
+		draw_put(2, x, w < COLS - x ? w : COLS - x, browse_cols[c].title, RL_TITLE);
+		x += w + 2;
+	}
+}
+
+static void browse_draw_list(struct browse *b)
+{
+	unsigned shown = browse_shown(b);
+	/* the rows on screen first: their OK cells say where the files disagree */
+	for (int r = 0; r < b->list_h && b->top + (size_t)r < b->n; r++)
+		dataset_details(b->ds, b->order[b->top + (size_t)r]);
+	for (int r = 0; r < b->list_h; r++) {
+		size_t k = b->top + (size_t)r;
+		int y = b->list_y + r;
+		draw_fill(y, 0, COLS, k == b->sel && k < b->n ? RL_SELECT : RL_NORMAL);
+		if (k >= b->n) {
+			if (b->n == 0 && r == 0)
+				draw_put(y, 1, COLS - 1, b->ds->nruns ? "no run matches the filter" : "no runs in this dataset",
+				         RL_DIM);
+			continue;
+		}
+		int x = 1;
+		for (size_t c = 0; c < BROWSE_NCOLS && x < COLS; c++) {
+			if (!(shown & 1u << c))
+				continue;
+			int role, w = browse_cols[c].max ? browse_col_width(b, c) : COLS - x;
+			char *s = browse_cols[c].cell(b->ds, b->order[k], &role);
+			(browse_cols[c].mid ? draw_fit_mid : draw_fit)(y, x, w < COLS - x ? w : COLS - x, s,
+			                                               k == b->sel ? RL_SELECT : role);
+			free(s);
+			x += w + 2;
+		}
+		if (b->cmp_mark == b->order[k] + 1)  /* marked with c, in the blank first column */
+			draw_put(y, 0, 1, "*", k == b->sel ? RL_SELECT : RL_KEY);
+	}
+}
+
+/* The status line's left side: the position, and the time split and
+ * reasoning mark of the selected run once it is loaded (replayed or
+ * compared), in at most room columns. */
+static char *browse_describe(const struct browse *b, const char *pos, int room)
+{
+	long sel = browse_selected(b);
+	struct run *r = sel >= 0 ? b->ds->runs[sel].run : NULL;
+	int left = room - (int)strlen(pos) - 2;
+	char *cell = sweepwatch_text(b->sweep, sel);
+	if (cell) {   /* a sweep's cell not done: what kbtui sweep --status says of it */
+		char *line = xasprintf("%s  %s", pos, cell);
+		free(cell);
+		return line;
+	}
+	if (!r || left <= 0)
+		return xstrdup(pos);
+	struct runstats *st = runstats_new(r);
+	char *marks = runstats_summary(st, (size_t)left);
+	char *line = marks ? xasprintf("%s  %s", pos, marks) : xstrdup(pos);
+	runstats_free(st);
+	free(marks);
+	return line;
+}
+
+static void browse_draw_status(struct browse *b)
+{
+	int y = LINES - 1;
+	if (b->editing) {
+		char *f = draw_safe(b->filter);
+		char *line = xasprintf("/%s", f);
+		draw_bar(y, RL_STATUS, line, "Enter keep  Esc cancel ");
+		move(y, (int)draw_width(line) < COLS ? (int)draw_width(line) : COLS - 1);
+		free(line);
+		free(f);
+	} else if (b->v.msg) {
+		draw_bar(y, RL_MSG, b->v.msg, NULL);
+	} else if (b->grid_on) {
+		char *d = grid_describe(&b->grid, b->ds);
+		draw_bar(y, RL_STATUS, d, "Enter replay  v list  h help  q quit ");
+		free(d);
+	} else {
+		struct sbuf pos;
+		sbuf_init(&pos);
+		sbuf_addf(&pos, " run %zu/%zu", b->n ? b->sel + 1 : 0, b->n);
+		tag_counts(b->tag, &pos);
+		const char *base = "Enter replay  / filter  s sort  v grid  h help  q quit ";
+		char *keys = xasprintf("%s  %s", tag_keys_hint(), base);  /* when there is room */
+		const char *right = (int)(draw_width(pos.s) + draw_width(keys)) + 2 < COLS ? keys : base;
+		char *line = browse_describe(b, pos.s, COLS - (int)draw_width(right) - 2);
+		draw_bar(y, RL_STATUS, line, right);
+		free(line);
+		free(keys);
+		sbuf_free(&pos);
+	}
+}
+
+/* The help's frame: the header and the status bar around it. */
+int browse_frame(struct view *v, int *top, int *rows)
+{
+	struct browse *b = (struct browse *)v;
+	b->list_y = 3;
+	b->list_h = LINES - 4;
+	erase();
+	if (LINES < 8 || COLS < 30) {
+		mvaddstr(0, 0, "terminal too small");
+		return 0;
+	}
+	browse_draw_header(b);
+	browse_draw_status(b);
+	*top = 1;
+	*rows = LINES - 2;
+	return 1;
+}
+
+void browse_draw(struct browse *b)
+{
+	b->list_y = 3;
+	b->list_h = LINES - 4;
+	if (LINES < 8 || COLS < 30) {
+		erase();
+		mvaddstr(0, 0, "terminal too small");
+	} else {
+		if (b->v.dirty & D_HEADER)
+			browse_draw_header(b);
+		if ((b->v.dirty & D_LIST) && b->grid_on)
+			grid_draw(&b->grid, b->ds, 2, LINES - 3);
+		else if (b->v.dirty & D_LIST)
+			browse_draw_list(b);
+		if (b->v.dirty & D_STATUS)
+			browse_draw_status(b);
+	}
+	curs_set(b->editing ? 1 : 0);
+	b->v.dirty = 0;
+	refresh();
+}
