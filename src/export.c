@@ -15,6 +15,7 @@
 
 static const char *const export_columns[] = {"run_id", "model", "harness", "problem", "correct",
                                              "peak_fraction", "verdict", "annotator", NULL};
+static const char *const export_board_columns[] = {"gpu", "boards", "board_verdict", NULL};
 static const char *const export_full_columns[] = {"summary", "implication", "quotes", "flags", NULL};
 
 int export_format_parse(const char *s)
@@ -111,11 +112,24 @@ struct export_row *export_rows(struct dataset *ds, const struct export_opts *o, 
 {
 	struct export_row *rows = xcalloc(ds->nruns + 1, sizeof *rows);
 	struct sbuf w;
+	size_t k = 0;
+	const struct ds_select sel = { o ? o->board : NULL, o ? o->gpu : NULL };
 
 	sbuf_init(&w);
 	for (size_t i = 0; i < ds->nruns; i++) {
 		const struct ds_run *d = &ds->runs[i];
-		struct export_row *r = &rows[i];
+		if (!dataset_selected(ds, i, &sel))
+			continue;
+		struct export_row *r = &rows[k++];
+		r->gpu = xstrdup(dataset_gpu(ds, i));
+		r->board_verdict = xstrdup(d->board_verdict);
+		struct sbuf bl;
+		sbuf_init(&bl);
+		for (size_t b = 0; b < ds->nboards; b++)
+			if (d->boards & (1u << b))
+				sbuf_addf(&bl, "%s%s", bl.len ? "; " : "", ds->boards[b].file);
+		r->boards = bl.len ? sbuf_detach(&bl) : NULL;
+		sbuf_free(&bl);
 		r->run_id = xstrdup(d->meta.run_id);
 		r->model = xstrdup(d->meta.model);
 		r->harness = xstrdup(d->meta.harness);
@@ -144,10 +158,12 @@ struct export_row *export_rows(struct dataset *ds, const struct export_opts *o, 
 			}
 		}
 		free(own);
+		if (!r->verdict)   /* an annotation wins; without one the boards say it */
+			r->verdict = xstrdup(d->board_verdict);
 		if (o && o->full)
 			export_flags(r, ds, i, &w);
 	}
-	*n = ds->nruns;
+	*n = k;
 	*warn = w.len ? sbuf_detach(&w) : NULL;
 	sbuf_free(&w);
 	return rows;
@@ -163,6 +179,9 @@ void export_rows_free(struct export_row *rows, size_t n)
 		free(rows[i].label);
 		free(rows[i].verdict);
 		free(rows[i].annotator);
+		free(rows[i].gpu);
+		free(rows[i].boards);
+		free(rows[i].board_verdict);
 		free(rows[i].summary);
 		free(rows[i].implication);
 		for (size_t k = 0; k < rows[i].nquotes; k++)
@@ -240,7 +259,9 @@ void export_csv(struct sbuf *b, const struct export_row *rows, size_t n, int ful
 {
 	for (int c = 0; export_columns[c]; c++)
 		sbuf_addf(b, "%s%s", c ? "," : "", export_columns[c]);
-	for (int c = 0; full && export_full_columns[c]; c++)
+	for (int c = 0; (full & EXPORT_BOARDS) && export_board_columns[c]; c++)
+		sbuf_addf(b, ",%s", export_board_columns[c]);
+	for (int c = 0; (full & EXPORT_FULL) && export_full_columns[c]; c++)
 		sbuf_addf(b, ",%s", export_full_columns[c]);
 	sbuf_adds(b, "\r\n");
 	for (size_t i = 0; i < n; i++) {
@@ -258,7 +279,15 @@ void export_csv(struct sbuf *b, const struct export_row *rows, size_t n, int ful
 		export_csv_field(b, r->verdict);
 		sbuf_addc(b, ',');
 		export_csv_field(b, r->annotator);
-		if (full) {
+		if (full & EXPORT_BOARDS) {
+			sbuf_addc(b, ',');
+			export_csv_field(b, r->gpu);
+			sbuf_addc(b, ',');
+			export_csv_field(b, r->boards);
+			sbuf_addc(b, ',');
+			export_csv_field(b, r->board_verdict);
+		}
+		if (full & EXPORT_FULL) {
 			char *q = export_join(r->quotes, r->nquotes), *f = export_join(r->flags, r->nflags);
 			sbuf_addc(b, ',');
 			export_csv_field(b, r->summary);
@@ -319,7 +348,15 @@ void export_json(struct sbuf *b, const struct export_row *rows, size_t n, int fu
 		export_json_str(b, r->verdict);
 		sbuf_adds(b, ", \"annotator\": ");
 		export_json_str(b, r->annotator);
-		if (full) {
+		if (full & EXPORT_BOARDS) {
+			sbuf_adds(b, ", \"gpu\": ");
+			export_json_str(b, r->gpu);
+			sbuf_adds(b, ", \"boards\": ");
+			export_json_str(b, r->boards);
+			sbuf_adds(b, ", \"board_verdict\": ");
+			export_json_str(b, r->board_verdict);
+		}
+		if (full & EXPORT_FULL) {
 			sbuf_adds(b, ", \"summary\": ");
 			export_json_str(b, r->summary);
 			sbuf_adds(b, ", \"implication\": ");
@@ -448,10 +485,13 @@ void export_md(struct sbuf *b, const struct export_row *rows, size_t n, int full
 	sbuf_adds(b, "## Runs\n\n|");
 	for (int c = 0; export_columns[c]; c++)
 		export_md_cell(b, export_columns[c]);
-	for (int c = 0; full && export_full_columns[c]; c++)
+	for (int c = 0; (full & EXPORT_BOARDS) && export_board_columns[c]; c++)
+		export_md_cell(b, export_board_columns[c]);
+	for (int c = 0; (full & EXPORT_FULL) && export_full_columns[c]; c++)
 		export_md_cell(b, export_full_columns[c]);
 	sbuf_adds(b, "\n| --- | --- | --- | --- | --- | ---: | --- | --- |");
-	sbuf_adds(b, full ? " --- | --- | --- | --- |\n" : "\n");
+	sbuf_adds(b, full & EXPORT_BOARDS ? " --- | --- | --- |" : "");
+	sbuf_adds(b, full & EXPORT_FULL ? " --- | --- | --- | --- |\n" : "\n");
 	for (size_t i = 0; i < n; i++) {
 		const struct export_row *r = &rows[i];
 		char num[64] = "";
@@ -466,7 +506,12 @@ void export_md(struct sbuf *b, const struct export_row *rows, size_t n, int full
 		export_md_cell(b, num);
 		export_md_cell(b, r->verdict);
 		export_md_cell(b, r->annotator);
-		if (full) {
+		if (full & EXPORT_BOARDS) {
+			export_md_cell(b, r->gpu);
+			export_md_cell(b, r->boards);
+			export_md_cell(b, r->board_verdict);
+		}
+		if (full & EXPORT_FULL) {
 			char *q = export_join(r->quotes, r->nquotes), *f = export_join(r->flags, r->nflags);
 			export_md_cell(b, r->summary);
 			export_md_cell(b, r->implication);
