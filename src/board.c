@@ -155,11 +155,10 @@ char *board_header(const struct board *b)
 	struct sbuf s;
 	char *t = board_table_text(b);
 	sbuf_init(&s);
-	sbuf_addf(&s, "%s  %s  roofline %s  %zu runs", b->file, b->gpu ? b->gpu : "GPU unsaid", t, b->ncells);
+	sbuf_addf(&s, "%s  %s  roofline %s  %zu run%s", b->file, b->gpu ? b->gpu : "GPU unsaid", t, b->ncells,
+	          b->ncells == 1 ? "" : "s");
 	if (b->nproblems)
 		sbuf_addf(&s, "  %zu problems", b->nproblems);
-	if (b->environment)
-		sbuf_addf(&s, "  env %s", b->environment);
 	free(t);
 	return sbuf_detach(&s);
 }

@@ -54,8 +54,8 @@ int board_gpu_matches(const struct board *b, const char *sel);
 /* Whether the board's deck has problem p (a board naming none has all). */
 int board_has_problem(const struct board *b, const char *p);
 
-/* "leaderboard_v2.h100.json  NVIDIA H100 PCIe  roofline H100 (table ...)"
- * as a header line; untrusted text left as it is for the caller to make
+/* "leaderboard_v2.h100.json  NVIDIA H100 PCIe  roofline H100  24 runs
+ *  6 problems" as a header line (the environment left to the caller); untrusted text left as it is for the caller to make
  * safe (owned). */
 char *board_header(const struct board *b);
 /* "RTX_PRO_6000_V1 (rtxpro6000-2026-04)" or "unknown" (owned). */

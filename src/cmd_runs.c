@@ -112,7 +112,10 @@ static void cmd_runs_json(FILE *out, const struct dataset *ds, size_t i, const s
 	else
 		cJSON_AddNullToObject(o, "verdict");
 	/* who says it: the annotation wins over the boards */
-	cJSON_AddStringToObject(o, "verdict_from", d->verdict ? "annotation" : v ? "board" : "");
+	if (v)
+		cJSON_AddStringToObject(o, "verdict_from", d->verdict ? "annotation" : "board");
+	else
+		cJSON_AddNullToObject(o, "verdict_from");
 	if (d->board_verdict)
 		cJSON_AddStringToObject(o, "board_verdict", d->board_verdict);
 	else
@@ -174,6 +177,8 @@ static void cmd_runs_board_list(const struct dataset *ds, const struct ds_select
 			fprintf(out, "  reward_hack_count %d (annotations: %zu%s)", bd->reward_hack_count, n,
 			        n != (size_t)bd->reward_hack_count ? ", !=" : "");
 		}
+		if (bd->environment)
+			textsafe_fprintf(out, "  env %s", bd->environment);
 		fputc('\n', out);
 		if (bd->environment_notes)
 			textsafe_fprintf(out, "  %s\n", bd->environment_notes);

@@ -79,11 +79,19 @@ static char *browse_cell_peak(const struct dataset *ds, size_t i, int *role)
 	return p < 0 ? xstrdup("     -") : xasprintf("%6.4f", p);
 }
 
+/* The annotation's verdict, else the boards'; the differ glyph after one
+ * the annotation and a board (or two boards) disagree on. */
 static char *browse_cell_verdict(const struct dataset *ds, size_t i, int *role)
 {
-	const char *v = ds->runs[i].verdict;
-	*role = !v ? RL_DIM : !strcmp(v, "clean") ? RL_OK : RL_WARN;
-	return draw_safe(v ? v : "-");
+	int split;
+	const char *v = dataset_verdict(&ds->runs[i], &split);
+	*role = !v ? RL_DIM : split ? RL_WARN : !strcmp(v, "clean") ? RL_OK : RL_WARN;
+	char *safe = draw_safe(v ? v : "-");
+	if (!split)
+		return safe;
+	char *t = xasprintf("%s%s", safe, theme_glyph()->differ);
+	free(safe);
+	return t;
 }
 
 static const struct sweepwatch *browse_sweep;  /* the cell functions have no browse argument */
@@ -181,6 +189,10 @@ struct browse {
 	int pushed;                /* BROWSE_PUSHED_*: the view over it */
 	int open_only;             /* kbtui RUN_DIR: quit once its replays end */
 	struct sweepwatch *sweep;  /* a sweep directory's cells, polled (owned), NULL: no sweep */
+	/* the boards shown: board < 0 all (or those on gpu, from --gpu), else
+	 * ds->boards[board] alone */
+	long board;
+	const char *gpu;           /* borrowed (argv), NULL */
 	struct watch_session *watching;  /* Enter on a running cell: its watch (owned while pushed) */
 };
 
@@ -393,13 +405,30 @@ static void browse_grid_build(struct browse *b, long keep)
 
 /* Rebuilds the visible list from filter and sort, keeping the selected
  * run selected when it is still shown. */
+/* The board the browser shows, NULL when it shows all of them. */
+static const struct board *browse_board(const struct browse *b)
+{
+	return b->board >= 0 && (size_t)b->board < b->ds->nboards ? &b->ds->boards[b->board] : NULL;
+}
+
+static struct ds_select browse_select(const struct browse *b)
+{
+	const struct board *bd = browse_board(b);
+	struct ds_select sel = { bd ? bd->file : NULL, bd ? NULL : b->gpu };
+	return sel;
+}
+
 static void browse_refresh(struct browse *b)
 {
 	long keep = browse_selected(b);
+	const struct ds_select sel = browse_select(b);
+	const struct board *bd = browse_board(b);
 	b->n = 0;
 	for (size_t i = 0; i < b->ds->nruns; i++)
-		if (browse_match(b, i))
+		if (dataset_selected(b->ds, i, &sel) && browse_match(b, i))
 			b->order[b->n++] = i;
+	/* the grid's columns: the board's deck (6 problems on H100, B200) */
+	grid_set_board(bd);
 	browse_sort_ds = b->ds;
 	browse_sort_key = b->sort;
 	unsigned *rp = NULL, *rm = NULL;
@@ -501,33 +530,92 @@ static void browse_ms(char *buf, size_t n, const char *what, double ms)
 		snprintf(buf, n, "%s %.4g ms", what, ms);
 }
 
+/* The reference row's start when a board is shown: its file, GPU and the
+ * roofline table its peak_fractions used (a v2 board: its reward hacks
+ * against the annotations). Safe text (owned), NULL without a board. */
+static char *browse_board_line(const struct browse *b)
+{
+	const struct board *bd = browse_board(b);
+	if (!bd)
+		return NULL;
+	char *h = board_header(bd), *env = bd->environment ? draw_safe(bd->environment) : NULL;
+	struct sbuf l;
+	sbuf_init(&l);
+	char *safe = draw_safe(h);
+	sbuf_adds(&l, safe);
+	free(safe);
+	free(h);
+	if (bd->reward_hack_count >= 0) {
+		size_t n = dataset_board_hacks(b->ds, (size_t)b->board);
+		sbuf_addf(&l, "  reward hacks %d (annotated %zu%s)", bd->reward_hack_count, n,
+		          n != (size_t)bd->reward_hack_count ? theme_glyph()->differ : "");
+	}
+	if (env)
+		sbuf_addf(&l, "  env %s", env);
+	free(env);
+	return sbuf_detach(&l);
+}
+
 /* Row 1: the selected problem's baselines, what its times compare with. */
 static void browse_draw_reference(struct browse *b)
 {
 	const struct dataset *ds = b->ds;
 	long sel = browse_selected(b);
 	const char *pname = b->grid_on ? grid_problem(&b->grid) : sel >= 0 ? ds->runs[sel].meta.problem : NULL;
-	const struct ds_problem *p = browse_problem(ds, pname);
+	const struct board *bd = browse_board(b);
+	/* a board's problems measured on its GPU: that GPU's baselines */
+	const struct ds_problem *p = bd ? dataset_baseline(ds, pname, bd) : browse_problem(ds, pname);
+	const char *gpu = bd ? bd->gpu : ds->hardware;
 	draw_fill(1, 0, COLS, RL_REF);
+	char *bl = browse_board_line(b);
+	int x = 0;
+	if (bl) {   /* the board first: what its numbers are measured against */
+		char *t = xasprintf(" %s  |", bl);
+		x = (int)draw_width(t);
+		draw_put(1, 0, COLS, t, RL_REF);
+		free(t);
+		free(bl);
+	}
+	if (x >= COLS)
+		return;
 	if (p) {
 		char e[48], c[48], s[48];
 		browse_ms(e, sizeof e, "eager", p->eager.ms);
 		browse_ms(c, sizeof c, "compiled", p->compiled.ms);
 		browse_ms(s, sizeof s, "SOTA", p->sota.ms);
-		char *name = draw_safe(p->name), *hw = ds->hardware ? draw_safe(ds->hardware) : NULL;
+		char *name = draw_safe(p->name), *hw = gpu ? draw_safe(gpu) : NULL;
 		char *line = xasprintf(" %s: %s  %s  %s%s%s", name, e, c, s, hw ? "  on " : "", hw ? hw : "");
-		draw_put(1, 0, COLS, line, RL_REF);
+		draw_put(1, x, COLS - x, line, RL_REF);
 		free(line);
 		free(name);
 		free(hw);
 	} else if (pname) {
 		char *name = draw_safe(pname);
 		char *line = xasprintf(" %s: no baselines", name);
-		draw_put(1, 0, COLS, line, RL_DIM);
+		draw_put(1, x, COLS - x, line, RL_DIM);
 		free(line);
 		free(name);
 	}
 }
+
+/* The header's word on the boards: the one shown, the GPU chosen, or how
+ * many there are. */
+static void browse_header_board(const struct browse *b, struct sbuf *r)
+{
+	const struct board *bd = browse_board(b);
+	if (bd) {
+		char *id = draw_safe(bd->id);
+		sbuf_addf(r, "board %s  ", id);
+		free(id);
+	} else if (b->gpu) {
+		char *g = draw_safe(b->gpu);
+		sbuf_addf(r, "boards on GPU %s  ", g);
+		free(g);
+	} else if (b->ds->nboards > 1) {
+		sbuf_addf(r, "%zu boards (d: one)  ", b->ds->nboards);
+	}
+}
+
 
 static void browse_draw_header(struct browse *b)
 {
@@ -553,6 +641,7 @@ static void browse_draw_header(struct browse *b)
 	}
 	if (b->n != ds->nruns)
 		sbuf_addf(&r, "showing %zu of %zu  ", b->n, ds->nruns);
+	browse_header_board(b, &r);
 	if (b->filter[0]) {
 		char *f = draw_safe(b->filter);
 		sbuf_addf(&r, "filter: %s  ", f);
@@ -982,6 +1071,18 @@ static unsigned browse_screen(struct browse *b, const struct browse_screen *s)
 	return view_push(&b->v, v);
 }
 
+/* d: the next board, after the last all of them again. */
+static void browse_next_board(struct browse *b)
+{
+	if (!b->ds->nboards) {
+		view_say(&b->v, "this dataset has no leaderboard file");
+		return;
+	}
+	b->gpu = NULL;
+	b->board = b->board + 1 < (long)b->ds->nboards ? b->board + 1 : -1;
+	browse_refresh(b);
+}
+
 /* An action on the browser; the loop's shared keys (help, theme, the
  * annotation keys, q) are left to it, but a is the browser's: it knows its
  * order. */
@@ -997,7 +1098,8 @@ static unsigned browse_do(struct browse *b, enum action a)
 	for (size_t k = 0; k < BROWSE_NSCREENS; k++)
 		if (browse_screens[k].act == a)
 			return browse_screen(b, &browse_screens[k]);
-	if (b->grid_on && a != ACT_OPEN && a != ACT_GRID && a != ACT_FILTER && a != ACT_SORT && a != ACT_COMPARE) {
+	if (b->grid_on && a != ACT_OPEN && a != ACT_GRID && a != ACT_FILTER && a != ACT_SORT && a != ACT_COMPARE &&
+	    a != ACT_BOARD) {
 		browse_grid_do(b, a);
 		return 0;
 	}
@@ -1010,6 +1112,7 @@ static unsigned browse_do(struct browse *b, enum action a)
 	case ACT_LAST: browse_goto(b, (long)b->n - 1); break;
 	case ACT_OPEN: return browse_open(b);
 	case ACT_GRID: browse_toggle_grid(b); break;
+	case ACT_BOARD: browse_next_board(b); break;
 	case ACT_COMPARE: return browse_compare(b);
 	case ACT_SORT:
 		b->sort = (b->sort + 1) % SORT__COUNT;
@@ -1148,6 +1251,7 @@ static void browse_free(struct view *v)
 	grid_set_flags(NULL);
 	browse_flags = NULL;
 	grid_set_sweep(NULL);
+	grid_set_board(NULL);
 	browse_sweep = NULL;
 	sweepwatch_free(b->sweep);
 	watch_session_free(b->watching);
@@ -1187,6 +1291,14 @@ struct view *browse_new(struct dataset *ds, const struct tui_tagging *tg)
 	b->tag = tag_new(ds, tg ? tg->dir : NULL, tg ? tg->annotator : NULL, tg ? tg->blind : 0);
 	b->order = xcalloc(ds->nruns + 1, sizeof *b->order);
 	b->details_wait = ds->details_left > 0;
+	b->board = -1;
+	for (size_t k = 0; tg && tg->board && k < ds->nboards; k++)
+		if (board_matches(&ds->boards[k], tg->board) && (!tg->gpu || board_gpu_matches(&ds->boards[k], tg->gpu))) {
+			b->board = (long)k;
+			break;
+		}
+	if (b->board < 0 && tg)
+		b->gpu = tg->gpu;
 	browse_widths(b);
 	b->list_h = LINES - 4;
 	browse_refresh(b);

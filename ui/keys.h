@@ -32,6 +32,7 @@ enum { V_BROWSE = 1, V_REPLAY = 2, V_COMPARE = 4, V_ALL = 7 };
 	X(FILTER,       '/',        0,         "/",           V_BROWSE, "Browser: show only runs whose run id, model, problem or verdict contain a text (empty: all)") \
 	X(XSEARCH,      '?',        0,         "?",           V_BROWSE, "Browser: search every run's events for a PCRE2 regular expression; hits per run, Enter replays a run at its first hit") \
 	X(COMPARE,      'c',        0,         "c",           V_BROWSE, "Browser: mark the selected run for comparison; c on a second run compares the two side by side") \
+	X(BOARD,        'd',        0,         "d",           V_BROWSE, "Browser: the next board (leaderboard file) in turn, then all of them: the list and grid show that board's runs, the grid its deck, the header its GPU and roofline table") \
 	X(COUNT,        KEYS_DIGIT, 0,         "0-9",         V_REPLAY, "A count for the next key: 42G goes to event 42, 50% to the middle of the run") \
 	X(PERCENT,      '%',        'p',       "%, p",        V_REPLAY, "Go to N% of the run (N typed before); alone, ask for N") \
 	X(SEARCH,       '/',        0,         "/",           V_REPLAY, "Replay: search forward for a PCRE2 regular expression in event text, tool names, arguments, paths and diffs, matches highlighted (all lower case: case ignored; empty: the last search)") \

@@ -14,6 +14,8 @@ struct tui_tagging {
 	const char *dir;
 	const char *annotator;
 	int blind;
+	/* the browser's first board/GPU selection (--board, --gpu), NULL: all */
+	const char *board, *gpu;
 };
 
 /* The entry points (ui/tui_entry.c). Opens the browser on a dataset (borrowed), or with open >= 0 the replay
