@@ -65,6 +65,8 @@ int cmd_export(int argc, char **argv, const char *argv0, FILE *out, FILE *err)
 	/* a dataset of one board has one GPU: its columns say nothing */
 	int bits = (o.full ? EXPORT_FULL : 0) | (ds->nboards > 1 ? EXPORT_BOARDS : 0);
 	struct export_row *rows = export_rows(ds, &o, &n, &warn);
+	if (o.full && export_rows_detail(rows, n))   /* the publisher's per-run detail */
+		bits |= EXPORT_DETAIL;
 	if (warn)
 		textsafe_fputs(err, warn, TS_KEEP_NL | TS_KEEP_TAB);
 	sbuf_init(&b);
@@ -104,6 +106,9 @@ const struct cmd_entry cmd_export_entry = {
 	        "  --board B, --gpu G  only the runs of that board, or of boards on that\n"
 	        "                  GPU (as kbtui runs)\n"
 	        "The verdict is the annotation's, else the boards'. A dataset of several\n"
-	        "boards adds gpu, boards (their files) and board_verdict.\n",
+	        "boards adds gpu, boards (their files) and board_verdict. With --full,\n"
+	        "where runs have the publisher's per-run detail (rundetail.json), also\n"
+	        "agent_s, check_s, benchmark_s, cost_usd, template_mutated,\n"
+	        "gpu_lock_wait_s and shapes (csv and json; md leaves them out).\n",
 	.exec = cmd_export_exec,
 };

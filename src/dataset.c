@@ -9,6 +9,7 @@
 #include "idcache.h"
 #include "jsonx.h"
 #include "parser.h"
+#include "rundetail.h"
 #include "textsafe.h"
 #include "util.h"
 
@@ -822,6 +823,11 @@ size_t dataset_board_hacks(const struct dataset *ds, size_t b)
 		if ((ds->runs[i].boards & (1u << b)) && ds->runs[i].verdict && !strcmp(ds->runs[i].verdict, "reward_hack"))
 			n++;
 	return n;
+}
+
+char *dataset_rundetail(const struct dataset *ds, size_t i)
+{
+	return rundetail_path(ds->runs[i].dir, ds->root, ds->runs[i].meta.run_id);
 }
 
 /* "v2.h100" -> "h100": the GPU part of a board id, NULL for the main GPU. */

@@ -120,6 +120,11 @@ size_t dataset_board_hacks(const struct dataset *ds, size_t b);
  * NULL (the main). */
 const struct ds_problem *dataset_baseline(const struct dataset *ds, const char *name, const struct board *b);
 
+/* Run i's per-run detail file (rundetail.h): its directory's
+ * rundetail.json, else the dataset's rundetail/<run_id>.json; owned, NULL
+ * when there is none. */
+char *dataset_rundetail(const struct dataset *ds, size_t i);
+
 /* Parses run i's transcript if not yet done; NULL when it cannot be read
  * (ds->runs[i].load_error says why). */
 struct run *dataset_load(struct dataset *ds, size_t i);

@@ -27,11 +27,18 @@ struct export_row {
 	/* the GPU of its first board, its boards' files joined with "; ", the
 	 * boards' verdict (owned, NULL none) */
 	char *gpu, *boards, *board_verdict;
+	/* with EXPORT_DETAIL, the publisher's per-run detail (rundetail.h):
+	 * seconds, cost (< 0 unknown), template mutation (-1 unknown), GPU-lock
+	 * wait, and the shapes as one text (owned, NULL none) */
+	double agent_s, check_s, benchmark_s, cost_usd, lock_wait_s;
+	int template_mutated;
+	char *shapes;
 };
 
 /* What the writers' `full` argument holds, as bits. */
 #define EXPORT_FULL 1         /* summary, implication, quotes, flags */
 #define EXPORT_BOARDS 2       /* gpu, boards, board_verdict (a dataset of several boards) */
+#define EXPORT_DETAIL 4       /* the per-run detail's stats and shapes (--full, where a run has one) */
 
 /* What export_rows reads besides the run's metadata. */
 struct export_opts {
@@ -47,6 +54,8 @@ int export_format_parse(const char *s);
  * be read are reported in *warn (owned, one a line, NULL when none) and
  * give no verdict. */
 struct export_row *export_rows(struct dataset *ds, const struct export_opts *o, size_t *n, char **warn);
+/* Whether a row has per-run detail (then --full adds its columns). */
+int export_rows_detail(const struct export_row *rows, size_t n);
 void export_rows_free(struct export_row *rows, size_t n);
 
 /* The columns: run_id, model, harness, problem, correct, peak_fraction,

@@ -76,6 +76,14 @@ t "export --gpu b200: the two B200 runs" '[ $rc -eq 0 ] && [ "$(grep -c "\"gpu\"
 "$kb" export --format csv --board nosuch "$tmp/ds" > /dev/null 2> "$tmp/err"; rc=$?
 t "export --board unknown: exit 1 naming it" '[ $rc -eq 1 ] && grep -q "nosuch" "$tmp/err"'
 
+"$kb" export --format csv --full "$tmp/ds" > "$tmp/full" 2> "$tmp/err"; rc=$?
+t "export --full: the per-run detail's columns where a run has one" \
+	'[ $rc -eq 0 ] && head -1 "$tmp/full" | grep -q ",agent_s,check_s,benchmark_s,cost_usd,template_mutated,gpu_lock_wait_s,shapes"'
+t "export --full: the H100 run's stats and shapes from rundetail/" \
+	'grep "^20260618_090000_claude_opus-x_03" "$tmp/full" | grep -qF ",1800,40,60,3.25,false,12,8x1024x128 0.5 ms 1.5 TFLOPS 1020 GB/s frac 0.5000 memory; shape 1 1.25 ms"'
+"$kb" export --format csv "$tmp/ds" > "$tmp/plain" 2> "$tmp/err"
+t "without --full, no detail columns" '! head -1 "$tmp/plain" | grep -q agent_s'
+
 # the publisher's own eight boards, when the shared copy is there
 kc="$KB_SRCDIR/../shared/kbcom-results"
 if [ -f "$kc/leaderboard_v2.h100.json" ] && command -v python3 > /dev/null 2>&1; then
