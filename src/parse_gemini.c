@@ -140,7 +140,12 @@ static int gemini_line(struct parse_ctx *ctx, const char *line, size_t len, cons
 			return -1;
 		}
 		const cJSON *args = jx_get(obj, "parameters");
-		gemini_ts(parser_tool_call_obj(ctx, name, jx_str(obj, "tool_id"), args, 1), obj);
+		struct event *e = parser_tool_call_obj(ctx, name, jx_str(obj, "tool_id"), args, 1);
+		/* run_shell_command: the list shows its command line, not its JSON */
+		const char *cmd = jx_str(args, "command");
+		if (e && cmd && !e->path && !e->summary)
+			e->summary = xstrdup(cmd);
+		gemini_ts(e, obj);
 	} else if (!strcmp(t, "tool_result")) {
 		gemini_tool_result(ctx, obj);
 	} else if (!strcmp(t, "error")) {

@@ -84,6 +84,25 @@ t "export --full: the H100 run's stats and shapes from rundetail/" \
 "$kb" export --format csv "$tmp/ds" > "$tmp/plain" 2> "$tmp/err"
 t "without --full, no detail columns" '! head -1 "$tmp/plain" | grep -q agent_s'
 
+# the bundled sample imitates the layout: two GPUs, a v2 board, a Gemini run
+sm="$KB_SRCDIR/data/sample"
+G=20260602_090000_gemini_sample-model-h_05_topk_bitonic
+"$kb" runs --json "$sm" > "$tmp/sm" 2> "$tmp/err"; rc=$?
+t "sample: 8 runs, 7 on the RTX PRO 6000 and the gemini one on the H100" \
+	'[ $rc -eq 0 ] && [ ! -s "$tmp/err" ] && [ "$(wc -l < "$tmp/sm")" -eq 8 ] &&
+	 [ "$(grep -c "\"gpu\":\"$RTX\"" "$tmp/sm")" -eq 7 ] && grep "$G" "$tmp/sm" | grep -qF "\"gpu\":\"NVIDIA H100 PCIe\""'
+t "sample: the gemini run replays as gemini with its tool calls" \
+	'grep "$G" "$tmp/sm" | grep -qF "\"format\":\"gemini\",\"held_out\":false,\"events\":20,\"tool_calls\":7,\"incomplete\":false"'
+t "sample: the v2 board's verdict where no annotation gives one" \
+	'grep "20260601_113000_grok" "$tmp/sm" | grep -qF "\"verdict\":\"interesting\",\"verdict_from\":\"board\""'
+"$kb" runs --boards "$sm" > "$tmp/smb" 2> "$tmp/err"; rc=$?
+t "sample: three boards, the v2 one with its reward_hack_count borne out" \
+	'[ $rc -eq 0 ] && [ "$(grep -c "^leaderboard" "$tmp/smb")" -eq 3 ] &&
+	 grep "^leaderboard_v2.json " "$tmp/smb" | grep -qF "6 problems  reward_hack_count 1 (annotations: 1)"'
+"$kb" export --format json --full "$sm" > "$tmp/smx" 2> "$tmp/err"; rc=$?
+t "sample: the gemini run's per-run detail in export --full" \
+	'[ $rc -eq 0 ] && grep "$G" "$tmp/smx" | grep -qF "\"template_mutated\": false, \"gpu_lock_wait_s\": 5, \"shapes\": \"1x65536x32 "'
+
 # the publisher's own eight boards, when the shared copy is there
 kc="$KB_SRCDIR/../shared/kbcom-results"
 if [ -f "$kc/leaderboard_v2.h100.json" ] && command -v python3 > /dev/null 2>&1; then

@@ -611,7 +611,7 @@ static void browse_header_board(const struct browse *b, struct sbuf *r)
 		char *g = draw_safe(b->gpu);
 		sbuf_addf(r, "boards on GPU %s  ", g);
 		free(g);
-	} else if (b->ds->nboards > 1) {
+	} else if (b->ds->nboards > 1 && !b->filter[0]) {  /* a long filter needs the room */
 		sbuf_addf(r, "%zu boards (d: one)  ", b->ds->nboards);
 	}
 }
