@@ -504,7 +504,7 @@ static void sample_sniff(struct dataset *ds)
 
 static void sample_runs(struct dataset *ds)
 {
-	int nruns[4] = {0};
+	int nruns[sizeof formats / sizeof *formats] = {0};
 
 	for (size_t k = 0; k < ds->nruns; k++) {
 		struct ds_run *d = &ds->runs[k];
