@@ -126,6 +126,7 @@ static void cmd_runs_json(FILE *out, const struct dataset *ds, size_t i, const s
 		cJSON_AddStringToObject(o, "gpu", gpu);
 	else
 		cJSON_AddNullToObject(o, "gpu");
+	cJSON_AddBoolToObject(o, "gpu_disagrees", dataset_gpu_split(ds, i));
 	cmd_runs_boards(o, ds, d);
 	cJSON_AddStringToObject(o, "format", r ? nz(r->meta.format) : nz(d->meta.format));
 	cJSON_AddBoolToObject(o, "held_out", d->held_out);
@@ -252,8 +253,12 @@ int cmd_runs_sel(const char *dir, const struct cmd_runs_opts *o, FILE *out, FILE
 		cmd_cell(out, d->meta.harness, hw);
 		cmd_cell(out, d->meta.model, mw);
 		cmd_cell(out, d->meta.problem, pw);
-		if (gw)
-			cmd_cell(out, dataset_gpu(ds, i) ? dataset_gpu(ds, i) : "-", gw);
+		if (gw) {   /* "!=" after a GPU another of the run's boards does not name */
+			char gbuf[128];
+			snprintf(gbuf, sizeof gbuf, "%s%s", dataset_gpu(ds, i) ? dataset_gpu(ds, i) : "-",
+			         dataset_gpu_split(ds, i) ? "!=" : "");
+			cmd_cell(out, gbuf, gw);
+		}
 		cmd_cell(out, !d->meta.has_result ? "-" : d->meta.correct ? "yes" : "no", 3);
 		if (d->meta.peak_fraction >= 0)
 			fprintf(out, "%6.4f ", d->meta.peak_fraction);
@@ -328,7 +333,7 @@ const struct cmd_entry cmd_runs_entry = {
 	        "runs.jsonl, the leaderboards) state different outcomes (!=N), - none.\n"
 	        "VERDICT: the annotation's, else the boards' (!= where they differ).\n"
 	        "GPU (a dataset of several boards): the hardware the run's first board\n"
-	        "names (- on none).\n"
+	        "names (- on none; != when another of its boards names another GPU).\n"
 	        "  --json          one JSON object per run, one per line; its\n"
 	        "                  \"disagreements\" lists which file says what,\n"
 	        "                  \"gpu\" and \"boards\" where the run is listed\n"

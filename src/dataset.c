@@ -767,6 +767,21 @@ const char *dataset_gpu(const struct dataset *ds, size_t i)
 	return NULL;
 }
 
+int dataset_gpu_split(const struct dataset *ds, size_t i)
+{
+	const char *first = NULL;
+	unsigned m = ds->runs[i].boards;
+	for (size_t b = 0; b < ds->nboards; b++) {
+		const char *g = ds->boards[b].gpu;
+		if (!(m & (1u << b)) || !g)
+			continue;
+		if (first && strcmp(first, g))
+			return 1;
+		first = g;
+	}
+	return 0;
+}
+
 const char *dataset_verdict(const struct ds_run *r, int *disagree)
 {
 	if (disagree)

@@ -99,6 +99,9 @@ size_t dataset_details_step(struct dataset *ds, size_t n);
 
 /* The GPU of run i: the hardware its first board names (NULL none). */
 const char *dataset_gpu(const struct dataset *ds, size_t i);
+/* Whether run i's boards name different GPUs (a run listed on an RTX PRO
+ * 6000 board and a B200 one): a disagreement, marked as the others are. */
+int dataset_gpu_split(const struct dataset *ds, size_t i);
 /* The verdict the verdict column shows: the annotation's, else the
  * boards'. *disagree (may be NULL): the annotation and the boards say
  * different verdicts, or the boards differ among themselves. */

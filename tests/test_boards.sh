@@ -24,6 +24,7 @@ runs_gpus="20260620_090000_claude_opus-x_01_fp8_gemm|$RTX
 "$kb" runs --json "$tmp/ds" > "$tmp/out" 2> "$tmp/err"; rc=$?
 t "runs --json over every board type exits 0, stderr empty" '[ $rc -eq 0 ] && [ ! -s "$tmp/err" ]'
 t "nine runs, one a line" '[ "$(wc -l < "$tmp/out")" -eq 9 ]'
+t "no run of the fixture is on two GPUs" '! grep -q "\"gpu_disagrees\":true" "$tmp/out"'
 echo "$runs_gpus" | while IFS='|' read -r id gpu; do
 	grep -F "\"run_id\":\"$id\"" "$tmp/out" | grep -qF "\"gpu\":\"$gpu\"" || echo "$id: not listed with $gpu"
 done > "$tmp/miss"
@@ -129,6 +130,10 @@ for f in sorted(glob.glob(os.path.join(sys.argv[1], "leaderboard*.json"))):
                 print(c["run_id"], "GPU", o["gpu"], "not", b["hardware"]["name"])
 PY
 	t "kernelbench.com: every run of every board listed with that board and its GPU" '[ ! -s "$tmp/kmiss" ]' || head -5 "$tmp/kmiss"
+	t "kernelbench.com: the two runs an RTX PRO 6000 board and the B200 board both list are marked" \
+		'[ "$(grep -c "\"gpu_disagrees\":true" "$tmp/kout")" -eq 2 ] &&
+		 grep -F "20260719_030522_grok_grok-4.5_07_w4a16_gemm" "$tmp/kout" | grep -qF "\"gpu_disagrees\":true"'
+
 else
 	echo "# SKIP the kernelbench.com part: ../shared/kbcom-results (or python3) is not here"
 fi
