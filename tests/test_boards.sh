@@ -85,6 +85,19 @@ t "export --full: the H100 run's stats and shapes from rundetail/" \
 "$kb" export --format csv "$tmp/ds" > "$tmp/plain" 2> "$tmp/err"
 t "without --full, no detail columns" '! head -1 "$tmp/plain" | grep -q agent_s'
 
+# a board's own text is untrusted: its GPU name and environment reach no
+# terminal as escapes
+cp -R "$fx" "$tmp/hb"
+sed 's/"name": "NVIDIA H100 PCIe"/"name": "NVIDIA \\u001b[31mH100\\u0007"/; s/"environment": "v2_containerized"/"environment": "env\\u001b]0;x\\u0007"/' \
+	"$fx/leaderboard.h100.json" > "$tmp/hb/leaderboard.h100.json"
+esc=$(printf '\033')
+for c in "runs" "runs --boards" "export --format csv" "export --format md"; do
+	"$kb" $c "$tmp/hb" 2>&1
+done > "$tmp/hb.out"
+"$kb" runs --board nosuch "$tmp/hb" 2>> "$tmp/hb.out"
+t "a board's hostile GPU name and environment: no escape reaches the output" \
+	'grep -q "NVIDIA .*H100" "$tmp/hb.out" && ! grep -q "$esc" "$tmp/hb.out"'
+
 # the bundled sample imitates the layout: two GPUs, a v2 board, a Gemini run
 sm="$KB_SRCDIR/data/sample"
 G=20260602_090000_gemini_sample-model-h_05_topk_bitonic
