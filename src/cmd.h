@@ -101,6 +101,12 @@ int cmd_not_a_transcript(const struct run *r, const char *file, FILE *err);
 
 /* kbtui runs, kbtui dump, kbtui formats as functions (tests call them). */
 int cmd_runs(const char *dir, int json, FILE *out, FILE *err);
+/* kbtui runs with its options: json, a board/GPU selection, --boards. */
+struct cmd_runs_opts {
+	int json, boards;
+	const char *board, *gpu;  /* NULL: any */
+};
+int cmd_runs_sel(const char *dir, const struct cmd_runs_opts *o, FILE *out, FILE *err);
 /* path: a run directory or a transcript file; format NULL to sniff. */
 int cmd_dump(const char *path, const char *format, int jsonl, FILE *out, FILE *err);
 int cmd_formats(FILE *out);

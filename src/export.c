@@ -6,6 +6,7 @@
 #include "dataset.h"
 #include "flags.h"
 #include "run.h"
+#include "rundetail.h"
 #include "textsafe.h"
 
 #include <stddef.h>
@@ -15,7 +16,10 @@
 
 static const char *const export_columns[] = {"run_id", "model", "harness", "problem", "correct",
                                              "peak_fraction", "verdict", "annotator", NULL};
+static const char *const export_board_columns[] = {"gpu", "boards", "board_verdict", NULL};
 static const char *const export_full_columns[] = {"summary", "implication", "quotes", "flags", NULL};
+static const char *const export_detail_columns[] = {"agent_s", "check_s", "benchmark_s", "cost_usd", "template_mutated",
+                                                    "gpu_lock_wait_s", "shapes", NULL};
 
 int export_format_parse(const char *s)
 {
@@ -107,15 +111,57 @@ static void export_flags(struct export_row *r, struct dataset *ds, size_t i, str
 	flag_list_delete(l);
 }
 
+/* Run i's per-run detail, when the dataset has one for it. */
+static void export_detail(struct export_row *r, struct dataset *ds, size_t i, struct sbuf *w)
+{
+	char *path = dataset_rundetail(ds, i), *err = NULL;
+	struct rundetail *d = path ? rundetail_load(path, &err) : NULL;
+	if (path && !d)
+		sbuf_addf(w, "%s (no detail exported)\n", err);
+	if (d) {
+		r->agent_s = d->agent_s;
+		r->check_s = d->check_s;
+		r->benchmark_s = d->benchmark_s;
+		r->cost_usd = d->cost_usd;
+		r->lock_wait_s = d->lock_wait_s;
+		r->template_mutated = d->template_mutated;
+		r->shapes = rundetail_shapes_text(d);
+	}
+	rundetail_free(d);
+	free(err);
+	free(path);
+}
+
+int export_rows_detail(const struct export_row *rows, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (rows[i].shapes)
+			return 1;
+	return 0;
+}
+
 struct export_row *export_rows(struct dataset *ds, const struct export_opts *o, size_t *n, char **warn)
 {
 	struct export_row *rows = xcalloc(ds->nruns + 1, sizeof *rows);
 	struct sbuf w;
+	size_t k = 0;
+	const struct ds_select sel = { o ? o->board : NULL, o ? o->gpu : NULL };
 
 	sbuf_init(&w);
 	for (size_t i = 0; i < ds->nruns; i++) {
 		const struct ds_run *d = &ds->runs[i];
-		struct export_row *r = &rows[i];
+		if (!dataset_selected(ds, i, &sel))
+			continue;
+		struct export_row *r = &rows[k++];
+		r->gpu = xstrdup(dataset_gpu(ds, i));
+		r->board_verdict = xstrdup(d->board_verdict);
+		struct sbuf bl;
+		sbuf_init(&bl);
+		for (size_t b = 0; b < ds->nboards; b++)
+			if (d->boards & (1u << b))
+				sbuf_addf(&bl, "%s%s", bl.len ? "; " : "", ds->boards[b].file);
+		r->boards = bl.len ? sbuf_detach(&bl) : NULL;
+		sbuf_free(&bl);
 		r->run_id = xstrdup(d->meta.run_id);
 		r->model = xstrdup(d->meta.model);
 		r->harness = xstrdup(d->meta.harness);
@@ -144,10 +190,16 @@ struct export_row *export_rows(struct dataset *ds, const struct export_opts *o, 
 			}
 		}
 		free(own);
+		r->agent_s = r->check_s = r->benchmark_s = r->cost_usd = r->lock_wait_s = -1;
+		r->template_mutated = -1;
+		if (o && o->full)
+			export_detail(r, ds, i, &w);
+		if (!r->verdict)   /* an annotation wins; without one the boards say it */
+			r->verdict = xstrdup(d->board_verdict);
 		if (o && o->full)
 			export_flags(r, ds, i, &w);
 	}
-	*n = ds->nruns;
+	*n = k;
 	*warn = w.len ? sbuf_detach(&w) : NULL;
 	sbuf_free(&w);
 	return rows;
@@ -163,6 +215,10 @@ void export_rows_free(struct export_row *rows, size_t n)
 		free(rows[i].label);
 		free(rows[i].verdict);
 		free(rows[i].annotator);
+		free(rows[i].gpu);
+		free(rows[i].boards);
+		free(rows[i].board_verdict);
+		free(rows[i].shapes);
 		free(rows[i].summary);
 		free(rows[i].implication);
 		for (size_t k = 0; k < rows[i].nquotes; k++)
@@ -240,8 +296,12 @@ void export_csv(struct sbuf *b, const struct export_row *rows, size_t n, int ful
 {
 	for (int c = 0; export_columns[c]; c++)
 		sbuf_addf(b, "%s%s", c ? "," : "", export_columns[c]);
-	for (int c = 0; full && export_full_columns[c]; c++)
+	for (int c = 0; (full & EXPORT_BOARDS) && export_board_columns[c]; c++)
+		sbuf_addf(b, ",%s", export_board_columns[c]);
+	for (int c = 0; (full & EXPORT_FULL) && export_full_columns[c]; c++)
 		sbuf_addf(b, ",%s", export_full_columns[c]);
+	for (int c = 0; (full & EXPORT_DETAIL) && export_detail_columns[c]; c++)
+		sbuf_addf(b, ",%s", export_detail_columns[c]);
 	sbuf_adds(b, "\r\n");
 	for (size_t i = 0; i < n; i++) {
 		const struct export_row *r = &rows[i];
@@ -258,7 +318,15 @@ void export_csv(struct sbuf *b, const struct export_row *rows, size_t n, int ful
 		export_csv_field(b, r->verdict);
 		sbuf_addc(b, ',');
 		export_csv_field(b, r->annotator);
-		if (full) {
+		if (full & EXPORT_BOARDS) {
+			sbuf_addc(b, ',');
+			export_csv_field(b, r->gpu);
+			sbuf_addc(b, ',');
+			export_csv_field(b, r->boards);
+			sbuf_addc(b, ',');
+			export_csv_field(b, r->board_verdict);
+		}
+		if (full & EXPORT_FULL) {
 			char *q = export_join(r->quotes, r->nquotes), *f = export_join(r->flags, r->nflags);
 			sbuf_addc(b, ',');
 			export_csv_field(b, r->summary);
@@ -270,6 +338,17 @@ void export_csv(struct sbuf *b, const struct export_row *rows, size_t n, int ful
 			export_csv_field(b, f);
 			free(q);
 			free(f);
+		}
+		if (full & EXPORT_DETAIL) {
+			const double v[] = { r->agent_s, r->check_s, r->benchmark_s, r->cost_usd };
+			for (size_t k = 0; k < sizeof v / sizeof v[0]; k++) {
+				sbuf_addc(b, ',');
+				export_number(b, v[k], "");
+			}
+			sbuf_addf(b, ",%s,", export_bool(r->template_mutated, "true", "false", ""));
+			export_number(b, r->lock_wait_s, "");
+			sbuf_addc(b, ',');
+			export_csv_field(b, r->shapes);
 		}
 		sbuf_adds(b, "\r\n");
 	}
@@ -319,7 +398,15 @@ void export_json(struct sbuf *b, const struct export_row *rows, size_t n, int fu
 		export_json_str(b, r->verdict);
 		sbuf_adds(b, ", \"annotator\": ");
 		export_json_str(b, r->annotator);
-		if (full) {
+		if (full & EXPORT_BOARDS) {
+			sbuf_adds(b, ", \"gpu\": ");
+			export_json_str(b, r->gpu);
+			sbuf_adds(b, ", \"boards\": ");
+			export_json_str(b, r->boards);
+			sbuf_adds(b, ", \"board_verdict\": ");
+			export_json_str(b, r->board_verdict);
+		}
+		if (full & EXPORT_FULL) {
 			sbuf_adds(b, ", \"summary\": ");
 			export_json_str(b, r->summary);
 			sbuf_adds(b, ", \"implication\": ");
@@ -328,6 +415,18 @@ void export_json(struct sbuf *b, const struct export_row *rows, size_t n, int fu
 			export_json_list(b, r->quotes, r->nquotes);
 			sbuf_adds(b, ", \"flags\": ");
 			export_json_list(b, r->flags, r->nflags);
+		}
+		if (full & EXPORT_DETAIL) {
+			const double v[] = { r->agent_s, r->check_s, r->benchmark_s, r->cost_usd };
+			for (size_t k = 0; k < sizeof v / sizeof v[0]; k++) {
+				sbuf_addf(b, ", \"%s\": ", export_detail_columns[k]);
+				export_number(b, v[k], "null");
+			}
+			sbuf_addf(b, ", \"template_mutated\": %s, \"gpu_lock_wait_s\": ",
+			          export_bool(r->template_mutated, "true", "false", "null"));
+			export_number(b, r->lock_wait_s, "null");
+			sbuf_adds(b, ", \"shapes\": ");
+			export_json_str(b, r->shapes);
 		}
 		sbuf_adds(b, i + 1 < n ? "},\n" : "}\n]\n");
 	}
@@ -448,10 +547,13 @@ void export_md(struct sbuf *b, const struct export_row *rows, size_t n, int full
 	sbuf_adds(b, "## Runs\n\n|");
 	for (int c = 0; export_columns[c]; c++)
 		export_md_cell(b, export_columns[c]);
-	for (int c = 0; full && export_full_columns[c]; c++)
+	for (int c = 0; (full & EXPORT_BOARDS) && export_board_columns[c]; c++)
+		export_md_cell(b, export_board_columns[c]);
+	for (int c = 0; (full & EXPORT_FULL) && export_full_columns[c]; c++)
 		export_md_cell(b, export_full_columns[c]);
 	sbuf_adds(b, "\n| --- | --- | --- | --- | --- | ---: | --- | --- |");
-	sbuf_adds(b, full ? " --- | --- | --- | --- |\n" : "\n");
+	sbuf_adds(b, full & EXPORT_BOARDS ? " --- | --- | --- |" : "");
+	sbuf_adds(b, full & EXPORT_FULL ? " --- | --- | --- | --- |\n" : "\n");
 	for (size_t i = 0; i < n; i++) {
 		const struct export_row *r = &rows[i];
 		char num[64] = "";
@@ -466,7 +568,12 @@ void export_md(struct sbuf *b, const struct export_row *rows, size_t n, int full
 		export_md_cell(b, num);
 		export_md_cell(b, r->verdict);
 		export_md_cell(b, r->annotator);
-		if (full) {
+		if (full & EXPORT_BOARDS) {
+			export_md_cell(b, r->gpu);
+			export_md_cell(b, r->boards);
+			export_md_cell(b, r->board_verdict);
+		}
+		if (full & EXPORT_FULL) {
 			char *q = export_join(r->quotes, r->nquotes), *f = export_join(r->flags, r->nflags);
 			export_md_cell(b, r->summary);
 			export_md_cell(b, r->implication);

@@ -11,6 +11,8 @@
 
 static const char *const prov_sources[PROV__COUNT] = {
 	"transcript", "result.json", "runs.jsonl", "leaderboard.json", "leaderboard_v1.json",
+	"leaderboard_v2.json", "leaderboard.fresh-preview.json", "leaderboard.h100.json",
+	"leaderboard_v2.h100.json", "leaderboard.b200.json", "leaderboard_v2.b200.json", "another leaderboard",
 };
 
 static const char *const prov_fields[PROV_FIELD__COUNT] = {
@@ -20,6 +22,14 @@ static const char *const prov_fields[PROV_FIELD__COUNT] = {
 const char *prov_source_name(enum prov_source s)
 {
 	return (unsigned)s < PROV__COUNT ? prov_sources[s] : "?";
+}
+
+enum prov_source prov_board_slot(const char *file)
+{
+	for (int s = PROV_LEADERBOARD; s < PROV_LEADERBOARD_OTHER; s++)
+		if (!strcmp(prov_sources[s], file))
+			return (enum prov_source)s;
+	return PROV_LEADERBOARD_OTHER;
 }
 
 const char *prov_field_name(enum prov_field f)

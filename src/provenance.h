@@ -14,6 +14,14 @@ enum prov_source {
 	PROV_INDEX,               /* runs.jsonl */
 	PROV_LEADERBOARD,         /* leaderboard.json */
 	PROV_LEADERBOARD_V1,      /* leaderboard_v1.json */
+	/* kernelbench.com's other boards, a slot each (board.h) */
+	PROV_LEADERBOARD_V2,      /* leaderboard_v2.json */
+	PROV_LEADERBOARD_FRESH,   /* leaderboard.fresh-preview.json */
+	PROV_LEADERBOARD_H100,    /* leaderboard.h100.json */
+	PROV_LEADERBOARD_V2_H100, /* leaderboard_v2.h100.json */
+	PROV_LEADERBOARD_B200,    /* leaderboard.b200.json */
+	PROV_LEADERBOARD_V2_B200, /* leaderboard_v2.b200.json */
+	PROV_LEADERBOARD_OTHER,   /* any other leaderboard*.json (the first read) */
 	PROV__COUNT
 };
 
@@ -46,6 +54,8 @@ struct prov_diff {
 
 const char *prov_source_name(enum prov_source s);   /* "result.json" */
 const char *prov_field_name(enum prov_field f);     /* "peak_fraction" */
+/* The slot of a board file: its own, or PROV_LEADERBOARD_OTHER. */
+enum prov_source prov_board_slot(const char *file);
 
 /* Reads correct, peak_fraction, session_complete and has_solution from a
  * result.json, a runs.jsonl line or a leaderboard cell (they share keys). */

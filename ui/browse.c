@@ -314,6 +314,18 @@ static unsigned browse_screen(struct browse *b, const struct browse_screen *s)
 	return view_push(&b->v, v);
 }
 
+/* d: the next board, after the last all of them again. */
+static void browse_next_board(struct browse *b)
+{
+	if (!b->ds->nboards) {
+		view_say(&b->v, "this dataset has no leaderboard file");
+		return;
+	}
+	b->gpu = NULL;
+	b->board = b->board + 1 < (long)b->ds->nboards ? b->board + 1 : -1;
+	browse_refresh(b);
+}
+
 /* An action on the browser; the loop's shared keys (help, theme, the
  * annotation keys, q) are left to it, but a is the browser's: it knows its
  * order. */
@@ -329,7 +341,8 @@ static unsigned browse_do(struct browse *b, enum action a)
 	for (size_t k = 0; k < BROWSE_NSCREENS; k++)
 		if (browse_screens[k].act == a)
 			return browse_screen(b, &browse_screens[k]);
-	if (b->grid_on && a != ACT_OPEN && a != ACT_GRID && a != ACT_FILTER && a != ACT_SORT && a != ACT_COMPARE) {
+	if (b->grid_on && a != ACT_OPEN && a != ACT_GRID && a != ACT_FILTER && a != ACT_SORT && a != ACT_COMPARE &&
+	    a != ACT_BOARD) {
 		browse_grid_do(b, a);
 		return 0;
 	}
@@ -342,6 +355,7 @@ static unsigned browse_do(struct browse *b, enum action a)
 	case ACT_LAST: browse_goto(b, (long)b->n - 1); break;
 	case ACT_OPEN: return browse_open(b);
 	case ACT_GRID: browse_toggle_grid(b); break;
+	case ACT_BOARD: browse_next_board(b); break;
 	case ACT_COMPARE: return browse_compare(b);
 	case ACT_SORT:
 		b->sort = (b->sort + 1) % SORT__COUNT;
@@ -480,6 +494,7 @@ static void browse_free(struct view *v)
 	grid_set_flags(NULL);
 	browse_flags = NULL;
 	grid_set_sweep(NULL);
+	grid_set_board(NULL);
 	browse_sweep = NULL;
 	sweepwatch_free(b->sweep);
 	watch_session_free(b->watching);
@@ -519,6 +534,14 @@ struct view *browse_new(struct dataset *ds, const struct tui_tagging *tg)
 	b->tag = tag_new(ds, tg ? tg->dir : NULL, tg ? tg->annotator : NULL, tg ? tg->blind : 0);
 	b->order = xcalloc(ds->nruns + 1, sizeof *b->order);
 	b->details_wait = ds->details_left > 0;
+	b->board = -1;
+	for (size_t k = 0; tg && tg->board && k < ds->nboards; k++)
+		if (board_matches(&ds->boards[k], tg->board) && (!tg->gpu || board_gpu_matches(&ds->boards[k], tg->gpu))) {
+			b->board = (long)k;
+			break;
+		}
+	if (b->board < 0 && tg)
+		b->gpu = tg->gpu;
 	browse_widths(b);
 	b->list_h = LINES - 4;
 	browse_refresh(b);

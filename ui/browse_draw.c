@@ -102,31 +102,89 @@ static void browse_ms(char *buf, size_t n, const char *what, double ms)
 		snprintf(buf, n, "%s %.4g ms", what, ms);
 }
 
+/* The reference row's start when a board is shown: its file, GPU and the
+ * roofline table its peak_fractions used (a v2 board: its reward hacks
+ * against the annotations). Safe text (owned), NULL without a board. */
+static char *browse_board_line(const struct browse *b)
+{
+	const struct board *bd = browse_board(b);
+	if (!bd)
+		return NULL;
+	char *h = board_header(bd), *env = bd->environment ? draw_safe(bd->environment) : NULL;
+	struct sbuf l;
+	sbuf_init(&l);
+	char *safe = draw_safe(h);
+	sbuf_adds(&l, safe);
+	free(safe);
+	free(h);
+	if (bd->reward_hack_count >= 0) {
+		size_t n = dataset_board_hacks(b->ds, (size_t)b->board);
+		sbuf_addf(&l, "  reward hacks %d (annotated %zu%s)", bd->reward_hack_count, n,
+		          n != (size_t)bd->reward_hack_count ? theme_glyph()->differ : "");
+	}
+	if (env)
+		sbuf_addf(&l, "  env %s", env);
+	free(env);
+	return sbuf_detach(&l);
+}
+
 /* Row 1: the selected problem's baselines, what its times compare with. */
 static void browse_draw_reference(struct browse *b)
 {
 	const struct dataset *ds = b->ds;
 	long sel = browse_selected(b);
 	const char *pname = b->grid_on ? grid_problem(&b->grid) : sel >= 0 ? ds->runs[sel].meta.problem : NULL;
-	const struct ds_problem *p = browse_problem(ds, pname);
+	const struct board *bd = browse_board(b);
+	/* a board's problems measured on its GPU: that GPU's baselines */
+	const struct ds_problem *p = bd ? dataset_baseline(ds, pname, bd) : browse_problem(ds, pname);
+	const char *gpu = bd ? bd->gpu : ds->hardware;
 	draw_fill(1, 0, COLS, RL_REF);
+	char *bl = browse_board_line(b);
+	int x = 0;
+	if (bl) {   /* the board first: what its numbers are measured against */
+		char *t = xasprintf(" %s  |", bl);
+		x = (int)draw_width(t);
+		draw_put(1, 0, COLS, t, RL_REF);
+		free(t);
+		free(bl);
+	}
+	if (x >= COLS)
+		return;
 	if (p) {
 		char e[48], c[48], s[48];
 		browse_ms(e, sizeof e, "eager", p->eager.ms);
 		browse_ms(c, sizeof c, "compiled", p->compiled.ms);
 		browse_ms(s, sizeof s, "SOTA", p->sota.ms);
-		char *name = draw_safe(p->name), *hw = ds->hardware ? draw_safe(ds->hardware) : NULL;
+		char *name = draw_safe(p->name), *hw = gpu ? draw_safe(gpu) : NULL;
 		char *line = xasprintf(" %s: %s  %s  %s%s%s", name, e, c, s, hw ? "  on " : "", hw ? hw : "");
-		draw_put(1, 0, COLS, line, RL_REF);
+		draw_put(1, x, COLS - x, line, RL_REF);
 		free(line);
 		free(name);
 		free(hw);
 	} else if (pname) {
 		char *name = draw_safe(pname);
 		char *line = xasprintf(" %s: no baselines", name);
-		draw_put(1, 0, COLS, line, RL_DIM);
+		draw_put(1, x, COLS - x, line, RL_DIM);
 		free(line);
 		free(name);
+	}
+}
+
+/* The header's word on the boards: the one shown, the GPU chosen, or how
+ * many there are. */
+static void browse_header_board(const struct browse *b, struct sbuf *r)
+{
+	const struct board *bd = browse_board(b);
+	if (bd) {
+		char *id = draw_safe(bd->id);
+		sbuf_addf(r, "board %s  ", id);
+		free(id);
+	} else if (b->gpu) {
+		char *g = draw_safe(b->gpu);
+		sbuf_addf(r, "boards on GPU %s  ", g);
+		free(g);
+	} else if (b->ds->nboards > 1 && !b->filter[0]) {  /* a long filter needs the room */
+		sbuf_addf(r, "%zu boards (d: one)  ", b->ds->nboards);
 	}
 }
 
@@ -154,6 +212,7 @@ static void browse_draw_header(struct browse *b)
 	}
 	if (b->n != ds->nruns)
 		sbuf_addf(&r, "showing %zu of %zu  ", b->n, ds->nruns);
+	browse_header_board(b, &r);
 	if (b->filter[0]) {
 		char *f = draw_safe(b->filter);
 		sbuf_addf(&r, "filter: %s  ", f);

@@ -64,10 +64,16 @@ struct browse {
 	int pushed;                /* BROWSE_PUSHED_*: the view over it */
 	int open_only;             /* kbtui RUN_DIR: quit once its replays end */
 	struct sweepwatch *sweep;  /* a sweep directory's cells, polled (owned), NULL: no sweep */
+	/* the boards shown: board < 0 all (or those on gpu, from --gpu), else
+	 * ds->boards[board] alone */
+	long board;
+	const char *gpu;           /* borrowed (argv), NULL */
 	struct watch_session *watching;  /* Enter on a running cell: its watch (owned while pushed) */
 };
 
 /* browse_list.c */
+/* The board the browser shows, NULL when it shows all of them. */
+const struct board *browse_board(const struct browse *b);
 /* The run the selection stands for, -1 when none (an empty grid cell). */
 long browse_selected(const struct browse *b);
 /* The grid of the runs listed, with run keep (>= 0) selected. */

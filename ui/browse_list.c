@@ -54,11 +54,19 @@ static char *browse_cell_peak(const struct dataset *ds, size_t i, int *role)
 	return p < 0 ? xstrdup("     -") : xasprintf("%6.4f", p);
 }
 
+/* The annotation's verdict, else the boards'; the differ glyph after one
+ * the annotation and a board (or two boards) disagree on. */
 static char *browse_cell_verdict(const struct dataset *ds, size_t i, int *role)
 {
-	const char *v = ds->runs[i].verdict;
-	*role = !v ? RL_DIM : !strcmp(v, "clean") ? RL_OK : RL_WARN;
-	return draw_safe(v ? v : "-");
+	int split;
+	const char *v = dataset_verdict(&ds->runs[i], &split);
+	*role = !v ? RL_DIM : split ? RL_WARN : !strcmp(v, "clean") ? RL_OK : RL_WARN;
+	char *safe = draw_safe(v ? v : "-");
+	if (!split)
+		return safe;
+	char *t = xasprintf("%s%s", safe, theme_glyph()->differ);
+	free(safe);
+	return t;
 }
 
 const struct sweepwatch *browse_sweep;  /* the cell functions have no browse argument */
@@ -321,13 +329,29 @@ void browse_grid_build(struct browse *b, long keep)
 
 /* Rebuilds the visible list from filter and sort, keeping the selected
  * run selected when it is still shown. */
+const struct board *browse_board(const struct browse *b)
+{
+	return b->board >= 0 && (size_t)b->board < b->ds->nboards ? &b->ds->boards[b->board] : NULL;
+}
+
+static struct ds_select browse_select(const struct browse *b)
+{
+	const struct board *bd = browse_board(b);
+	struct ds_select sel = { bd ? bd->file : NULL, bd ? NULL : b->gpu };
+	return sel;
+}
+
 void browse_refresh(struct browse *b)
 {
 	long keep = browse_selected(b);
+	const struct ds_select sel = browse_select(b);
+	const struct board *bd = browse_board(b);
 	b->n = 0;
 	for (size_t i = 0; i < b->ds->nruns; i++)
-		if (browse_match(b, i))
+		if (dataset_selected(b->ds, i, &sel) && browse_match(b, i))
 			b->order[b->n++] = i;
+	/* the grid's columns: the board's deck (6 problems on H100, B200) */
+	grid_set_board(bd);
 	browse_sort_ds = b->ds;
 	browse_sort_key = b->sort;
 	unsigned *rp = NULL, *rm = NULL;

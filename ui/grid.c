@@ -61,12 +61,24 @@ static int grid_better(const struct dataset *ds, long cur, size_t cand)
 	return strcmp(y, x) > 0;
 }
 
+static const struct board *grid_board;  /* borrowed; NULL: every board */
+
+void grid_set_board(const struct board *b)
+{
+	grid_board = b;
+}
+
 void grid_build(struct grid *g, const struct dataset *ds, const size_t *order, size_t n)
 {
 	grid_free(g);
-	/* columns: every problem of the dataset, sorted (names start with a number) */
-	g->problems = xcalloc(ds->nruns + ds->nproblems + 1, sizeof *g->problems);
-	for (size_t i = 0; i < ds->nruns + ds->nproblems; i++) {
+	/* columns: every problem of the dataset (or the board's deck), sorted
+	 * (names start with a number) */
+	char *const *deck = grid_board && grid_board->nproblems ? grid_board->problems : NULL;
+	size_t ndeck = deck ? grid_board->nproblems : 0;
+	g->problems = xcalloc(ds->nruns + ds->nproblems + ndeck + 1, sizeof *g->problems);
+	for (size_t i = 0; i < ndeck; i++)
+		g->problems[g->ncols++] = deck[i];
+	for (size_t i = 0; !deck && i < ds->nruns + ds->nproblems; i++) {
 		const char *p = i < ds->nruns ? ds->runs[i].meta.problem : ds->problems[i - ds->nruns].name;
 		if (p)
 			g->problems[g->ncols++] = p;
@@ -265,9 +277,10 @@ static const char *grid_mark(const struct ds_run *r, char *buf, size_t n)
 	const struct theme_glyphs *g = theme_glyph();
 	(void)buf;
 	(void)n;
-	if (r->verdict && *r->verdict) {
+	const char *v = dataset_verdict(r, NULL);  /* the annotation's, else the boards' */
+	if (v && *v) {
 		for (size_t i = 0; i < sizeof grid_verdict_marks / sizeof *grid_verdict_marks; i++)
-			if (!strcmp(r->verdict, grid_verdict_marks[i].verdict))
+			if (!strcmp(v, grid_verdict_marks[i].verdict))
 				return grid_verdict_marks[i].mark;
 		return "?";
 	}
@@ -397,8 +410,11 @@ static void grid_refs(const struct grid *g, const struct dataset *ds, int y, siz
 		draw_put(y + k, 1, lw, names[k], RL_REF);
 		for (size_t c = 0; c < ncol && g->left + c < g->ncols; c++) {
 			const char *pn = g->problems[g->left + c];
+			/* a board's runs ran on its GPU: the baselines measured there */
 			const struct ds_problem *p = NULL;
-			for (size_t i = 0; i < ds->nproblems && !p; i++)
+			if (grid_board)
+				p = dataset_baseline(ds, pn, grid_board);
+			for (size_t i = 0; !grid_board && i < ds->nproblems && !p; i++)
 				if (ds->problems[i].name && !strcmp(ds->problems[i].name, pn))
 					p = &ds->problems[i];
 			double ms = !p ? -1 : k == 0 ? p->eager.ms : k == 1 ? p->compiled.ms : p->sota.ms;

@@ -69,6 +69,8 @@ static const char main_options[] =
 	"  --annotator NAME  recorded as annotator in each annotation written\n"
 	"                  (default $KBTUI_ANNOTATOR)\n"
 	"  --blind         start in blind mode (models and harnesses hidden)\n"
+	"  --board B, --gpu G  start on that board's runs, or those of the boards\n"
+	"                  on that GPU (as kbtui runs; d cycles the boards)\n"
 	"  -h, --help      show this help and exit\n"
 	"  -V, --version   show the version and exit\n"
 	"\n"
@@ -110,7 +112,7 @@ const struct cmd_entry cmd_help_entry = {
 
 /* ---- the browser and the replay -------------------------------------- */
 
-enum { OPT_THEME = 256, OPT_NO_MOUSE, OPT_ANNOTATIONS, OPT_ANNOTATOR, OPT_BLIND };
+enum { OPT_THEME = 256, OPT_NO_MOUSE, OPT_ANNOTATIONS, OPT_ANNOTATOR, OPT_BLIND, OPT_BOARD, OPT_GPU };
 
 static const struct option main_opts[] = {
 	{"format", required_argument, NULL, 'f'},
@@ -119,6 +121,8 @@ static const struct option main_opts[] = {
 	{"annotations", required_argument, NULL, OPT_ANNOTATIONS},
 	{"annotator", required_argument, NULL, OPT_ANNOTATOR},
 	{"blind", no_argument, NULL, OPT_BLIND},
+	{"board", required_argument, NULL, OPT_BOARD},
+	{"gpu", required_argument, NULL, OPT_GPU},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, 'V'},
 	{NULL, 0, NULL, 0},
@@ -153,6 +157,8 @@ static int main_parse(struct main_cli *c, int argc, char **argv)
 		case OPT_ANNOTATIONS: c->tag.dir = optarg; break;
 		case OPT_ANNOTATOR: c->tag.annotator = optarg; break;
 		case OPT_BLIND: c->tag.blind = 1; break;
+		case OPT_BOARD: c->tag.board = optarg; break;
+		case OPT_GPU: c->tag.gpu = optarg; break;
 		case 'h': main_usage(stdout); return CMD_OK;
 		case 'V': printf("kbtui %s\n", PACKAGE_VERSION); return CMD_OK;
 		case ':': return main_usage_error("option '%s' needs an argument", argv[optind - 1]);
@@ -187,6 +193,13 @@ static int main_browse(const char *dir, const struct tui_tagging *tg, long open)
 	if (!ds) {
 		textsafe_fprintf(stderr, "kbtui: %s\n", err);
 		free(err);
+		return CMD_BADINPUT;
+	}
+	const struct ds_select sel = { tg->board, tg->gpu };
+	if (dataset_select_check(ds, &sel, &err) < 0) {
+		textsafe_fprintf(stderr, "kbtui: %s\n", err);
+		free(err);
+		dataset_free(ds);
 		return CMD_BADINPUT;
 	}
 	int rc = main_need_terminal() ? CMD_USAGE : tui_browse(ds, tg, open);

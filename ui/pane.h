@@ -108,6 +108,9 @@ struct pane {
 
 extern const struct pane_ops pane_events_ops, pane_detail_ops, pane_compiler_ops, pane_timing_ops,
 	pane_artifact_ops, pane_lineage_ops, pane_gpu_ops, pane_annot_ops, pane_timeline_ops, pane_reasoning_ops;
+/* The publisher's per-run detail (ui/pane_shapes.c): not in the replay's
+ * table yet; the integrator adds it there (ui/replay.c). */
+extern const struct pane_ops pane_shapes_ops;
 
 /* The artifact pane p's quote label prompt (host ask 'Q') ended: Enter
  * with the label, Esc with NULL (the quote is dropped). */

@@ -38,6 +38,7 @@ static const struct pane_ops *const replay_pane_ops[PANE__COUNT] = {
 	[PANE_ARTIFACT] = &pane_artifact_ops,
 	[PANE_LINEAGE] = &pane_lineage_ops,
 	[PANE_GPU] = &pane_gpu_ops,
+	[PANE_SHAPES] = &pane_shapes_ops,
 	[PANE_ANNOT] = &pane_annot_ops,
 	[PANE_TIMELINE] = &pane_timeline_ops,
 	[PANE_REASONING] = &pane_reasoning_ops,

@@ -14,6 +14,8 @@ struct tui_tagging {
 	const char *dir;
 	const char *annotator;
 	int blind;
+	/* the browser's first board/GPU selection (--board, --gpu), NULL: all */
+	const char *board, *gpu;
 };
 
 /* The key table as `kbtui keys` prints it (roff 0) or as man page items
