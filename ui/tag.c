@@ -25,7 +25,6 @@
 #include "draw.h"
 #include "modelname.h"
 #include "tag.h"
-#include "tui.h"
 #include "util.h"
 
 /* One change of this session that u can take back. */
@@ -45,7 +44,11 @@ struct tag {
 	struct dataset *ds;          /* borrowed */
 	char *dir;                   /* annotation directory (owned) */
 	char *annotator;             /* owned, NULL: none */
-	long long *seen;             /* per run: mtime of its file when last read or written here, 0 absent */
+	long long *seen;             /* per run: mtime of its file when the dataset was read, 0 absent */
+	struct annot_version *seenv; /* per run: the version last read or written here, */
+	unsigned char *full;         /* where full[i] (else seen[i] is all there is) */
+	int (*ask)(void *ctx, const char *question);  /* the views' y/n question */
+	void *ask_ctx;
 	struct tag_change *undo;     /* a stack, the last change on top */
 	size_t nundo, capundo;
 	int blind;
@@ -97,7 +100,8 @@ static void tag_reload(struct tag *t, size_t i)
 	if (!p)
 		return;
 	dataset_set_verdict(t->ds, i, p);
-	t->seen[i] = annot_mtime_ns(p);
+	annot_version_get(p, &t->seenv[i]);
+	t->full[i] = 1;
 	free(p);
 }
 
@@ -318,6 +322,8 @@ struct tag *tag_new(struct dataset *ds, const char *dir, const char *annotator, 
 	t->dir = dir ? xstrdup(dir) : util_path_join(ds->root, "annotations");
 	t->annotator = annotator && *annotator ? xstrdup(annotator) : NULL;
 	t->seen = xcalloc(ds->nruns + 1, sizeof *t->seen);
+	t->seenv = xcalloc(ds->nruns + 1, sizeof *t->seenv);
+	t->full = xcalloc(ds->nruns + 1, 1);
 	/* the directory listed once: a stat(2) a run, twice, was a third of
 	 * the browser's first screen at 14,000 runs */
 	struct dirlist dl = { 0 };
@@ -338,6 +344,12 @@ struct tag *tag_new(struct dataset *ds, const char *dir, const char *annotator, 
 	tag_active = t;
 	tag_set_blind(t, blind);
 	return t;
+}
+
+void tag_set_ask(struct tag *t, int (*ask)(void *ctx, const char *question), void *ctx)
+{
+	t->ask = ask;
+	t->ask_ctx = ctx;
 }
 
 void tag_free(struct tag *t)
@@ -361,6 +373,8 @@ void tag_free(struct tag *t)
 	}
 	free(t->words);
 	free(t->seen);
+	free(t->seenv);
+	free(t->full);
 	free(t->dir);
 	free(t->annotator);
 	free(t);
@@ -390,21 +404,41 @@ static char *tag_schema_note(const char *msgs)
 	return s;
 }
 
-/* 0 when the file of run i is the version this session last saw; else
- * shows the other version (*msg says so) and returns -1, so a second key
- * press writes over it knowingly. */
-static int tag_fresh(struct tag *t, size_t i, const char *path, char **msg)
+/* The version of run i's file this session last saw. Until it read or
+ * wrote the file itself, the dataset's mtime is all it knows: the file as
+ * it is now stands for it when the mtimes agree (no stat a run at start). */
+static void tag_seen(struct tag *t, size_t i, const char *path, struct annot_version *v)
 {
-	long long now = annot_mtime_ns(path);
-	if (now == t->seen[i])
-		return 0;
-	tag_reload(t, i);
-	char *f = tag_short(path), *v = draw_safe(t->ds->runs[i].verdict ? t->ds->runs[i].verdict : "none");
-	*msg = xasprintf("%s changed on disk since kbtui read it (another annotator?): not written; "
-	                 "its verdict now: %s; the key again overwrites it", f, v);
+	if (t->full[i]) {
+		*v = t->seenv[i];
+		return;
+	}
+	annot_version_get(path, v);
+	if (v->exists != (t->seen[i] != 0) || (v->exists && v->mtime_ns != t->seen[i]))
+		v->size = -1;  /* not what was seen */
+}
+
+/* What tag_write asks annotate_apply when the file changed since this
+ * session read it: nothing is written; the other version is shown (*msg
+ * says so), so a second key press writes over it knowingly. */
+struct tag_stale {
+	struct tag *t;
+	size_t i;
+	const char *path;
+	char **msg;
+};
+
+static int tag_stale_ask(void *ctx, const char *question)
+{
+	struct tag_stale *s = ctx;
+	(void)question;
+	tag_reload(s->t, s->i);
+	char *f = tag_short(s->path), *v = draw_safe(s->t->ds->runs[s->i].verdict ? s->t->ds->runs[s->i].verdict : "none");
+	*s->msg = xasprintf("%s changed on disk since kbtui read it (another annotator?): not written; "
+	                    "its verdict now: %s; the key again overwrites it", f, v);
 	free(f);
 	free(v);
-	return -1;
+	return 0;
 }
 
 /* Applies ch to run i's file; what = the change as the message names it. */
@@ -423,17 +457,18 @@ static void tag_write(struct tag *t, size_t i, struct annotate_change *ch, const
 		free(path);
 		return;
 	}
-	if (tag_fresh(t, i, path, msg) < 0) {
-		free(path);
-		return;
-	}
+	struct annot_version seen;
+	struct tag_stale stale = {t, i, path, msg};
+	struct annotate_confirm confirm = {tag_stale_ask, &stale};
+	tag_seen(t, i, path, &seen);
 	ch->annotator = t->annotator;
+	ch->meta = &t->ds->runs[i].meta;
 	/* never a file `annotations check` rejects: the verdict keys ask for a
 	 * missing implication first (tag_verdict), anything else invalid is
 	 * refused with the schema's reason */
 	ch->allow_errors = 0;
 	memset(&res, 0, sizeof res);
-	enum annotate_status st = annotate_apply(t->dir, &t->ds->runs[i].meta, ch, &res);
+	enum annotate_status st = annotate_apply(path, ch, &seen, &confirm, &res);
 	if (st == ANNOTATE_OK && res.undo) {
 		if (t->nundo == t->capundo)
 			t->undo = xrealloc(t->undo, (t->capundo = t->capundo ? t->capundo * 2 : 16) * sizeof *t->undo);
@@ -450,7 +485,7 @@ static void tag_write(struct tag *t, size_t i, struct annotate_change *ch, const
 		char *note = tag_schema_note(res.msgs);
 		*msg = xasprintf("%s not written: the schema refuses the file: %s", what, note ? note : "invalid");
 		free(note);
-	} else {
+	} else if (!*msg) {
 		char *why = draw_safe(res.err ? res.err : res.msgs ? res.msgs : "not written");
 		*msg = xasprintf("not written: %s", why);
 		free(why);
@@ -742,7 +777,7 @@ static int tag_ask_no_transcript(const struct tag *t, size_t i, const char *verd
 {
 	char *id = t->blind ? xstrdup("this run") : draw_safe(t->ds->runs[i].meta.run_id);
 	char *q = xasprintf(" %s has no transcript here: write verdict %s anyway? y/n", id, verdict);
-	int yes = tui_yes(q);
+	int yes = t->ask && t->ask(t->ask_ctx, q);
 	free(q);
 	free(id);
 	return yes;

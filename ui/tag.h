@@ -23,6 +23,9 @@ struct tag;
  * until tag_free. */
 struct tag *tag_new(struct dataset *ds, const char *dir, const char *annotator, int blind);
 void tag_free(struct tag *t);
+/* Who answers the session's y/n questions (a verdict for a run without a
+ * transcript): the view that shows them; none set, the answer is no. */
+void tag_set_ask(struct tag *t, int (*ask)(void *ctx, const char *question), void *ctx);
 
 /* Does a tagging action (verdict keys, A, u, x) on dataset run i (-1:
  * none selected). Returns 0 when a is not one of them; else 1, with *msg
