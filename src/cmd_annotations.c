@@ -187,8 +187,9 @@ int cmd_annot_check(const char *dir, FILE *out, FILE *err)
 	return bad || errors ? CMD_BADINPUT : CMD_OK;
 }
 
-/* The annotations DIR means: DIR itself, or DIR/annotations when DIR is a
- * dataset (it has runs.jsonl or runs/ and no *.yaml of its own); owned. */
+/* The annotations DIR means: DIR itself, or DIR/annotations when DIR has
+ * no *.yaml of its own and that folder is there (a dataset, or a copy of
+ * its annotations without runs/); owned. */
 static char *cmd_annotations_dir(const char *dir)
 {
 	size_t n = 0;
@@ -196,8 +197,10 @@ static char *cmd_annotations_dir(const char *dir)
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
-	if (n == 0 && cmd_is_dataset(dir))
-		return util_path_join(dir, "annotations");
+	char *sub = util_path_join(dir, "annotations");
+	if (n == 0 && (cmd_is_dataset(dir) || util_is_dir(sub)))
+		return sub;
+	free(sub);
 	return xstrdup(dir);
 }
 
