@@ -125,13 +125,15 @@ static void pane_annot_build(struct pane *p, struct pane_ctx *cx, int width)
 	tlines_head(L, RL_KEY, width, "quotes (%zu)%s", s->nq, s->nq ? "  j/k select, Enter: the event that wrote it" : "");
 	for (size_t k = 0; k < s->nq; k++) {
 		const struct quote *q = &s->q[k];
-		char *label = draw_safe(q->label ? q->label : ""), *file = draw_safe(q->file ? q->file : "?");
+		char *where = quote_where(q);
+		char *label = draw_safe(q->label ? q->label : ""), *file = draw_safe(where);
 		s->row[k] = L->n;
 		int sel = k == s->cur;
 		tlines_head(L, sel ? (cx->focus == 1 ? RL_SELECT : RL_SELECT_DIM) : RL_TOOL, width,
-		            "%s%zu. %s  (%s lines %d-%d)", sel ? "> " : "  ", k + 1, label, file, q->start, q->end);
+		            "%s%zu. %s  (%s)", sel ? "> " : "  ", k + 1, label, file);
 		free(label);
 		free(file);
+		free(where);
 		tlines_text(L, q->text ? q->text : "", RL_DIM, width, 4, 0);
 	}
 }
@@ -173,8 +175,13 @@ static void pane_annot_goto(struct pane_annot *s, struct pane_ctx *cx)
 	const struct quote *q = &s->q[s->cur];
 	struct quote_src src;
 	char *msg;
-	if (quote_find(cx->run, q->file, q->text, &src) == QUOTE_NONE) {
-		msg = xasprintf("quote %zu: no event of this run wrote those lines", s->cur + 1);
+	const char *why;
+	if (quote_map(cx->run, q, &src, &why) == QUOTE_NONE) {
+		msg = xasprintf("quote %zu: no event of this run wrote those lines (%s)", s->cur + 1, why);
+	} else if (src.how == QUOTE_LINE) {
+		cx->host->select(cx, (size_t)src.ev);
+		msg = xasprintf("quote %zu: event %ld, from transcript line %d", s->cur + 1, src.ev + 1,
+		                cx->run->ev[src.ev].line);
 	} else {
 		cx->host->select(cx, (size_t)src.ev);
 		char *f = src.path ? draw_safe(src.path) : NULL;
