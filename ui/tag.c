@@ -49,6 +49,15 @@ struct tag {
 	unsigned char *full;         /* where full[i] (else seen[i] is all there is) */
 	int (*ask)(void *ctx, const char *question);  /* the views' y/n question */
 	void *ask_ctx;
+	struct annot_version dir_seen; /* the directory at the last poll */
+	int dir_seen_set;
+	unsigned generation;         /* bumped whenever verdicts were read again */
+	char **draft;                /* per run: the note text the schema refused (owned), NULL: none */
+	char **draft_why;            /* and why (owned) */
+	const char **draft_verdict;  /* and the verdict key that opened it (static), NULL: none */
+	size_t poll_next;            /* the run tag_poll looks at next */
+	long hint_run;               /* the run and YAML line the annotation pane has selected */
+	int hint_line;
 	struct tag_change *undo;     /* a stack, the last change on top */
 	size_t nundo, capundo;
 	int blind;
@@ -102,6 +111,7 @@ static void tag_reload(struct tag *t, size_t i)
 	dataset_set_verdict(t->ds, i, p);
 	annot_version_get(p, &t->seenv[i]);
 	t->full[i] = 1;
+	t->generation++;
 	free(p);
 }
 
@@ -324,6 +334,10 @@ struct tag *tag_new(struct dataset *ds, const char *dir, const char *annotator, 
 	t->seen = xcalloc(ds->nruns + 1, sizeof *t->seen);
 	t->seenv = xcalloc(ds->nruns + 1, sizeof *t->seenv);
 	t->full = xcalloc(ds->nruns + 1, 1);
+	t->draft = xcalloc(ds->nruns + 1, sizeof *t->draft);
+	t->draft_why = xcalloc(ds->nruns + 1, sizeof *t->draft_why);
+	t->draft_verdict = xcalloc(ds->nruns + 1, sizeof *t->draft_verdict);
+	t->hint_run = -1;
 	/* the directory listed once: a stat(2) a run, twice, was a third of
 	 * the browser's first screen at 14,000 runs */
 	struct dirlist dl = { 0 };
@@ -375,6 +389,13 @@ void tag_free(struct tag *t)
 	free(t->seen);
 	free(t->seenv);
 	free(t->full);
+	for (size_t i = 0; i < t->ds->nruns; i++) {
+		free(t->draft[i]);
+		free(t->draft_why[i]);
+	}
+	free(t->draft);
+	free(t->draft_why);
+	free(t->draft_verdict);
 	free(t->dir);
 	free(t->annotator);
 	free(t);
@@ -416,6 +437,84 @@ static void tag_seen(struct tag *t, size_t i, const char *path, struct annot_ver
 	annot_version_get(path, v);
 	if (v->exists != (t->seen[i] != 0) || (v->exists && v->mtime_ns != t->seen[i]))
 		v->size = -1;  /* not what was seen */
+}
+
+/* Reads run i's file again when it is no longer the version seen; 1 when
+ * it was. */
+static int tag_check(struct tag *t, size_t i)
+{
+	char *p = tag_path(t, i);
+	struct annot_version now, seen;
+	int changed = 0;
+	if (!p)
+		return 0;
+	annot_version_get(p, &now);
+	tag_seen(t, i, p, &seen);
+	if (!annot_version_same(&now, &seen)) {
+		tag_reload(t, i);
+		changed = 1;
+	}
+	free(p);
+	return changed;
+}
+
+/* Runs whose files a poll looks at besides the one on screen: a dataset
+ * of 14,000 runs is gone through in under a minute of idling. */
+#define TAG_POLL_SLICE 256
+
+int tag_poll(struct tag *t, long sel)
+{
+	struct annot_version d;
+	int changed = 0;
+	if (!t)
+		return 0;
+	/* a file renamed in or out (kbtui's writes, most editors', another
+	 * annotator's) changes the directory: every run is looked at then */
+	annot_version_get(t->dir, &d);
+	if (!t->dir_seen_set) {
+		t->dir_seen = d;
+		t->dir_seen_set = 1;
+	} else if (!annot_version_same(&d, &t->dir_seen)) {
+		t->dir_seen = d;
+		for (size_t i = 0; i < t->ds->nruns; i++)
+			changed += tag_check(t, i);
+	}
+	/* a file written in place leaves the directory as it was: the run
+	 * on screen is looked at each time, the others a slice a poll */
+	if (sel >= 0 && (size_t)sel < t->ds->nruns)
+		changed += tag_check(t, (size_t)sel);
+	for (size_t k = 0; k < TAG_POLL_SLICE && k < t->ds->nruns; k++) {
+		t->poll_next = (t->poll_next + 1) % t->ds->nruns;
+		if ((long)t->poll_next != sel)
+			changed += tag_check(t, t->poll_next);
+	}
+	return changed;
+}
+
+unsigned tag_generation(const struct tag *t)
+{
+	return t ? t->generation : 0;
+}
+
+void tag_hint_line(struct tag *t, long i, int line)
+{
+	if (!t)
+		return;
+	t->hint_run = i;
+	t->hint_line = line;
+}
+
+/* R: every verdict read again from the files. */
+static void tag_reload_all(struct tag *t, char **msg)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < t->ds->nruns; i++) {
+		tag_reload(t, i);
+		n += t->ds->runs[i].verdict != NULL;
+	}
+	annot_version_get(t->dir, &t->dir_seen);
+	t->dir_seen_set = 1;
+	*msg = xasprintf("annotations read again: %zu run%s with a verdict", n, n == 1 ? "" : "s");
 }
 
 /* What tag_write asks annotate_apply when the file changed since this
@@ -624,16 +723,21 @@ static void tag_note_parse(const char *text, char **summary, char **impl)
 	sbuf_free(&f[1]);
 }
 
-/* Runs the editor on path with the screen handed over to it; its exit
- * status, or -1 when it could not be started. */
-static int tag_run_editor(const char *path)
+/* Runs $VISUAL (else $EDITOR, else vi) on path, at line when it is over
+ * 0 (+LINE, which vi, vim, nano, emacs and most others take), with the
+ * screen handed over to it; its exit status, or -1 when it could not be
+ * started. */
+static int tag_run_editor(const char *path, int line)
 {
-	const char *ed = getenv("EDITOR");
+	const char *ed = getenv("VISUAL");
 	struct sigaction ign, oint, oquit;
 	int status = -1;
 	if (!ed || !*ed)
+		ed = getenv("EDITOR");
+	if (!ed || !*ed)
 		ed = "vi";
-	char *cmd = xasprintf("%s \"$1\"", ed);  /* $EDITOR may carry arguments */
+	/* the editor may carry arguments: the shell splits it */
+	char *cmd = line > 0 ? xasprintf("%s +%d \"$1\"", ed, line) : xasprintf("%s \"$1\"", ed);
 	def_prog_mode();
 	endwin();
 	memset(&ign, 0, sizeof ign);
@@ -687,6 +791,52 @@ static char *tag_note_text(const struct tag *t, size_t i, const char *verdict, c
 	return text;
 }
 
+/* The note text of run i's draft for the editor (owned): why it was not
+ * written as a comment on top, the text as it was typed under it. */
+static char *tag_draft_text(const struct tag *t, size_t i)
+{
+	struct sbuf b;
+	sbuf_init(&b);
+	sbuf_addf(&b, "# kbtui: NOT WRITTEN: %s\n"
+	          "# kbtui: your text as you left it; save to try again, or delete every\n"
+	          "# kbtui: line but these comments and save to drop it.\n",
+	          t->draft_why[i] ? t->draft_why[i] : "refused");
+	for (const char *p = t->draft[i]; *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) + 1 : strlen(p);
+		if (strncmp(p, "# kbtui: ", 9) != 0)  /* the last refusal's comment goes */
+			sbuf_add(&b, p, n);
+		p += n;
+	}
+	return sbuf_detach(&b);
+}
+
+/* Keeps text (NULL: none) as run i's draft, refused for why (safe, one
+ * line); *msg gains that it was kept. A draft left with no field text
+ * (every line deleted) is dropped. */
+static void tag_keep_draft(struct tag *t, size_t i, const char *text, const char *verdict, const char *why,
+                           char **msg)
+{
+	char *sum = NULL, *imp = NULL;
+	if (text) {
+		tag_note_parse(text, &sum, &imp);
+		if (!*sum && !*imp && t->draft[i])
+			text = NULL;  /* emptied: the annotator let it go */
+	}
+	free(sum);
+	free(imp);
+	free(t->draft[i]);
+	free(t->draft_why[i]);
+	t->draft[i] = text ? xstrdup(text) : NULL;
+	t->draft_why[i] = text ? xstrdup(why) : NULL;
+	t->draft_verdict[i] = text ? verdict : NULL;
+	if (text) {
+		char *m = xasprintf("%s; your text is kept: A offers it again", *msg);
+		free(*msg);
+		*msg = m;
+	}
+}
+
 /* The $EDITOR round trip for summary and implication; with verdict set
  * (a verdict key on a file without an implication), the verdict is written
  * together with the implication, and not at all without one. */
@@ -717,7 +867,10 @@ static void tag_edit(struct tag *t, size_t i, const char *verdict, char **msg)
 	}
 	const char *tmpdir = getenv("TMPDIR");
 	char *tmp = xasprintf("%s/kbtui-note-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
-	char *before = tag_note_text(t, i, verdict, sum0, imp0);
+	int from_draft = t->draft[i] != NULL;
+	char *before = from_draft ? tag_draft_text(t, i) : tag_note_text(t, i, verdict, sum0, imp0);
+	size_t undone = t->nundo;
+	int refused = 0;
 	int fd = mkstemp(tmp);
 	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!f || fputs(before, f) < 0 || fclose(f) != 0) {
@@ -727,7 +880,7 @@ static void tag_edit(struct tag *t, size_t i, const char *verdict, char **msg)
 			close(fd);
 		goto out;
 	}
-	int rc = tag_run_editor(tmp);
+	int rc = tag_run_editor(tmp, 0);
 	size_t len = 0;
 	char *after = rc == 0 ? util_read_file(tmp, &len) : NULL;
 	if (rc != 0) {
@@ -735,29 +888,42 @@ static void tag_edit(struct tag *t, size_t i, const char *verdict, char **msg)
 		              : xasprintf("the editor exited with status %d: nothing changed", rc);
 	} else if (!after) {
 		*msg = xstrdup("the note file is gone: nothing changed");
-	} else if (!strcmp(after, before) && !verdict) {
+	} else if (!strcmp(after, before) && !verdict && !from_draft) {
 		*msg = xstrdup("note unchanged: nothing written");
 	} else {
 		char *sum, *imp;
 		tag_note_parse(after, &sum, &imp);
+		if (from_draft && !*sum && !*imp) {
+			*msg = xstrdup("draft dropped: nothing written");
+			tag_keep_draft(t, i, NULL, NULL, NULL, msg);
+			free(sum);
+			free(imp);
+			free(after);
+			goto out;
+		}
 		struct annotate_change ch;
 		memset(&ch, 0, sizeof ch);
 		ch.summary = strcmp(sum, sum0) ? sum : NULL;  /* untouched fields keep their YAML style */
 		ch.implication = strcmp(imp, imp0) ? imp : NULL;
 		ch.verdict = verdict;
-		if (verdict && !*imp)
+		if (verdict && !*imp) {
 			*msg = xasprintf("%s not written: the schema requires an implication for every verdict "
 			                 "but clean, and none was given", verdict);
-		else if (verdict)
+			refused = 1;
+		} else if (verdict) {
 			tag_write(t, i, &ch, verdict, msg);
-		else if (!ch.summary && !ch.implication)
+			refused = t->nundo == undone;
+		} else if (!ch.summary && !ch.implication) {
 			*msg = xstrdup("summary and implication unchanged: nothing written");
-		else
+		} else {
 			tag_write(t, i, &ch,
 			          ch.summary && ch.implication ? "summary and implication" : ch.summary ? "summary" : "implication",
 			          msg);
+			refused = t->nundo == undone;
+		}
 		free(sum);
 		free(imp);
+		tag_keep_draft(t, i, refused ? after : NULL, verdict, *msg, msg);
 	}
 	free(after);
 out:
@@ -766,6 +932,48 @@ out:
 	free(before);
 	free(sum0);
 	free(imp0);
+	free(path);
+}
+
+/* Y: the run's YAML itself in the editor, at the line of the quote the
+ * annotation pane has selected, read again afterwards and checked. */
+static void tag_yaml(struct tag *t, size_t i, char **msg)
+{
+	char *path = tag_path(t, i), *err = NULL, *msgs = NULL;
+	int line = 0;
+	if (!path) {
+		*msg = xstrdup("this run has no run id that can name an annotation file");
+		return;
+	}
+	char *f = tag_short(path);
+	if (!util_is_file(path)) {
+		*msg = xasprintf("%s does not exist yet: a verdict key (K L H I B) writes it", f);
+		free(f);
+		free(path);
+		return;
+	}
+	int rc = tag_run_editor(path, t->hint_run == (long)i ? t->hint_line : 0);
+	tag_reload(t, i);
+	struct annot *a = annot_load(path, &line, &err);
+	if (rc < 0) {
+		*msg = xstrdup("cannot start the editor: nothing changed");
+	} else if (!a) {
+		char *e = draw_safe(err);
+		*msg = xasprintf("%s is not YAML now (%s): it is listed without a verdict, and kbtui writes "
+		                 "nothing into it until it is mended", f, e);
+		free(e);
+	} else {
+		int errors = annot_check(a, &msgs);
+		char *v = draw_safe(t->ds->runs[i].verdict ? t->ds->runs[i].verdict : "none");
+		*msg = errors ? xasprintf("%s read again: verdict %s; %d schema error%s (annotations check names them)", f,
+		                          v, errors, errors == 1 ? "" : "s")
+		              : xasprintf("%s read again: verdict %s", f, v);
+		free(v);
+	}
+	annot_free(a);
+	free(msgs);
+	free(err);
+	free(f);
 	free(path);
 }
 
@@ -787,7 +995,8 @@ int tag_act(struct tag *t, enum action a, long i, char **msg)
 {
 	const char *verdict = tag_verdict_of_action(a);
 	*msg = NULL;
-	if (!verdict && a != ACT_EDIT_NOTE && a != ACT_UNDO && a != ACT_BLIND && a != ACT_NEXT_UNANNOTATED)
+	if (!verdict && a != ACT_EDIT_NOTE && a != ACT_UNDO && a != ACT_BLIND && a != ACT_NEXT_UNANNOTATED &&
+	    a != ACT_RELOAD && a != ACT_EDIT_YAML)
 		return 0;
 	if (!t) {
 		*msg = xstrdup("annotating needs a dataset: open a dataset directory");
@@ -797,6 +1006,8 @@ int tag_act(struct tag *t, enum action a, long i, char **msg)
 		return 0;  /* the view's own: it knows its order */
 	if (a == ACT_UNDO) {
 		tag_undo(t, msg);
+	} else if (a == ACT_RELOAD) {
+		tag_reload_all(t, msg);
 	} else if (a == ACT_BLIND) {
 		tag_set_blind(t, !t->blind);
 		*msg = xstrdup(t->blind ? "blind mode: models and harnesses hidden (x shows them)" : "blind mode off");
@@ -806,8 +1017,11 @@ int tag_act(struct tag *t, enum action a, long i, char **msg)
 		*msg = xasprintf("%s not written: the run has no transcript here (nothing was read)", verdict);
 	} else if (verdict) {
 		tag_verdict(t, (size_t)i, verdict, msg);
+	} else if (a == ACT_EDIT_YAML) {
+		tag_yaml(t, (size_t)i, msg);
 	} else {
-		tag_edit(t, (size_t)i, NULL, msg);
+		/* a draft goes on with the verdict that asked for it */
+		tag_edit(t, (size_t)i, t->draft_verdict[i], msg);
 	}
 	return 1;
 }
