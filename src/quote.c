@@ -269,3 +269,27 @@ enum quote_how quote_map(struct run *r, const struct quote *q, struct quote_src 
 		*why = "its text is in no version of a file the run wrote and in no event";
 	return QUOTE_NONE;
 }
+
+/* ---- a quote of an event as the replay decodes it ------------------------------- */
+
+static int quote_gather(void *ud, const struct flag_field *f)
+{
+	struct sbuf *b = ud;
+	if ((f->where & (FW_PATH | FW_WRITE_PATH | FW_DIFF)) || !f->len)
+		return 0;
+	if (b->len && b->s[b->len - 1] != '\n')
+		sbuf_addc(b, '\n');
+	sbuf_add(b, f->s, f->len);
+	return 0;
+}
+
+char *quote_event_text(const struct run *r, size_t i)
+{
+	struct sbuf b;
+	sbuf_init(&b);
+	if (i < r->nev)
+		flag_fields(r, i, quote_gather, &b);
+	if (b.len && b.s[b.len - 1] != '\n')
+		sbuf_addc(&b, '\n');
+	return b.len ? sbuf_detach(&b) : (sbuf_free(&b), xstrdup(""));
+}

@@ -60,4 +60,9 @@ enum quote_how quote_find(struct run *r, const char *file, const char *text, str
  * says why not (static). */
 enum quote_how quote_map(struct run *r, const struct quote *q, struct quote_src *out, const char **why);
 
+/* Event i's text as the replay shows it decoded (its text, each decoded
+ * argument, its result; not the path or a rendered diff), a newline after
+ * each part: what a quote of that event holds (owned). */
+char *quote_event_text(const struct run *r, size_t i);
+
 #endif

@@ -99,5 +99,53 @@ t "and no draft is offered after" 'wait_for a "note unchanged: nothing written" 
 keys a q
 t "kbtui exits 0" 'wait_for a "kbtui exited: 0"'
 
+# ---- the artifact pane: a 6,147-column line; it follows the selected event -----------------------------
+dsr="$ds/runs/$D"
+{ printf 'PASS shape 0\n'; printf 'LONG %6138s END\n' '' | tr ' ' x; } > "$dsr/check.log"
+start w KBTUI_LAYOUT=one "$kb" "$ds"
+wait_for w "kbtui .*runs" > /dev/null
+keys w / deepseek-v4-flash Enter
+wait_for w "showing 1 of" > /dev/null
+keys w Enter
+wait_for w "kbtui replay" > /dev/null
+vs=0
+while [ $vs -lt 8 ] && ! has "solution\.py +\(1/"; do
+	keys w v; KB_WAIT=10 wait_for w "solution\.py +\(1/"; vs=$((vs+1))
+done
+keys w Tab o j
+t "a 6,147-character line: its columns counted whole" 'wait_for w "check\.log +\(2/" "line 2/2 +col 1 of 6147 \(Left/Right\)"'
+# the raw transcript follows the event selected in the list
+while [ $vs -lt 16 ] && ! has "transcript\.jsonl +\("; do
+	keys w o; KB_WAIT=10 wait_for w "transcript\.jsonl +\("; vs=$((vs+1))
+done
+keys w Tab
+keys w 5 0 g
+t "the transcript's cursor follows the selected event: event 50 came from line 41" 'wait_for w "event 50/" "transcript\.jsonl .* line 41/181"'
+keys w q q
+
+# ---- Q on an event: its decoded text, the transcript line it came from -----------------------------------
+start e KBTUI_ANNOTATOR=tester "$kb" "$ds"
+wait_for e "kbtui .*runs" > /dev/null
+keys e / "has:transcript opus" Enter
+wait_for e "opus-4-7" > /dev/null
+keys e Enter
+wait_for e "kbtui replay .*opus" > /dev/null
+keys e 3 8 6 g
+wait_for e "event 386/635" > /dev/null
+keys e Q
+if wait_for e "Quote label: "; then
+	keys e -l 'the Write of solution.py'
+	keys e Enter
+	t "Q in the event list quotes the event: transcript.jsonl and its line" \
+		'wait_for e "quote of event 386 \(transcript\.jsonl \[272\]\) written to annotations/$K\.yaml"'
+	t "the quote holds the decoded text, one line cited" \
+		'grep -q "^  - file: transcript.jsonl" "$an/$K.yaml" && grep -A1 "file: transcript.jsonl" "$an/$K.yaml" | grep -qx "    lines: \[272\]" && grep -q "using SmArch = cutlass::arch::Sm80;" "$an/$K.yaml"'
+	"$kb" annotations check --quotes "$ds" > "$tmp/out" 2>&1
+	t "and maps back to that event" 'grep -q "quote 3 (transcript.jsonl \[272\]): event 386 (transcript line 272), from the transcript line it cites" "$tmp/out"'
+else
+	echo "# SKIP Q in the event list: this build's replay does not route it (ui/replay.c hook)"
+fi
+keys e q q
+
 echo "1..$n"
 exit $fail
