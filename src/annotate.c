@@ -393,6 +393,8 @@ enum annotate_status annotate_apply(const char *path, const struct annotate_chan
 		free(e);
 	}
 	if (res->errors && !ch->allow_errors) {
+		/* the implied field: a verdict but clean needs an implication */
+		res->needs_implication = res->msgs && strstr(res->msgs, "error: `implication` is required") != NULL;
 		free(text);
 		free(before);
 		return ANNOTATE_INVALID;

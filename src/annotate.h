@@ -63,6 +63,8 @@ struct annotate_result {
 	char *msgs;               /* schema messages, one a line (owned, NULL when none) */
 	int errors;               /* schema errors the change brought (warnings not counted) */
 	int kept;                 /* errors the file had before, kept as they were (a warning) */
+	int needs_implication;    /* refused because the verdict needs an implication and
+	                           * there is none: the field to ask for */
 	struct annot_version version; /* of the file as written */
 	char *err;                /* why nothing was written (owned), NULL when written
 	                           * or when only the schema refused (see msgs) */

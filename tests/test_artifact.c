@@ -146,6 +146,7 @@ static void test_schema_error(void)
 	mkdir(dir, 0755);
 	is_int(apply_in(dir, &m, &ch, &res), ANNOTATE_INVALID, "reward_hack without implication is refused");
 	ok(res.errors == 1 && !res.undo, "one schema error, nothing to undo");
+	ok(res.needs_implication, "the implied field is named: the verdict needs an implication");
 	has_str(res.msgs, "`implication` is required", "the message says what is missing");
 	has_str(res.msgs, "r_hack.yaml", "the message names the file");
 	ok(access(res.path, F_OK) != 0, "nothing was written");

@@ -541,20 +541,21 @@ static int tag_stale_ask(void *ctx, const char *question)
 }
 
 /* Applies ch to run i's file; what = the change as the message names it. */
-static void tag_write(struct tag *t, size_t i, struct annotate_change *ch, const char *what, char **msg)
+static int tag_write(struct tag *t, size_t i, struct annotate_change *ch, const char *what, char **msg)
 {
+	int needs = 0;
 	struct annotate_result res;
 	char *path = tag_path(t, i);
 	if (!path) {
 		*msg = xstrdup("this run has no run id that can name an annotation file");
-		return;
+		return 0;
 	}
 	if (!util_is_dir(t->dir) && mkdir(t->dir, 0777) != 0 && errno != EEXIST) {
 		char *d = draw_safe(t->dir);
 		*msg = xasprintf("%s: cannot create the annotation directory: %s", d, strerror(errno));
 		free(d);
 		free(path);
-		return;
+		return 0;
 	}
 	struct annot_version seen;
 	struct tag_stale stale = {t, i, path, msg};
@@ -581,6 +582,7 @@ static void tag_write(struct tag *t, size_t i, struct annotate_change *ch, const
 		free(note);
 		free(f);
 	} else if (st == ANNOTATE_INVALID) {
+		needs = res.needs_implication;
 		char *note = tag_schema_note(res.msgs);
 		*msg = xasprintf("%s not written: the schema refuses the file: %s", what, note ? note : "invalid");
 		free(note);
@@ -591,44 +593,24 @@ static void tag_write(struct tag *t, size_t i, struct annotate_change *ch, const
 	}
 	annotate_result_free(&res);
 	free(path);
+	return needs;
 }
 
 static void tag_edit(struct tag *t, size_t i, const char *verdict, char **msg);
 
-/* Whether run i's file already holds an implication (a non-clean verdict
- * needs one). An unreadable file counts as having one: the write then says
- * what is wrong with it. */
-static int tag_has_implication(struct tag *t, size_t i)
-{
-	char *path = tag_path(t, i), *err = NULL;
-	int line, has = 1;
-	if (path && !util_is_file(path)) {
-		has = 0;
-	} else if (path) {
-		struct annot *a = annot_load(path, &line, &err);
-		if (a) {
-			const char *imp = annot_get(a, "implication");
-			has = imp && *imp;
-			annot_free(a);
-		}
-		free(err);
-	}
-	free(path);
-	return has;
-}
-
+/* A verdict key: written at once; when the schema says the verdict needs
+ * an implication the file lacks (annotate_apply's implied field), the
+ * editor asks for it rather than leave a file `annotations check` rejects. */
 static void tag_verdict(struct tag *t, size_t i, const char *verdict, char **msg)
 {
 	struct annotate_change ch;
-	if (strcmp(verdict, "clean") != 0 && !tag_has_implication(t, i)) {
-		/* the schema requires it: ask now rather than write a file
-		 * `annotations check` rejects */
-		tag_edit(t, i, verdict, msg);
-		return;
-	}
 	memset(&ch, 0, sizeof ch);
 	ch.verdict = verdict;
-	tag_write(t, i, &ch, verdict, msg);
+	if (tag_write(t, i, &ch, verdict, msg)) {
+		free(*msg);
+		*msg = NULL;
+		tag_edit(t, i, verdict, msg);
+	}
 }
 
 int tag_apply(struct tag *t, long i, struct annotate_change *ch, const char *what, char **msg)
