@@ -42,9 +42,10 @@ static void yidx_free(struct yidx *ix)
 /* The byte offset of each character libyaml counts (UTF-8 input). */
 static void yidx_offsets(struct yidx *ix, const char *s, size_t len)
 {
+	size_t b0 = len >= 3 && !memcmp(s, "\xef\xbb\xbf", 3) ? 3 : 0;  /* the reader drops a BOM uncounted */
 	ix->off = xmalloc((len + 2) * sizeof *ix->off);
 	ix->noff = 0;
-	for (size_t b = 0; b < len; b++)
+	for (size_t b = b0; b < len; b++)
 		if (((unsigned char)s[b] & 0xC0) != 0x80)
 			ix->off[ix->noff++] = b;
 	ix->off[ix->noff++] = len;

@@ -217,11 +217,80 @@ static void fixtures(void)
 	is_int(t.restored, t.files - 1, "and come back byte for byte");
 }
 
+
+/* Hand-written oddities: each change is either made exactly (the value
+ * reads back, everything else as it was) or refused with the file left
+ * alone; never a file that says something else. */
+static const char *const odd[] = {
+	"run_id: r\nverdict: clean\n",
+	"run_id: r\nverdict: clean",                                   /* no final newline */
+	"{run_id: r, verdict: clean}\n",                               /* flow root */
+	"run_id: r\nverdict:\n  clean\n",                              /* value on the next line */
+	"run_id: r\nverdict: # comment between\n  clean\n",
+	"run_id: r\nverdict: !!str clean\n",                           /* a tag */
+	"run_id: &id r\nother: *id\nverdict: clean\n",                 /* anchor and alias */
+	"run_id: r\nverdict: clean\nquotes: []\n",
+	"run_id: r\nverdict: clean\nquotes:\n",
+	"run_id: r\nverdict: clean\nquotes:\n- file: a\n  lines: [1]\n  text: x\n", /* indentless list */
+	"run_id: r\nverdict: clean\nsummary: |+\n  kept\n\n\nimplication: x\n",    /* keep chomping */
+	"  run_id: r\n  verdict: clean\n",                             /* indented root */
+	"---\nrun_id: r\nverdict: clean\n...\n",
+	"run_id: r\nverdict: \"clean\"\nsummary: 'it''s'\n",
+	"run_id: r\r\nverdict: clean\r\n",
+	"\xef\xbb\xbfrun_id: r\nverdict: clean\n",                     /* a BOM */
+	"run_id: r\nverdict: clean\nverdict: bug\n",                   /* a duplicate key */
+	"run_id: r\nsummary: \"\xc3\xa9t\xc3\xa9 \xe2\x86\x92 fp8\"\nverdict: clean\n",
+	NULL,
+};
+
+static void oddities(void)
+{
+	char path[700];
+	int refused = 0;
+	snprintf(path, sizeof path, "%s/odd.yaml", tmpdir);
+	for (int k = 0; odd[k]; k++) {
+		struct annotate_change ch = {.verdict = "interesting", .implication = "Line one.\nLine two: \"quoted\" #1",
+		                             .summary = "A summary with: colon",
+		                             .quote_file = "solution.py", .quote_start = 3, .quote_end = 3,
+		                             .quote_label = "it's", .quote_text = "  x = 1\n"};
+		struct annotate_result res;
+		size_t n;
+		write_bytes(path, odd[k], strlen(odd[k]));
+		int rc = annotate_apply(path, &ch, NULL, NULL, &res);
+		char *now = util_read_file(path, &n);
+		if (rc == ANNOTATE_OK) {
+			int line;
+			char *err = NULL;
+			struct annot *a = annot_load(path, &line, &err);
+			ok(a && annot_get(a, "verdict") && !strcmp(annot_get(a, "verdict"), "interesting") &&
+			   !strcmp(annot_get(a, "implication"), "Line one.\nLine two: \"quoted\" #1") &&
+			   !strcmp(annot_get(a, "summary"), "A summary with: colon"),
+			   "odd %d: the change reads back", k);
+			annot_free(a);
+			free(err);
+			ok(annotate_undo(res.undo, &err) == 0, "odd %d: and is undone", k);
+			free(err);
+			char *back = util_read_file(path, &n);
+			ok(n == strlen(odd[k]) && !memcmp(back, odd[k], n), "odd %d: byte for byte", k);
+			free(back);
+		} else {
+			refused++;
+			ok(n == strlen(odd[k]) && !memcmp(now, odd[k], n) && res.err, "odd %d: refused, left alone: %s", k,
+			   res.err ? res.err : "(no reason)");
+		}
+		free(now);
+		annotate_result_free(&res);
+	}
+	is_int(refused, 1, "only the flow-style mapping is refused (a key cannot be added to it in place)");
+	unlink(path);
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir))
 		return 1;
 	fixtures();
+	oddities();
 	corpus();
 	rmdir(tmpdir);
 	return tap_done();
