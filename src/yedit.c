@@ -61,19 +61,17 @@ static size_t yidx_byte(const struct yidx *ix, size_t index)
  * blank lines libyaml counts into it. */
 static size_t yedit_content_end(const char *s, size_t a, size_t b)
 {
-	size_t end = a, line = a;
+	size_t end = a;
 	int seen = 0;
 	for (size_t p = a; p < b; p++) {
 		if (s[p] == '\n') {
 			if (seen)
 				end = p;
 			seen = 0;
-			line = p + 1;
 		} else if (s[p] != ' ' && s[p] != '\t' && s[p] != '\r') {
 			seen = 1;
 		}
 	}
-	(void)line;
 	if (seen)
 		end = b;
 	while (end > a && s[end - 1] == '\r')
@@ -395,8 +393,8 @@ static int yedit_rank(const char *const *order, const char *key)
 
 /* Where a new key goes, as annot_put places it in the tree: after the last
  * entry the order puts before it (unknown keys after the last entry),
- * else before the first. *at_line_start: 1 when the offset starts a line
- * (else the text lacks a final newline there and one is needed first). */
+ * else before the first. *need_nl: 1 when the text ends there without a
+ * final newline, which the new line needs first. */
 static size_t yedit_insert_at(const struct yedit_text *t, const struct yidx *ix, const char *key,
                               const char *const *order, int *need_nl)
 {
