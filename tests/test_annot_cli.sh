@@ -56,6 +56,7 @@ t "runs exits 0 with an unparsable annotation" '[ $rc -eq 0 ] && grep -q "^r_bro
 t "stderr names the file once" '[ "$(grep -c "r_broken.yaml" "$tmp/err")" = 1 ]'
 "$kb" export --format csv "$ds" > "$tmp/out" 2> "$tmp/err"; rc=$?
 t "export exits 0, the run listed without a verdict" '[ $rc -eq 0 ] && grep -q "^r_broken,alpha-model,grok,01_fp8_gemm,true,0.25,," "$tmp/out"'
+t "its stderr names the file once" '[ "$(grep -c "r_broken.yaml" "$tmp/err")" = 1 ]'
 "$kb" annotations check "$ds" > "$tmp/out" 2> "$tmp/err"; rc=$?
 t "annotations check is where it fails" '[ $rc -eq 1 ] && grep -q "1 unreadable" "$tmp/out"'
 
