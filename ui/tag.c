@@ -16,6 +16,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "annot.h"
@@ -56,6 +57,7 @@ struct tag {
 	char **draft_why;            /* and why (owned) */
 	const char **draft_verdict;  /* and the verdict key that opened it (static), NULL: none */
 	size_t poll_next;            /* the run tag_poll looks at next */
+	long long polled_ms;         /* when it last looked beyond the run on screen */
 	long hint_run;               /* the run and YAML line the annotation pane has selected */
 	int hint_line;
 	struct tag_change *undo;     /* a stack, the last change on top */
@@ -461,6 +463,7 @@ static int tag_check(struct tag *t, size_t i)
 /* Runs whose files a poll looks at besides the one on screen: a dataset
  * of 14,000 runs is gone through in under a minute of idling. */
 #define TAG_POLL_SLICE 256
+#define TAG_POLL_EVERY_MS 200
 
 int tag_poll(struct tag *t, long sel)
 {
@@ -468,6 +471,18 @@ int tag_poll(struct tag *t, long sel)
 	int changed = 0;
 	if (!t)
 		return 0;
+	/* a file written in place leaves the directory as it was: the run on
+	 * screen is looked at each time */
+	if (sel >= 0 && (size_t)sel < t->ds->nruns)
+		changed += tag_check(t, (size_t)sel);
+	/* the rest at most five times a second: a loop that polls without
+	 * waiting (runs being flagged) would stat all day */
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	long long ms = (long long)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+	if (t->dir_seen_set && ms - t->polled_ms < TAG_POLL_EVERY_MS)
+		return changed;
+	t->polled_ms = ms;
 	/* a file renamed in or out (kbtui's writes, most editors', another
 	 * annotator's) changes the directory: every run is looked at then */
 	annot_version_get(t->dir, &d);
@@ -479,10 +494,7 @@ int tag_poll(struct tag *t, long sel)
 		for (size_t i = 0; i < t->ds->nruns; i++)
 			changed += tag_check(t, i);
 	}
-	/* a file written in place leaves the directory as it was: the run
-	 * on screen is looked at each time, the others a slice a poll */
-	if (sel >= 0 && (size_t)sel < t->ds->nruns)
-		changed += tag_check(t, (size_t)sel);
+	/* and the others a slice a poll */
 	for (size_t k = 0; k < TAG_POLL_SLICE && k < t->ds->nruns; k++) {
 		t->poll_next = (t->poll_next + 1) % t->ds->nruns;
 		if ((long)t->poll_next != sel)
