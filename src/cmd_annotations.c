@@ -5,6 +5,8 @@
 #include "annot.h"
 #include "cmd.h"
 #include "dataset.h"
+#include "quote.h"
+#include "run.h"
 #include "util.h"
 
 #include <dirent.h>
@@ -187,8 +189,102 @@ int cmd_annot_check(const char *dir, FILE *out, FILE *err)
 	return bad || errors ? CMD_BADINPUT : CMD_OK;
 }
 
-/* The annotations DIR means: DIR itself, or DIR/annotations when DIR is a
- * dataset (it has runs.jsonl or runs/ and no *.yaml of its own); owned. */
+/* Tallies of `annotations check --quotes`. */
+struct quote_tally {
+	size_t files, quoted, quotes, in_file, in_event, by_line, unmapped, no_run, unreadable;
+};
+
+/* One annotation's quotes against its run in ds (NULL: none here): a line
+ * a quote, the event it maps to or why it maps to none. */
+static void cmd_quotes_file(struct dataset *ds, const char *dir, const char *name, struct quote_tally *t,
+                            FILE *out, FILE *err)
+{
+	char *p = util_path_join(dir, name), *e = NULL;
+	int line;
+	size_t nq;
+	struct annot *a = annot_load(p, &line, &e);
+	t->files++;
+	if (!a) {
+		textsafe_fprintf(err, "%s\n", e);
+		t->unreadable++;
+		free(e);
+		free(p);
+		return;
+	}
+	struct quote *q = quote_list(a, &nq);
+	const char *id = annot_get(a, "run_id");
+	char *stem = xstrndup(name, strlen(name) - 5);
+	long ri = ds ? dataset_find(ds, id ? id : stem) : -1;
+	struct run *r = ri >= 0 && ds->runs[ri].transcript ? dataset_load(ds, (size_t)ri) : NULL;
+	t->quoted += nq > 0;
+	for (size_t k = 0; k < nq; k++) {
+		struct quote_src src;
+		const char *why = NULL;
+		char *where = quote_where(&q[k]);
+		t->quotes++;
+		textsafe_fprintf(out, "%s:%d: quote %zu (%s): ", p, q[k].line, k + 1, where);
+		if (!r) {
+			t->no_run++;
+			fprintf(out, "not mapped: %s\n", ri < 0 ? "its run is not in the dataset" : "its run has no transcript here");
+		} else if (quote_map(r, &q[k], &src, &why) == QUOTE_NONE) {
+			t->unmapped++;
+			fprintf(out, "not mapped: %s\n", why);
+		} else {
+			size_t *c = src.how == QUOTE_FILE ? &t->in_file : src.how == QUOTE_LINE ? &t->by_line : &t->in_event;
+			++*c;
+			fprintf(out, "event %ld (transcript line %d), %s\n", src.ev + 1, r->ev[src.ev].line,
+			        src.how == QUOTE_FILE ? "the write of a file version holding it"
+			        : src.how == QUOTE_LINE ? "from the transcript line it cites"
+			                                : "in the event's text");
+		}
+		free(where);
+	}
+	if (r && ds->runs[ri].run != r)
+		run_free(r);
+	free(stem);
+	free(q);
+	annot_free(a);
+	free(p);
+}
+
+/* `annotations check --quotes`: where each quote of dir's files comes from
+ * in the runs of dataset ds_dir (NULL: none). Exit 1 only for unreadable
+ * files: a quote that maps to nothing is reported, not a schema error. */
+int cmd_annot_quotes(const char *dir, const char *ds_dir, FILE *out, FILE *err)
+{
+	size_t n;
+	char **names = yaml_names(dir, &n), *e = NULL;
+	struct quote_tally t = {0};
+	struct dataset *ds = ds_dir ? dataset_open(ds_dir, &e) : NULL;
+
+	if (!names && !util_is_dir(dir)) {
+		textsafe_fprintf(err, "kbtui: %s: not a directory\n", dir);
+		dataset_free(ds);
+		free(e);
+		return CMD_BADINPUT;
+	}
+	if (ds_dir && !ds) {
+		textsafe_fprintf(err, "kbtui: %s (quotes not mapped)\n", e);
+		free(e);
+	}
+	for (size_t i = 0; i < n; i++) {
+		cmd_quotes_file(ds, dir, names[i], &t, out, err);
+		free(names[i]);
+	}
+	free(names);
+	size_t mapped = t.in_file + t.in_event + t.by_line;
+	fprintf(out, "%zu files, %zu with quotes: %zu quotes, %zu map to an event (%zu by a file version the run "
+	        "wrote, %zu by the transcript line cited, %zu by an event's text), %zu do not, %zu whose run is "
+	        "not here; %zu unreadable files\n",
+	        t.files, t.quoted, t.quotes, mapped, t.in_file, t.by_line, t.in_event, t.unmapped, t.no_run,
+	        t.unreadable);
+	dataset_free(ds);
+	return t.unreadable ? CMD_BADINPUT : CMD_OK;
+}
+
+/* The annotations DIR means: DIR itself, or DIR/annotations when DIR has
+ * no *.yaml of its own and that folder is there (a dataset, or a copy of
+ * its annotations without runs/); owned. */
 static char *cmd_annotations_dir(const char *dir)
 {
 	size_t n = 0;
@@ -196,15 +292,17 @@ static char *cmd_annotations_dir(const char *dir)
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
-	if (n == 0 && cmd_is_dataset(dir))
-		return util_path_join(dir, "annotations");
+	char *sub = util_path_join(dir, "annotations");
+	if (n == 0 && (cmd_is_dataset(dir) || util_is_dir(sub)))
+		return sub;
+	free(sub);
 	return xstrdup(dir);
 }
 
 static int cmd_annotations_exec(int argc, char **argv, const struct cmd_ctx *ctx)
 {
 	const char *what = argc > 1 ? argv[1] : "";
-	if (argc > 2 && argv[2][0] == '-' && strcmp(argv[2], "-"))
+	if (argc > 2 && argv[2][0] == '-' && strcmp(argv[2], "-") && strcmp(what, "check"))
 		return cmd_usage_error(ctx->err, "annotations", "unknown option '%s'", argv[2]);
 	if (!strcmp(what, "agree")) {
 		if (argc != 4)
@@ -216,11 +314,37 @@ static int cmd_annotations_exec(int argc, char **argv, const struct cmd_ctx *ctx
 		return rc;
 	}
 	if (!strcmp(what, "check")) {
-		if (argc > 3)
-			return cmd_usage_error(ctx->err, "annotations", "check takes one DIR, got '%s' too", argv[3]);
-		char *ds = argc == 3 ? NULL : cmd_default_dataset(ctx->argv0, ctx->err);
-		char *dir = cmd_annotations_dir(ds ? ds : argv[2]);
-		int rc = cmd_annot_check(dir, ctx->out, ctx->err);
+		const char *arg = NULL, *runs = NULL;
+		int quotes = 0;
+		for (int k = 2; k < argc; k++) {
+			if (!strcmp(argv[k], "--quotes"))
+				quotes = 1;
+			else if (!strcmp(argv[k], "--runs") && k + 1 < argc)
+				runs = argv[++k];
+			else if (!strcmp(argv[k], "--runs"))
+				return cmd_usage_error(ctx->err, "annotations", "%s", "--runs needs a DATASET");
+			else if (argv[k][0] == '-' && strcmp(argv[k], "-"))
+				return cmd_usage_error(ctx->err, "annotations", "unknown option '%s'", argv[k]);
+			else if (arg)
+				return cmd_usage_error(ctx->err, "annotations", "check takes one DIR, got '%s' too", argv[k]);
+			else
+				arg = argv[k];
+		}
+		if (runs && !quotes)
+			return cmd_usage_error(ctx->err, "annotations", "%s", "--runs goes with --quotes");
+		char *ds = arg ? NULL : cmd_default_dataset(ctx->argv0, ctx->err);
+		const char *given = ds ? ds : arg;
+		char *dir = cmd_annotations_dir(given);
+		int rc;
+		if (quotes) {
+			/* the runs: --runs, else the dataset DIR is or that holds it */
+			char *parent = util_path_join(dir, "..");
+			const char *from = runs ? runs : cmd_is_dataset(given) ? given : cmd_is_dataset(parent) ? parent : NULL;
+			rc = cmd_annot_quotes(dir, from, ctx->out, ctx->err);
+			free(parent);
+		} else {
+			rc = cmd_annot_check(dir, ctx->out, ctx->err);
+		}
 		free(dir);
 		free(ds);
 		return rc;
@@ -230,11 +354,16 @@ static int cmd_annotations_exec(int argc, char **argv, const struct cmd_ctx *ctx
 
 const struct cmd_entry cmd_annotations_entry = {
 	.name = "annotations",
-	.usage = "check [DIR]\nagree DIR_A DIR_B",
+	.usage = "check [--quotes [--runs DATASET]] [DIR]\nagree DIR_A DIR_B",
 	.summary = "check annotation files against the schema; two annotators' kappa",
 	.help = "check [DIR]: every *.yaml of DIR against the annotation schema; DIR a\n"
 	        "dataset: its annotations/ (default: the dataset the working directory\n"
 	        "is in, else the default one).\n"
+	        "  --quotes  instead: each quote and the event of its run it maps to (the\n"
+	        "            write of a file version holding it, the transcript line it\n"
+	        "            cites, an event's text), or why none; runs from the dataset\n"
+	        "            DIR is or holds\n"
+	        "  --runs DATASET  the runs of the quotes, when DIR is not beside them\n"
 	        "agree DIR_A DIR_B: the runs both annotated, a confusion table of their\n"
 	        "verdicts, the observed agreement and Cohen's kappa.\n",
 	.exec = cmd_annotations_exec,

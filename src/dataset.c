@@ -577,6 +577,7 @@ static int ds_verdict_cached(struct dataset *ds, struct ds_run *r, const char *t
 	long line = text[0] == 'E' ? strtol(text + 1, &colon, 10) : -1;
 	if (line < 0 || *colon != ':')
 		return 0;
+	ds->annot_errors += ds->nerrors < RUN_MAX_ERRORS;
 	ds_error(ds, r->annotation, (int)line, "%s", colon + 1);
 	return 1;
 }
@@ -596,8 +597,10 @@ static long long ds_read_verdict(struct dataset *ds, struct ds_run *r, struct id
 	char *err = NULL;
 	int line = 0;
 	r->verdict = dataset_read_verdict(r->annotation, &line, &err);
-	if (err)
+	if (err) {
+		ds->annot_errors += ds->nerrors < RUN_MAX_ERRORS;
 		ds_error(ds, r->annotation, line, "%s", err);
+	}
 	unsigned long long now[4];
 	/* kept for the file as it was read (unchanged while it was) */
 	if (known && idcache_identify(r->annotation, now) == 0 && !memcmp(now, id, sizeof now)) {

@@ -71,6 +71,7 @@ struct dataset {
 	struct run_error errors[RUN_MAX_ERRORS];
 	char *error_files[RUN_MAX_ERRORS];
 	int nerrors;
+	int annot_errors;         /* of nerrors, the annotation files' (they never fail a listing) */
 	size_t details_left;      /* runs whose result.json is still pending */
 	size_t details_next;      /* no run before it is pending */
 	/* dataset_find's table: run indices by run_id, open addressing (owned) */

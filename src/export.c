@@ -1,6 +1,7 @@
 /* export.c: leaderboard cells with verdicts as CSV, JSON and Markdown. */
 #include "config.h"
 #include "export.h"
+#include "quote.h"
 #include "annot.h"
 #include "annotate.h"
 #include "dataset.h"
@@ -45,41 +46,22 @@ static char *export_label(const struct run_meta *m)
 	return xstrdup(m->model ? m->model : m->harness ? m->harness : "?");
 }
 
-/* A scalar value of map m (borrowed), NULL when absent. */
-static const char *export_map_str(const struct ynode *m, const char *key)
-{
-	for (size_t i = 0; m && m->kind == YN_MAP && i + 1 < m->n; i += 2)
-		if (m->items[i]->kind == YN_SCALAR && !strcmp(m->items[i]->value, key))
-			return m->items[i + 1]->kind == YN_SCALAR ? m->items[i + 1]->value : NULL;
-	return NULL;
-}
-
-static const struct ynode *export_map_node(const struct ynode *m, const char *key)
-{
-	for (size_t i = 0; m && m->kind == YN_MAP && i + 1 < m->n; i += 2)
-		if (m->items[i]->kind == YN_SCALAR && !strcmp(m->items[i]->value, key))
-			return m->items[i + 1];
-	return NULL;
-}
-
-/* The annotation's quotes, one string each, raw (made safe when written). */
+/* The annotation's quotes, one string each, raw (made safe when written):
+ * "FILE [LINES] LABEL: TEXT", where as quote_where says it. */
 static void export_quotes(struct export_row *r, const struct annot *a)
 {
-	const struct ynode *q = export_map_node(a->root, "quotes");
-	if (!q || q->kind != YN_SEQ)
+	size_t n;
+	struct quote *q = quote_list(a, &n);
+	if (!q)
 		return;
-	r->quotes = xcalloc(q->n + 1, sizeof *r->quotes);
-	for (size_t i = 0; i < q->n; i++) {
-		const struct ynode *it = q->items[i], *lines = export_map_node(it, "lines");
-		const char *file = export_map_str(it, "file"), *label = export_map_str(it, "label");
-		const char *text = export_map_str(it, "text");
-		char range[64] = "";
-		if (lines && lines->kind == YN_SEQ && lines->n == 2 && lines->items[0]->kind == YN_SCALAR &&
-		    lines->items[1]->kind == YN_SCALAR)
-			snprintf(range, sizeof range, " [%.20s-%.20s]", lines->items[0]->value, lines->items[1]->value);
-		r->quotes[r->nquotes++] = xasprintf("%s%s%s%s: %s", file ? file : "?", range, label && *label ? " " : "",
-		                                    label ? label : "", text ? text : "");
+	r->quotes = xcalloc(n + 1, sizeof *r->quotes);
+	for (size_t i = 0; i < n; i++) {
+		char *where = quote_where(&q[i]);
+		r->quotes[r->nquotes++] = xasprintf("%s%s%s: %s", where, q[i].label && *q[i].label ? " " : "",
+		                                    q[i].label ? q[i].label : "", q[i].text ? q[i].text : "");
+		free(where);
 	}
+	free(q);
 }
 
 /* The shipped rules on run i's transcript: each rule that trips, with the

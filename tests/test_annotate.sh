@@ -188,7 +188,14 @@ done
 t "v reaches the artifact pane, solution.py first" 'wait_for q "solution\.py +\(1/[0-9]+, o/O: other files\)"'
 t "it shows the file with line numbers" 'has "1 import torch" && has "4 class Model\(torch\.nn\.Module\):" && has "6         return x\.to\(torch\.bfloat16\)"'
 keys q Q
-t "Q without the focus says how to quote" 'wait_for q "Q quotes lines of the artifact pane: v to it, Tab to focus it"'
+# Q with the event list focused quotes the selected event (its label asked),
+# where the replay routes it to the artifact pane (pane_artifact_quote_event)
+if KB_WAIT=20 wait_for q "Quote label: "; then
+	keys q Escape
+	t "Q on the event list asks a label for a quote of the event; Esc cancels it" 'wait_for q "quote cancelled"'
+else
+	t "Q without the focus says how to quote" 'wait_for q "Q quotes lines of the artifact pane: v to it, Tab to focus it"'
+fi
 keys q Tab
 t "Tab focuses it: the cursor is on line 1" 'wait_for q "line 1/8"'
 keys q o

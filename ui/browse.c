@@ -506,6 +506,13 @@ static void browse_free(struct view *v)
 	free(b);
 }
 
+/* The tagging session's y/n questions, on the bottom row. */
+static int browse_ask(void *ctx, const char *question)
+{
+	(void)ctx;
+	return tui_yes(question);
+}
+
 static const struct view_ops browse_view_ops = {
 	.name = "browse",
 	.keys = V_BROWSE,
@@ -532,6 +539,7 @@ struct view *browse_new(struct dataset *ds, const struct tui_tagging *tg)
 	browse_sweep = b->sweep;
 	grid_set_sweep(b->sweep);
 	b->tag = tag_new(ds, tg ? tg->dir : NULL, tg ? tg->annotator : NULL, tg ? tg->blind : 0);
+	tag_set_ask(b->tag, browse_ask, NULL);
 	b->order = xcalloc(ds->nruns + 1, sizeof *b->order);
 	b->details_wait = ds->details_left > 0;
 	b->board = -1;

@@ -291,6 +291,14 @@ static const char *grid_mark(const struct ds_run *r, char *buf, size_t n)
 	return " ";
 }
 
+/* The mark of a cell whose dataset files disagree: one column (the ASCII
+ * theme's "!=" is two, and a cell has one to spare). */
+static const char *grid_differ(void)
+{
+	const char *d = theme_glyph()->differ;
+	return strlen(d) == 1 || !strcmp(d, "\u2260") ? d : "#";
+}
+
 /* The glyph and role of a run's outcome. */
 static const char *grid_outcome(const struct ds_run *r, int *role)
 {
@@ -371,8 +379,13 @@ static void grid_cell(const struct grid *g, const struct dataset *ds, size_t r, 
 	else
 		snprintf(num, sizeof num, "  -  ");
 	const char *mk = grid_mark(run, mark, sizeof mark);
-	/* a flagged run (src/flags.h): ! after the outcome glyph */
-	char *text = xasprintf("%s%s%s %s", glyph, flag_runs_state(grid_flags, (size_t)i) > 0 ? "!" : " ", num, mk);
+	/* a flagged run (src/flags.h): ! after the outcome glyph; files that
+	 * disagree on the outcome: the browser row's mark before the verdict */
+	int differ = prov_diffs(&run->prov, NULL, 0) > 0;
+	char *text = xasprintf("%s%s%s%s%s", glyph, flag_runs_state(grid_flags, (size_t)i) > 0 ? "!" : " ", num,
+	                       differ ? grid_differ() : " ", mk);
+	if (differ && !sel)
+		role = RL_WARN;
 	if (sel)
 		role = RL_SELECT;
 	draw_fill(y, x, GRID_CELL_W, role);
@@ -460,8 +473,8 @@ void grid_draw(struct grid *g, const struct dataset *ds, int y, int h)
 	}
 	const struct theme_glyphs *gl = theme_glyph();
 	char *legend = xasprintf(" %s%s correct  %s failed  %s no solution  %s no result  %s held out  %s incomplete  "
-	                         "! flagged  C clean  L rubric_leak  H reward_hack  I interesting  B bug  ? other verdict  colour: peak_fraction",
-	                         grid_sweep ? "queued  > running (elapsed)  FAILED  KILLED  " : "", gl->ok, gl->fail, gl->none, gl->unknown, gl->held, gl->incomplete);
+	                         "! flagged  %s files disagree  C clean  L rubric_leak  H reward_hack  I interesting  B bug  ? other verdict  colour: peak_fraction",
+	                         grid_sweep ? "queued  > running (elapsed)  FAILED  KILLED  " : "", gl->ok, gl->fail, gl->none, gl->unknown, gl->held, gl->incomplete, grid_differ());
 	draw_fill(y + h - 1, 0, COLS, RL_DIM);
 	draw_put(y + h - 1, 0, COLS, legend, RL_DIM);
 	free(legend);
@@ -495,8 +508,9 @@ char *grid_describe(const struct grid *g, const struct dataset *ds)
 		snprintf(peak, sizeof peak, "  peak %.4f", r->meta.peak_fraction);
 	char *verdict = draw_safe(r->verdict ? r->verdict : "none");
 	char *id = draw_safe(r->meta.run_id);
-	char *s = xasprintf(" %s x %s: %s%s  verdict %s%s  %s", g->models[g->r], prob, what, peak, verdict,
-	                    r->held_out && !r->transcript ? "  held out" : "", id);
+	char *s = xasprintf(" %s x %s: %s%s  verdict %s%s%s  %s", g->models[g->r], prob, what, peak, verdict,
+	                    r->held_out && !r->transcript ? "  held out" : "",
+	                    prov_diffs(&r->prov, NULL, 0) ? "  files disagree (Enter: the replay's banner says how)" : "", id);
 	free(id);
 	free(verdict);
 	free(prob);

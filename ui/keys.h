@@ -81,6 +81,8 @@ enum { V_BROWSE = 1, V_REPLAY = 2, V_COMPARE = 4, V_ALL = 7 };
 	X(VERDICT_INTERESTING, 'I', 0,         "I",           V_ALL,    "Verdict interesting") \
 	X(VERDICT_BUG,  'B',        0,         "B",           V_ALL,    "Verdict bug") \
 	X(EDIT_NOTE,    'A',        0,         "A",           V_ALL,    "Edit the run's summary and implication in $EDITOR (else vi)") \
+	X(EDIT_YAML,    'Y',        0,         "Y",           V_ALL,    "Open the run's annotation YAML in $VISUAL or $EDITOR (at the line of the quote the annotation pane has selected) and read it again afterwards") \
+	X(RELOAD,       'R' & 0x1f, 0,         "Ctrl-R",      V_ALL,    "Read every annotation file again (verdicts, the annotation pane); a file changed on disk is also noticed by itself, on each key and when idle") \
 	X(UNDO,         'u',        0,         "u",           V_ALL,    "Undo the last annotation change of this session (again: the one before)") \
 	X(NEXT_UNANNOTATED, 'a',    0,         "a",           V_BROWSE | V_REPLAY, "The next run without a verdict, in the browser's order and filter (in the replay: open it; from the search across runs: in its list's order)") \
 	X(BLIND,        'x',        0,         "x",           V_ALL,    "Blind mode: hide models and harnesses (names, run ids, grid rows), or show them again") \

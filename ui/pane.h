@@ -115,6 +115,10 @@ extern const struct pane_ops pane_shapes_ops;
 /* The artifact pane p's quote label prompt (host ask 'Q') ended: Enter
  * with the label, Esc with NULL (the quote is dropped). */
 void pane_artifact_label(struct pane *p, struct pane_ctx *cx, const char *label);
+/* Q with the event list focused: a quote of the selected event, its text
+ * as the replay decodes it and the transcript line it came from; asks the
+ * label as the artifact pane's Q does (pane_artifact_label writes it). */
+void pane_artifact_quote_event(struct pane *p, struct pane_ctx *cx);
 /* The lineage pane p's D (mark the selected event, or clear the mark) and
  * w (go to the event with the best peak_fraction), whatever has the focus. */
 void pane_lineage_mark(struct pane *p, struct pane_ctx *cx);
