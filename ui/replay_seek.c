@@ -121,11 +121,12 @@ static void replay_go_best(struct replay *rp, int dir)
 	pane_lineage_best(&rp->cx);
 }
 
-/* Q reaches the replay only when the artifact pane did not take it. */
+/* Q reaches the replay only when the artifact pane did not take it: a
+ * quote of the selected event's decoded text, with the lines it came from. */
 static void replay_go_quote(struct replay *rp, int dir)
 {
 	(void)dir;
-	view_say(&rp->v, "Q quotes lines of the artifact pane: v to it, Tab to focus it");
+	pane_artifact_quote_event(pane_ready(&rp->panes[PANE_ARTIFACT], &rp->cx), &rp->cx);
 }
 
 static const struct replay_jump replay_jumps[] = {
