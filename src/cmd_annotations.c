@@ -231,7 +231,7 @@ static int cmd_annotations_exec(int argc, char **argv, const struct cmd_ctx *ctx
 const struct cmd_entry cmd_annotations_entry = {
 	.name = "annotations",
 	.usage = "check [DIR]\nagree DIR_A DIR_B",
-	.summary = "check annotation files against the schema; two annotators' kappa",
+	.summary = "annotation files checked against the schema, or two annotators compared",
 	.help = "check [DIR]: every *.yaml of DIR against the annotation schema; DIR a\n"
 	        "dataset: its annotations/ (default: the dataset the working directory\n"
 	        "is in, else the default one).\n"
