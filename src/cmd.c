@@ -3,10 +3,13 @@
 #include "cmd.h"
 #include "dataset.h"
 #include "parser.h"
+#include "problem.h"
+#include "suggest.h"
 #include "textsafe.h"
 #include "util.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +77,56 @@ int cmd_usage_error(FILE *err, const char *name, const char *fmt, const char *ar
 	textsafe_fprintf(err, "\nTry 'kbtui %s --help'.\n", name);
 	free(a);
 	return CMD_USAGE;
+}
+
+int cmd_unknown_option(FILE *err, const char *name, const char *arg, const struct option *opts)
+{
+	char *hint = suggest_option(opts, arg);
+	if (!hint)
+		return cmd_usage_error(err, name, "unknown option '%s'", arg);
+	char *fmt = xasprintf("unknown option '%%s'; did you mean '%s'?", hint);
+	int rc = cmd_usage_error(err, name, fmt, arg);
+	free(fmt);
+	free(hint);
+	return rc;
+}
+
+int cmd_option_typo(const struct option *opts, const char *arg)
+{
+	char *hint = suggest_option(opts, arg);
+	int typo = hint != NULL;
+	free(hint);
+	return typo;
+}
+
+void cmd_no_problem(FILE *err, const char *name, const char *dir, const char *problem)
+{
+	char *hint = suggest_problem(dir, problem);
+	char *p = textsafe(problem, strlen(problem), 0), *d = textsafe(dir, strlen(dir), 0);
+	fprintf(err, "kbtui %s: no problem '%s' in %s", name, p, d);
+	if (hint) {
+		textsafe_fprintf(err, "; did you mean '%s'?\n", hint);
+	} else {
+		int n;
+		char **v = problem_names(dir, &n);
+		fprintf(err, n ? "; the problems there:" : " (no problems there)");
+		for (int i = 0; i < n; i++)
+			textsafe_fprintf(err, " %s", v[i]);
+		fputc('\n', err);
+		problem_names_free(v, n);
+	}
+	free(p);
+	free(d);
+	free(hint);
+}
+
+const char *cmd_suggest(const struct cmd_entry *const *table, const char *word)
+{
+	const char *names[64];
+	size_t n = 0;
+	for (; table[n] && n < 64; n++)
+		names[n] = table[n]->name;
+	return suggest_closest(word, names, n);
 }
 
 int cmd_write_failed(FILE *out, FILE *err)

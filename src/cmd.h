@@ -54,6 +54,17 @@ int cmd_dispatch(const struct cmd_entry *e, int argc, char **argv, const struct 
 int cmd_write_failed(FILE *out, FILE *err);
 /* "kbtui NAME: <fmt with arg>" and "Try 'kbtui NAME --help'."; CMD_USAGE. */
 int cmd_usage_error(FILE *err, const char *name, const char *fmt, const char *arg);
+/* "kbtui NAME: unknown option 'ARG'", with "did you mean '--X'?" when one
+ * of opts (getopt_long's table) is a typo away; CMD_USAGE. */
+struct option;
+int cmd_unknown_option(FILE *err, const char *name, const char *arg, const struct option *opts);
+/* Whether arg is a typo of one of opts' long options. */
+int cmd_option_typo(const struct option *opts, const char *arg);
+/* "kbtui NAME: no problem 'P' in DIR", with "did you mean 'Q'?" when a
+ * problem there is a typo away. */
+void cmd_no_problem(FILE *err, const char *name, const char *dir, const char *problem);
+/* The command of table closest to word (a typo of it), NULL when none. */
+const char *cmd_suggest(const struct cmd_entry *const *table, const char *word);
 
 /* ---- the dataset and the run a command works on ---------------------- */
 

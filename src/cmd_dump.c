@@ -158,7 +158,7 @@ static int cmd_dump_exec(int argc, char **argv, const struct cmd_ctx *ctx)
 		case 'j': jsonl = 1; break;
 		case 'f': format = optarg; break;
 		case ':': return cmd_usage_error(ctx->err, "dump", "option '%s' needs an argument", argv[optind - 1]);
-		default: return cmd_usage_error(ctx->err, "dump", "unknown option '%s'", argv[optind - 1]);
+		default: return cmd_unknown_option(ctx->err, "dump", argv[optind - 1], opts);
 		}
 	}
 	if (argc - optind != 1)

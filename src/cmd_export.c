@@ -35,7 +35,7 @@ int cmd_export(int argc, char **argv, const char *argv0, FILE *out, FILE *err)
 		case 'F': o.full = 1; break;
 		case 'a': o.annot_dir = optarg; break;
 		case ':': return cmd_usage_error(err, "export", "option '%s' needs an argument", argv[optind - 1]);
-		default: return cmd_usage_error(err, "export", "unknown option '%s'", argv[optind - 1]);
+		default: return cmd_unknown_option(err, "export", argv[optind - 1], opts);
 		}
 	}
 	if (fmt < 0)

@@ -259,6 +259,8 @@ int cmd_flags(int argc, char **argv, FILE *out, FILE *err)
 		case 'a': c.annotations = optarg; break;
 		case 'h': cmd_help(&cmd_flags_entry, out); return CMD_OK;
 		default:
+			if (cmd_option_typo(opts, argv[optind - 1]))
+				return cmd_unknown_option(err, "flags", argv[optind - 1], opts);
 			textsafe_fprintf(err, "kbtui flags: unknown option or missing argument '%s'\nTry 'kbtui flags --help'.\n",
 			        argv[optind - 1]);
 			return CMD_USAGE;

@@ -198,8 +198,8 @@ static int cmd_runs_exec(int argc, char **argv, const struct cmd_ctx *ctx)
 		if (ch == 'j')
 			json = 1;
 		else
-			return cmd_usage_error(ctx->err, "runs", ch == ':' ? "option '%s' needs an argument" :
-			                       "unknown option '%s'", argv[optind - 1]);
+			return ch == ':' ? cmd_usage_error(ctx->err, "runs", "option '%s' needs an argument", argv[optind - 1]) :
+			       cmd_unknown_option(ctx->err, "runs", argv[optind - 1], opts);
 	}
 	if (argc - optind > 1)
 		return cmd_usage_error(ctx->err, "runs", "takes one DIR, got '%s' too", argv[optind + 1]);

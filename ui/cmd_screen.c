@@ -30,7 +30,7 @@ int cmd_screen_parse(int argc, char **argv, const char *name, struct cmd_screen 
 		case O_THEME: s->theme = optarg; break;
 		case O_NO_MOUSE: s->no_mouse = 1; break;
 		case ':': return cmd_usage_error(err, name, "option '%s' needs an argument", argv[optind - 1]);
-		default: return cmd_usage_error(err, name, "unknown option '%s'", argv[optind - 1]);
+		default: return cmd_unknown_option(err, name, argv[optind - 1], opts);
 		}
 	}
 	if (s->format && !parser_find(s->format))
