@@ -371,6 +371,26 @@ int cmd_not_a_transcript(const struct run *r, const char *file, FILE *err)
  * `dump --jsonl` or `runs --json` acts on none of a transcript's bytes (an
  * 8-bit CSI is as live as ESC [). They only occur inside strings, so this
  * stays JSON. */
+void cmd_json_item(struct cmd_json_list *l, const char *json)
+{
+	struct sbuf b;
+	sbuf_init(&b);
+	if (l->mode == CMD_OUT_JSON)
+		sbuf_adds(&b, l->n ? ",\n" : "[\n");
+	textsafe_json_fix(&b, json);
+	if (l->mode != CMD_OUT_JSON)
+		sbuf_addc(&b, '\n');
+	fwrite(b.s, 1, b.len, l->out);
+	sbuf_free(&b);
+	l->n++;
+}
+
+void cmd_json_end(struct cmd_json_list *l)
+{
+	if (l->mode == CMD_OUT_JSON)
+		fputs(l->n ? "\n]\n" : "[]\n", l->out);
+}
+
 void cmd_put_json(FILE *out, const char *s)
 {
 	struct sbuf b;

@@ -110,7 +110,8 @@ int cmd_not_a_transcript(const struct run *r, const char *file, FILE *err);
 
 /* ---- pieces the commands share ---------------------------------------- */
 
-/* kbtui runs, kbtui dump, kbtui formats as functions (tests call them). */
+/* kbtui runs, kbtui dump, kbtui formats as functions (tests call them);
+ * json and jsonl are an enum cmd_out (1: JSON Lines, 2: one array). */
 int cmd_runs(const char *dir, int json, FILE *out, FILE *err);
 /* path: a run directory or a transcript file; format NULL to sniff. */
 int cmd_dump(const char *path, const char *format, int jsonl, FILE *out, FILE *err);
@@ -127,6 +128,20 @@ void cmd_report_run(const struct run *r, FILE *err);
  * overrides escaped as \uXXXX and invalid UTF-8 as \ufffd (cJSON passes
  * them raw; a terminal would act on an 8-bit CSI). */
 void cmd_put_json(FILE *out, const char *json);
+
+/* The one rule of JSON output: --jsonl prints JSON Lines (one object a
+ * line, for streams and grep), --json one JSON document (an array of the
+ * same objects, for jq and files). */
+enum cmd_out { CMD_OUT_TEXT = 0, CMD_OUT_JSONL = 1, CMD_OUT_JSON = 2 };
+struct cmd_json_list {
+	FILE *out;
+	enum cmd_out mode;   /* CMD_OUT_JSONL or CMD_OUT_JSON */
+	size_t n;            /* items written */
+};
+/* One object of the list, made safe as cmd_put_json makes it. */
+void cmd_json_item(struct cmd_json_list *l, const char *json);
+/* Closes the array of CMD_OUT_JSON ("[]" when empty); nothing for lines. */
+void cmd_json_end(struct cmd_json_list *l);
 
 /* `kbtui flags [--rules FILE] [--json] [DIR|RUN]`; argv[0] is "flags". */
 int cmd_flags(int argc, char **argv, FILE *out, FILE *err);

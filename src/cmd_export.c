@@ -30,7 +30,7 @@ int cmd_export(int argc, char **argv, const char *argv0, FILE *out, FILE *err)
 		switch (c) {
 		case 'f':
 			if ((fmt = export_format_parse(optarg)) < 0)
-				return cmd_usage_error(err, "export", "unknown format '%s' (csv, json or md)", optarg);
+				return cmd_usage_error(err, "export", "unknown format '%s' (csv, json, jsonl or md)", optarg);
 			break;
 		case 'F': o.full = 1; break;
 		case 'a': o.annot_dir = optarg; break;
@@ -39,7 +39,7 @@ int cmd_export(int argc, char **argv, const char *argv0, FILE *out, FILE *err)
 		}
 	}
 	if (fmt < 0)
-		return cmd_usage_error(err, "export", "%s", "needs --format csv, json or md");
+		return cmd_usage_error(err, "export", "%s", "needs --format csv, json, jsonl or md");
 	if (argc - optind > 1)
 		return cmd_usage_error(err, "export", "takes one DIR, got '%s' too", argv[optind + 1]);
 	struct dataset *ds = cmd_open_dataset(optind < argc ? argv[optind] : NULL, argv0, err);
@@ -58,6 +58,8 @@ int cmd_export(int argc, char **argv, const char *argv0, FILE *out, FILE *err)
 		export_csv(&b, rows, n, o.full);
 	else if (fmt == EXPORT_JSON)
 		export_json(&b, rows, n, o.full);
+	else if (fmt == EXPORT_JSONL)
+		export_jsonl(&b, rows, n, o.full);
 	else
 		export_md(&b, rows, n, o.full);
 	fwrite(b.s, 1, b.len, out);
@@ -75,13 +77,15 @@ static int cmd_export_exec(int argc, char **argv, const struct cmd_ctx *ctx)
 
 const struct cmd_entry cmd_export_entry = {
 	.name = "export",
-	.usage = "--format csv|json|md [--full] [--annotations DIR] [DIR]",
+	.usage = "--format csv|json|jsonl|md [--full] [--annotations DIR] [DIR]",
 	.summary = "one row per run with its verdict: CSV, JSON or Markdown",
 	.help = "DIR: the dataset (default: the one the working directory is in, else\n"
 	        "the default one).\n"
 	        "  -f, --format F  csv (RFC 4180, cells guarded against formulas), json\n"
-	        "                  (an array of objects) or md (a table of runs, then\n"
-	        "                  models by problems)\n"
+	        "                  (one document, an array of objects), jsonl (the same\n"
+	        "                  objects one a line) or md (a table of runs, then\n"
+	        "                  models by problems); each row has the run key: label,\n"
+	        "                  harness, model, effort, problem, gpu\n"
 	        "  --full          also summary, implication, quotes (FILE [START-END]\n"
 	        "                  LABEL: TEXT) and flags (the shipped rules that trip,\n"
 	        "                  LABEL (event N)): lists joined with \"; \" in csv and\n"

@@ -78,7 +78,7 @@ static void cmd_runs_disagreements(cJSON *o, const struct provenance *p)
 	}
 }
 
-static void cmd_runs_json(FILE *out, const struct ds_run *d, const struct run *r)
+static void cmd_runs_json(struct cmd_json_list *l, const struct ds_run *d, const struct run *r)
 {
 	cJSON *o = cJSON_CreateObject();
 	char *s;
@@ -114,7 +114,7 @@ static void cmd_runs_json(FILE *out, const struct ds_run *d, const struct run *r
 	}
 	cmd_runs_disagreements(o, &d->prov);
 	s = cJSON_PrintUnformatted(o);
-	cmd_put_json(out, s);
+	cmd_json_item(l, s);
 	cJSON_free(s);
 	cJSON_Delete(o);
 }
@@ -123,6 +123,7 @@ int cmd_runs(const char *dir, int json, FILE *out, FILE *err)
 {
 	char *e = NULL;
 	struct dataset *ds = dataset_open(dir, &e);
+	struct cmd_json_list list = {out, (enum cmd_out)json, 0};
 	int bad = 0;
 
 	if (!ds) {
@@ -154,7 +155,7 @@ int cmd_runs(const char *dir, int json, FILE *out, FILE *err)
 			bad = 1;
 		}
 		if (json) {
-			cmd_runs_json(out, d, r);
+			cmd_runs_json(&list, d, r);
 			continue;
 		}
 		cmd_cell(out, d->meta.run_id, idw);
@@ -181,6 +182,8 @@ int cmd_runs(const char *dir, int json, FILE *out, FILE *err)
 		run_free(d->run);
 		d->run = NULL;
 	}
+	if (json)
+		cmd_json_end(&list);
 	dataset_free(ds);
 	return bad ? CMD_BADINPUT : CMD_OK;
 }
@@ -189,14 +192,15 @@ static int cmd_runs_exec(int argc, char **argv, const struct cmd_ctx *ctx)
 {
 	static const struct option opts[] = {
 		{"json", no_argument, NULL, 'j'},
+		{"jsonl", no_argument, NULL, 'l'},
 		{NULL, 0, NULL, 0},
 	};
-	int json = 0, ch;
+	int json = CMD_OUT_TEXT, ch;
 	optind = 0;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-		if (ch == 'j')
-			json = 1;
+		if (ch == 'j' || ch == 'l')
+			json = ch == 'j' ? CMD_OUT_JSON : CMD_OUT_JSONL;
 		else
 			return ch == ':' ? cmd_usage_error(ctx->err, "runs", "option '%s' needs an argument", argv[optind - 1]) :
 			       cmd_unknown_option(ctx->err, "runs", argv[optind - 1], opts);
@@ -211,13 +215,14 @@ static int cmd_runs_exec(int argc, char **argv, const struct cmd_ctx *ctx)
 
 const struct cmd_entry cmd_runs_entry = {
 	.name = "runs",
-	.usage = "[--json] [DIR]",
+	.usage = "[--json|--jsonl] [DIR]",
 	.summary = "one row per run: id, model, problem, outcome, verdict, counts",
 	.help = "DIR: the dataset (default: the one the working directory is in, else\n"
 	        "$KBTUI_DATA, a fetched one, the bundled sample).\n"
 	        "DISAGREE: how many pairs of the run's files (transcript, result.json,\n"
 	        "runs.jsonl, the leaderboards) state different outcomes (!=N), - none.\n"
-	        "  --json          one JSON object per run, one per line; its\n"
-	        "                  \"disagreements\" lists which file says what\n",
+	        "  --json          one JSON document: an array of an object per run;\n"
+	        "                  its \"disagreements\" lists which file says what\n"
+	        "  --jsonl         the same objects as JSON Lines, one per line\n",
 	.exec = cmd_runs_exec,
 };

@@ -14,7 +14,8 @@
 #include <string.h>
 
 static const char *const export_columns[] = {"run_id", "model", "harness", "problem", "correct",
-                                             "peak_fraction", "verdict", "annotator", NULL};
+                                             "peak_fraction", "verdict", "annotator", "label", "effort",
+                                             "gpu", NULL};
 static const char *const export_full_columns[] = {"summary", "implication", "quotes", "flags", NULL};
 
 int export_format_parse(const char *s)
@@ -25,6 +26,8 @@ int export_format_parse(const char *s)
 		return EXPORT_CSV;
 	if (!strcmp(s, "json"))
 		return EXPORT_JSON;
+	if (!strcmp(s, "jsonl"))
+		return EXPORT_JSONL;
 	if (!strcmp(s, "md") || !strcmp(s, "markdown"))
 		return EXPORT_MD;
 	return -1;
@@ -121,6 +124,8 @@ struct export_row *export_rows(struct dataset *ds, const struct export_opts *o, 
 		r->harness = xstrdup(d->meta.harness);
 		r->problem = xstrdup(d->meta.problem);
 		r->label = export_label(&d->meta);
+		r->effort = d->meta.effort && *d->meta.effort ? xstrdup(d->meta.effort) : NULL;
+		r->gpu = ds->hardware ? xstrdup(ds->hardware) : NULL;
 		r->correct = d->meta.has_result ? d->meta.correct : -1;
 		r->peak_fraction = d->meta.peak_fraction;
 		char *own = o && o->annot_dir ? annotate_path(o->annot_dir, d->meta.run_id) : NULL;
@@ -161,6 +166,8 @@ void export_rows_free(struct export_row *rows, size_t n)
 		free(rows[i].harness);
 		free(rows[i].problem);
 		free(rows[i].label);
+		free(rows[i].effort);
+		free(rows[i].gpu);
 		free(rows[i].verdict);
 		free(rows[i].annotator);
 		free(rows[i].summary);
@@ -258,6 +265,12 @@ void export_csv(struct sbuf *b, const struct export_row *rows, size_t n, int ful
 		export_csv_field(b, r->verdict);
 		sbuf_addc(b, ',');
 		export_csv_field(b, r->annotator);
+		sbuf_addc(b, ',');
+		export_csv_field(b, r->label);
+		sbuf_addc(b, ',');
+		export_csv_field(b, r->effort);
+		sbuf_addc(b, ',');
+		export_csv_field(b, r->gpu);
 		if (full) {
 			char *q = export_join(r->quotes, r->nquotes), *f = export_join(r->flags, r->nflags);
 			sbuf_addc(b, ',');
@@ -300,36 +313,57 @@ static void export_json_list(struct sbuf *b, char *const *v, size_t n)
 	sbuf_addc(b, ']');
 }
 
+/* One run as an object, keys in the columns' order. */
+static void export_json_obj(struct sbuf *b, const struct export_row *r, int full)
+{
+	sbuf_adds(b, "{\"run_id\": ");
+	export_json_str(b, r->run_id);
+	sbuf_adds(b, ", \"model\": ");
+	export_json_str(b, r->model);
+	sbuf_adds(b, ", \"harness\": ");
+	export_json_str(b, r->harness);
+	sbuf_adds(b, ", \"problem\": ");
+	export_json_str(b, r->problem);
+	sbuf_addf(b, ", \"correct\": %s, \"peak_fraction\": ", export_bool(r->correct, "true", "false", "null"));
+	export_number(b, r->peak_fraction, "null");
+	sbuf_adds(b, ", \"verdict\": ");
+	export_json_str(b, r->verdict);
+	sbuf_adds(b, ", \"annotator\": ");
+	export_json_str(b, r->annotator);
+	sbuf_adds(b, ", \"label\": ");
+	export_json_str(b, r->label);
+	sbuf_adds(b, ", \"effort\": ");
+	export_json_str(b, r->effort);
+	sbuf_adds(b, ", \"gpu\": ");
+	export_json_str(b, r->gpu);
+	if (full) {
+		sbuf_adds(b, ", \"summary\": ");
+		export_json_str(b, r->summary);
+		sbuf_adds(b, ", \"implication\": ");
+		export_json_str(b, r->implication);
+		sbuf_adds(b, ", \"quotes\": ");
+		export_json_list(b, r->quotes, r->nquotes);
+		sbuf_adds(b, ", \"flags\": ");
+		export_json_list(b, r->flags, r->nflags);
+	}
+	sbuf_addc(b, '}');
+}
+
 void export_json(struct sbuf *b, const struct export_row *rows, size_t n, int full)
 {
 	sbuf_adds(b, n ? "[\n" : "[]\n");
 	for (size_t i = 0; i < n; i++) {
-		const struct export_row *r = &rows[i];
-		sbuf_adds(b, "  {\"run_id\": ");
-		export_json_str(b, r->run_id);
-		sbuf_adds(b, ", \"model\": ");
-		export_json_str(b, r->model);
-		sbuf_adds(b, ", \"harness\": ");
-		export_json_str(b, r->harness);
-		sbuf_adds(b, ", \"problem\": ");
-		export_json_str(b, r->problem);
-		sbuf_addf(b, ", \"correct\": %s, \"peak_fraction\": ", export_bool(r->correct, "true", "false", "null"));
-		export_number(b, r->peak_fraction, "null");
-		sbuf_adds(b, ", \"verdict\": ");
-		export_json_str(b, r->verdict);
-		sbuf_adds(b, ", \"annotator\": ");
-		export_json_str(b, r->annotator);
-		if (full) {
-			sbuf_adds(b, ", \"summary\": ");
-			export_json_str(b, r->summary);
-			sbuf_adds(b, ", \"implication\": ");
-			export_json_str(b, r->implication);
-			sbuf_adds(b, ", \"quotes\": ");
-			export_json_list(b, r->quotes, r->nquotes);
-			sbuf_adds(b, ", \"flags\": ");
-			export_json_list(b, r->flags, r->nflags);
-		}
-		sbuf_adds(b, i + 1 < n ? "},\n" : "}\n]\n");
+		sbuf_adds(b, "  ");
+		export_json_obj(b, &rows[i], full);
+		sbuf_adds(b, i + 1 < n ? ",\n" : "\n]\n");
+	}
+}
+
+void export_jsonl(struct sbuf *b, const struct export_row *rows, size_t n, int full)
+{
+	for (size_t i = 0; i < n; i++) {
+		export_json_obj(b, &rows[i], full);
+		sbuf_addc(b, '\n');
 	}
 }
 
@@ -450,7 +484,7 @@ void export_md(struct sbuf *b, const struct export_row *rows, size_t n, int full
 		export_md_cell(b, export_columns[c]);
 	for (int c = 0; full && export_full_columns[c]; c++)
 		export_md_cell(b, export_full_columns[c]);
-	sbuf_adds(b, "\n| --- | --- | --- | --- | --- | ---: | --- | --- |");
+	sbuf_adds(b, "\n| --- | --- | --- | --- | --- | ---: | --- | --- | --- | --- | --- |");
 	sbuf_adds(b, full ? " --- | --- | --- | --- |\n" : "\n");
 	for (size_t i = 0; i < n; i++) {
 		const struct export_row *r = &rows[i];
@@ -466,6 +500,9 @@ void export_md(struct sbuf *b, const struct export_row *rows, size_t n, int full
 		export_md_cell(b, num);
 		export_md_cell(b, r->verdict);
 		export_md_cell(b, r->annotator);
+		export_md_cell(b, r->label);
+		export_md_cell(b, r->effort);
+		export_md_cell(b, r->gpu);
 		if (full) {
 			char *q = export_join(r->quotes, r->nquotes), *f = export_join(r->flags, r->nflags);
 			export_md_cell(b, r->summary);

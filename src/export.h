@@ -10,11 +10,15 @@
 
 struct dataset;
 
-enum export_format { EXPORT_CSV, EXPORT_JSON, EXPORT_MD };
+enum export_format { EXPORT_CSV, EXPORT_JSON, EXPORT_MD, EXPORT_JSONL };
 
 struct export_row {
 	char *run_id, *model, *harness, *problem; /* owned, NULL when unknown */
 	char *label;              /* the leaderboard's row for md's grid (owned) */
+	/* the rest of the run key (owned, NULL unknown): the effort, so that
+	 * [xhigh] and [high] of one model stay apart, and the GPU the
+	 * dataset's leaderboard was measured on */
+	char *effort, *gpu;
 	int correct;              /* 1, 0, -1 unknown */
 	double peak_fraction;     /* < 0 none */
 	char *verdict, *annotator; /* from the annotation (owned), NULL none */
@@ -32,7 +36,7 @@ struct export_opts {
 	int full;                 /* summary, implication, quotes and flags too */
 };
 
-/* "csv", "json" or "md" (also "markdown"); -1 otherwise. */
+/* "csv", "json", "jsonl" or "md" (also "markdown"); -1 otherwise. */
 int export_format_parse(const char *s);
 
 /* One row per run of ds, in the dataset's order. Annotations that cannot
@@ -42,10 +46,13 @@ struct export_row *export_rows(struct dataset *ds, const struct export_opts *o, 
 void export_rows_free(struct export_row *rows, size_t n);
 
 /* The columns: run_id, model, harness, problem, correct, peak_fraction,
- * verdict, annotator; with full also summary, implication, quotes, flags
+ * verdict, annotator, label, effort, gpu (the last three added after the
+ * first eight, so that a reader by position still works); with full also summary, implication, quotes, flags
  * (lists joined with "; " in csv and md, arrays of strings in json). */
 void export_csv(struct sbuf *b, const struct export_row *rows, size_t n, int full);
 void export_json(struct sbuf *b, const struct export_row *rows, size_t n, int full);
+/* The same objects as JSON Lines, one a line (--format jsonl). */
+void export_jsonl(struct sbuf *b, const struct export_row *rows, size_t n, int full);
 /* The runs table, then a models x problems table of peak_fraction with
  * verdict marks. */
 void export_md(struct sbuf *b, const struct export_row *rows, size_t n, int full);
