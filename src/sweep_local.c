@@ -67,7 +67,8 @@ static pid_t sweep_local_fork(const char *dir, const char *run_id, const char *e
 {
 	pid_t pid = fork();
 	if (pid == 0) {
-		char *argv[] = {(char *)exe, "sweep", "--run-cell", (char *)dir, (char *)run_id, NULL};
+		/* after "--": a run id from a label such as "-x" is never an option */
+		char *argv[] = {(char *)exe, "sweep", "--run-cell", "--", (char *)dir, (char *)run_id, NULL};
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		if (gpu >= 0) {
