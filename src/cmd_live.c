@@ -315,6 +315,13 @@ int cmd_live_prepare(int argc, char **argv, struct live_cmd *lc, FILE *out, FILE
 		        o->llm.provider == LLM_ANTHROPIC ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY");
 		return CMD_BADINPUT;
 	}
+	if (strlen(llm_env_key(o->llm.provider)) < LLM_KEY_MIN) {
+		fprintf(err, "kbtui live: %s is %zu characters long; an API key has at least %d "
+		        "(a shorter one cannot be told apart from the text it would be scrubbed out of)\n",
+		        o->llm.provider == LLM_ANTHROPIC ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY",
+		        strlen(llm_env_key(o->llm.provider)), LLM_KEY_MIN);
+		return CMD_BADINPUT;
+	}
 	if ((rc = cmd_live_sandbox(o, sandbox, err)) >= 0)
 		return rc;
 	/* the key is about to live in this process's memory: no core dump of

@@ -45,6 +45,10 @@ t "live: with no close one, the problems there are listed" 'grep -q "the problem
 t "live --problem fp8_gem: did you mean '01_fp8_gemm'" '[ $rc -eq 1 ] && grep -q "did you mean '"'"'01_fp8_gemm'"'"'" "$tmp/err"'
 "$kb" live --problem 01_fp8_gemm --model m > /dev/null 2> "$tmp/err"; rc=$?
 t "live: a known problem, no key: the key is asked for" '[ $rc -eq 1 ] && grep -q "no API key" "$tmp/err"'
+OPENAI_API_KEY=k "$kb" live --problem 01_fp8_gemm --model m --out "$tmp/live1" > /dev/null 2> "$tmp/err"; rc=$?
+t "live: a one-character key is refused at start, with its length and the minimum" '[ $rc -eq 1 ] && grep -q "OPENAI_API_KEY is 1 characters long; an API key has at least 8" "$tmp/err" && [ ! -e "$tmp/live1" ]'
+ANTHROPIC_API_KEY=1234567 "$kb" live --provider anthropic --problem 01_fp8_gemm --model m --out "$tmp/live7" > /dev/null 2> "$tmp/err"; rc=$?
+t "live: a seven-character Anthropic key too" '[ $rc -eq 1 ] && grep -q "ANTHROPIC_API_KEY is 7 characters long" "$tmp/err" && [ ! -e "$tmp/live7" ]'
 echo 'x' > "$tmp/s.cu"
 "$kb" eval --problem kahan_sofmax "$tmp/s.cu" > /dev/null 2> "$tmp/err"; rc=$?
 t "eval --problem kahan_sofmax: did you mean '04_kahan_softmax', before any sandbox or GPU" '[ $rc -eq 1 ] && grep -q "did you mean '"'"'04_kahan_softmax'"'"'" "$tmp/err" && [ $(wc -l < "$tmp/err") -eq 1 ]'

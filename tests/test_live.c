@@ -891,6 +891,9 @@ static void test_stream_units(void)
 	char *s = llm_scrub(xstrdup("a " KEY " b " KEY), KEY);
 	is_str(s, "a [redacted] b [redacted]", "llm_scrub replaces every occurrence");
 	free(s);
+	s = llm_scrub(xstrdup("{\"peak_fraction\": 0.5}"), "e");
+	is_str(s, "{\"peak_fraction\": 0.5}", "llm_scrub: a key under 8 characters is no key, the text stays whole");
+	free(s);
 	is_int((long long)agent_parse_duration("1h30m"), 5400, "duration 1h30m");
 	is_int((long long)agent_parse_duration("45m"), 2700, "duration 45m");
 	is_int((long long)agent_parse_duration("90"), 90, "duration in plain seconds");
