@@ -74,7 +74,7 @@ static pid_t sweep_local_fork(const char *dir, const char *run_id, const char *e
 		if (gpu >= 0) {
 			char g[16], *gdir = util_path_join(dir, "gpu"), *lock;
 			snprintf(g, sizeof g, "%d", gpu);
-			mkdir(gdir, 0777);
+			mkdir(gdir, 0755);   /* ours alone: gpulock_take refuses another */
 			lock = xasprintf("%s/%d.lock", gdir, gpu);
 			setenv("CUDA_VISIBLE_DEVICES", g, 1);
 			setenv("KBTUI_GPU_LOCK", lock, 1);
