@@ -91,6 +91,17 @@ int cmd_unknown_option(FILE *err, const char *name, const char *arg, const struc
 	return rc;
 }
 
+char *cmd_format_unknown(const char *name)
+{
+	const char *names[64];
+	size_t n = 0;
+	for (; parser_all[n] && n < 64; n++)
+		names[n] = parser_all[n]->name;
+	const char *hint = name ? suggest_closest(name, names, n) : NULL;
+	return hint ? xasprintf("unknown format '%%s'; did you mean '%s'?", hint)
+	            : xstrdup("unknown format '%s' (kbtui formats lists them)");
+}
+
 int cmd_option_typo(const struct option *opts, const char *arg)
 {
 	char *hint = suggest_option(opts, arg);

@@ -58,6 +58,10 @@ int cmd_usage_error(FILE *err, const char *name, const char *fmt, const char *ar
  * of opts (getopt_long's table) is a typo away; CMD_USAGE. */
 struct option;
 int cmd_unknown_option(FILE *err, const char *name, const char *arg, const struct option *opts);
+/* The words after "unknown format '%s'" for a --format name that is none:
+ * "; did you mean 'claude'?" when one is a typo away, else " (kbtui
+ * formats lists them)". A printf format of one %s (owned). */
+char *cmd_format_unknown(const char *name);
 /* Whether arg is a typo of one of opts' long options. */
 int cmd_option_typo(const struct option *opts, const char *arg);
 /* "kbtui NAME: no problem 'P' in DIR", with "did you mean 'Q'?" when a

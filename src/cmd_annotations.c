@@ -5,6 +5,7 @@
 #include "annot.h"
 #include "cmd.h"
 #include "dataset.h"
+#include "suggest.h"
 #include "util.h"
 
 #include <dirent.h>
@@ -264,7 +265,10 @@ static int cmd_annotations_exec(int argc, char **argv, const struct cmd_ctx *ctx
 		free(ds);
 		return rc;
 	}
-	return cmd_usage_error(ctx->err, "annotations", "unknown action '%s' (check or agree)", what);
+	static const char *const actions[] = {"check", "agree"};
+	const char *hint = suggest_closest(what, actions, 2);
+	return cmd_usage_error(ctx->err, "annotations", hint && !strcmp(hint, "check") ? "unknown action '%s'; did you mean 'check'?"
+	                       : hint ? "unknown action '%s'; did you mean 'agree'?" : "unknown action '%s' (check or agree)", what);
 }
 
 const struct cmd_entry cmd_annotations_entry = {

@@ -169,7 +169,12 @@ static int cmd_dump_exec(int argc, char **argv, const struct cmd_ctx *ctx)
 	if (argc - optind != 1)
 		return cmd_usage_error(ctx->err, "dump", "%s", "needs exactly one RUN (a run id, a run directory or a transcript)");
 	if (format && !parser_find(format))
-		return cmd_usage_error(ctx->err, "dump", "unknown format '%s' (kbtui formats lists them)", format);
+	{
+		char *fmt = cmd_format_unknown(format);
+		int rc = cmd_usage_error(ctx->err, "dump", fmt, format);
+		free(fmt);
+		return rc;
+	}
 	const char *arg = argv[optind];
 	if (util_is_file(arg) || util_is_dir(arg))
 		return cmd_dump(arg, format, jsonl, ctx->out, ctx->err);

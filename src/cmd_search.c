@@ -208,7 +208,9 @@ int cmd_search(int argc, char **argv, FILE *out, FILE *err)
 	}
 	const struct parser_ops *fmt = format ? parser_find(format) : NULL;
 	if (format && !fmt) {
-		textsafe_fprintf(err, "kbtui search: unknown format '%s' (kbtui formats lists them)\n", format);
+		char *f = cmd_format_unknown(format);
+		cmd_usage_error(err, "search", f, format);
+		free(f);
 		return SEARCH_TROUBLE;
 	}
 	char *e = NULL;

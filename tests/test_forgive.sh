@@ -34,6 +34,14 @@ for c in "export --fromat csv:--format" "runs --jsno:--json" "dump --jsnol x:--j
 done
 "$kb" --blnd > /dev/null 2> "$tmp/err"; rc=$?
 t "kbtui --blnd (the browser's options): did you mean '--blind'" '[ $rc -eq 2 ] && grep -q "did you mean '"'"'--blind'"'"'" "$tmp/err"'
+for c in "dump --format claud x:claude" "search --format codx a b:codex" "--format grk:grok" "watch --format opencod x:opencode" \
+         "annotations chek:check" "annotations agre a b:agree" "help anotate:annotate"; do
+	args=${c%:*}; want=${c##*:}
+	"$kb" $args > /dev/null 2> "$tmp/err"; rc=$?
+	t "kbtui $args: 2, did you mean '$want'" '[ $rc -eq 2 ] && grep -q "did you mean '"'"'$want'"'"'?$" "$tmp/err"'
+done
+"$kb" dump --format zzzzzz x > /dev/null 2> "$tmp/err"; rc=$?
+t "a format far from every other: kbtui formats lists them" '[ $rc -eq 2 ] && grep -q "unknown format '"'"'zzzzzz'"'"' (kbtui formats lists them)" "$tmp/err"'
 "$kb" export --zzzzzz > /dev/null 2> "$tmp/err"; rc=$?
 t "an option far from every other: unknown, no suggestion" '[ $rc -eq 2 ] && grep -q "unknown option '"'"'--zzzzzz'"'"'$" "$tmp/err"'
 

@@ -96,8 +96,14 @@ static int cmd_help_exec(int argc, char **argv, const struct cmd_ctx *ctx)
 		return CMD_OK;
 	}
 	const struct cmd_entry *e = cmd_lookup(ctx->table, argv[1]);
-	if (!e)
-		return cmd_usage_error(ctx->err, "help", "no command '%s' (kbtui --help lists them)", argv[1]);
+	if (!e) {
+		const char *hint = cmd_suggest(ctx->table, argv[1]);
+		char *fmt = hint ? xasprintf("no command '%%s'; did you mean '%s'?", hint)
+		                 : xstrdup("no command '%s' (kbtui --help lists them)");
+		int rc = cmd_usage_error(ctx->err, "help", fmt, argv[1]);
+		free(fmt);
+		return rc;
+	}
 	cmd_help(e, ctx->out);
 	return CMD_OK;
 }
@@ -174,8 +180,12 @@ static int main_parse(struct main_cli *c, int argc, char **argv)
 	if (argc - optind > 1)
 		return main_usage_error("one PATH at most, got '%s' too", argv[optind + 1]);
 	c->path = optind < argc ? argv[optind] : NULL;
-	if (c->scr.format && !parser_find(c->scr.format))
-		return main_usage_error("unknown format '%s' (kbtui formats lists them)", c->scr.format);
+	if (c->scr.format && !parser_find(c->scr.format)) {
+		char *f = cmd_format_unknown(c->scr.format);
+		int rc = main_usage_error(f, c->scr.format);
+		free(f);
+		return rc;
+	}
 	if (!c->tag.annotator)
 		c->tag.annotator = getenv("KBTUI_ANNOTATOR");
 	return -1;
