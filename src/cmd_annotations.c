@@ -267,8 +267,11 @@ static int cmd_annotations_exec(int argc, char **argv, const struct cmd_ctx *ctx
 	}
 	static const char *const actions[] = {"check", "agree"};
 	const char *hint = suggest_closest(what, actions, 2);
-	return cmd_usage_error(ctx->err, "annotations", hint && !strcmp(hint, "check") ? "unknown action '%s'; did you mean 'check'?"
-	                       : hint ? "unknown action '%s'; did you mean 'agree'?" : "unknown action '%s' (check or agree)", what);
+	char *fmt = hint ? xasprintf("unknown action '%%s'; did you mean '%s'?", hint)
+	                 : xstrdup("unknown action '%s' (check or agree)");
+	int rc = cmd_usage_error(ctx->err, "annotations", fmt, what);
+	free(fmt);
+	return rc;
 }
 
 const struct cmd_entry cmd_annotations_entry = {
