@@ -105,6 +105,44 @@ static int agent_within(const char *root, const char *real)
 	return !strncmp(real, root, n) && (real[n] == 0 || real[n] == '/' || (n == 1 && root[0] == '/'));
 }
 
+/* Why path cannot name a file as given, NULL when it can: a control byte
+ * (a terminal would act on it, a listing would hide it) is refused with
+ * the byte shown escaped. (A NUL never gets here: agent_nul refuses it in
+ * the arguments' JSON, where it still is.) Owned. */
+static char *agent_path_bytes(const char *path)
+{
+	for (const unsigned char *c = (const unsigned char *)path; *c; c++)
+		if (*c < 0x20 || *c == 0x7f) {
+			struct sbuf b;
+			sbuf_init(&b);
+			for (const unsigned char *d = (const unsigned char *)path; *d && b.len < 200; d++)
+				if (*d == '\\')
+					sbuf_adds(&b, "\\\\");
+				else if (*d < 0x20 || *d == 0x7f)
+					sbuf_addf(&b, "\\x%02x", *d);
+				else
+					sbuf_addc(&b, (char)*d);
+			char *msg = xasprintf("the path \"%s\" holds the control byte \\x%02x: refused", b.s, *c);
+			sbuf_free(&b);
+			return msg;
+		}
+	return NULL;
+}
+
+/* Whether the JSON text escapes a NUL (\u0000) in a string: cJSON would
+ * hand the string back cut there, a path "a\u0000b" as "a". */
+static int agent_nul(const char *json)
+{
+	for (const char *p = json; p && (p = strstr(p, "\\u0000")) != NULL; p++) {
+		size_t bs = 0;
+		while (p - bs > json && p[-(long)bs - 1] == '\\')
+			bs++;
+		if (bs % 2 == 0)   /* the backslash is not itself escaped */
+			return 1;
+	}
+	return 0;
+}
+
 /* The absolute path of a tool's path argument inside the work directory,
  * or NULL with *err: no "..", no absolute path elsewhere, no symlink out.
  * With mkparents, missing parent directories are created. Owned. */
@@ -119,6 +157,8 @@ static char *agent_path(const char *workdir, const char *path, int mkparents, ch
 		*err = xstrdup("no path given");
 		return NULL;
 	}
+	if ((*err = agent_path_bytes(path)) != NULL)
+		return NULL;
 	if (!realpath(workdir, root)) {
 		*err = xasprintf("work directory %s: %s", workdir, strerror(errno));
 		return NULL;
@@ -696,6 +736,9 @@ static char *agent_tool_within(const struct agent_opts *o, const char *name, con
 	*is_error = 1;
 	if (!cJSON_IsObject(args))
 		s = xasprintf("the arguments of %s are not a JSON object", name ? name : "the tool");
+	else if (agent_nul(args_json))
+		s = xasprintf("the arguments of %s hold a NUL byte (\\u0000): refused (a path or a text would end "
+		              "there)", name ? name : "the tool");
 	else if (!name)
 		s = xstrdup("a tool call without a name");
 	else

@@ -54,7 +54,7 @@ int cmd_annotate(int argc, char **argv, const char *argv0, FILE *out, FILE *err)
 		case O_ANNOTATOR: ch.annotator = optarg; break;
 		case O_ANY: any = 1; break;
 		case ':': return cmd_usage_error(err, "annotate", "option '%s' needs an argument", argv[optind - 1]);
-		default: return cmd_usage_error(err, "annotate", "unknown option '%s'", argv[optind - 1]);
+		default: return cmd_unknown_option(err, "annotate", argv[optind - 1], opts);
 		}
 	}
 	if (optind >= argc)

@@ -7,9 +7,11 @@
 #include "dataset.h"
 #include "quote.h"
 #include "run.h"
+#include "suggest.h"
 #include "util.h"
 
 #include <dirent.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,6 +49,30 @@ static char **yaml_names(const char *dir, size_t *n)
 	return v;
 }
 
+/* A *.yaml of dir that is a symbolic link: read only when it resolves to
+ * a file inside dir (a folder of annotations may alias one run's file
+ * under another name, but not pull in files from elsewhere). Returns 0
+ * for a plain file, 1 for a link followed, -1 for a link refused; *why
+ * (owned) says which, naming both ends. */
+static int annot_link(const char *dir, const char *path, char **why)
+{
+	struct stat st;
+	*why = NULL;
+	if (lstat(path, &st) < 0 || !S_ISLNK(st.st_mode))
+		return 0;
+	char *root = realpath(dir, NULL), *to = realpath(path, NULL);
+	size_t n = root ? strlen(root) : 0;
+	int inside = root && to && !strncmp(to, root, n) && to[n] == '/' && util_is_file(to);
+	if (inside)
+		*why = xasprintf("%s: a symbolic link to %s, inside the annotations folder: read", path, to);
+	else
+		*why = xasprintf("%s: a symbolic link to %s: refused (only links to files inside the annotations "
+		                 "folder are followed)", path, to ? to : "nothing that exists");
+	free(root);
+	free(to);
+	return inside ? 1 : -1;
+}
+
 /* Reads run_id -> verdict of every annotation in dir; bad files are
  * reported and skipped. Returns the number of bad files, -1 if no dir. */
 static int load_verdicts(const char *dir, struct verdicts *out, FILE *err)
@@ -63,10 +89,13 @@ static int load_verdicts(const char *dir, struct verdicts *out, FILE *err)
 	out->ids = xcalloc(n + 1, sizeof *out->ids);
 	out->verdicts = xcalloc(n + 1, sizeof *out->verdicts);
 	for (size_t i = 0; i < n; i++) {
-		char *p = util_path_join(dir, names[i]), *e = NULL;
-		int line;
-		struct annot *a = annot_load(p, &line, &e);
-		if (!a) {
+		char *p = util_path_join(dir, names[i]), *e = NULL, *why = NULL;
+		int line, link = annot_link(dir, p, &why);
+		struct annot *a = link < 0 ? NULL : annot_load(p, &line, &e);
+		if (link < 0) {
+			textsafe_fprintf(err, "%s (skipped)\n", why);
+			bad++;
+		} else if (!a) {
 			textsafe_fprintf(err, "%s (skipped)\n", e);
 			bad++;
 		} else {
@@ -77,6 +106,7 @@ static int load_verdicts(const char *dir, struct verdicts *out, FILE *err)
 			out->n++;
 		}
 		annot_free(a);
+		free(why);
 		free(e);
 		free(p);
 		free(names[i]);
@@ -157,17 +187,23 @@ int cmd_annot_check(const char *dir, FILE *out, FILE *err)
 {
 	size_t n;
 	char **names = yaml_names(dir, &n);
-	int errors = 0, warnings_files = 0, bad = 0;
+	int errors = 0, warnings_files = 0, bad = 0, links = 0;
 
 	if (!names && !util_is_dir(dir)) {
 		textsafe_fprintf(err, "kbtui: %s: not a directory\n", dir);
 		return CMD_BADINPUT;
 	}
 	for (size_t i = 0; i < n; i++) {
-		char *p = util_path_join(dir, names[i]), *e = NULL, *msgs = NULL;
-		int line;
-		struct annot *a = annot_load(p, &line, &e);
-		if (!a) {
+		char *p = util_path_join(dir, names[i]), *e = NULL, *msgs = NULL, *why = NULL;
+		int line, link = annot_link(dir, p, &why);
+		struct annot *a = link < 0 ? NULL : annot_load(p, &line, &e);
+		links += link != 0;
+		if (link > 0)
+			textsafe_fprintf(out, "%s\n", why);
+		if (link < 0) {
+			textsafe_fprintf(err, "%s\n", why);
+			bad++;
+		} else if (!a) {
 			textsafe_fprintf(err, "%s\n", e);
 			bad++;
 		} else {
@@ -178,14 +214,18 @@ int cmd_annot_check(const char *dir, FILE *out, FILE *err)
 			}
 		}
 		free(msgs);
+		free(why);
 		annot_free(a);
 		free(e);
 		free(p);
 		free(names[i]);
 	}
 	free(names);
-	fprintf(out, "%zu files: %d unreadable, %d schema errors, %d files with messages\n", n, bad,
+	fprintf(out, "%zu files: %d unreadable, %d schema errors, %d files with messages", n, bad,
 	        errors, warnings_files);
+	if (links)
+		fprintf(out, ", %d symbolic link%s", links, links == 1 ? "" : "s");
+	fputc('\n', out);
 	return bad || errors ? CMD_BADINPUT : CMD_OK;
 }
 
@@ -349,13 +389,19 @@ static int cmd_annotations_exec(int argc, char **argv, const struct cmd_ctx *ctx
 		free(ds);
 		return rc;
 	}
-	return cmd_usage_error(ctx->err, "annotations", "unknown action '%s' (check or agree)", what);
+	static const char *const actions[] = {"check", "agree"};
+	const char *hint = suggest_closest(what, actions, 2);
+	char *fmt = hint ? xasprintf("unknown action '%%s'; did you mean '%s'?", hint)
+	                 : xstrdup("unknown action '%s' (check or agree)");
+	int rc = cmd_usage_error(ctx->err, "annotations", fmt, what);
+	free(fmt);
+	return rc;
 }
 
 const struct cmd_entry cmd_annotations_entry = {
 	.name = "annotations",
 	.usage = "check [--quotes [--runs DATASET]] [DIR]\nagree DIR_A DIR_B",
-	.summary = "check annotation files against the schema; two annotators' kappa",
+	.summary = "annotation files checked against the schema, or two annotators compared",
 	.help = "check [DIR]: every *.yaml of DIR against the annotation schema; DIR a\n"
 	        "dataset: its annotations/ (default: the dataset the working directory\n"
 	        "is in, else the default one).\n"

@@ -8,10 +8,12 @@
 #include "util.h"
 #include "textsafe.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* the library's own --help (tests call it); the command's is ui/cmd_eval_tui.c's */
 static const char cmd_eval_usage[] =
@@ -116,6 +118,30 @@ void cmd_eval_summary(const struct eval_result *r, FILE *out)
 		textsafe_fprintf(out, "kbtui eval: results in %s/result.json\n", r->workdir);
 }
 
+/* The problem and the solution named exist; -1 when they do, else the
+ * exit status with the message (a problem a typo away named). */
+static int cmd_eval_args_exist(const struct eval_opts *o, FILE *err)
+{
+	char *pdir = o->kbh ? util_path_join(o->kbh, "problems") :
+	             o->problems_dir ? xstrdup(o->problems_dir) : problem_default_dir();
+	char *dir = util_is_dir(pdir) ? problem_find(pdir, o->problem) : NULL;
+	int rc = -1;
+	if (util_is_dir(pdir) && !dir) {
+		cmd_no_problem(err, "eval", pdir, o->problem);
+		rc = CMD_BADINPUT;
+	} else if (!util_is_file(o->solution)) {
+		struct stat st;
+		int e = stat(o->solution, &st) < 0 ? errno : EISDIR;
+		char *safe = textsafe(o->solution, strlen(o->solution), 0);
+		fprintf(err, "kbtui eval: %s: %s\n", safe, strerror(e));
+		free(safe);
+		rc = CMD_BADINPUT;
+	}
+	free(dir);
+	free(pdir);
+	return rc;
+}
+
 int cmd_eval_prepare(int argc, char **argv, struct eval_cmd *ec, FILE *out, FILE *err)
 {
 	struct eval_opts *o = &ec->o;
@@ -153,7 +179,7 @@ int cmd_eval_prepare(int argc, char **argv, struct eval_cmd *ec, FILE *out, FILE
 			break;
 		case OPT_HELP: fputs(cmd_eval_usage, out); return CMD_OK;
 		case ':': return cmd_eval_usage_error(err, "option '%s' needs an argument", argv[optind - 1]);
-		default: return cmd_eval_usage_error(err, "unknown option '%s'", argv[optind - 1]);
+		default: return cmd_unknown_option(err, "eval", argv[optind - 1], cmd_eval_opts);
 		}
 	}
 	if (list)
@@ -163,7 +189,9 @@ int cmd_eval_prepare(int argc, char **argv, struct eval_cmd *ec, FILE *out, FILE
 	if (!o->problem)
 		return cmd_eval_usage_error(err, "%s", "--problem NAME is required");
 	o->solution = argv[optind];
-	return -1;
+	/* what was typed is checked before the sandbox, the GPU and nvcc are
+	 * (the --tui screen shows eval's own words for it) */
+	return ec->tui ? -1 : cmd_eval_args_exist(o, err);
 }
 
 static volatile sig_atomic_t cmd_eval_abort;

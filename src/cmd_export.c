@@ -32,18 +32,18 @@ int cmd_export(int argc, char **argv, const char *argv0, FILE *out, FILE *err)
 		switch (c) {
 		case 'f':
 			if ((fmt = export_format_parse(optarg)) < 0)
-				return cmd_usage_error(err, "export", "unknown format '%s' (csv, json or md)", optarg);
+				return cmd_usage_error(err, "export", "unknown format '%s' (csv, json, jsonl or md)", optarg);
 			break;
 		case 'F': o.full = 1; break;
 		case 'a': o.annot_dir = optarg; break;
 		case 'b': o.board = optarg; break;
 		case 'g': o.gpu = optarg; break;
 		case ':': return cmd_usage_error(err, "export", "option '%s' needs an argument", argv[optind - 1]);
-		default: return cmd_usage_error(err, "export", "unknown option '%s'", argv[optind - 1]);
+		default: return cmd_unknown_option(err, "export", argv[optind - 1], opts);
 		}
 	}
 	if (fmt < 0)
-		return cmd_usage_error(err, "export", "%s", "needs --format csv, json or md");
+		return cmd_usage_error(err, "export", "%s", "needs --format csv, json, jsonl or md");
 	if (argc - optind > 1)
 		return cmd_usage_error(err, "export", "takes one DIR, got '%s' too", argv[optind + 1]);
 	struct dataset *ds = cmd_open_dataset(optind < argc ? argv[optind] : NULL, argv0, err);
@@ -74,6 +74,8 @@ int cmd_export(int argc, char **argv, const char *argv0, FILE *out, FILE *err)
 		export_csv(&b, rows, n, bits);
 	else if (fmt == EXPORT_JSON)
 		export_json(&b, rows, n, bits);
+	else if (fmt == EXPORT_JSONL)
+		export_jsonl(&b, rows, n, bits);
 	else
 		export_md(&b, rows, n, bits);
 	fwrite(b.s, 1, b.len, out);
@@ -91,13 +93,15 @@ static int cmd_export_exec(int argc, char **argv, const struct cmd_ctx *ctx)
 
 const struct cmd_entry cmd_export_entry = {
 	.name = "export",
-	.usage = "--format csv|json|md [--full] [--annotations DIR] [--board B] [--gpu G] [DIR]",
+	.usage = "--format csv|json|jsonl|md [--full] [--annotations DIR] [--board B] [--gpu G] [DIR]",
 	.summary = "one row per run with its verdict: CSV, JSON or Markdown",
 	.help = "DIR: the dataset (default: the one the working directory is in, else\n"
 	        "the default one).\n"
 	        "  -f, --format F  csv (RFC 4180, cells guarded against formulas), json\n"
-	        "                  (an array of objects) or md (a table of runs, then\n"
-	        "                  models by problems)\n"
+	        "                  (one document, an array of objects), jsonl (the same\n"
+	        "                  objects one a line) or md (a table of runs, then\n"
+	        "                  models by problems); each row has the run key: label,\n"
+	        "                  harness, model, effort, problem, gpu\n"
 	        "  --full          also summary, implication, quotes (FILE [START-END]\n"
 	        "                  LABEL: TEXT) and flags (the shipped rules that trip,\n"
 	        "                  LABEL (event N)): lists joined with \"; \" in csv and\n"
@@ -106,7 +110,7 @@ const struct cmd_entry cmd_export_entry = {
 	        "  --board B, --gpu G  only the runs of that board, or of boards on that\n"
 	        "                  GPU (as kbtui runs)\n"
 	        "The verdict is the annotation's, else the boards'. A dataset of several\n"
-	        "boards adds gpu, boards (their files) and board_verdict. With --full,\n"
+	        "boards adds boards (their files) and board_verdict. With --full,\n"
 	        "where runs have the publisher's per-run detail (rundetail.json), also\n"
 	        "agent_s, check_s, benchmark_s, cost_usd, template_mutated,\n"
 	        "gpu_lock_wait_s and shapes (csv and json; md leaves them out).\n",

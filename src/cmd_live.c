@@ -177,6 +177,18 @@ static char *cmd_live_default_out(const char *problem)
 	return xasprintf("kbtui-live-%s-%s", problem, stamp);
 }
 
+/* Whether the problem is there; -1 when it is, else the exit status. */
+static int cmd_live_problem_known(const char *problems, const char *problem, FILE *err)
+{
+	char *dir = problems ? xstrdup(problems) : problem_default_dir();
+	char *pdir = problem_find(dir, problem);
+	if (!pdir)
+		cmd_no_problem(err, "live", dir, problem);
+	free(dir);
+	free(pdir);
+	return pdir ? -1 : CMD_BADINPUT;
+}
+
 /* Finds the problem, makes the run and work directories, reads the prompt. */
 static int cmd_live_setup(struct agent_opts *o, const char *problems, const char *problem,
                           const char *out_dir, char **owned, FILE *err)
@@ -184,7 +196,7 @@ static int cmd_live_setup(struct agent_opts *o, const char *problems, const char
 	char *dir = problems ? xstrdup(problems) : problem_default_dir();
 	char *pdir = problem_find(dir, problem), *msg = NULL, *prompt_path;
 	if (!pdir) {
-		fprintf(err, "kbtui live: no problem '%s' in %s\n", problem, dir);
+		cmd_no_problem(err, "live", dir, problem);
 		free(dir);
 		return -1;
 	}
@@ -284,7 +296,7 @@ int cmd_live_prepare(int argc, char **argv, struct live_cmd *lc, FILE *out, FILE
 		case OPT_SANDBOX: sandbox = optarg; break;
 		case OPT_HELP: fputs(cmd_live_usage, out); return CMD_OK;
 		case ':': return cmd_live_usage_error(err, "option '%s' needs an argument", argv[optind - 1]);
-		default: return cmd_live_usage_error(err, "unknown option '%s'", argv[optind - 1]);
+		default: return cmd_unknown_option(err, "live", argv[optind - 1], cmd_live_opts);
 		}
 	}
 	if (optind != argc)
@@ -295,9 +307,19 @@ int cmd_live_prepare(int argc, char **argv, struct live_cmd *lc, FILE *out, FILE
 		return cmd_live_usage_error(err, "--provider is openai or anthropic, not '%s'", provider);
 	if (!o->llm.base_url)
 		o->llm.base_url = llm_env_base_url(o->llm.provider);
+	/* what the user typed is checked before what the environment holds */
+	if ((rc = cmd_live_problem_known(problems, problem, err)) >= 0)
+		return rc;
 	if (!llm_env_key(o->llm.provider)) {
 		fprintf(err, "kbtui live: no API key: set %s\n",
 		        o->llm.provider == LLM_ANTHROPIC ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY");
+		return CMD_BADINPUT;
+	}
+	if (strlen(llm_env_key(o->llm.provider)) < LLM_KEY_MIN) {
+		fprintf(err, "kbtui live: %s is %zu characters long; an API key has at least %d "
+		        "(a shorter one cannot be told apart from the text it would be scrubbed out of)\n",
+		        o->llm.provider == LLM_ANTHROPIC ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY",
+		        strlen(llm_env_key(o->llm.provider)), LLM_KEY_MIN);
 		return CMD_BADINPUT;
 	}
 	if ((rc = cmd_live_sandbox(o, sandbox, err)) >= 0)

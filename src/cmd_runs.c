@@ -87,7 +87,7 @@ static void cmd_runs_boards(cJSON *o, const struct dataset *ds, const struct ds_
 			cJSON_AddItemToArray(arr, cJSON_CreateString(ds->boards[b].file));
 }
 
-static void cmd_runs_json(FILE *out, const struct dataset *ds, size_t i, const struct run *r)
+static void cmd_runs_json(struct cmd_json_list *l, const struct dataset *ds, size_t i, const struct run *r)
 {
 	const struct ds_run *d = &ds->runs[i];
 	cJSON *o = cJSON_CreateObject();
@@ -143,7 +143,7 @@ static void cmd_runs_json(FILE *out, const struct dataset *ds, size_t i, const s
 	}
 	cmd_runs_disagreements(o, &d->prov);
 	s = cJSON_PrintUnformatted(o);
-	cmd_put_json(out, s);
+	cmd_json_item(l, s);
 	cJSON_free(s);
 	cJSON_Delete(o);
 }
@@ -198,6 +198,7 @@ int cmd_runs_sel(const char *dir, const struct cmd_runs_opts *o, FILE *out, FILE
 	struct dataset *ds = dataset_open(dir, &e);
 	int bad = 0, json = o->json;
 	const struct ds_select sel = { o->board, o->gpu };
+	struct cmd_json_list list = {out, (enum cmd_out)json, 0};
 
 	if (!ds) {
 		textsafe_fprintf(err, "kbtui: %s\n", e);
@@ -248,7 +249,7 @@ int cmd_runs_sel(const char *dir, const struct cmd_runs_opts *o, FILE *out, FILE
 			bad = 1;
 		}
 		if (json) {
-			cmd_runs_json(out, ds, i, r);
+			cmd_runs_json(&list, ds, i, r);
 			continue;
 		}
 		cmd_cell(out, d->meta.run_id, idw);
@@ -287,6 +288,8 @@ int cmd_runs_sel(const char *dir, const struct cmd_runs_opts *o, FILE *out, FILE
 		run_free(d->run);
 		d->run = NULL;
 	}
+	if (json)
+		cmd_json_end(&list);
 	dataset_free(ds);
 	return bad ? CMD_BADINPUT : CMD_OK;
 }
@@ -295,6 +298,7 @@ static int cmd_runs_exec(int argc, char **argv, const struct cmd_ctx *ctx)
 {
 	static const struct option opts[] = {
 		{"json", no_argument, NULL, 'j'},
+		{"jsonl", no_argument, NULL, 'l'},
 		{"board", required_argument, NULL, 'b'},
 		{"gpu", required_argument, NULL, 'g'},
 		{"boards", no_argument, NULL, 'B'},
@@ -305,8 +309,8 @@ static int cmd_runs_exec(int argc, char **argv, const struct cmd_ctx *ctx)
 	optind = 0;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-		if (ch == 'j')
-			o.json = 1;
+		if (ch == 'j' || ch == 'l')
+			o.json = ch == 'j' ? CMD_OUT_JSON : CMD_OUT_JSONL;
 		else if (ch == 'b')
 			o.board = optarg;
 		else if (ch == 'g')
@@ -314,8 +318,8 @@ static int cmd_runs_exec(int argc, char **argv, const struct cmd_ctx *ctx)
 		else if (ch == 'B')
 			o.boards = 1;
 		else
-			return cmd_usage_error(ctx->err, "runs", ch == ':' ? "option '%s' needs an argument" :
-			                       "unknown option '%s'", argv[optind - 1]);
+			return ch == ':' ? cmd_usage_error(ctx->err, "runs", "option '%s' needs an argument", argv[optind - 1]) :
+			       cmd_unknown_option(ctx->err, "runs", argv[optind - 1], opts);
 	}
 	if (argc - optind > 1)
 		return cmd_usage_error(ctx->err, "runs", "takes one DIR, got '%s' too", argv[optind + 1]);
@@ -327,7 +331,7 @@ static int cmd_runs_exec(int argc, char **argv, const struct cmd_ctx *ctx)
 
 const struct cmd_entry cmd_runs_entry = {
 	.name = "runs",
-	.usage = "[--json] [--board B] [--gpu G] [--boards] [DIR]",
+	.usage = "[--json|--jsonl] [--board B] [--gpu G] [--boards] [DIR]",
 	.summary = "one row per run: id, model, problem, outcome, verdict, counts",
 	.help = "DIR: the dataset (default: the one the working directory is in, else\n"
 	        "$KBTUI_DATA, a fetched one, the bundled sample).\n"
@@ -336,9 +340,10 @@ const struct cmd_entry cmd_runs_entry = {
 	        "VERDICT: the annotation's, else the boards' (!= where they differ).\n"
 	        "GPU (a dataset of several boards): the hardware the run's first board\n"
 	        "names (- on none; != when another of its boards names another GPU).\n"
-	        "  --json          one JSON object per run, one per line; its\n"
-	        "                  \"disagreements\" lists which file says what,\n"
+	        "  --json          one JSON document: an array of an object per run;\n"
+	        "                  its \"disagreements\" lists which file says what,\n"
 	        "                  \"gpu\" and \"boards\" where the run is listed\n"
+	        "  --jsonl         the same objects as JSON Lines, one per line\n"
 	        "  --board B       only the runs board B lists (leaderboard_v2.h100.json,\n"
 	        "                  leaderboard_v2.h100 or its id v2.h100; main for\n"
 	        "                  leaderboard.json)\n"

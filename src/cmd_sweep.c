@@ -126,7 +126,7 @@ static int cmd_sweep_parse(int argc, char **argv, struct cmd_sweep_args *a, FILE
 		case OPT_NO_GPU: a->no_gpu = 1; break;
 		case OPT_HELP: cmd_help(&cmd_sweep_entry, out); return CMD_OK;
 		case ':': return cmd_sweep_usage_error(err, "option '%s' needs an argument", argv[optind - 1]);
-		default: return cmd_sweep_usage_error(err, "unknown option '%s'", argv[optind - 1]);
+		default: return cmd_unknown_option(err, "sweep", argv[optind - 1], cmd_sweep_opts);
 		}
 	}
 	return -1;

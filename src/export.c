@@ -16,8 +16,9 @@
 #include <string.h>
 
 static const char *const export_columns[] = {"run_id", "model", "harness", "problem", "correct",
-                                             "peak_fraction", "verdict", "annotator", NULL};
-static const char *const export_board_columns[] = {"gpu", "boards", "board_verdict", NULL};
+                                             "peak_fraction", "verdict", "annotator", "label", "effort",
+                                             "gpu", NULL};
+static const char *const export_board_columns[] = {"boards", "board_verdict", NULL};
 static const char *const export_full_columns[] = {"summary", "implication", "quotes", "flags", NULL};
 static const char *const export_detail_columns[] = {"agent_s", "check_s", "benchmark_s", "cost_usd", "template_mutated",
                                                     "gpu_lock_wait_s", "shapes", NULL};
@@ -30,6 +31,8 @@ int export_format_parse(const char *s)
 		return EXPORT_CSV;
 	if (!strcmp(s, "json"))
 		return EXPORT_JSON;
+	if (!strcmp(s, "jsonl"))
+		return EXPORT_JSONL;
 	if (!strcmp(s, "md") || !strcmp(s, "markdown"))
 		return EXPORT_MD;
 	return -1;
@@ -135,7 +138,7 @@ struct export_row *export_rows(struct dataset *ds, const struct export_opts *o, 
 		if (!dataset_selected(ds, i, &sel))
 			continue;
 		struct export_row *r = &rows[k++];
-		r->gpu = xstrdup(dataset_gpu(ds, i));
+		r->gpu = xstrdup(dataset_gpu(ds, i) ? dataset_gpu(ds, i) : ds->hardware);
 		r->board_verdict = xstrdup(d->board_verdict);
 		struct sbuf bl;
 		sbuf_init(&bl);
@@ -149,6 +152,7 @@ struct export_row *export_rows(struct dataset *ds, const struct export_opts *o, 
 		r->harness = xstrdup(d->meta.harness);
 		r->problem = xstrdup(d->meta.problem);
 		r->label = export_label(&d->meta);
+		r->effort = d->meta.effort && *d->meta.effort ? xstrdup(d->meta.effort) : NULL;
 		r->correct = d->meta.has_result ? d->meta.correct : -1;
 		r->peak_fraction = d->meta.peak_fraction;
 		char *own = o && o->annot_dir ? annotate_path(o->annot_dir, d->meta.run_id) : NULL;
@@ -195,6 +199,7 @@ void export_rows_free(struct export_row *rows, size_t n)
 		free(rows[i].harness);
 		free(rows[i].problem);
 		free(rows[i].label);
+		free(rows[i].effort);
 		free(rows[i].verdict);
 		free(rows[i].annotator);
 		free(rows[i].gpu);
@@ -300,9 +305,13 @@ void export_csv(struct sbuf *b, const struct export_row *rows, size_t n, int ful
 		export_csv_field(b, r->verdict);
 		sbuf_addc(b, ',');
 		export_csv_field(b, r->annotator);
+		sbuf_addc(b, ',');
+		export_csv_field(b, r->label);
+		sbuf_addc(b, ',');
+		export_csv_field(b, r->effort);
+		sbuf_addc(b, ',');
+		export_csv_field(b, r->gpu);
 		if (full & EXPORT_BOARDS) {
-			sbuf_addc(b, ',');
-			export_csv_field(b, r->gpu);
 			sbuf_addc(b, ',');
 			export_csv_field(b, r->boards);
 			sbuf_addc(b, ',');
@@ -361,56 +370,75 @@ static void export_json_list(struct sbuf *b, char *const *v, size_t n)
 	sbuf_addc(b, ']');
 }
 
+/* One run as an object, keys in the columns' order. */
+static void export_json_obj(struct sbuf *b, const struct export_row *r, int full)
+{
+	sbuf_adds(b, "{\"run_id\": ");
+	export_json_str(b, r->run_id);
+	sbuf_adds(b, ", \"model\": ");
+	export_json_str(b, r->model);
+	sbuf_adds(b, ", \"harness\": ");
+	export_json_str(b, r->harness);
+	sbuf_adds(b, ", \"problem\": ");
+	export_json_str(b, r->problem);
+	sbuf_addf(b, ", \"correct\": %s, \"peak_fraction\": ", export_bool(r->correct, "true", "false", "null"));
+	export_number(b, r->peak_fraction, "null");
+	sbuf_adds(b, ", \"verdict\": ");
+	export_json_str(b, r->verdict);
+	sbuf_adds(b, ", \"annotator\": ");
+	export_json_str(b, r->annotator);
+	sbuf_adds(b, ", \"label\": ");
+	export_json_str(b, r->label);
+	sbuf_adds(b, ", \"effort\": ");
+	export_json_str(b, r->effort);
+	sbuf_adds(b, ", \"gpu\": ");
+	export_json_str(b, r->gpu);
+	if (full & EXPORT_BOARDS) {
+		sbuf_adds(b, ", \"boards\": ");
+		export_json_str(b, r->boards);
+		sbuf_adds(b, ", \"board_verdict\": ");
+		export_json_str(b, r->board_verdict);
+	}
+	if (full & EXPORT_FULL) {
+		sbuf_adds(b, ", \"summary\": ");
+		export_json_str(b, r->summary);
+		sbuf_adds(b, ", \"implication\": ");
+		export_json_str(b, r->implication);
+		sbuf_adds(b, ", \"quotes\": ");
+		export_json_list(b, r->quotes, r->nquotes);
+		sbuf_adds(b, ", \"flags\": ");
+		export_json_list(b, r->flags, r->nflags);
+	}
+	if (full & EXPORT_DETAIL) {
+		const double v[] = { r->agent_s, r->check_s, r->benchmark_s, r->cost_usd };
+		for (size_t k = 0; k < sizeof v / sizeof v[0]; k++) {
+			sbuf_addf(b, ", \"%s\": ", export_detail_columns[k]);
+			export_number(b, v[k], "null");
+		}
+		sbuf_addf(b, ", \"template_mutated\": %s, \"gpu_lock_wait_s\": ",
+		          export_bool(r->template_mutated, "true", "false", "null"));
+		export_number(b, r->lock_wait_s, "null");
+		sbuf_adds(b, ", \"shapes\": ");
+		export_json_str(b, r->shapes);
+	}
+	sbuf_addc(b, '}');
+}
+
 void export_json(struct sbuf *b, const struct export_row *rows, size_t n, int full)
 {
 	sbuf_adds(b, n ? "[\n" : "[]\n");
 	for (size_t i = 0; i < n; i++) {
-		const struct export_row *r = &rows[i];
-		sbuf_adds(b, "  {\"run_id\": ");
-		export_json_str(b, r->run_id);
-		sbuf_adds(b, ", \"model\": ");
-		export_json_str(b, r->model);
-		sbuf_adds(b, ", \"harness\": ");
-		export_json_str(b, r->harness);
-		sbuf_adds(b, ", \"problem\": ");
-		export_json_str(b, r->problem);
-		sbuf_addf(b, ", \"correct\": %s, \"peak_fraction\": ", export_bool(r->correct, "true", "false", "null"));
-		export_number(b, r->peak_fraction, "null");
-		sbuf_adds(b, ", \"verdict\": ");
-		export_json_str(b, r->verdict);
-		sbuf_adds(b, ", \"annotator\": ");
-		export_json_str(b, r->annotator);
-		if (full & EXPORT_BOARDS) {
-			sbuf_adds(b, ", \"gpu\": ");
-			export_json_str(b, r->gpu);
-			sbuf_adds(b, ", \"boards\": ");
-			export_json_str(b, r->boards);
-			sbuf_adds(b, ", \"board_verdict\": ");
-			export_json_str(b, r->board_verdict);
-		}
-		if (full & EXPORT_FULL) {
-			sbuf_adds(b, ", \"summary\": ");
-			export_json_str(b, r->summary);
-			sbuf_adds(b, ", \"implication\": ");
-			export_json_str(b, r->implication);
-			sbuf_adds(b, ", \"quotes\": ");
-			export_json_list(b, r->quotes, r->nquotes);
-			sbuf_adds(b, ", \"flags\": ");
-			export_json_list(b, r->flags, r->nflags);
-		}
-		if (full & EXPORT_DETAIL) {
-			const double v[] = { r->agent_s, r->check_s, r->benchmark_s, r->cost_usd };
-			for (size_t k = 0; k < sizeof v / sizeof v[0]; k++) {
-				sbuf_addf(b, ", \"%s\": ", export_detail_columns[k]);
-				export_number(b, v[k], "null");
-			}
-			sbuf_addf(b, ", \"template_mutated\": %s, \"gpu_lock_wait_s\": ",
-			          export_bool(r->template_mutated, "true", "false", "null"));
-			export_number(b, r->lock_wait_s, "null");
-			sbuf_adds(b, ", \"shapes\": ");
-			export_json_str(b, r->shapes);
-		}
-		sbuf_adds(b, i + 1 < n ? "},\n" : "}\n]\n");
+		sbuf_adds(b, "  ");
+		export_json_obj(b, &rows[i], full);
+		sbuf_adds(b, i + 1 < n ? ",\n" : "\n]\n");
+	}
+}
+
+void export_jsonl(struct sbuf *b, const struct export_row *rows, size_t n, int full)
+{
+	for (size_t i = 0; i < n; i++) {
+		export_json_obj(b, &rows[i], full);
+		sbuf_addc(b, '\n');
 	}
 }
 
@@ -533,8 +561,8 @@ void export_md(struct sbuf *b, const struct export_row *rows, size_t n, int full
 		export_md_cell(b, export_board_columns[c]);
 	for (int c = 0; (full & EXPORT_FULL) && export_full_columns[c]; c++)
 		export_md_cell(b, export_full_columns[c]);
-	sbuf_adds(b, "\n| --- | --- | --- | --- | --- | ---: | --- | --- |");
-	sbuf_adds(b, full & EXPORT_BOARDS ? " --- | --- | --- |" : "");
+	sbuf_adds(b, "\n| --- | --- | --- | --- | --- | ---: | --- | --- | --- | --- | --- |");
+	sbuf_adds(b, full & EXPORT_BOARDS ? " --- | --- |" : "");
 	sbuf_adds(b, full & EXPORT_FULL ? " --- | --- | --- | --- |\n" : "\n");
 	for (size_t i = 0; i < n; i++) {
 		const struct export_row *r = &rows[i];
@@ -550,8 +578,10 @@ void export_md(struct sbuf *b, const struct export_row *rows, size_t n, int full
 		export_md_cell(b, num);
 		export_md_cell(b, r->verdict);
 		export_md_cell(b, r->annotator);
+		export_md_cell(b, r->label);
+		export_md_cell(b, r->effort);
+		export_md_cell(b, r->gpu);
 		if (full & EXPORT_BOARDS) {
-			export_md_cell(b, r->gpu);
 			export_md_cell(b, r->boards);
 			export_md_cell(b, r->board_verdict);
 		}

@@ -198,6 +198,14 @@ char *prov_banner(const struct provenance *p, int incomplete, int narrow, const 
 	if (says >= 0)  /* both said: neither file is taken for the truth */
 		sbuf_addf(&b, " transcript ends mid-turn (no completion marker); %s says session_complete: true",
 		          prov_source_name((enum prov_source)says));
+	else if (incomplete && p && p->end == PROV_END_WRITING)
+		sbuf_addf(&b, narrow ? " STILL BEING WRITTEN: grew in the last %d s, no completion marker yet"
+		                     : " STILL BEING WRITTEN: the transcript grew in the last %d s; "
+		                       "no completion marker yet", PROV_QUIET_S);
+	else if (incomplete && p && p->end == PROV_END_QUIET && !sum)
+		sbuf_addf(&b, narrow ? " INCOMPLETE RUN: no completion marker, nothing written for %d s"
+		                     : " INCOMPLETE RUN: the transcript stops without the harness's completion marker; "
+		                       "nothing written for over %d s (cut off, crashed, or a long step)", PROV_QUIET_S);
 	else if (incomplete && sum)  /* the list after it needs the room */
 		sbuf_adds(&b, " INCOMPLETE RUN (no completion marker)");
 	else if (incomplete && narrow)

@@ -41,8 +41,16 @@ struct prov_values {
 	double peak;              /* < 0: null */
 };
 
+/* How the transcript's end looks to one who follows it (kbtui watch): a
+ * file without its completion marker that grew a moment ago is still
+ * being written; one that has not grown for PROV_QUIET_S seconds may have
+ * ended (cut off, crashed) or be in a long step. */
+enum prov_end { PROV_END_UNKNOWN, PROV_END_WRITING, PROV_END_QUIET };
+#define PROV_QUIET_S 10
+
 struct provenance {
 	struct prov_values src[PROV__COUNT];
+	enum prov_end end;        /* set by a follower; UNKNOWN elsewhere */
 };
 
 /* One disagreement: field, and the two files with what each says. */
@@ -83,7 +91,9 @@ int prov_says_complete(const struct provenance *p);
 /* The replay's banner line: what is wrong with the run's outcome or its
  * transcript's end, or NULL when nothing is (owned). incomplete: the
  * transcript lacks its completion marker; narrow: the words that fit 80
- * columns; mark: the glyph that flags a disagreement ("!=" in ASCII). */
+ * columns; mark: the glyph that flags a disagreement ("!=" in ASCII).
+ * With p->end known (a watch), the words tell a file still being written
+ * from one that stopped without its marker. */
 char *prov_banner(const struct provenance *p, int incomplete, int narrow, const char *mark);
 
 #endif

@@ -4,6 +4,7 @@
 #include "annot.h"
 #include "jsonx.h"
 #include "problem.h"
+#include "suggest.h"
 #include "textsafe.h"
 #include "util.h"
 
@@ -286,8 +287,16 @@ int sweep_problems_set(struct sweep_config *c, const char *list, char **err)
 		for (char *tok = strtok_r(copy, ",", &save); tok && rc == 0; tok = strtok_r(NULL, ",", &save)) {
 			char *pdir = problem_find(dir, tok);
 			if (!pdir) {
-				char *safe = textsafe(tok, strlen(tok), 0);
-				*err = xasprintf("--problems: no problem '%s' in %s (or the short name is ambiguous)", safe, dir);
+				char *safe = textsafe(tok, strlen(tok), 0), *hint = suggest_problem(dir, tok);
+				if (hint) {
+					char *h = textsafe(hint, strlen(hint), 0);
+					*err = xasprintf("--problems: no problem '%s' in %s; did you mean '%s'?", safe, dir, h);
+					free(h);
+				} else {
+					*err = xasprintf("--problems: no problem '%s' in %s (or the short name is ambiguous)", safe,
+					                 dir);
+				}
+				free(hint);
 				free(safe);
 				rc = -1;
 				break;

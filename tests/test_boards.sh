@@ -21,8 +21,8 @@ runs_gpus="20260620_090000_claude_opus-x_01_fp8_gemm|$RTX
 20260622_090000_claude_opus-x_06_sonic_moe_swiglu|NVIDIA B200
 20260623_090000_codex_gpt-x_07_w4a16_gemm|NVIDIA B200"
 
-"$kb" runs --json "$tmp/ds" > "$tmp/out" 2> "$tmp/err"; rc=$?
-t "runs --json over every board type exits 0, stderr empty" '[ $rc -eq 0 ] && [ ! -s "$tmp/err" ]'
+"$kb" runs --jsonl "$tmp/ds" > "$tmp/out" 2> "$tmp/err"; rc=$?
+t "runs --jsonl over every board type exits 0, stderr empty" '[ $rc -eq 0 ] && [ ! -s "$tmp/err" ]'
 t "nine runs, one a line" '[ "$(wc -l < "$tmp/out")" -eq 9 ]'
 t "no run of the fixture is on two GPUs" '! grep -q "\"gpu_disagrees\":true" "$tmp/out"'
 echo "$runs_gpus" | while IFS='|' read -r id gpu; do
@@ -44,7 +44,7 @@ t "the split verdict ends in != in the table" 'grep "^20260620_090000_claude_opu
 
 "$kb" runs --gpu h100 "$tmp/ds" > "$tmp/h" 2> "$tmp/err"; rc=$?
 t "--gpu h100: the two H100 runs only" '[ $rc -eq 0 ] && [ "$(grep -c "NVIDIA H100 PCIe" "$tmp/h")" -eq 2 ] && [ "$(wc -l < "$tmp/h")" -eq 3 ]'
-"$kb" runs --json --board v2.b200 "$tmp/ds" > "$tmp/b" 2> "$tmp/err"; rc=$?
+"$kb" runs --jsonl --board v2.b200 "$tmp/ds" > "$tmp/b" 2> "$tmp/err"; rc=$?
 t "--board v2.b200: its one run" '[ $rc -eq 0 ] && [ "$(wc -l < "$tmp/b")" -eq 1 ] && grep -qF "20260623_090000_codex_gpt-x" "$tmp/b"'
 "$kb" runs --board leaderboard_v1.json "$tmp/ds" > "$tmp/b" 2> "$tmp/err"; rc=$?
 t "--board by file name" '[ $rc -eq 0 ] && [ "$(wc -l < "$tmp/b")" -eq 2 ]'
@@ -71,7 +71,7 @@ t "a count the annotations do not bear out is marked" 'grep "^leaderboard_v2.jso
 
 "$kb" export --format csv "$tmp/ds" > "$tmp/csv" 2> "$tmp/err"; rc=$?
 t "export: gpu, boards and board_verdict columns on several boards" \
-	'[ $rc -eq 0 ] && head -1 "$tmp/csv" | grep -q "^run_id,model,harness,problem,correct,peak_fraction,verdict,annotator,gpu,boards,board_verdict"'
+	'[ $rc -eq 0 ] && head -1 "$tmp/csv" | grep -q "^run_id,model,harness,problem,correct,peak_fraction,verdict,annotator,label,effort,gpu,boards,board_verdict"'
 "$kb" export --format json --gpu b200 "$tmp/ds" > "$tmp/json" 2> "$tmp/err"; rc=$?
 t "export --gpu b200: the two B200 runs" '[ $rc -eq 0 ] && [ "$(grep -c "\"gpu\": \"NVIDIA B200\"" "$tmp/json")" -eq 2 ] && [ "$(grep -c "\"run_id\"" "$tmp/json")" -eq 2 ]'
 "$kb" export --format csv --board nosuch "$tmp/ds" > /dev/null 2> "$tmp/err"; rc=$?
@@ -101,7 +101,7 @@ t "a board's hostile GPU name and environment: no escape reaches the output" \
 # the bundled sample imitates the layout: two GPUs, a v2 board, a Gemini run
 sm="$KB_SRCDIR/data/sample"
 G=20260602_090000_gemini_sample-model-h_05_topk_bitonic
-"$kb" runs --json "$sm" > "$tmp/sm" 2> "$tmp/err"; rc=$?
+"$kb" runs --jsonl "$sm" > "$tmp/sm" 2> "$tmp/err"; rc=$?
 t "sample: 8 runs, 7 on the RTX PRO 6000 and the gemini one on the H100" \
 	'[ $rc -eq 0 ] && [ ! -s "$tmp/err" ] && [ "$(wc -l < "$tmp/sm")" -eq 8 ] &&
 	 [ "$(grep -c "\"gpu\":\"$RTX\"" "$tmp/sm")" -eq 7 ] && grep "$G" "$tmp/sm" | grep -qF "\"gpu\":\"NVIDIA H100 PCIe\""'
@@ -121,8 +121,8 @@ t "sample: the gemini run's per-run detail in export --full" \
 kc="$KB_SRCDIR/../shared/kbcom-results"
 if [ -f "$kc/leaderboard_v2.h100.json" ] && command -v python3 > /dev/null 2>&1; then
 	mkdir "$tmp/kc" && cp "$kc"/leaderboard*.json "$kc"/problem_baselines*.json "$tmp/kc"/
-	"$kb" runs --json "$tmp/kc" > "$tmp/kout" 2> "$tmp/err"; rc=$?
-	t "kernelbench.com: runs --json exits 0" '[ $rc -eq 0 ] && [ ! -s "$tmp/err" ]'
+	"$kb" runs --jsonl "$tmp/kc" > "$tmp/kout" 2> "$tmp/err"; rc=$?
+	t "kernelbench.com: runs --jsonl exits 0" '[ $rc -eq 0 ] && [ ! -s "$tmp/err" ]'
 	t "kernelbench.com: the 434 distinct runs of its eight boards" '[ "$(wc -l < "$tmp/kout")" -eq 434 ]'
 	python3 - "$tmp/kc" "$tmp/kout" > "$tmp/kmiss" <<'PY'
 import glob, json, os, sys

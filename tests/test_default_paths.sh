@@ -25,6 +25,7 @@ export NO_PROXY='*' no_proxy='*' HOME="$tmp/home"
 mkdir -p "$HOME" "$tmp/cwd"
 cd "$tmp/cwd" || exit 1
 sample="$KB_SRCDIR/data/sample"
+nsample=$(ls "$sample/runs" | wc -l)
 KEY="sk-test-DEFAULT-path-7731"
 pids=""
 trap 'for p in $pids; do kill $p 2> /dev/null; done; tm kill-server > /dev/null 2>&1; rm -rf "$tmp"' EXIT
@@ -67,11 +68,11 @@ judged_no_gpu() {
 
 # ---- the browser: kbtui with no PATH, outside any dataset -> the sample ------------------
 start br "$kb"
-t "browser: kbtui with no PATH opens the bundled sample" 'wait_for br "7 runs" "04_kahan_softmax" "07_w4a16_gemm"'
+t "browser: kbtui with no PATH opens the bundled sample" 'wait_for br "$nsample runs" "04_kahan_softmax" "07_w4a16_gemm"'
 keys br Enter
 t "browser: Enter replays the selected run" 'wait_for br "event 1/"'
 keys br q
-t "browser: q leaves the replay for the list" 'wait_for br "7 runs"'
+t "browser: q leaves the replay for the list" 'wait_for br "$nsample runs"'
 keys br q
 t "browser: q quits with status 0" 'exited br 0'
 t "browser: stderr is empty" 'quiet "$tmp/br.err"'
@@ -185,7 +186,7 @@ t "fetch: exits 0 into ~/.local/share/kbtui (stderr: progress and summary only)"
 t "fetch: the fetched tree is the served one" 'diff -r -x .kbtui-fetch "$sample" "$dest" > /dev/null'
 "$kb" runs > "$tmp/fr" 2> "$tmp/fr.err"; rc=$?
 t "fetch: kbtui runs with no DIR lists the fetched dataset, and says so" '[ $rc -eq 0 ] &&
-	[ "$(grep -c _0[1-7]_ "$tmp/fr")" -eq 7 ] && [ "$(cat "$tmp/fr.err")" = "kbtui: dataset: $dest (no DIR given and none here: the fetched one)" ]'
+	[ "$(grep -c _0[1-7]_ "$tmp/fr")" -eq "$nsample" ] && [ "$(cat "$tmp/fr.err")" = "kbtui: dataset: $dest (no DIR given and none here: the fetched one)" ]'
 
 # ---- annotate: a verdict into a copy of the sample ---------------------------------------
 cp -R "$sample" "$tmp/ds"
@@ -198,8 +199,8 @@ t "annotate: the file holds the verdict, the implication and the annotator" '
 	grep -q "^verdict: reward_hack" "$tmp/ds/annotations/$r04.yaml" &&
 	grep -q "Do not count this cell" "$tmp/ds/annotations/$r04.yaml" && grep -q "tester" "$tmp/ds/annotations/$r04.yaml"'
 t "annotate: the file checks against the schema" '"$kb" annotations check "$tmp/ds" > "$tmp/ac.out" 2> "$tmp/ac.err"'
-t "annotate: runs shows the new verdict" '"$kb" runs --json "$tmp/ds" 2> /dev/null |
-	jq -e "select(.run_id == \"$r04\") | .verdict == \"reward_hack\"" > /dev/null'
+t "annotate: runs shows the new verdict" '"$kb" runs --jsonl "$tmp/ds" 2> /dev/null |
+	jq -s -e "map(select(.run_id == \"$r04\")) | length == 1 and .[0].verdict == \"reward_hack\"" > /dev/null'
 t "annotate: no temporary file is left beside it (only the yaml files, SCHEMA.md and the lock)" '
 	[ "$(ls -A "$tmp/ds/annotations" | grep -vcE "\.yaml$|^SCHEMA\.md$|^\.kbtui\.lock$")" -eq 0 ]'
 

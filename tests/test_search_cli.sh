@@ -110,8 +110,8 @@ t "run_id:event: rule: line, for a flagged event" 'grep -qxF "hack:8: grader-edi
 t "and says the run is flagged" '[ "$(tail -1 "$tmp/out")" = "flagged" ]'
 "$kb" flags "$fl/clean.jsonl" > "$tmp/out" 2> "$tmp/err"; rc=$?
 t "the clean transcript: not flagged" '[ $rc -eq 0 ] && [ "$(cat "$tmp/out")" = "not flagged" ]'
-"$kb" flags --json "$fl/hack.jsonl" > "$tmp/out"; rc=$?
-t "--json: one object per flagged event with rule, why, in, line, text" '[ $rc -eq 0 ] && grep -q "^{\"run_id\":\"hack\",\"event\":8,\"rule\":\"grader-edit-shell\",\"why\":\"A shell command" "$tmp/out" && ! grep -q "^flagged" "$tmp/out"'
+"$kb" flags --jsonl "$fl/hack.jsonl" > "$tmp/out"; rc=$?
+t "--jsonl: one object per flagged event with rule, why, in, line, text" '[ $rc -eq 0 ] && grep -q "^{\"run_id\":\"hack\",\"event\":8,\"rule\":\"grader-edit-shell\",\"why\":\"A shell command" "$tmp/out" && ! grep -q "^flagged" "$tmp/out"'
 printf 'rule a\nwhy w\nmatch (unclosed\n' > "$tmp/bad.rules"
 "$kb" flags --rules "$tmp/bad.rules" "$fl/hack.jsonl" > /dev/null 2> "$tmp/err"; rc=$?
 t "a bad rule file exits 1 naming file and line" '[ $rc -eq 1 ] && grep -q "bad.rules:3: bad regular expression at offset" "$tmp/err"'

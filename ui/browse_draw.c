@@ -11,6 +11,7 @@
 #include "browse_int.h"
 #include "dataset.h"
 #include "draw.h"
+#include "modelname.h"
 #include "runstats.h"
 #include "sweepwatch.h"
 #include "tag.h"
@@ -18,12 +19,13 @@
 #include "util.h"
 #include "view.h"
 
-#define BROWSE_DROPS 5
+#define BROWSE_DROPS 4
 /* The model's name is cut to no fewer columns than this before a column
- * is hidden; the run id shows only with at least BROWSE_ID_MIN. */
+ * is hidden; the run id shows only with at least BROWSE_ID_MIN (a run id
+ * cut to "2026…fp8_gemm" names nothing). */
 #define BROWSE_MODEL_MIN 18
-#define BROWSE_ID_MIN 12
-#define BROWSE_DROP_FREE 2  /* ranks hidden before the model's name is cut below 34 */
+#define BROWSE_ID_MIN 24
+#define BROWSE_PROBLEM_CUT 18  /* a long problem's name is cut to this before PEAK goes */
 
 void browse_widths(struct browse *b)
 {
@@ -47,43 +49,55 @@ void browse_widths(struct browse *b)
 	}
 }
 
-/* The columns shown at this terminal's width (bit c: column c): the less
- * telling ones are hidden first: the run id and the flags while the
- * model's name would be cut below its usual 34 columns, the others only
- * while it would get fewer than BROWSE_MODEL_MIN. */
-static unsigned browse_shown(const struct browse *b)
+/* The columns shown at this terminal's width (bit c: column c) and the
+ * width of each (w[c]; RUN_ID's is the rest of the line), in the order
+ * of browse_cols' comment: each stage gives way only when the one before
+ * leaves the model's name fewer columns than it needs. */
+static unsigned browse_layout(const struct browse *b, int *w)
 {
+	static const struct { int drop, model_min, problem_cut; } stage[] = {
+		{0, 34, 0}, {1, 34, 0}, {2, 34, 0},           /* RUN_ID, FLAGS */
+		{0, BROWSE_MODEL_MIN, BROWSE_PROBLEM_CUT},    /* the name, the problem cut */
+		{3, BROWSE_MODEL_MIN, BROWSE_PROBLEM_CUT},    /* PEAK */
+		{4, BROWSE_MODEL_MIN, BROWSE_PROBLEM_CUT},    /* VERDICT */
+	};
+	const size_t id = BROWSE_NCOLS - 1;
 	unsigned shown = (1u << BROWSE_NCOLS) - 1;
-	int usual = b->width[0] < 34 ? b->width[0] : 34;
-	for (int rank = 1; rank <= BROWSE_DROPS; rank++) {
-		int need = 1 + (rank <= BROWSE_DROP_FREE ? usual : BROWSE_MODEL_MIN) + 2;
+	int room = 0, want = 0;
+	for (size_t s = 0; s < sizeof stage / sizeof stage[0]; s++) {
+		for (size_t c = 0; c < BROWSE_NCOLS; c++) {
+			if (stage[s].drop && browse_cols[c].drop == stage[s].drop)
+				shown &= ~(1u << c);
+			w[c] = b->width[c];
+			if (c == 1 && stage[s].problem_cut && w[c] > stage[s].problem_cut)
+				w[c] = stage[s].problem_cut;
+		}
+		want = b->width[0] < stage[s].model_min ? b->width[0] : stage[s].model_min;
+		room = COLS - 1 - 2;   /* the model's, after the others */
 		for (size_t c = 1; c < BROWSE_NCOLS; c++)
 			if (shown & 1u << c)
-				need += browse_cols[c].max ? b->width[c] + 2 : BROWSE_ID_MIN;
-		if (need <= COLS)
+				room -= (c == id ? BROWSE_ID_MIN : w[c]) + 2;
+		if (room >= want)
 			break;
-		for (size_t c = 0; c < BROWSE_NCOLS; c++)
-			if (browse_cols[c].drop == rank)
-				shown &= ~(1u << c);
 	}
+	/* the model's name whole when there is room (RUN_ID keeping its
+	 * BROWSE_ID_MIN), and RUN_ID the rest of the line */
+	w[0] = room < want ? want : room < b->width[0] ? room : b->width[0];
 	return shown;
 }
 
-/* Column c's width at this terminal's width (it must have a max): the
- * model's name whole while the run id keeps 24 columns, else cut at 34;
- * without the run id, cut to what the shown columns leave. */
+static unsigned browse_shown(const struct browse *b)
+{
+	int w[BROWSE_NCOLS];
+	return browse_layout(b, w);
+}
+
+/* Column c's width at this terminal's width (it must have a max). */
 static int browse_col_width(const struct browse *b, size_t c)
 {
-	if (c != 0)
-		return b->width[c];
-	unsigned shown = browse_shown(b);
-	int id = shown & 1u << (BROWSE_NCOLS - 1);
-	int usual = b->width[0] < 34 ? b->width[0] : 34, room = COLS - 1 - (usual + 2) - (id ? 24 : 0);
-	for (size_t k = 1; k < BROWSE_NCOLS; k++)
-		room -= browse_cols[k].max && shown & 1u << k ? b->width[k] + 2 : 0;
-	if (room < 0 && !id)
-		return usual + room > BROWSE_MODEL_MIN ? usual + room : BROWSE_MODEL_MIN;
-	return room <= 0 ? usual : usual + (room < b->width[0] - usual ? room : b->width[0] - usual);
+	int w[BROWSE_NCOLS];
+	browse_layout(b, w);
+	return w[c];
 }
 
 static const struct ds_problem *browse_problem(const struct dataset *ds, const char *name)
@@ -264,6 +278,11 @@ static void browse_draw_list(struct browse *b)
 				continue;
 			int role, w = browse_cols[c].max ? browse_col_width(b, c) : COLS - x;
 			char *s = browse_cols[c].cell(b->ds, b->order[k], &role);
+			if (browse_cols[c].mid == 2) {
+				char *fit = modelname_fit(s, w < COLS - x ? w : COLS - x, theme_glyph()->more);
+				free(s);
+				s = fit;
+			}
 			(browse_cols[c].mid ? draw_fit_mid : draw_fit)(y, x, w < COLS - x ? w : COLS - x, s,
 			                                               k == b->sel ? RL_SELECT : role);
 			free(s);

@@ -21,9 +21,12 @@ struct browse_col {
 	int min, max;
 	/* Safe cell text (owned) and its role. */
 	char *(*cell)(const struct dataset *ds, size_t i, int *role);
-	int mid;  /* cut in the middle: the names differ at their ends */
+	/* 1: cut in the middle (the names differ at their ends); 2: a model's
+	 * name, shortened where it says least (modelname_fit) */
+	int mid;
 	/* 0: always shown; else hidden on a narrow terminal, 1 first: what
-	 * tells whether a run can be replayed (OK, FORMAT) stays */
+	 * tells runs apart (MODEL, PROBLEM) and whether one can be replayed
+	 * (OK, FORMAT) stays */
 	int drop;
 };
 

@@ -107,11 +107,21 @@ static char *browse_cell_flags(const struct dataset *ds, size_t i, int *role)
 	return n < 0 ? xstrdup("...") : n ? xasprintf("!%ld", n) : xstrdup("-");
 }
 
+/* The order in which the columns give way on a narrow terminal (kbtui(1),
+ * BROWSER AND REPLAY; tests/test_layout_cols.sh at 80, 100, 120 and 160):
+ * 1. the model's name shrinks from its whole width to 34 columns,
+ *    shortened where it says least (modelname_fit);
+ * 2. RUN_ID is hidden (it shows with BROWSE_ID_MIN columns or none);
+ * 3. FLAGS is hidden;
+ * 4. the model's name shrinks to BROWSE_MODEL_MIN;
+ * 5. PEAK is hidden, 6. then VERDICT.
+ * MODEL, PROBLEM, OK and FORMAT always stay: without PROBLEM the rows of
+ * one model cannot be told apart. */
 const struct browse_col browse_cols[BROWSE_NCOLS] = {
-	{ "MODEL", 10, 60, browse_cell_model, 1, 0 },  /* 34 unless there is room: browse_col_width */
-	{ "PROBLEM", 8, 28, browse_cell_problem, 0, 3 },
+	{ "MODEL", 10, 60, browse_cell_model, 2, 0 },  /* 34 unless there is room: browse_col_width */
+	{ "PROBLEM", 8, 28, browse_cell_problem, 1, 0 },
 	{ "OK", 2, 3, browse_cell_ok, 0, 0 },  /* 3: "x!=", files disagree (ASCII) */
-	{ "  PEAK", 6, 6, browse_cell_peak, 0, 5 },
+	{ "  PEAK", 6, 6, browse_cell_peak, 0, 3 },
 	{ "VERDICT", 7, 16, browse_cell_verdict, 0, 4 },
 	{ "FLAGS", 5, 5, browse_cell_flags, 0, 2 },
 	{ "FORMAT", 6, 10, browse_cell_format, 0, 0 },  /* "held out", "none": no replay */

@@ -6,18 +6,21 @@
 #include "config.h"
 #include "textsafe.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmd.h"
 #include "cmd_screen.h"
 #include "dataset.h"
 #include "parser.h"
+#include "suggest.h"
 #include "tui.h"
 #include "tui_entry.h"
 #include "util.h"
@@ -96,8 +99,14 @@ static int cmd_help_exec(int argc, char **argv, const struct cmd_ctx *ctx)
 		return CMD_OK;
 	}
 	const struct cmd_entry *e = cmd_lookup(ctx->table, argv[1]);
-	if (!e)
-		return cmd_usage_error(ctx->err, "help", "no command '%s' (kbtui --help lists them)", argv[1]);
+	if (!e) {
+		const char *hint = cmd_suggest(ctx->table, argv[1]);
+		char *fmt = hint ? xasprintf("no command '%%s'; did you mean '%s'?", hint)
+		                 : xstrdup("no command '%s' (kbtui --help lists them)");
+		int rc = cmd_usage_error(ctx->err, "help", fmt, argv[1]);
+		free(fmt);
+		return rc;
+	}
 	cmd_help(e, ctx->out);
 	return CMD_OK;
 }
@@ -142,6 +151,16 @@ static int main_usage_error(const char *fmt, const char *arg)
 	return CMD_USAGE;
 }
 
+static int main_unknown_option(const char *arg)
+{
+	char *hint = suggest_option(main_opts, arg);
+	char *fmt = hint ? xasprintf("unknown option '%%s'; did you mean '%s'?", hint) : NULL;
+	int rc = main_usage_error(fmt ? fmt : "unknown option '%s'", arg);
+	free(fmt);
+	free(hint);
+	return rc;
+}
+
 /* Returns -1 when parsing succeeded, else the exit status. */
 static int main_parse(struct main_cli *c, int argc, char **argv)
 {
@@ -162,14 +181,18 @@ static int main_parse(struct main_cli *c, int argc, char **argv)
 		case 'h': main_usage(stdout); return CMD_OK;
 		case 'V': printf("kbtui %s\n", PACKAGE_VERSION); return CMD_OK;
 		case ':': return main_usage_error("option '%s' needs an argument", argv[optind - 1]);
-		default: return main_usage_error("unknown option '%s'", argv[optind - 1]);
+		default: return main_unknown_option(argv[optind - 1]);
 		}
 	}
 	if (argc - optind > 1)
 		return main_usage_error("one PATH at most, got '%s' too", argv[optind + 1]);
 	c->path = optind < argc ? argv[optind] : NULL;
-	if (c->scr.format && !parser_find(c->scr.format))
-		return main_usage_error("unknown format '%s' (kbtui formats lists them)", c->scr.format);
+	if (c->scr.format && !parser_find(c->scr.format)) {
+		char *f = cmd_format_unknown(c->scr.format);
+		int rc = main_usage_error(f, c->scr.format);
+		free(f);
+		return rc;
+	}
 	if (!c->tag.annotator)
 		c->tag.annotator = getenv("KBTUI_ANNOTATOR");
 	return -1;
@@ -243,6 +266,16 @@ static int main_tui(const struct main_cli *c, const char *argv0)
 	if (cmd_is_dataset(c->path))
 		return main_browse(c->path, &c->tag, -1);
 	if (!util_is_file(c->path) && !util_is_dir(c->path)) {
+		/* a path (run ids have no slash and no .json ending) that is not
+		 * there is not looked for as a run of the default dataset */
+		struct stat st;
+		size_t len = strlen(c->path);
+		int pathy = strchr(c->path, '/') || (len > 5 && !strcmp(c->path + len - 5, ".json")) ||
+		            (len > 6 && !strcmp(c->path + len - 6, ".jsonl"));
+		if (pathy && stat(c->path, &st) < 0) {
+			textsafe_fprintf(stderr, "kbtui: %s: %s\n", c->path, strerror(errno));
+			return CMD_BADINPUT;
+		}
 		/* a run id or a prefix of one: the browser with that run open */
 		struct cmd_run cr;
 		if (cmd_run_resolve(c->path, NULL, argv0, &cr, stderr) < 0)
@@ -293,6 +326,25 @@ static int main_first_word(int argc, char **argv)
 	return 0;
 }
 
+/* A word in the place of a command that is a typo of one ("anotate"), no
+ * file and no run: says which command was meant; -1 when it is not such. */
+static int main_typo(const char *word, const char *argv0)
+{
+	const char *hint = cmd_suggest(kbtui_commands, word);
+	if (!hint || strchr(word, '/') || util_is_file(word) || util_is_dir(word))
+		return -1;
+	struct cmd_run cr;
+	if (cmd_run_resolve(word, NULL, argv0, &cr, NULL) == 0) {
+		cmd_run_free(&cr);
+		return -1;
+	}
+	char *safe = textsafe(word, strlen(word), 0);
+	fprintf(stderr, "kbtui: '%s' is not a command (nor a file or a run); did you mean '%s'?\n"
+	        "Try 'kbtui --help'.\n", safe, hint);
+	free(safe);
+	return CMD_USAGE;
+}
+
 /* A closed standard descriptor would be taken by the next file opened (an
  * annotation written through "stdout"): it gets /dev/null, read-only, so
  * that writing to it fails as writing to a closed one does. */
@@ -327,8 +379,11 @@ int main(int argc, char **argv)
 		free(av);
 		return rc;
 	}
+	int rc;
+	if (w && (rc = main_typo(argv[w], argv[0])) >= 0)
+		return rc;
 	struct main_cli c;
-	int rc = main_parse(&c, argc, argv);
+	rc = main_parse(&c, argc, argv);
 	if (rc < 0)
 		rc = main_tui(&c, argv[0]);
 	if (cmd_write_failed(stdout, stderr) && rc == CMD_OK)
