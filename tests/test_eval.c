@@ -224,9 +224,22 @@ static void hardware(void)
 	}
 	const struct hardware_profile *p = hardware_find(l, "rtx_pro_6000");
 	ok(p != NULL, "RTX_PRO_6000 found by key, any case");
-	ok(p && hardware_gbps(p, "dram") == 1800 && hardware_tflops(p, "fp8") == 400 &&
-	   hardware_tflops(p, "bf16") == 200 && hardware_tflops(p, "fp16") == 200 && hardware_tflops(p, "fp32") == 12,
-	   "RTX PRO 6000: KernelBench-Hard's 1.8 TB/s, fp8 400, bf16 200, fp16 200, fp32 12");
+	ok(p && hardware_gbps(p, "dram") == 1800 && hardware_tflops(p, "fp8") == 1000 &&
+	   hardware_tflops(p, "bf16") == 500 && hardware_tflops(p, "fp16") == 500 && hardware_tflops(p, "tf32") == 250 &&
+	   hardware_tflops(p, "fp32") == 125,
+	   "RTX PRO 6000: the publisher's corrected table, 1.8 TB/s, fp8 1000, bf16 500, tf32 250, fp32 125");
+	ok(p && !strcmp(p->table, "rtxpro6000-2026-06-14") && !strcmp(p->date, "2026-06-14") && p->source &&
+	   strstr(p->source, "rtx_pro_6000.py"), "RTX PRO 6000: table, date and source");
+	const struct hardware_profile *v1 = hardware_find(l, "RTX_PRO_6000_V1");
+	ok(v1 && hardware_tflops(v1, "fp8") == 400 && hardware_tflops(v1, "bf16") == 200 &&
+	   hardware_tflops(v1, "tf32") == 100 && hardware_tflops(v1, "fp32") == 12 && !strcmp(v1->table, "rtxpro6000-2026-04"),
+	   "RTX_PRO_6000_V1: KernelBench-Hard's first table, 400/200/100/12");
+	const struct hardware_profile *h1 = hardware_find(l, "H100"), *hs = hardware_find(l, "H100_SXM");
+	ok(h1 && hardware_gbps(h1, NULL) == 2039 && hardware_tflops(h1, "fp8") == 1513 && hardware_tflops(h1, "bf16") == 756,
+	   "H100 is the PCIe part as the dataset means it: 2039 GB/s, fp8 1513, bf16 756");
+	ok(hs && hardware_gbps(hs, NULL) == 3350 && hardware_tflops(hs, "bf16") == 989.5, "H100_SXM: 3350 GB/s, bf16 989.5");
+	const struct hardware_profile *b2 = hardware_find(l, "B200");
+	ok(b2 && hardware_tflops(b2, "fp32") == 80 && hardware_gbps(b2, NULL) == 8000, "B200: fp32 80 as b200.py");
 	ok(p && p->l2_bytes == 96.0 * 1024 * 1024 && !strcmp(p->arch, "sm_120a"), "96 MB L2, sm_120a");
 	ok(p && hardware_tflops(p, "fp64") < 0, "an absent dtype is -1");
 	const struct hardware_profile *h200 = hardware_find(l, "H200");
@@ -234,8 +247,8 @@ static void hardware(void)
 	   "H200: 4.8 TB/s, sm_90a, 50 MB L2");
 	static const char *const names[][2] = {
 		{"NVIDIA H200", "H200"},
-		{"NVIDIA H100 80GB HBM3", "H100"},
-		{"NVIDIA H100 PCIe", "H100_PCIE"},
+		{"NVIDIA H100 80GB HBM3", "H100_SXM"},
+		{"NVIDIA H100 PCIe", "H100"},
 		{"NVIDIA RTX PRO 6000 Blackwell Workstation Edition", "RTX_PRO_6000"},
 		{"NVIDIA RTX PRO 6000 Blackwell Server Edition", "RTX_PRO_6000"},
 		{"NVIDIA B200", "B200"},
@@ -967,8 +980,10 @@ static void command(void)
 
 	a = xasprintf("eval --list-hardware --problems %s", tap_path("problems"));
 	is_int(cmd(a, &out, &err), 0, "--list-hardware: 0");
-	has_str(out, "RTX_PRO_6000   sm_120a       1800      96     400     200     200      12",
-	        "RTX PRO 6000 row: DRAM, L2, fp8 bf16 fp16 fp32");
+	has_str(out, "RTX_PRO_6000    sm_120a       1800      96    1000     500     500     125  rtxpro6000-2026-06-14",
+	        "RTX PRO 6000 row: DRAM, L2, fp8 bf16 fp16 fp32, table");
+	has_str(out, "RTX_PRO_6000_V1 sm_120a       1800      96     400     200     200      12  rtxpro6000-2026-04",
+	        "the first table beside it");
 	has_str(out, "H200", "H200 listed");
 	has_str(out, "B200", "B200 listed");
 	free(a);
