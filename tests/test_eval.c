@@ -901,6 +901,84 @@ static void loop_integrity(void)
 	eval_result_free(&r);
 }
 
+/* Decks: the one named (--deck, $KBTUI_DECK) sets the check's tolerance
+ * and seeds, the timing protocol and the table peaks and INVALID are
+ * judged on; --no-own-checks leaves our adversarial input out of correct. */
+static void loop_deck(void)
+{
+	struct eval_opts o = {0};
+	struct eval_result r;
+	o.hardware = "toy";
+	o.deck = "toy-deck";
+	is_int(run_eval("deck", "// fine\n", &o, &r), 0, "toy-deck: 2684 GB/s is valid on its 5000 GB/s table: 0");
+	is_str(r.deck, "toy-deck", "the deck recorded");
+	is_str(r.table, "toy2-table", "and its table");
+	is_str(r.hardware, "TOY", "the device profile stays the one given");
+	ok(!r.invalid && fabs(r.shapes[0].peak_fraction - 0.536870912) < 1e-6,
+	   "peak_fraction on the deck's table, not TOY's 1000 GB/s (%g)", r.shapes[0].peak_fraction);
+	char *c = slurp(r.workdir, "check.log"), *b = slurp(r.workdir, "benchmark.log");
+	char *j = slurp(r.workdir, "result.json");
+	has_str(c, "args: check --seeds 2 --atol 0.25 --rtol 0.125 ", "check: the deck's seeds and tolerance");
+	has_str(b, "args: bench --trials 5 --warmup 4 --l2-flush 134217728 --atol 0.25 --rtol 0.125 ",
+	        "bench: the deck's trials, warm-up, flush and tolerance");
+	has_str(j, "\"deck\":\t\"toy-deck\"", "result.json: deck");
+	has_str(j, "\"table\":\t\"toy2-table\"", "result.json: table");
+	has_str(j, "\"own_checks\":\ttrue", "result.json: own checks on");
+	has_str(seen.s, "eval: deck toy-deck: scored on TOY2 (toy2-table, 2026-12)", "the deck said");
+	has_str(seen.s, "eval: note: the device is TOY; the deck's peaks are TOY2's", "and whose peaks");
+	free(c);
+	free(b);
+	free(j);
+	eval_result_free(&r);
+
+	memset(&o, 0, sizeof o);
+	o.hardware = "toy";
+	o.deck = "toy-deck";
+	is_int(run_eval("advfail", "// FAKE_ADVFAIL\n", &o, &r), 1, "our adversarial input fails: 1");
+	ok(!r.correct && r.kbh_correct == 1 && r.adversarial_correct == 0, "the deck's seeds passed, ours did not");
+	eval_result_free(&r);
+	memset(&o, 0, sizeof o);
+	o.hardware = "toy";
+	o.deck = "toy-deck";
+	o.no_own_checks = 1;
+	is_int(run_eval("advoff", "// FAKE_ADVFAIL\n", &o, &r), 0, "--no-own-checks: the deck's verdict alone: 0");
+	ok(r.correct && r.kbh_correct == 1 && r.adversarial_correct == 0 && !r.own_checks && !r.failure,
+	   "correct as the deck judges it; adversarial_correct still false");
+	has_str(seen.s, "our adversarial check failed; not counted (--no-own-checks)", "said");
+	eval_result_free(&r);
+
+	memset(&o, 0, sizeof o);
+	o.hardware = "toy";
+	o.deck = "toy-empty";
+	is_int(run_eval("deck-miss", "// fine\n", &o, &r), -1, "a deck without the problem: bad input");
+	has_str(r.failure, "01_toy is not in deck toy-empty (its problems: )", "named");
+	eval_result_free(&r);
+	memset(&o, 0, sizeof o);
+	o.hardware = "toy";
+	o.deck = "nope";
+	is_int(run_eval("deck-none", "// fine\n", &o, &r), -1, "an unknown deck: bad input");
+	has_str(r.failure, "no deck 'nope' (decks: toy-deck toy-empty)", "the decks listed");
+	eval_result_free(&r);
+	memset(&o, 0, sizeof o);
+	o.hardware = "toy";
+	o.deck = "../hardware";
+	is_int(run_eval("deck-path", "// fine\n", &o, &r), -1, "a path is no deck name");
+	eval_result_free(&r);
+
+	memset(&o, 0, sizeof o);
+	o.hardware = "toy";
+	setenv("KBTUI_DECK", "toy-deck", 1);
+	is_int(run_eval("deck-env", "// fine\n", &o, &r), 0, "$KBTUI_DECK: 0");
+	unsetenv("KBTUI_DECK");
+	is_str(r.deck, "toy-deck", "$KBTUI_DECK names the deck (live, sweep and R pass it so)");
+	eval_result_free(&r);
+	memset(&o, 0, sizeof o);
+	o.hardware = "toy";
+	is_int(run_eval("deck-no", "// fine\n", &o, &r), 1, "no deck current for TOY: its own 1000 GB/s, INVALID: 1");
+	ok(!r.deck && r.invalid, "no deck recorded, INVALID on the device's own profile");
+	eval_result_free(&r);
+}
+
 static void loop_bad_input(void)
 {
 	struct eval_opts o = {0};
@@ -1329,6 +1407,7 @@ int main(void)
 	procs();
 	result_json();
 	loop_pass();
+	loop_deck();
 	loop_failures();
 	objscan_tests();
 	loop_integrity();
