@@ -123,6 +123,10 @@ static char **sweep_cell_argv(const struct sweep_config *c, int cell, const char
 		v[n++] = xstrdup("--problems");
 		v[n++] = xstrdup(c->problems_dir);
 	}
+	if (c->deck) {
+		v[n++] = xstrdup("--deck");
+		v[n++] = xstrdup(c->deck);
+	}
 	if (c->budget_s > 0) {
 		v[n++] = xstrdup("--budget");
 		v[n++] = xasprintf("%.0fs", c->budget_s);
