@@ -66,20 +66,24 @@ int eval_deck_choose(struct eval_ctx *x, int final)
 	const char *name = x->o->deck ? x->o->deck : env && *env ? env : NULL;
 	char *dflt = NULL;
 	int rc;
-	if (x->deck)
+	if (x->deck_chosen)
 		return 0;
 	if (!name) {
 		if (!x->prof) {
-			if (final)
+			if (final) {
+				x->deck_chosen = 1;
 				eval_say(x, "no deck: the GPU is unknown (see --deck and --hardware)");
+			}
 			return 0;
 		}
+		x->deck_chosen = 1;
 		if (!(dflt = deck_default_for(x->pdir, x->prof->key))) {
 			eval_say(x, "no deck is current for %s: its own profile's peaks (see --deck)", x->prof->key);
 			return 0;
 		}
 		name = dflt;
 	}
+	x->deck_chosen = 1;
 	rc = eval_deck_load(x, name);
 	if (rc == 0 && !x->dprob && dflt) {
 		/* the GPU's current deck dropped the problem: the one that has it */

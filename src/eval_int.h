@@ -39,6 +39,7 @@ struct eval_ctx {
 	struct deck *deck;
 	const struct deck_problem *dprob;
 	const struct hardware_profile *table;
+	int deck_chosen;            /* the choice was made (a deck or none) */
 	char *pdir;                 /* the problems directory */
 	char *exe;                  /* the built checker (kbcheck) */
 	char *runner;               /* the built runner (kbrun), the solution's */

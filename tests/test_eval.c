@@ -926,6 +926,13 @@ static void loop_deck(void)
 	has_str(j, "\"own_checks\":\ttrue", "result.json: own checks on");
 	has_str(seen.s, "eval: deck toy-deck: scored on TOY2 (toy2-table, 2026-12)", "the deck said");
 	has_str(seen.s, "eval: note: the device is TOY; the deck's peaks are TOY2's", "and whose peaks");
+	char *sum = NULL;
+	size_t sl;
+	FILE *sf = open_memstream(&sum, &sl);
+	cmd_eval_summary(&r, sf);
+	fclose(sf);
+	has_str(sum, "kbtui eval: 01_toy on TOY (sm_86) [deck toy-deck]: PASS, peak_fraction", "the verdict line names the deck");
+	free(sum);
 	free(c);
 	free(b);
 	free(j);
@@ -976,6 +983,29 @@ static void loop_deck(void)
 	o.hardware = "toy";
 	is_int(run_eval("deck-no", "// fine\n", &o, &r), 1, "no deck current for TOY: its own 1000 GB/s, INVALID: 1");
 	ok(!r.deck && r.invalid, "no deck recorded, INVALID on the device's own profile");
+	const char *nd = strstr(seen.s, "no deck is current for TOY");
+	ok(nd && !strstr(nd + 1, "no deck is current for TOY"), "said once");
+	eval_result_free(&r);
+
+	/* the real decks: 04 left the current ones, so it runs as kbh-2026-04 */
+	char *sol = xasprintf("%s/k04.cu", tmp), *wd = xasprintf("%s/wd-k04", tmp);
+	write_file(sol, "// fine\n");
+	memset(&o, 0, sizeof o);
+	o.problem = "04";
+	o.problems_dir = tap_path("problems");
+	o.hardware = "RTX_PRO_6000";
+	o.solution = sol;
+	o.workdir = wd;
+	o.nvcc = fake_nvcc;
+	o.on_line = eval_line;
+	sbuf_reset(&seen);
+	eval_run(&o, &r);
+	is_str(r.deck, "kbh-2026-04", "04 on an RTX PRO 6000: as kbh-2026-04 defines it");
+	is_str(r.table, "rtxpro6000-2026-04", "judged on that deck's first table");
+	has_str(seen.s, "04_kahan_softmax is not in kbcom-2026-08-rtxpro6000: running it as kbh-2026-04 defines it",
+	        "said why");
+	free(sol);
+	free(wd);
 	eval_result_free(&r);
 }
 
