@@ -210,6 +210,51 @@ static void decks_vs_publisher(void)
 	free(err);
 }
 
+static int run(int argc, char **argv, char **out, char **err)
+{
+	size_t no, ne;
+	FILE *fo = open_memstream(out, &no), *fe = open_memstream(err, &ne);
+	int rc = cmd_eval(argc, argv, fo, fe);
+	fclose(fo);
+	fclose(fe);
+	return rc;
+}
+
+/* --describe as text, and its errors. */
+static void describe_text(void)
+{
+	char *out, *err;
+	char *a1[] = {"eval", "--describe", "--problem", "01", "--deck", "kbcom-2026-08-h100", "--problems",
+	              (char *)tap_path("problems"), NULL};
+	is_int(run(8, a1, &out, &err), 0, "--describe as text: 0");
+	has_str(out, "deck             kbcom-2026-08-h100\n", "a field a line: the deck");
+	has_str(out, "tolerance        {\"atol\":0.2,\"rtol\":0.2,\"keyed_on\":\"bfloat16\"}\n", "the tolerance and its keying");
+	has_str(out, "checks           {\"name\":\"stress:large_input\",\"what\":\"x * 64\",\"atol\":12,", "a named check a line");
+	has_str(out, "\"key\":\"H100\",\"table\":\"h100pcie-2026-06\"", "the table");
+	has_str(out, "\"dram_gb_s\":2039", "its bandwidth");
+	has_str(out, "\"l2_flush_bytes\":\"kbcom-problems/src/eval/timing.py:38\"", "the citations");
+	is_str(err, "", "nothing on stderr");
+	free(out);
+	free(err);
+	char *a2[] = {"eval", "--describe", "--problems", (char *)tap_path("problems"), NULL};
+	is_int(run(4, a2, &out, &err), 1, "--describe without --problem: 1");
+	has_str(err, "kbtui eval: --describe needs --problem NAME", "said");
+	free(out);
+	free(err);
+	char *a3[] = {"eval", "--json", "--problem", "01", "x.cu", NULL};
+	is_int(run(5, a3, &out, &err), 2, "--json without --describe: usage");
+	has_str(err, "--json goes with --describe", "said");
+	free(out);
+	free(err);
+	char *a4[] = {"eval", "--describe", "--problem", "01", "--hardware", "B200", "--problems",
+	              (char *)tap_path("problems"), "--json", NULL};
+	unsetenv("KBTUI_DECK");
+	is_int(run(9, a4, &out, &err), 0, "--describe --hardware B200: 0");
+	has_str(out, "\"deck\":\t\"kbcom-2026-08-b200\"", "the current deck of --hardware's profile");
+	free(out);
+	free(err);
+}
+
 /* The TFLOPS (compute) or GB/s (memory) above which a shape is INVALID:
  * the deck's table peak times EVAL_ROOFLINE_NOISE. */
 static double invalid_above(const struct deck *d, const struct hardware_list *hw, const struct problem *p)
@@ -280,6 +325,7 @@ static void defaults(void)
 int main(void)
 {
 	decks_vs_publisher();
+	describe_text();
 	thresholds();
 	defaults();
 	return tap_done();
