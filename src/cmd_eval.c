@@ -233,6 +233,9 @@ int cmd_eval_prepare(int argc, char **argv, struct eval_cmd *ec, FILE *out, FILE
 		return cmd_eval_describe(o, json, out, err);
 	if (json)
 		return cmd_eval_usage_error(err, "%s", "--json goes with --describe");
+	if (o->kbh && (o->deck || o->no_own_checks))
+		return cmd_eval_usage_error(err, "%s", "--deck and --no-own-checks are the native loop's: --kbh runs the "
+		                            "checkout's own definitions");
 	if (optind != argc - 1)
 		return cmd_eval_usage_error(err, "%s", optind >= argc ? "which SOLUTION file?" : "one SOLUTION file only");
 	if (!o->problem)

@@ -246,6 +246,11 @@ static void describe_text(void)
 	has_str(err, "--json goes with --describe", "said");
 	free(out);
 	free(err);
+	char *a5[] = {"eval", "--kbh", "/nonexistent", "--deck", "kbh-2026-04", "--problem", "01", "x.py", NULL};
+	is_int(run(8, a5, &out, &err), 2, "--deck with --kbh: usage");
+	has_str(err, "--kbh runs the checkout's own definitions", "said why");
+	free(out);
+	free(err);
 	char *a4[] = {"eval", "--describe", "--problem", "01", "--hardware", "B200", "--problems",
 	              (char *)tap_path("problems"), "--json", NULL};
 	unsetenv("KBTUI_DECK");
