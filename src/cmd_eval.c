@@ -108,11 +108,12 @@ static char *cmd_eval_describe_deck(const struct eval_opts *o, const char *dir)
 {
 	const char *env = getenv("KBTUI_DECK");
 	char *d;
+	int own;
 	if (o->deck)
 		return xstrdup(o->deck);
 	if (env && *env)
 		return xstrdup(env);
-	if (o->hardware && (d = deck_default_for(dir, o->hardware)))
+	if (o->hardware && (d = deck_default_for(dir, o->hardware, &own)))
 		return d;
 	return xstrdup("kbcom-2026-08-rtxpro6000");
 }

@@ -156,24 +156,39 @@ void deck_free(struct deck *d)
 	free(d);
 }
 
-char *deck_default_for(const char *problems_dir, const char *hwkey)
+/* Whether the deck's list key names hwkey. */
+static int deck_lists(const struct deck *d, const char *key, const char *hwkey)
+{
+	const cJSON *it;
+	cJSON_ArrayForEach(it, jx_get(d->doc, key))
+		if (cJSON_IsString(it) && !strcasecmp(it->valuestring, hwkey))
+			return 1;
+	return 0;
+}
+
+char *deck_default_for(const char *problems_dir, const char *hwkey, int *own_table)
 {
 	int n;
-	char **v = deck_names(problems_dir, &n), *found = NULL;
+	char **v = deck_names(problems_dir, &n), *found = NULL, *defs = NULL;
 	for (int i = 0; hwkey && !found && i < n; i++) {
 		char *err = NULL;
 		struct deck *d = deck_load(problems_dir, v[i], &err);
-		const cJSON *it;
 		free(err);
 		if (!d)
 			continue;
-		cJSON_ArrayForEach(it, jx_get(d->doc, "default_for"))
-			if (cJSON_IsString(it) && !strcasecmp(it->valuestring, hwkey))
-				found = xstrdup(v[i]);
+		if (deck_lists(d, "default_for", hwkey))
+			found = xstrdup(v[i]);
+		else if (!defs && deck_lists(d, "definitions_for", hwkey))
+			defs = xstrdup(v[i]);
 		deck_free(d);
 	}
 	problem_names_free(v, n);
-	return found;
+	*own_table = !found && defs;
+	if (found) {
+		free(defs);
+		return found;
+	}
+	return defs;
 }
 
 const struct deck_problem *deck_problem(const struct deck *d, const char *name)

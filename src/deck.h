@@ -38,9 +38,12 @@ void deck_free(struct deck *d);
 /* The deck names under problems_dir/decks, sorted. Free with
  * problem_names_free. */
 char **deck_names(const char *problems_dir, int *n);
-/* The deck whose "default_for" lists hardware key hwkey: the current deck
- * for that GPU. Owned; NULL when none does. */
-char *deck_default_for(const char *problems_dir, const char *hwkey);
+/* The current deck for the GPU of hardware key hwkey: the deck whose
+ * "default_for" lists it (*own_table = 0: scored on the deck's table), else
+ * one whose "definitions_for" does (*own_table = 1: the deck's definitions,
+ * the GPU's own table, as for an H100 SXM or an H200, which no deck of the
+ * publisher's scores). Owned; NULL when none. */
+char *deck_default_for(const char *problems_dir, const char *hwkey, int *own_table);
 /* The deck's entry for problem name (a folder name); NULL when the deck
  * does not hold that problem. */
 const struct deck_problem *deck_problem(const struct deck *d, const char *name);

@@ -43,9 +43,12 @@ static int eval_deck_load(struct eval_ctx *x, const char *name)
 	return 0;
 }
 
-static int eval_deck_table(struct eval_ctx *x)
+/* own: the deck's definitions on the device's own table (a default deck
+ * whose table is another GPU's: judged there, a faster device would read
+ * as INVALID). */
+static int eval_deck_table(struct eval_ctx *x, int own)
 {
-	if (!(x->table = hardware_find(x->hw, x->deck->table)))
+	if (!(x->table = own ? x->prof : hardware_find(x->hw, x->deck->table)))
 		return eval_fail(x, EVAL_SETUP, -1, "deck %s scores on table %s, which hardware.json lacks", x->deck->name,
 		                 x->deck->table);
 	free(x->r->deck);
@@ -55,7 +58,9 @@ static int eval_deck_table(struct eval_ctx *x)
 	x->r->own_checks = !x->o->no_own_checks;
 	eval_say(x, "deck %s: scored on %s (%s, %s)", x->deck->name, x->table->key, x->table->table,
 	         x->table->date ? x->table->date : "undated");
-	if (x->prof && x->prof != x->table)
+	if (own)
+		eval_say(x, "note: the deck's table is %s's; %s is judged on its own", x->deck->table, x->prof->key);
+	else if (x->prof && x->prof != x->table)
 		eval_say(x, "note: the device is %s; the deck's peaks are %s's", x->prof->key, x->table->key);
 	return 0;
 }
@@ -65,7 +70,7 @@ int eval_deck_choose(struct eval_ctx *x, int final)
 	const char *env = getenv("KBTUI_DECK");
 	const char *name = x->o->deck ? x->o->deck : env && *env ? env : NULL;
 	char *dflt = NULL;
-	int rc;
+	int rc, own = 0;
 	if (x->deck_chosen)
 		return 0;
 	if (!name) {
@@ -77,7 +82,7 @@ int eval_deck_choose(struct eval_ctx *x, int final)
 			return 0;
 		}
 		x->deck_chosen = 1;
-		if (!(dflt = deck_default_for(x->pdir, x->prof->key))) {
+		if (!(dflt = deck_default_for(x->pdir, x->prof->key, &own))) {
 			eval_say(x, "no deck is current for %s: its own profile's peaks (see --deck)", x->prof->key);
 			return 0;
 		}
@@ -89,11 +94,12 @@ int eval_deck_choose(struct eval_ctx *x, int final)
 		/* the GPU's current deck dropped the problem: the one that has it */
 		eval_say(x, "%s is not in %s: running it as %s defines it", x->pb->name, name, EVAL_DECK_FALLBACK);
 		rc = eval_deck_load(x, EVAL_DECK_FALLBACK);
+		own = 1;
 	}
 	if (rc == 0 && !x->dprob)
 		rc = eval_deck_missing(x, x->deck->name);
 	if (rc == 0)
-		rc = eval_deck_table(x);
+		rc = eval_deck_table(x, own);
 	free(dflt);
 	return rc;
 }

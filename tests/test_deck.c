@@ -313,16 +313,20 @@ static void thresholds(void)
 static void defaults(void)
 {
 	const char *pd = tap_path("problems");
-	const char *want[][2] = {
-		{"RTX_PRO_6000", "kbcom-2026-08-rtxpro6000"}, {"H100", "kbcom-2026-08-h100"},
-		{"H100_SXM", "kbcom-2026-08-h100"}, {"B200", "kbcom-2026-08-b200"},
+	const char *want[][3] = {
+		{"RTX_PRO_6000", "kbcom-2026-08-rtxpro6000", "0"}, {"H100", "kbcom-2026-08-h100", "0"},
+		{"H100_SXM", "kbcom-2026-08-h100", "1"}, {"H200", "kbcom-2026-08-h100", "1"},
+		{"B200", "kbcom-2026-08-b200", "0"},
 	};
+	int own;
 	for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
-		char *d = deck_default_for(pd, want[i][0]);
+		char *d = deck_default_for(pd, want[i][0], &own);
 		is_str(d, want[i][1], "the current deck for %s", want[i][0]);
+		is_int(own, atoi(want[i][2]), "%s: %s", want[i][0], own ? "on its own table (the deck's is the PCIe part's)"
+		                                                      : "on the deck's table");
 		free(d);
 	}
-	char *none = deck_default_for(pd, "TOY");
+	char *none = deck_default_for(pd, "TOY", &own);
 	ok(!none, "no deck for an unknown profile");
 	free(none);
 }

@@ -1001,7 +1001,7 @@ static void loop_deck(void)
 	sbuf_reset(&seen);
 	eval_run(&o, &r);
 	is_str(r.deck, "kbh-2026-04", "04 on an RTX PRO 6000: as kbh-2026-04 defines it");
-	is_str(r.table, "rtxpro6000-2026-04", "judged on that deck's first table");
+	is_str(r.table, "rtxpro6000-2026-06-14", "judged on the device's own (current) table, not the deck's first");
 	has_str(seen.s, "04_kahan_softmax is not in kbcom-2026-08-rtxpro6000: running it as kbh-2026-04 defines it",
 	        "said why");
 	free(sol);
