@@ -103,17 +103,18 @@ static int cmd_eval_list_hardware(const char *problems, FILE *out, FILE *err)
 }
 
 /* The deck --describe shows: --deck, $KBTUI_DECK, the current deck of
- * --hardware's profile, else the publisher's first GPU's. Owned. */
-static char *cmd_eval_describe_deck(const struct eval_opts *o, const char *dir)
+ * --hardware's profile (*own: on that profile's table), else the
+ * publisher's first GPU's. Owned. */
+static char *cmd_eval_describe_deck(const struct eval_opts *o, const char *dir, int *own)
 {
 	const char *env = getenv("KBTUI_DECK");
 	char *d;
-	int own;
+	*own = 0;
 	if (o->deck)
 		return xstrdup(o->deck);
 	if (env && *env)
 		return xstrdup(env);
-	if (o->hardware && (d = deck_default_for(dir, o->hardware, &own)))
+	if (o->hardware && (d = deck_default_for(dir, o->hardware, own)))
 		return d;
 	return xstrdup("kbcom-2026-08-rtxpro6000");
 }
@@ -122,7 +123,8 @@ static char *cmd_eval_describe_deck(const struct eval_opts *o, const char *dir)
 static int cmd_eval_describe(const struct eval_opts *o, int json, FILE *out, FILE *err)
 {
 	char *dir = o->problems_dir ? xstrdup(o->problems_dir) : problem_default_dir();
-	char *pdir = o->problem ? problem_find(dir, o->problem) : NULL, *name = cmd_eval_describe_deck(o, dir);
+	int own;
+	char *pdir = o->problem ? problem_find(dir, o->problem) : NULL, *name = cmd_eval_describe_deck(o, dir, &own);
 	char *hwp = util_path_join(dir, "hardware.json"), *msg = NULL;
 	struct problem *p = NULL;
 	struct deck *d = NULL;
@@ -137,7 +139,7 @@ static int cmd_eval_describe(const struct eval_opts *o, int json, FILE *out, FIL
 	else if (!deck_problem(d, p->name))
 		textsafe_fprintf(err, "kbtui eval: %s is not in deck %s\n", p->name, d->name);
 	else {
-		cJSON *desc = deck_describe(d, p, hardware_find(hw, d->table));
+		cJSON *desc = deck_describe(d, p, hardware_find(hw, own ? o->hardware : d->table));
 		if (json) {
 			char *s = cJSON_Print(desc);
 			fputs(s, out);

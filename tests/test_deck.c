@@ -258,6 +258,13 @@ static void describe_text(void)
 	has_str(out, "\"deck\":\t\"kbcom-2026-08-b200\"", "the current deck of --hardware's profile");
 	free(out);
 	free(err);
+	char *a6[] = {"eval", "--describe", "--problem", "03", "--hardware", "H200", "--problems",
+	              (char *)tap_path("problems"), "--json", NULL};
+	is_int(run(9, a6, &out, &err), 0, "--describe --hardware H200: 0");
+	has_str(out, "\"deck\":\t\"kbcom-2026-08-h100\"", "an H200 gets the H100 deck's definitions");
+	has_str(out, "\"key\":\t\"H200\"", "on its own table");
+	free(out);
+	free(err);
 }
 
 /* The TFLOPS (compute) or GB/s (memory) above which a shape is INVALID:
