@@ -3,6 +3,7 @@
  * and the headless mode, one compact log line per event on out. */
 #include "agent.h"
 #include "cmd.h"
+#include "deck.h"
 #include "problem.h"
 #include "textsafe.h"
 #include "util.h"
@@ -27,7 +28,7 @@ static const char cmd_live_usage[] =
 	"the run (transcript.jsonl, result.json) as it goes.\n"
 	"Options: --provider openai|anthropic, --base-url URL, --budget 45m,\n"
 	"--max-turns N, --max-tokens N, --thinking TOKENS, --effort LEVEL, --problems DIR,\n"
-	"--out DIR, --no-eval, --sandbox none|bwrap, --headless. Keys from OPENAI_API_KEY /\n"
+	"--out DIR, --no-eval, --sandbox none|bwrap, --headless, --deck NAME. Keys from OPENAI_API_KEY /\n"
 	"ANTHROPIC_API_KEY. The bash and eval tools run in a bubblewrap sandbox (only the\n"
 	"work directory writable, no network, no capabilities, a fresh /dev with the GPU\n"
 	"nodes, an environment allowlist) when bwrap works here; see kbtui(1), SANDBOX.\n";
@@ -35,7 +36,7 @@ static const char cmd_live_usage[] =
 enum {
 	OPT_PROBLEM = 256, OPT_MODEL, OPT_PROVIDER, OPT_BASE_URL, OPT_BUDGET, OPT_MAX_TURNS,
 	OPT_MAX_TOKENS, OPT_THINKING, OPT_PROBLEMS, OPT_OUT, OPT_NO_EVAL, OPT_HEADLESS, OPT_HELP,
-	OPT_SANDBOX, OPT_EFFORT,
+	OPT_SANDBOX, OPT_EFFORT, OPT_DECK,
 };
 
 static const struct option cmd_live_opts[] = {
@@ -53,6 +54,7 @@ static const struct option cmd_live_opts[] = {
 	{"no-eval", no_argument, NULL, OPT_NO_EVAL},
 	{"headless", no_argument, NULL, OPT_HEADLESS},
 	{"sandbox", required_argument, NULL, OPT_SANDBOX},
+	{"deck", required_argument, NULL, OPT_DECK},
 	{"help", no_argument, NULL, OPT_HELP},
 	{NULL, 0, NULL, 0},
 };
@@ -229,6 +231,22 @@ static int cmd_live_setup(struct agent_opts *o, const char *problems, const char
 	return 0;
 }
 
+/* --deck: the eval tool and the final eval run as that deck; they read it
+ * from $KBTUI_DECK, as R and the sweep's cells do. */
+static int cmd_live_deck(const char *problems_dir, const char *name, FILE *err)
+{
+	char *why = NULL;
+	struct deck *d = deck_load(problems_dir, name, &why);
+	if (!d) {
+		textsafe_fprintf(err, "kbtui live: %s\n", why);
+		free(why);
+		return -1;
+	}
+	deck_free(d);
+	setenv("KBTUI_DECK", name, 1);
+	return 0;
+}
+
 /* The sandbox the bash tool gets: asked for (must work) or the best there is. */
 static int cmd_live_sandbox(struct agent_opts *o, const char *asked, FILE *err)
 {
@@ -255,7 +273,7 @@ static int cmd_live_sandbox(struct agent_opts *o, const char *asked, FILE *err)
 int cmd_live_prepare(int argc, char **argv, struct live_cmd *lc, FILE *out, FILE *err)
 {
 	struct agent_opts *o = &lc->o;
-	const char *problem = NULL, *problems = NULL, *out_dir = NULL, *provider = "openai", *sandbox = NULL;
+	const char *problem = NULL, *problems = NULL, *out_dir = NULL, *provider = "openai", *sandbox = NULL, *deck = NULL;
 	int ch, rc;
 	long long v;
 
@@ -294,6 +312,7 @@ int cmd_live_prepare(int argc, char **argv, struct live_cmd *lc, FILE *out, FILE
 		case OPT_NO_EVAL: o->final_eval = 0; break;
 		case OPT_HEADLESS: lc->headless = 1; break;
 		case OPT_SANDBOX: sandbox = optarg; break;
+		case OPT_DECK: deck = optarg; break;
 		case OPT_HELP: fputs(cmd_live_usage, out); return CMD_OK;
 		case ':': return cmd_live_usage_error(err, "option '%s' needs an argument", argv[optind - 1]);
 		default: return cmd_unknown_option(err, "live", argv[optind - 1], cmd_live_opts);
@@ -335,7 +354,8 @@ int cmd_live_prepare(int argc, char **argv, struct live_cmd *lc, FILE *out, FILE
 	o->llm.api_key = lc->key;
 	unsetenv("OPENAI_API_KEY");
 	unsetenv("ANTHROPIC_API_KEY");
-	if (cmd_live_setup(o, problems, problem, out_dir, lc->owned, err) < 0) {
+	if (cmd_live_setup(o, problems, problem, out_dir, lc->owned, err) < 0 ||
+	    (deck && cmd_live_deck(o->problems_dir, deck, err) < 0)) {
 		cmd_live_free(lc);
 		return CMD_BADINPUT;
 	}

@@ -114,6 +114,8 @@ static char **sweep_cell_argv(const struct sweep_config *c, int cell, const char
 	v[n++] = xasprintf("--problem=%s", c->problems[ce->problem]);
 	if (c->problems_dir)
 		v[n++] = xasprintf("--problems=%s", c->problems_dir);
+	if (c->deck)
+		v[n++] = xasprintf("--deck=%s", c->deck);
 	if (c->budget_s > 0)
 		v[n++] = xasprintf("--budget=%.0fs", c->budget_s);
 	if (c->max_turns > 0)

@@ -1112,6 +1112,26 @@ static void test_hostile_output(void)
 
 /* ---- the command ------------------------------------------------------------ */
 
+/* --deck names a deck of the problems folder, checked before any request. */
+static void test_cmd_deck(void)
+{
+	char outdir[512], *outs, *errs;
+	size_t on, en;
+	snprintf(outdir, sizeof outdir, "%s/deckrun", tmpdir);
+	setenv("OPENAI_API_KEY", KEY, 1);
+	char *argv[] = {"live", "--problem", "01", "--problems", (char *)tap_path("problems"), "--model", "fake-model",
+	                "--base-url", "http://127.0.0.1:9/v1", "--headless", "--deck", "kbcom-2099", "--out", outdir, NULL};
+	FILE *out = open_memstream(&outs, &on), *err = open_memstream(&errs, &en);
+	int rc = cmd_live((int)(sizeof argv / sizeof *argv) - 1, argv, out, err);
+	fclose(out);
+	fclose(err);
+	is_int(rc, 1, "live --deck of no deck: 1");
+	has_str(errs, "kbtui live: no deck 'kbcom-2099' (decks: kbcom-2026-08-b200 kbcom-2026-08-h100", "the decks listed");
+	ok(!getenv("KBTUI_DECK"), "and none passed on to the eval");
+	free(outs);
+	free(errs);
+}
+
 static void test_cmd(void)
 {
 	struct reply script[3] = {{200, NULL, oa_write, -1, 0}, {200, NULL, oa_bash, -1, 0}, {200, NULL, oa_done, -1, 0}};
@@ -1209,6 +1229,7 @@ int main(void)
 	test_garbage_and_500();
 	test_unreachable_and_nokey();
 	test_cmd();
+	test_cmd_deck();
 	test_final_link();
 	test_hostile_output();
 	srv_stop();
