@@ -1,6 +1,7 @@
 /* eval_deck.c: which deck the native loop runs a problem as, and the
  * roofline table it is judged on. */
 #include "deck.h"
+#include "eval.h"
 #include "eval_int.h"
 #include "hardware.h"
 #include "problem.h"
