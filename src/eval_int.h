@@ -81,6 +81,15 @@ void eval_shapes_init(struct eval_ctx *x);
  * recorded (r->refused). nvcc locates the toolkit, whose headers are not
  * the solution's. */
 int eval_static(struct eval_ctx *x, const char *obj, const char *keep, const char *nvcc);
+struct objscan;
+/* The object against the allowlist of definitions, the lists of calls and
+ * nvcc's one constructor by exact name: a reason (owned) or NULL. entry:
+ * the problem's entry point, may be NULL. */
+char *eval_static_object(const struct objscan *o, const char *entry);
+/* obj's host code disassembled by objdump (NULL: not found, a refusal):
+ * a reason when it has a syscall, sysenter or int $0x80 instruction, or
+ * cannot be read; NULL when clean. */
+char *eval_static_insns(const char *objdump, const char *obj);
 
 /* eval_kbh.c */
 int eval_kbh_problem(struct eval_ctx *x);

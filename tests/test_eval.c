@@ -7,6 +7,7 @@
 #include "tap.h"
 #include "benchlog.h"
 #include "eval.h"
+#include "eval_int.h"
 #include "evaljob.h"
 #include "forbid.h"
 #include "hardware.h"
@@ -576,6 +577,124 @@ static void objscan_tests(void)
 	free(data);
 	free(c);
 	free(o);
+}
+
+/* ---- the object allowlist, exact names, host instructions ---------------- */
+
+/* C source compiled by cc into an object; its scan (NULL when cc failed). */
+static struct objscan *cc_object(const char *name, const char *src, char **obj)
+{
+	char *cn = xasprintf("%s.c", name), *on = xasprintf("%s.o", name);
+	char *c = tmp_path(cn), *err = NULL;
+	*obj = tmp_path(on);
+	free(cn);
+	free(on);
+	write_file(c, src);
+	char *cmd = xasprintf("cc -O1 -w -c %s -o %s", c, *obj);
+	struct objscan *o = system(cmd) == 0 ? objscan_load(*obj, &err) : NULL;
+	free(cmd);
+	free(c);
+	free(err);
+	return o;
+}
+
+/* eval_static_object on name's object: the reason, owned, or NULL */
+static char *static_why(const char *name, const char *src)
+{
+	char *obj;
+	struct objscan *o = cc_object(name, src, &obj);
+	char *why = o ? eval_static_object(o, "kb_entry") : xstrdup("cc failed");
+	objscan_free(o);
+	free(obj);
+	return why;
+}
+
+static void static_object_tests(void)
+{
+	if (system("cc --version > /dev/null 2>&1") != 0) {
+		tap_skip("no C compiler: the object allowlist is not tested");
+		return;
+	}
+	char *why = static_why("allow", "int kb_entry(void) { return 0; }\n"
+	                                 "static int helper(void) { return 1; }\n"
+	                                 "int _Z6kernelv(void) { return helper(); }\n");
+	ok(!why, "the entry point, a static and a C++ name are allowed%s%s", why ? ": " : "", why ? why : "");
+	free(why);
+	/* a constructor whose name holds nvcc's registration symbol: refused by
+	 * the exact name (it was let through by a substring match) */
+	why = static_why("stiname", "extern int puts(const char *);\n__attribute__((constructor)) static void x__sti____cudaRegisterAllv(void) { puts(\"PASS\"); }\n"
+	                            "int kb_entry(void) { return 0; }\n");
+	has_str(why, "runs x__sti____cudaRegisterAllv before main", "a constructor named like nvcc's: refused");
+	free(why);
+	why = static_why("stiarr", "void __sti____cudaRegisterAll_x(void) {}\n"
+	                           "__attribute__((section(\".init_array\"), used)) static void (*const e)(void) = "
+	                           "__sti____cudaRegisterAll_x;\nint kb_entry(void) { return 0; }\n");
+	has_str(why, "runs __sti____cudaRegisterAll_x before main", "an .init_array entry named like it: refused");
+	free(why);
+	/* the exact name passes: nvcc's own, as a static in .text.startup */
+	why = static_why("stiexact", "__attribute__((constructor)) static void nvreg(void) "
+	                             "__asm__(\"_ZL24__sti____cudaRegisterAllv\");\n"
+	                             "extern int puts(const char *);\nstatic void nvreg(void) { puts(\"x\"); }\nint kb_entry(void) { return 0; }\n");
+	ok(!why, "nvcc's registration by its exact name is the one constructor allowed%s%s", why ? ": " : "",
+	   why ? why : "");
+	free(why);
+	static const char *const libc[] = {"ioctl", "fstat", "strerror", "snprintf", "my_helper"};
+	for (size_t i = 0; i < sizeof libc / sizeof *libc; i++) {
+		char *src = xasprintf("int %s(void) { return 0; }\nint kb_entry(void) { return 0; }\n", libc[i]);
+		char *want = xasprintf("the object defines %s", libc[i]);
+		why = static_why(libc[i], src);
+		has_str(why, want, "a definition of %s: refused", libc[i]);
+		free(why);
+		free(want);
+		free(src);
+	}
+	why = static_why("opnew", "void *_Znwm(unsigned long n) { return 0; }\nint kb_entry(void) { return 0; }\n");
+	has_str(why, "the C++ runtime's own", "operator new: refused");
+	free(why);
+	static const char *const calls[] = {"_Fork", "execle", "execvpe", "fexecve", "wordexp", "execveat",
+	                                    "ioctl", "recv", "mprotect", "dl_iterate_phdr"};
+	for (size_t i = 0; i < sizeof calls / sizeof *calls; i++) {
+		char *src = xasprintf("extern int %s();\nint kb_entry(void) { return %s(); }\n", calls[i], calls[i]);
+		char *want = xasprintf("the object calls %s (", calls[i]);
+		why = static_why(calls[i], src);
+		has_str(why, want, "a call of %s: refused", calls[i]);
+		free(why);
+		free(want);
+		free(src);
+	}
+	/* host instructions, by objdump */
+	char *od = util_which("objdump", NULL), *obj;
+	why = eval_static_insns(NULL, "x.o");
+	has_str(why, "objdump (binutils) not found", "no objdump: refused, not waved through");
+	free(why);
+	if (!od) {
+		tap_skip("no objdump: the host instruction scan is not tested");
+		return;
+	}
+	struct objscan *o = cc_object("insn_ok", "int kb_entry(int x) { return x * 3 + 1; }\n", &obj);
+	why = eval_static_insns(od, obj);
+	ok(o && !why, "clean host code passes the instruction scan%s%s", why ? ": " : "", why ? why : "");
+	free(why);
+	objscan_free(o);
+	free(obj);
+	static const char *const insn[][2] = {{"syscall", "a syscall instruction in kb_entry"},
+	                                      {"sysenter", "a sysenter instruction in kb_entry"},
+	                                      {"int $0x80", "a int $0x80 instruction in kb_entry"}};
+	for (int i = 0; i < 3; i++) {
+		char *src = xasprintf("int kb_entry(void) { __asm__ volatile(\"%s\" ::: \"memory\"); return 0; }\n",
+		                      insn[i][0]);
+		o = cc_object("insn", src, &obj);
+		why = eval_static_insns(od, obj);
+		has_str(why, insn[i][1], "inline %s in host code: refused", insn[i][0]);
+		free(why);
+		objscan_free(o);
+		free(obj);
+		free(src);
+	}
+	why = eval_static_insns(od, "/nonexistent/x.o");
+	has_str(why, "cannot disassemble", "an object objdump cannot read: refused");
+	free(why);
+	free(od);
 }
 
 /* ---- the loop with a fake nvcc ------------------------------------------- */
@@ -1316,6 +1435,7 @@ int main(void)
 	loop_pass();
 	loop_failures();
 	objscan_tests();
+	static_object_tests();
 	loop_integrity();
 	loop_bad_input();
 	command();
