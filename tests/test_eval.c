@@ -766,22 +766,22 @@ static void loop_pass(void)
 	char *check = slurp(r.workdir, "check.log"), *bench = slurp(r.workdir, "benchmark.log");
 	char *comp = slurp(r.workdir, "compile.log");
 	has_str(check, "args: check --seeds 3 --atol 0.001 --rtol 0.002 --runner ", "check gets the problem's seeds and tolerance");
-	char *rpath = xasprintf("--runner %s/kbrun --adv-atol 0.001 --adv-rtol 0.002\n", r.workdir);
-	has_str(check, rpath, "and the runner the solution is linked into, not the checker itself");
-	free(rpath);
+	has_str(check, "--runner /proc/self/fd/", "and the runner the solution is linked into, as a sealed copy "
+	        "(no path a step can write)");
 	has_str(check, "\nPASS\n", "check.log ends with PASS");
 	has_str(comp, "-gencode=arch=compute_90a,code=sm_90a", "nvcc gets the arch");
 	has_str(comp, "/harness/checker.cu", "and the checker");
 	has_str(comp, "/harness/runner.cu", "and the runner");
 	has_str(comp, "/01_toy/call.cu", "and the problem's call glue");
 	has_str(comp, "--keep --keep-dir ", "nvcc keeps the preprocessed texts it compiled, for the static checks");
-	has_str(comp, "/obj-sm_90a/checker.o /", "the checker is linked from checker, driver, reference");
+	has_str(comp, "/harness/sm_90a/checker-", "the checker is linked from checker, driver, reference, "
+	        "kept by content");
 	char *ln = line_with(comp, "/kbcheck /");
-	ok(ln && strstr(ln, "checker.o") && !strstr(ln, "solution"), "and not from the solution: %s", ln ? ln : "-");
+	ok(ln && strstr(ln, "/checker-") && !strstr(ln, "solution"), "and not from the solution: %s", ln ? ln : "-");
 	free(ln);
 	ln = line_with(comp, "/kbrun /");
-	ok(ln && strstr(ln, "solution.o") && !strstr(ln, "checker.o") && !strstr(ln, "driver.o") &&
-	   !strstr(ln, "reference.o"), "the runner holds the solution, not the checker's parts");
+	ok(ln && strstr(ln, "solution.o") && !strstr(ln, "/checker-") && !strstr(ln, "/driver-") &&
+	   !strstr(ln, "/reference-"), "the runner holds the solution, not the checker's parts");
 	free(ln);
 	has_str(bench, "args: bench --trials 7 --warmup 10 --l2-flush 134217728 --atol 0.001 --rtol 0.002 --runner ",
 	        "bench: the problem's trials, 10 warm-up calls, 128 MB flush (> 2 x 50 MB L2), tolerance for the "
@@ -822,11 +822,11 @@ static void loop_pass(void)
 	struct sbuf names;
 	sbuf_init(&names);
 	const char *want[] = {"benchmark.log", "check.log", "compile.log", "kbcheck", "kbrun", "result.json",
-	                      "solution.cu", "obj-sm_90a"};
+	                      "solution.cu", "obj-sm_90a", "harness"};
 	int extra = 0, have = 0;
 	while (d && (e = readdir(d))) {
 		int known = e->d_name[0] == '.';
-		for (size_t i = 0; i < 8; i++)
+		for (size_t i = 0; i < 9; i++)
 			if (!strcmp(e->d_name, want[i]))
 				known = 1, have++;
 		if (!known) {
@@ -836,7 +836,7 @@ static void loop_pass(void)
 	}
 	if (d)
 		closedir(d);
-	ok(have == 8 && !extra, "work dir holds the run layout (and objects) only%s%s", extra ? ", extra: " : "",
+	ok(have == 9 && !extra, "work dir holds the run layout (and objects) only%s%s", extra ? ", extra: " : "",
 	   names.s);
 	int nc = count_compiles(comp);
 	is_int(nc, 6, "first build: checker, driver, reference, runner, call and solution compiled apart");
@@ -853,6 +853,18 @@ static void loop_pass(void)
 	ok(snap && util_starts_with(snap, "#line 1 \"") && strstr(snap, "/pass.cu\"\n// FAKE nothing, second try\n"),
 	   "the copy names the original with #line");
 	free(snap);
+	/* keyed by content, not mtime: a newer mtime alone rebuilds nothing; an
+	 * object planted at the old path (obj-ARCH/checker.o) is never linked */
+	char *planted = util_path_join(r.workdir, "obj-sm_90a/checker.o");
+	write_file(planted, "planted\n");
+	free(planted);
+	eval_result_free(&r);
+	memset(&o, 0, sizeof o);
+	is_int(run_eval("pass", "// FAKE nothing, third try\n", &o, &r), 0, "a third try, an object planted");
+	free(comp);
+	comp = slurp(r.workdir, "compile.log");
+	is_int(count_compiles(comp), 1, "the harness objects found by their content's key, the solution compiled");
+	ok(comp && !strstr(comp, "obj-sm_90a/checker.o"), "the planted obj-sm_90a/checker.o is not linked");
 	sbuf_free(&names);
 	free(sc);
 	free(res);
@@ -964,6 +976,26 @@ static void loop_integrity(void)
 	memset(&o, 0, sizeof o);
 	is_int(run_eval("timedwrong", "FAKE_TIMEDWRONG\n", &o, &r), 1, "a wrong output under timing: 1");
 	ok(!r.correct && r.stage == EVAL_BENCH, "not correct after all (stage %s)", eval_stage_name(r.stage));
+	eval_result_free(&r);
+
+	/* the runner killed by its seccomp filter: REFUSED, the call named */
+	memset(&o, 0, sizeof o);
+	is_int(run_eval("seccomp", "FAKE_SECCOMP\n", &o, &r), 1, "a forbidden system call in the runner: 1");
+	ok(r.refused && !r.correct && r.stage == EVAL_CHECK, "refused at check, not correct");
+	has_str(r.failure, "REFUSED: the solution made a forbidden system call, execve", "the call is named");
+	eval_result_free(&r);
+
+	/* the check step replaces WORKDIR/kbcheck (as a solution's code in the
+	 * runner could): the benchmark still runs the checker that was built */
+	memset(&o, 0, sizeof o);
+	is_int(run_eval("swap", "FAKE_SWAP\n", &o, &r), 0, "a checker swapped during the check: the eval ends");
+	char *swapped = slurp(r.workdir, "kbcheck"), *sbench = slurp(r.workdir, "benchmark.log");
+	has_str(swapped, "ms=0.000001", "the swap happened (WORKDIR/kbcheck is the spoof)");
+	ok(sbench && !strstr(sbench, "ms=0.000001") && r.nshapes == 2 && fabs(r.shapes[0].ms - 0.05) < 1e-9,
+	   "but the benchmark ran the sealed copy of the real one: its own times (shape 0 %.6f ms)",
+	   r.nshapes ? r.shapes[0].ms : -1);
+	free(swapped);
+	free(sbench);
 	eval_result_free(&r);
 
 	static const struct {

@@ -40,9 +40,11 @@
  * Exit status: 0 pass, 1 fail (wrong output, or the solution reported or
  * raised an error), 2 usage, 3 a CUDA error that lost the solution's
  * context or the solution's process died, 4 no CUDA device, 5 the driver
- * or reference failed (not the solution's fault), 6 invalid timing. */
+ * or reference failed (not the solution's fault), 6 invalid timing, 7 the
+ * solution made a system call the runner's seccomp filter forbids. */
 #include "kb_problem.h"
 #include "kb_proto.h"
+#include "kb_seccomp.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -63,7 +65,7 @@
 double kb_atol = 1e-4, kb_rtol = 1e-4;
 int kb_kbh_rule = 1;
 
-enum { H_PASS = 0, H_FAIL = 1, H_USAGE = 2, H_CUDA = 3, H_NODEV = 4, H_SETUP = 5, H_INVALID = 6 };
+enum { H_PASS = 0, H_FAIL = 1, H_USAGE = 2, H_CUDA = 3, H_NODEV = 4, H_SETUP = 5, H_INVALID = 6, H_REFUSED = 7 };
 
 /* The seeds KernelBench-Hard's check.py uses, then more. */
 static unsigned long long h_seed(int i)
@@ -176,6 +178,7 @@ struct h_runner {
 	size_t map_bytes = 0;
 	pthread_t fwd;
 	int fwd_started = 0;
+	int refused = 0;      /* it died by the seccomp filter */
 };
 
 static h_runner H_R;
@@ -206,6 +209,13 @@ static void *h_forward(void *arg)
 static int h_runner_start(const char *path)
 {
 	int sv[2], out[2];
+	/* the runner as kbtui sealed it (a /proc/self/fd path), opened before
+	 * any of the solution's code runs, executed by this descriptor */
+	int exe = open(path, O_RDONLY | O_CLOEXEC);
+	if (exe < 0) {
+		printf("ERROR: cannot open the runner %s: %s\n", path, strerror(errno));
+		return H_SETUP;
+	}
 	int shm = memfd_create("kb-shm", MFD_CLOEXEC);
 	if (shm < 0 || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0 || pipe2(out, O_CLOEXEC) < 0) {
 		printf("ERROR: cannot set up the runner's channels: %s\n", strerror(errno));
@@ -226,14 +236,16 @@ static int h_runner_start(const char *path)
 		    dup2(m, KB_PROTO_SHM_FD) < 0)
 			_exit(127);
 		for (int fd = KB_PROTO_SHM_FD + 1; fd < 1024; fd++)
-			close(fd);
-		char *argv[] = {(char *)path, NULL};
-		execv(path, argv);
+			if (fd != exe)
+				close(fd);
+		char *argv[] = {(char *)"kbrun", NULL};
+		fexecve(exe, argv, environ);
 		fprintf(stderr, "cannot run %s: %s\n", path, strerror(errno));
 		_exit(127);
 	}
 	close(sv[1]);
 	close(out[1]);
+	close(exe);
 	H_R.pid = pid;
 	H_R.sock = sv[0];
 	H_R.shm = shm;
@@ -251,7 +263,12 @@ static void h_runner_death(char *buf, size_t n)
 		if (WIFSIGNALED(st))
 			snprintf(buf, n, "the solution's process was killed by signal %d (%s)", WTERMSIG(st),
 			         strsignal(WTERMSIG(st)));
-		else
+		else if (kb_seccomp_rule_of_exit(WEXITSTATUS(st))) {
+			const kb_sc_rule *r = kb_seccomp_rule_of_exit(WEXITSTATUS(st));
+			snprintf(buf, n, "REFUSED: the solution made a forbidden system call, %s (%s); the runner's seccomp "
+			         "filter ended it", r->name, r->why);
+			H_R.refused = 1;
+		} else
 			snprintf(buf, n, "the solution's process exited with status %d mid-protocol", WEXITSTATUS(st));
 		return;
 	}
@@ -305,7 +322,7 @@ static int h_ask(kb_req *q, kb_rep *rep, const char *where)
 	}
 	h_runner_death(why, sizeof why);
 	printf("FAIL: %s: %s\n", where, why);
-	return H_CUDA;
+	return H_R.refused ? H_REFUSED : H_CUDA;
 }
 
 /* A reply's CUDA state as an exit status, said; 0 when clean. */
