@@ -622,7 +622,9 @@ static void static_object_tests(void)
 	free(why);
 	/* a constructor whose name holds nvcc's registration symbol: refused by
 	 * the exact name (it was let through by a substring match) */
-	why = static_why("stiname", "extern int puts(const char *);\n__attribute__((constructor)) static void x__sti____cudaRegisterAllv(void) { puts(\"PASS\"); }\n"
+	why = static_why("stiname", "extern int puts(const char *);\n"
+	                            "__attribute__((constructor)) static void x__sti____cudaRegisterAllv(void) "
+	                            "{ puts(\"PASS\"); }\n"
 	                            "int kb_entry(void) { return 0; }\n");
 	has_str(why, "runs x__sti____cudaRegisterAllv before main", "a constructor named like nvcc's: refused");
 	free(why);
@@ -634,7 +636,8 @@ static void static_object_tests(void)
 	/* the exact name passes: nvcc's own, as a static in .text.startup */
 	why = static_why("stiexact", "__attribute__((constructor)) static void nvreg(void) "
 	                             "__asm__(\"_ZL24__sti____cudaRegisterAllv\");\n"
-	                             "extern int puts(const char *);\nstatic void nvreg(void) { puts(\"x\"); }\nint kb_entry(void) { return 0; }\n");
+	                             "extern int puts(const char *);\nstatic void nvreg(void) { puts(\"x\"); }\n"
+	                             "int kb_entry(void) { return 0; }\n");
 	ok(!why, "nvcc's registration by its exact name is the one constructor allowed%s%s", why ? ": " : "",
 	   why ? why : "");
 	free(why);

@@ -39,8 +39,9 @@ static int sc_row(const char *name)
 }
 
 /* Each forbidden call, made raw (the filter sees system calls, not libc). */
-static int do_execve(void) { char *argv[] = {(char *)"true", NULL}; syscall(__NR_execve, "/bin/true", argv, NULL); return 1; }
-static int do_execveat(void) { char *argv[] = {(char *)"true", NULL}; syscall(__NR_execveat, AT_FDCWD, "/bin/true", argv, NULL, 0); return 1; }
+static char *sc_argv[] = {(char *)"true", NULL};
+static int do_execve(void) { syscall(__NR_execve, "/bin/true", sc_argv, NULL); return 1; }
+static int do_execveat(void) { syscall(__NR_execveat, AT_FDCWD, "/bin/true", sc_argv, NULL, 0); return 1; }
 static int do_clone_proc(void) { long r = syscall(__NR_clone, SIGCHLD, 0, 0, 0, 0); if (r == 0) _exit(0); return 1; }
 static int do_ptrace(void) { syscall(__NR_ptrace, 0, getppid(), 0, 0); return 1; }
 static int do_vm_read(void) { syscall(__NR_process_vm_readv, getppid(), 0, 0, 0, 0, 0); return 1; }
@@ -51,7 +52,13 @@ static int do_unshare(void) { syscall(__NR_unshare, 0); return 1; }
 static int do_fork(void) { long r = syscall(__NR_fork); if (r == 0) _exit(0); return 1; }
 #endif
 #ifdef __NR_vfork
-static int do_vfork(void) { long r = syscall(__NR_clone, CLONE_VM | CLONE_VFORK | SIGCHLD, 0, 0, 0, 0); if (r == 0) _exit(0); return 1; }
+static int do_vfork(void)
+{
+	long r = syscall(__NR_clone, CLONE_VM | CLONE_VFORK | SIGCHLD, 0, 0, 0, 0);
+	if (r == 0)
+		_exit(0);
+	return 1;
+}
 #endif
 
 /* What still works: a thread, reading, an open that creates nothing. */

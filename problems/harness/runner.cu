@@ -151,6 +151,7 @@ int main(int argc, char **argv)
 		memset(&rep, 0, sizeof rep);
 		rep.magic = KB_PROTO_MAGIC;
 		rep.op = q.op;
+		rep.nonce = q.nonce;
 		if (q.op == KB_OP_QUIT)
 			return 0;
 		if (q.op == KB_OP_HELLO) {
