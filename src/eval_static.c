@@ -92,6 +92,33 @@ static int es_in(const char *const *list, const char *s)
 	return 0;
 }
 
+/* Whether an undefined name is on es_undef, or an alias of one: glibc
+ * exports most calls again as __NAME or __libc_NAME, fortified ones as
+ * __NAME_chk, large-file ones as NAME64. */
+static int es_undef_hit(const char *name)
+{
+	static const char *const pre[] = {"", "__libc_", "__", NULL}, *const suf[] = {"", "_chk", "64", "64_chk", NULL};
+	size_t n = strlen(name);
+	for (int i = 0; pre[i]; i++) {
+		size_t p = strlen(pre[i]);
+		if (strncmp(name, pre[i], p) || n <= p)
+			continue;
+		for (int j = 0; suf[j]; j++) {
+			size_t k = strlen(suf[j]), len = n - p;
+			if (len <= k || strcmp(name + n - k, suf[j]))
+				continue;
+			char base[128];
+			if (len - k >= sizeof base)
+				continue;
+			memcpy(base, name + p, len - k);
+			base[len - k] = '\0';
+			if (es_in(es_undef, base))
+				return 1;
+		}
+	}
+	return 0;
+}
+
 /* A runtime or driver API name: cudaX, cuX, __cudaX, cublas, cudnn ... */
 static int es_runtime_name(const char *s)
 {
@@ -179,7 +206,7 @@ char *eval_static_object(const struct objscan *o, const char *entry)
 			return xasprintf("the object defines %s, a name of the harness", s->name);
 		if (s->defined && s->global && (why = es_not_allowed(s, entry)))
 			return xasprintf("the object defines %s: %s", s->name, why);
-		if (!s->defined && es_in(es_undef, s->name))
+		if (!s->defined && es_undef_hit(s->name))
 			return xasprintf("the object calls %s (loading code by name, system calls of its own, other "
 			                 "processes, the runner's descriptors or L2 policy are not allowed)", s->name);
 	}
