@@ -15,6 +15,7 @@
 #include "util.h"
 
 #include <ctype.h>
+#include <openssl/evp.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -23,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -488,12 +490,6 @@ struct eval_nvcc {
 	int refused;                /* the static checks said no (already reported) */
 };
 
-static double eval_mtime(const char *path)
-{
-	struct stat st;
-	return stat(path, &st) == 0 ? (double)st.st_mtim.tv_sec + st.st_mtim.tv_nsec / 1e9 : -1;
-}
-
 /* One nvcc call: args after the common flags, NULL-ended. 0 or -1. */
 static int eval_nvcc_run(struct eval_nvcc *n, char *const *args)
 {
@@ -517,27 +513,107 @@ static int eval_nvcc_run(struct eval_nvcc *n, char *const *args)
 	return n->res.end == PROC_EXITED && n->res.code == 0 ? 0 : -1;
 }
 
-/* The harness, driver and reference objects are kept per arch in the work
- * directory and rebuilt only when a source or header is newer: an agent's
- * next try compiles its solution alone. */
-static int eval_nvcc_object(struct eval_nvcc *n, const char *src, const char *obj, const char *const *deps,
-                            const char *extra)
+/* The hex sha256 of what an object is built from: the compiler, its
+ * flags, the source and every header named, by content (a file's mtime is
+ * anyone's to set). NULL without libcrypto: then nothing is reused. */
+static char *eval_object_key(const struct eval_nvcc *n, const char *src, const char *const *deps)
 {
-	double t = eval_mtime(obj);
-	int stale = t < 0 || eval_mtime(src) > t;
-	for (int i = 0; deps && deps[i]; i++)
-		stale |= eval_mtime(deps[i]) > t;
-	if (!stale)
+	EVP_MD_CTX *c = EVP_MD_CTX_new();
+	const char *parts[] = {"kbtui-harness-1", n->nvcc, n->gencode, n->inc1, n->inc2, src};
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned len = 0;
+	int ok = c && EVP_DigestInit_ex(c, EVP_sha256(), NULL);
+	for (size_t i = 0; ok && i < sizeof parts / sizeof *parts; i++)
+		ok = EVP_DigestUpdate(c, parts[i], strlen(parts[i]) + 1);
+	for (int i = -1; ok && (i < 0 || deps[i]); i++) {
+		size_t sz = 0;
+		char *d = util_read_file(i < 0 ? src : deps[i], &sz);
+		if (!d)   /* a header that is not there: nvcc says so if it mattered */
+			sz = (size_t)-1;
+		ok = EVP_DigestUpdate(c, &sz, sizeof sz) && (!d || EVP_DigestUpdate(c, d, sz));
+		free(d);
+	}
+	ok = ok && EVP_DigestFinal_ex(c, md, &len) && len >= 16;
+	EVP_MD_CTX_free(c);
+	if (!ok)
+		return NULL;
+	char *hex = xmalloc(2 * 16 + 1);
+	for (int i = 0; i < 16; i++)
+		snprintf(hex + 2 * i, 3, "%02x", md[i]);
+	return hex;
+}
+
+/* The harness, driver and reference objects live in WORKDIR/harness/ARCH,
+ * a folder no step can write (evalbox binds it read-only), named by the
+ * content they are built from: an agent's next try compiles its solution
+ * alone, and an object left by a solution's code is never taken for one
+ * of ours. nvcc writes into tmp/ (writable); we move the object in, with
+ * no solution code running. *obj: the object's path (owned). */
+static int eval_nvcc_object(struct eval_nvcc *n, const char *src, char **obj, const char *const *deps,
+                            const char *name)
+{
+	struct eval_ctx *x = n->x;
+	char *key = eval_object_key(n, src, deps), *hdir = xasprintf("%s/harness/%s", x->r->workdir, x->r->arch);
+	struct stat st;
+	*obj = xasprintf("%s/%s-%s.o", hdir, name, key ? key : "uncached");
+	free(key);
+	int made = eval_mkdirs(hdir);
+	free(hdir);
+	if (made < 0)
+		return -1;   /* nvcc's failure to write there says more than we could */
+	if (!strstr(*obj, "-uncached.o") && lstat(*obj, &st) == 0 && S_ISREG(st.st_mode))
 		return 0;
-	char *tmp = xasprintf("%s.tmp", obj);
-	char *args[] = {"-c", (char *)src, "-o", tmp, (char *)extra, NULL};
+	char *tmp = xasprintf("%s/%s.o.tmp", x->tmpdir, name);
+	char *args[] = {"-c", (char *)src, "-o", tmp, NULL};
 	int rc = eval_nvcc_run(n, args);
-	if (rc == 0 && rename(tmp, obj) < 0)
+	if (rc == 0 && rename(tmp, *obj) < 0)
 		rc = -1;
 	if (rc < 0)
 		unlink(tmp);
 	free(tmp);
 	return rc;
+}
+
+/* A built program, copied into a sealed memfd (nothing can write, grow or
+ * shrink it again) and reopened read-only: the steps execute it as
+ * /proc/self/fd/N, a file no path leads to, so replacing WORKDIR/kbcheck
+ * during a step changes nothing after it. The descriptor is inherited by
+ * the steps (and passes through bwrap). -1 when it cannot be made. */
+static int eval_seal(const char *path, const char *name)
+{
+	size_t len = 0;
+	char *data = util_read_file(path, &len), proc[64];
+	int fd = data ? memfd_create(name, MFD_ALLOW_SEALING) : -1, ro;
+	int ok = fd >= 0 && write(fd, data, len) == (ssize_t)len &&
+	         fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) == 0;
+	free(data);
+	if (!ok) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+	if ((ro = open(proc, O_RDONLY)) >= 0) {   /* no writable descriptor left at all */
+		close(fd);
+		fd = ro;
+	}
+	return fd;
+}
+
+/* The checker and the runner as sealed copies; x->exe and x->runner
+ * become their /proc/self/fd paths. 0, or a failure said. */
+static int eval_seal_programs(struct eval_ctx *x)
+{
+	x->exe_fd = eval_seal(x->exe, "kbcheck");
+	x->runner_fd = eval_seal(x->runner, "kbrun");
+	if (x->exe_fd < 0 || x->runner_fd < 0)
+		return eval_fail(x, EVAL_COMPILE, 1, "cannot keep the built checker and runner out of the steps' reach "
+		                 "(a sealed memfd): %s", strerror(errno));
+	free(x->exe);
+	free(x->runner);
+	x->exe = xasprintf("/proc/self/fd/%d", x->exe_fd);
+	x->runner = xasprintf("/proc/self/fd/%d", x->runner_fd);
+	return 0;
 }
 
 /* Empties dir (regular files only: nvcc's intermediate files). */
@@ -594,7 +670,8 @@ static int eval_compile_all(struct eval_nvcc *n)
 	                   util_path_join(x->pb->dir, "call.cu"), xstrdup(x->r->solution)};
 	static const char *const names[EO_N] = {"checker.o", "driver.o", "reference.o", "runner.o", "call.o",
 	                                        "solution.o"};
-	const char *deps[] = {kbh, iface, proto, util, NULL};
+	char *seccomp = xasprintf("%s/harness/kb_seccomp.h", x->pdir);
+	const char *deps[] = {kbh, iface, proto, util, util_is_file(seccomp) ? seccomp : NULL, NULL};
 	char *obj[EO_N], *keep = util_path_join(objdir, "keep");
 	int rc = eval_mkdirs(objdir);
 	for (int i = 0; i < EO_N; i++)
@@ -630,8 +707,12 @@ static int eval_compile_all(struct eval_nvcc *n)
 	}
 	if (rc == 0 ? (rc = eval_static(x, obj[EO_SOLUTION], keep, n->nvcc)) != 0 : x->r->refused)
 		n->refused = 1;
-	for (int i = 0; i < EO_SOLUTION && rc == 0; i++)
-		rc = eval_nvcc_object(n, src[i], obj[i], deps, NULL);
+	for (int i = 0; i < EO_SOLUTION && rc == 0; i++) {
+		char nm[32];
+		snprintf(nm, sizeof nm, "%.*s", (int)(strlen(names[i]) - 2), names[i]);
+		free(obj[i]);
+		rc = eval_nvcc_object(n, src[i], &obj[i], deps, nm);
+	}
 	if (rc == 0) {
 		char *args[] = {"-o", x->exe, obj[EO_CHECKER], obj[EO_DRIVER], obj[EO_REFERENCE], NULL};
 		rc = eval_nvcc_run(n, args);
@@ -649,6 +730,7 @@ static int eval_compile_all(struct eval_nvcc *n)
 	free(iface);
 	free(proto);
 	free(util);
+	free(seccomp);
 	free(objdir);
 	return rc;
 }
@@ -717,6 +799,10 @@ static int eval_harness_end(struct eval_ctx *x, struct eval_step *st, const stru
 	if (res->end == PROC_START_FAILED)
 		return eval_fail(x, stage, 1, "%s: %s", x->exe, why);
 	switch (res->code) {
+	case H_REFUSED:   /* the runner's seccomp filter ended it: the checker names the call */
+		x->r->refused = 1;
+		return eval_fail(x, stage, 1, "%s", msg && strstr(msg, "REFUSED: ") ? strstr(msg, "REFUSED: ")
+		                                                                     : "REFUSED: a forbidden system call");
 	case H_INVALID:
 		x->r->invalid = 1;
 		return eval_fail(x, stage, 1, "INVALID: %s", msg ? msg : "the checker found the timing impossible");
@@ -1076,6 +1162,8 @@ static int eval_native(struct eval_ctx *x)
 		rc = eval_compile(x, nvcc);
 	}
 	free(nvcc);
+	if (rc == 0)
+		rc = eval_seal_programs(x);
 	if (rc || eval_aborted(x))
 		return rc ? rc : 1;
 	eval_stage_begin(x, EVAL_CHECK);
@@ -1091,7 +1179,7 @@ static int eval_native(struct eval_ctx *x)
 
 int eval_run(const struct eval_opts *o, struct eval_result *r)
 {
-	struct eval_ctx x = {.o = o, .r = r, .t0 = eval_now()};
+	struct eval_ctx x = {.o = o, .r = r, .t0 = eval_now(), .exe_fd = -1, .runner_fd = -1};
 	struct eval_opts oo = *o;
 	int rc;
 
@@ -1145,6 +1233,10 @@ int eval_run(const struct eval_opts *o, struct eval_result *r)
 	free(x.pdir);
 	free(x.exe);
 	free(x.runner);
+	if (x.exe_fd >= 0)
+		close(x.exe_fd);
+	if (x.runner_fd >= 0)
+		close(x.runner_fd);
 	free(x.src);
 	free(x.tmpdir);
 	return rc;

@@ -23,7 +23,7 @@ struct proc_result;
 /* KernelBench-Hard's timing.py flushes 128 MB (its L2 is 96 MB). */
 #define EVAL_L2_FLUSH_MIN (128.0 * 1024 * 1024)
 /* Exit statuses of the checker, problems/harness/checker.cu. */
-enum { H_PASS = 0, H_FAIL = 1, H_USAGE = 2, H_CUDA = 3, H_NODEV = 4, H_SETUP = 5, H_INVALID = 6 };
+enum { H_PASS = 0, H_FAIL = 1, H_USAGE = 2, H_CUDA = 3, H_NODEV = 4, H_SETUP = 5, H_INVALID = 6, H_REFUSED = 7 };
 /* A throughput up to this much above the roofline is measurement noise
  * (clock boost, the profile's rounding); beyond it the number is INVALID. */
 #define EVAL_ROOFLINE_NOISE 1.05
@@ -44,6 +44,8 @@ struct eval_ctx {
 	char *pdir;                 /* the problems directory */
 	char *exe;                  /* the built checker (kbcheck) */
 	char *runner;               /* the built runner (kbrun), the solution's */
+	int exe_fd, runner_fd;      /* their sealed copies once built (-1 before):
+	                             * exe and runner then name /proc/self/fd/N */
 	char *tmpdir;               /* workdir/tmp, the children's TMPDIR */
 	double timeout, t0;
 	int device_cc;              /* from nvidia-smi or `info`, 0 unknown */
@@ -91,6 +93,15 @@ void eval_shapes_init(struct eval_ctx *x);
  * recorded (r->refused). nvcc locates the toolkit, whose headers are not
  * the solution's. */
 int eval_static(struct eval_ctx *x, const char *obj, const char *keep, const char *nvcc);
+struct objscan;
+/* The object against the allowlist of definitions, the lists of calls and
+ * nvcc's one constructor by exact name: a reason (owned) or NULL. entry:
+ * the problem's entry point, may be NULL. */
+char *eval_static_object(const struct objscan *o, const char *entry);
+/* obj's host code disassembled by objdump (NULL: not found, a refusal):
+ * a reason when it has a syscall, sysenter or int $0x80 instruction, or
+ * cannot be read; NULL when clean. */
+char *eval_static_insns(const char *objdump, const char *obj);
 
 /* eval_deck.c: the deck, from --deck, $KBTUI_DECK or the GPU's profile
  * (the current deck for it). final = 0 leaves a default choice for later

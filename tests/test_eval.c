@@ -7,6 +7,7 @@
 #include "tap.h"
 #include "benchlog.h"
 #include "eval.h"
+#include "eval_int.h"
 #include "evaljob.h"
 #include "forbid.h"
 #include "hardware.h"
@@ -591,6 +592,133 @@ static void objscan_tests(void)
 	free(o);
 }
 
+/* ---- the object allowlist, exact names, host instructions ---------------- */
+
+/* C source compiled by cc into an object; its scan (NULL when cc failed). */
+static struct objscan *cc_object(const char *name, const char *src, char **obj)
+{
+	char *cn = xasprintf("%s.c", name), *on = xasprintf("%s.o", name);
+	char *c = tmp_path(cn), *err = NULL;
+	*obj = tmp_path(on);
+	free(cn);
+	free(on);
+	write_file(c, src);
+	char *cmd = xasprintf("cc -O1 -w -c %s -o %s", c, *obj);
+	struct objscan *o = system(cmd) == 0 ? objscan_load(*obj, &err) : NULL;
+	free(cmd);
+	free(c);
+	free(err);
+	return o;
+}
+
+/* eval_static_object on name's object: the reason, owned, or NULL */
+static char *static_why(const char *name, const char *src)
+{
+	char *obj;
+	struct objscan *o = cc_object(name, src, &obj);
+	char *why = o ? eval_static_object(o, "kb_entry") : xstrdup("cc failed");
+	objscan_free(o);
+	free(obj);
+	return why;
+}
+
+static void static_object_tests(void)
+{
+	if (system("cc --version > /dev/null 2>&1") != 0) {
+		tap_skip("no C compiler: the object allowlist is not tested");
+		return;
+	}
+	char *why = static_why("allow", "int kb_entry(void) { return 0; }\n"
+	                                 "static int helper(void) { return 1; }\n"
+	                                 "int _Z6kernelv(void) { return helper(); }\n");
+	ok(!why, "the entry point, a static and a C++ name are allowed%s%s", why ? ": " : "", why ? why : "");
+	free(why);
+	/* a constructor whose name holds nvcc's registration symbol: refused by
+	 * the exact name (it was let through by a substring match) */
+	why = static_why("stiname", "extern int puts(const char *);\n"
+	                            "__attribute__((constructor)) static void x__sti____cudaRegisterAllv(void) "
+	                            "{ puts(\"PASS\"); }\n"
+	                            "int kb_entry(void) { return 0; }\n");
+	has_str(why, "runs x__sti____cudaRegisterAllv before main", "a constructor named like nvcc's: refused");
+	free(why);
+	why = static_why("stiarr", "void __sti____cudaRegisterAll_x(void) {}\n"
+	                           "__attribute__((section(\".init_array\"), used)) static void (*const e)(void) = "
+	                           "__sti____cudaRegisterAll_x;\nint kb_entry(void) { return 0; }\n");
+	has_str(why, "runs __sti____cudaRegisterAll_x before main", "an .init_array entry named like it: refused");
+	free(why);
+	/* the exact name passes: nvcc's own, as a static in .text.startup */
+	why = static_why("stiexact", "__attribute__((constructor)) static void nvreg(void) "
+	                             "__asm__(\"_ZL24__sti____cudaRegisterAllv\");\n"
+	                             "extern int puts(const char *);\nstatic void nvreg(void) { puts(\"x\"); }\n"
+	                             "int kb_entry(void) { return 0; }\n");
+	ok(!why, "nvcc's registration by its exact name is the one constructor allowed%s%s", why ? ": " : "",
+	   why ? why : "");
+	free(why);
+	static const char *const libc[] = {"ioctl", "fstat", "strerror", "snprintf", "my_helper"};
+	for (size_t i = 0; i < sizeof libc / sizeof *libc; i++) {
+		char *src = xasprintf("int %s(void) { return 0; }\nint kb_entry(void) { return 0; }\n", libc[i]);
+		char *want = xasprintf("the object defines %s", libc[i]);
+		why = static_why(libc[i], src);
+		has_str(why, want, "a definition of %s: refused", libc[i]);
+		free(why);
+		free(want);
+		free(src);
+	}
+	why = static_why("okcalls", "extern int __errno_location(), __cxa_atexit(), __stack_chk_fail(), open();\n"
+	                            "int kb_entry(void) { return __errno_location() + __cxa_atexit() + "
+	                            "__stack_chk_fail() + open(); }\n");
+	ok(!why, "the C runtime's ordinary calls are not aliases of refused ones%s%s", why ? ": " : "", why ? why : "");
+	free(why);
+	why = static_why("opnew", "void *_Znwm(unsigned long n) { return 0; }\nint kb_entry(void) { return 0; }\n");
+	has_str(why, "the C++ runtime's own", "operator new: refused");
+	free(why);
+	static const char *const calls[] = {"_Fork", "execle", "execvpe", "fexecve", "wordexp", "execveat",
+	                                    "ioctl", "recv", "mprotect", "dl_iterate_phdr", "__read", "__libc_fork",
+	                                    "__read_chk", "mmap64", "__send"};
+	for (size_t i = 0; i < sizeof calls / sizeof *calls; i++) {
+		char *src = xasprintf("extern int %s();\nint kb_entry(void) { return %s(); }\n", calls[i], calls[i]);
+		char *want = xasprintf("the object calls %s (", calls[i]);
+		why = static_why(calls[i], src);
+		has_str(why, want, "a call of %s: refused", calls[i]);
+		free(why);
+		free(want);
+		free(src);
+	}
+	/* host instructions, by objdump */
+	char *od = util_which("objdump", NULL), *obj;
+	why = eval_static_insns(NULL, "x.o");
+	has_str(why, "objdump (binutils) not found", "no objdump: refused, not waved through");
+	free(why);
+	if (!od) {
+		tap_skip("no objdump: the host instruction scan is not tested");
+		return;
+	}
+	struct objscan *o = cc_object("insn_ok", "int kb_entry(int x) { return x * 3 + 1; }\n", &obj);
+	why = eval_static_insns(od, obj);
+	ok(o && !why, "clean host code passes the instruction scan%s%s", why ? ": " : "", why ? why : "");
+	free(why);
+	objscan_free(o);
+	free(obj);
+	static const char *const insn[][2] = {{"syscall", "a syscall instruction in kb_entry"},
+	                                      {"sysenter", "a sysenter instruction in kb_entry"},
+	                                      {"int $0x80", "a int $0x80 instruction in kb_entry"}};
+	for (int i = 0; i < 3; i++) {
+		char *src = xasprintf("int kb_entry(void) { __asm__ volatile(\"%s\" ::: \"memory\"); return 0; }\n",
+		                      insn[i][0]);
+		o = cc_object("insn", src, &obj);
+		why = eval_static_insns(od, obj);
+		has_str(why, insn[i][1], "inline %s in host code: refused", insn[i][0]);
+		free(why);
+		objscan_free(o);
+		free(obj);
+		free(src);
+	}
+	why = eval_static_insns(od, "/nonexistent/x.o");
+	has_str(why, "cannot disassemble", "an object objdump cannot read: refused");
+	free(why);
+	free(od);
+}
+
 /* ---- the loop with a fake nvcc ------------------------------------------- */
 
 static struct sbuf seen;
@@ -660,22 +788,22 @@ static void loop_pass(void)
 	char *check = slurp(r.workdir, "check.log"), *bench = slurp(r.workdir, "benchmark.log");
 	char *comp = slurp(r.workdir, "compile.log");
 	has_str(check, "args: check --seeds 3 --atol 0.001 --rtol 0.002 --runner ", "check gets the problem's seeds and tolerance");
-	char *rpath = xasprintf("--runner %s/kbrun --adv-atol 0.001 --adv-rtol 0.002\n", r.workdir);
-	has_str(check, rpath, "and the runner the solution is linked into, not the checker itself");
-	free(rpath);
+	has_str(check, "--runner /proc/self/fd/", "and the runner the solution is linked into, as a sealed copy "
+	        "(no path a step can write)");
 	has_str(check, "\nPASS\n", "check.log ends with PASS");
 	has_str(comp, "-gencode=arch=compute_90a,code=sm_90a", "nvcc gets the arch");
 	has_str(comp, "/harness/checker.cu", "and the checker");
 	has_str(comp, "/harness/runner.cu", "and the runner");
 	has_str(comp, "/01_toy/call.cu", "and the problem's call glue");
 	has_str(comp, "--keep --keep-dir ", "nvcc keeps the preprocessed texts it compiled, for the static checks");
-	has_str(comp, "/obj-sm_90a/checker.o /", "the checker is linked from checker, driver, reference");
+	has_str(comp, "/harness/sm_90a/checker-", "the checker is linked from checker, driver, reference, "
+	        "kept by content");
 	char *ln = line_with(comp, "/kbcheck /");
-	ok(ln && strstr(ln, "checker.o") && !strstr(ln, "solution"), "and not from the solution: %s", ln ? ln : "-");
+	ok(ln && strstr(ln, "/checker-") && !strstr(ln, "solution"), "and not from the solution: %s", ln ? ln : "-");
 	free(ln);
 	ln = line_with(comp, "/kbrun /");
-	ok(ln && strstr(ln, "solution.o") && !strstr(ln, "checker.o") && !strstr(ln, "driver.o") &&
-	   !strstr(ln, "reference.o"), "the runner holds the solution, not the checker's parts");
+	ok(ln && strstr(ln, "solution.o") && !strstr(ln, "/checker-") && !strstr(ln, "/driver-") &&
+	   !strstr(ln, "/reference-"), "the runner holds the solution, not the checker's parts");
 	free(ln);
 	has_str(bench, "args: bench --trials 7 --warmup 10 --l2-flush 134217728 --atol 0.001 --rtol 0.002 --runner ",
 	        "bench: the problem's trials, 10 warm-up calls, 128 MB flush (> 2 x 50 MB L2), tolerance for the "
@@ -716,11 +844,11 @@ static void loop_pass(void)
 	struct sbuf names;
 	sbuf_init(&names);
 	const char *want[] = {"benchmark.log", "check.log", "compile.log", "kbcheck", "kbrun", "result.json",
-	                      "solution.cu", "obj-sm_90a"};
+	                      "solution.cu", "obj-sm_90a", "harness"};
 	int extra = 0, have = 0;
 	while (d && (e = readdir(d))) {
 		int known = e->d_name[0] == '.';
-		for (size_t i = 0; i < 8; i++)
+		for (size_t i = 0; i < 9; i++)
 			if (!strcmp(e->d_name, want[i]))
 				known = 1, have++;
 		if (!known) {
@@ -730,7 +858,7 @@ static void loop_pass(void)
 	}
 	if (d)
 		closedir(d);
-	ok(have == 8 && !extra, "work dir holds the run layout (and objects) only%s%s", extra ? ", extra: " : "",
+	ok(have == 9 && !extra, "work dir holds the run layout (and objects) only%s%s", extra ? ", extra: " : "",
 	   names.s);
 	int nc = count_compiles(comp);
 	is_int(nc, 6, "first build: checker, driver, reference, runner, call and solution compiled apart");
@@ -747,6 +875,18 @@ static void loop_pass(void)
 	ok(snap && util_starts_with(snap, "#line 1 \"") && strstr(snap, "/pass.cu\"\n// FAKE nothing, second try\n"),
 	   "the copy names the original with #line");
 	free(snap);
+	/* keyed by content, not mtime: a newer mtime alone rebuilds nothing; an
+	 * object planted at the old path (obj-ARCH/checker.o) is never linked */
+	char *planted = util_path_join(r.workdir, "obj-sm_90a/checker.o");
+	write_file(planted, "planted\n");
+	free(planted);
+	eval_result_free(&r);
+	memset(&o, 0, sizeof o);
+	is_int(run_eval("pass", "// FAKE nothing, third try\n", &o, &r), 0, "a third try, an object planted");
+	free(comp);
+	comp = slurp(r.workdir, "compile.log");
+	is_int(count_compiles(comp), 1, "the harness objects found by their content's key, the solution compiled");
+	ok(comp && !strstr(comp, "obj-sm_90a/checker.o"), "the planted obj-sm_90a/checker.o is not linked");
 	sbuf_free(&names);
 	free(sc);
 	free(res);
@@ -858,6 +998,26 @@ static void loop_integrity(void)
 	memset(&o, 0, sizeof o);
 	is_int(run_eval("timedwrong", "FAKE_TIMEDWRONG\n", &o, &r), 1, "a wrong output under timing: 1");
 	ok(!r.correct && r.stage == EVAL_BENCH, "not correct after all (stage %s)", eval_stage_name(r.stage));
+	eval_result_free(&r);
+
+	/* the runner killed by its seccomp filter: REFUSED, the call named */
+	memset(&o, 0, sizeof o);
+	is_int(run_eval("seccomp", "FAKE_SECCOMP\n", &o, &r), 1, "a forbidden system call in the runner: 1");
+	ok(r.refused && !r.correct && r.stage == EVAL_CHECK, "refused at check, not correct");
+	has_str(r.failure, "REFUSED: the solution made a forbidden system call, execve", "the call is named");
+	eval_result_free(&r);
+
+	/* the check step replaces WORKDIR/kbcheck (as a solution's code in the
+	 * runner could): the benchmark still runs the checker that was built */
+	memset(&o, 0, sizeof o);
+	is_int(run_eval("swap", "FAKE_SWAP\n", &o, &r), 0, "a checker swapped during the check: the eval ends");
+	char *swapped = slurp(r.workdir, "kbcheck"), *sbench = slurp(r.workdir, "benchmark.log");
+	has_str(swapped, "ms=0.000001", "the swap happened (WORKDIR/kbcheck is the spoof)");
+	ok(sbench && !strstr(sbench, "ms=0.000001") && r.nshapes == 2 && fabs(r.shapes[0].ms - 0.05) < 1e-9,
+	   "but the benchmark ran the sealed copy of the real one: its own times (shape 0 %.6f ms)",
+	   r.nshapes ? r.shapes[0].ms : -1);
+	free(swapped);
+	free(sbench);
 	eval_result_free(&r);
 
 	static const struct {
@@ -1440,6 +1600,7 @@ int main(void)
 	loop_deck();
 	loop_failures();
 	objscan_tests();
+	static_object_tests();
 	loop_integrity();
 	loop_bad_input();
 	command();

@@ -105,6 +105,9 @@ static void eb_setup(struct eb *e, int port)
 		"  echo here > inside.txt && echo wrote-inside\n"
 		/* the loop writes benchmark.log next, outside the sandbox */
 		"  rm -f '%s/benchmark.log'; ln -sf '%s' '%s/benchmark.log' 2>/dev/null && echo planted-link\n"
+		/* the harness objects: a folder no step can write (eval.c) */
+		"  echo planted > harness/checker-0.o 2>/dev/null && echo wrote-harness\n"
+		"  mv harness harness.old 2>/dev/null && echo moved-harness\n"
 		"  echo PASS ;;\n"
 		"benchmark.py)\n"
 		"  echo 'shape=0 variant=solution tflops=1.2 gbps=800 ms=0.05'\n"
@@ -230,6 +233,8 @@ int main(void)
 	ok(out.s && !strstr(out.s, "net-connected"), "127.0.0.1 is unreachable");
 	ok(access(e.shm, F_OK) != 0, "a file it writes to /dev/shm is not on the host");
 	ok(out.s && !strstr(out.s, "planted-link"), "it cannot replace the loop's benchmark.log by a link");
+	ok(out.s && !strstr(out.s, "wrote-harness") && !strstr(out.s, "moved-harness"),
+	   "it can neither write into the harness objects' folder nor move it away");
 	s = util_read_file(e.victim, NULL);
 	is_str(s, "precious\n", "... so the loop, outside, writes through no link");
 	free(s);

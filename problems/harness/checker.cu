@@ -20,7 +20,8 @@
  *       <i> (got <g>, want <w>), <n> of <t> elements out of tolerance
  *   kbcheck bench --runner PATH --atol A --rtol R [--trials N] [--warmup N]
  *                 [--l2-flush BYTES] [--shape I] [--slack-ms X]
- *     timed shape=<i> trial=<k> ok: ...   the first and last trial checked
+ *     timed shape=<i> trial=<k> ok: ...   every trial checked; the first and
+ *                                         the last said
  *     time shape=<i> ms=<median> min=<x> max=<x> host_ms=<median>
  *     INVALID: shape=<i> ...              events and host clock disagree
  *
@@ -30,8 +31,12 @@
  * synchronize, CUDA events around one call (in the runner), and the median
  * of the trials. Trials alternate between two inputs of the same shape in
  * the same device buffers (seeds 2026 and 2027), so an answer kept from an
- * earlier call, by pointer or by input, is wrong; the first and the last
- * trial's outputs are compared with the reference. Around every timed call
+ * earlier call, by pointer or by input, is wrong; every trial's outputs
+ * are compared with the reference (a trial skipped leaves them NaN). The
+ * runner's LOAD and FETCH are timed too: slower than a copy of the same
+ * buffers through the same shared memory (4x plus 2 ms), the work was done
+ * outside the timed call, INVALID. Every request carries a fresh nonce the
+ * reply must repeat. Around every timed call
  * this program reads its own host clock; the runner synchronises the whole
  * device before it replies, so work on any stream is inside that interval.
  * A median event time below the median host time by more than 10% plus
@@ -40,9 +45,11 @@
  * Exit status: 0 pass, 1 fail (wrong output, or the solution reported or
  * raised an error), 2 usage, 3 a CUDA error that lost the solution's
  * context or the solution's process died, 4 no CUDA device, 5 the driver
- * or reference failed (not the solution's fault), 6 invalid timing. */
+ * or reference failed (not the solution's fault), 6 invalid timing, 7 the
+ * solution made a system call the runner's seccomp filter forbids. */
 #include "kb_problem.h"
 #include "kb_proto.h"
+#include "kb_seccomp.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -55,6 +62,7 @@
 #include <pthread.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -63,7 +71,7 @@
 double kb_atol = 1e-4, kb_rtol = 1e-4;
 int kb_kbh_rule = 1;
 
-enum { H_PASS = 0, H_FAIL = 1, H_USAGE = 2, H_CUDA = 3, H_NODEV = 4, H_SETUP = 5, H_INVALID = 6 };
+enum { H_PASS = 0, H_FAIL = 1, H_USAGE = 2, H_CUDA = 3, H_NODEV = 4, H_SETUP = 5, H_INVALID = 6, H_REFUSED = 7 };
 
 /* The seeds KernelBench-Hard's check.py uses, then more. */
 static unsigned long long h_seed(int i)
@@ -176,6 +184,7 @@ struct h_runner {
 	size_t map_bytes = 0;
 	pthread_t fwd;
 	int fwd_started = 0;
+	int refused = 0;      /* it died by the seccomp filter */
 };
 
 static h_runner H_R;
@@ -206,6 +215,13 @@ static void *h_forward(void *arg)
 static int h_runner_start(const char *path)
 {
 	int sv[2], out[2];
+	/* the runner as kbtui sealed it (a /proc/self/fd path), opened before
+	 * any of the solution's code runs, executed by this descriptor */
+	int exe = open(path, O_RDONLY | O_CLOEXEC);
+	if (exe < 0) {
+		printf("ERROR: cannot open the runner %s: %s\n", path, strerror(errno));
+		return H_SETUP;
+	}
 	int shm = memfd_create("kb-shm", MFD_CLOEXEC);
 	if (shm < 0 || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0 || pipe2(out, O_CLOEXEC) < 0) {
 		printf("ERROR: cannot set up the runner's channels: %s\n", strerror(errno));
@@ -226,14 +242,16 @@ static int h_runner_start(const char *path)
 		    dup2(m, KB_PROTO_SHM_FD) < 0)
 			_exit(127);
 		for (int fd = KB_PROTO_SHM_FD + 1; fd < 1024; fd++)
-			close(fd);
-		char *argv[] = {(char *)path, NULL};
-		execv(path, argv);
+			if (fd != exe)
+				close(fd);
+		char *argv[] = {(char *)"kbrun", NULL};
+		fexecve(exe, argv, environ);
 		fprintf(stderr, "cannot run %s: %s\n", path, strerror(errno));
 		_exit(127);
 	}
 	close(sv[1]);
 	close(out[1]);
+	close(exe);
 	H_R.pid = pid;
 	H_R.sock = sv[0];
 	H_R.shm = shm;
@@ -251,7 +269,12 @@ static void h_runner_death(char *buf, size_t n)
 		if (WIFSIGNALED(st))
 			snprintf(buf, n, "the solution's process was killed by signal %d (%s)", WTERMSIG(st),
 			         strsignal(WTERMSIG(st)));
-		else
+		else if (kb_seccomp_rule_of_exit(WEXITSTATUS(st))) {
+			const kb_sc_rule *r = kb_seccomp_rule_of_exit(WEXITSTATUS(st));
+			snprintf(buf, n, "REFUSED: the solution made a forbidden system call, %s (%s); the runner's seccomp "
+			         "filter ended it", r->name, r->why);
+			H_R.refused = 1;
+		} else
 			snprintf(buf, n, "the solution's process exited with status %d mid-protocol", WEXITSTATUS(st));
 		return;
 	}
@@ -293,19 +316,37 @@ static void h_runner_stop(void)
 
 /* One request and its reply. 0 when the runner answered in kind (rep says
  * how it went), else an exit status with the line printed. */
+/* A nonce no one can predict (getrandom; the clock mixed in if it fails). */
+static uint64_t h_nonce(void)
+{
+	uint64_t v = 0;
+	if (getrandom(&v, sizeof v, 0) != (ssize_t)sizeof v) {
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		v ^= (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15ULL ^ (uint64_t)ts.tv_sec;
+	}
+	return v;
+}
+
 static int h_ask(kb_req *q, kb_rep *rep, const char *where)
 {
 	char why[256];
 	q->magic = KB_PROTO_MAGIC;
+	q->nonce = h_nonce();
 	memset(rep, 0, sizeof *rep);
 	if (kb_proto_io(H_R.sock, q, sizeof *q, 1) == 0 && kb_proto_io(H_R.sock, rep, sizeof *rep, 0) == 0 &&
 	    rep->magic == KB_PROTO_MAGIC && rep->op == q->op) {
 		rep->msg[sizeof rep->msg - 1] = '\0';
-		return 0;
+		if (rep->nonce == q->nonce)
+			return 0;
+		/* a reply written before our request was read: not the protocol */
+		printf("FAIL: %s: the solution's process answered a request it had not read (wrong nonce)\n", where);
+		kill(H_R.pid, SIGKILL);
+		return H_FAIL;
 	}
 	h_runner_death(why, sizeof why);
 	printf("FAIL: %s: %s\n", where, why);
-	return H_CUDA;
+	return H_R.refused ? H_REFUSED : H_CUDA;
 }
 
 /* A reply's CUDA state as an exit status, said; 0 when clean. */
@@ -427,11 +468,14 @@ static int h_step(const kb_call *c, int op, int nsets, int k, const char *where,
 }
 
 /* FETCH, then the outputs into c's own (device) buffers for the compare. */
-static int h_get_outputs(const kb_call *c, int nsets, const char *where)
+static int h_get_outputs(const kb_call *c, int nsets, const char *where, double *host_ms = NULL)
 {
 	kb_req q;
 	kb_rep rep;
+	double t0 = h_now_ms();
 	int rc = h_step(c, KB_OP_FETCH, nsets, 0, where, "hand its outputs back", &rep);
+	if (host_ms)
+		*host_ms = h_now_ms() - t0;
 	if (rc)
 		return rc;
 	h_req_of(c, &q, KB_OP_FETCH, nsets, 0);
@@ -483,6 +527,8 @@ static int h_judge(void *inst, const char *where, const char *okfmt, int shape, 
 		       c.what[0] ? " in " : "", c.what);
 		return H_FAIL;
 	}
+	if (!okfmt)
+		return H_PASS;
 	printf(okfmt, shape, seed, tag);
 	printf(" ok: worst abs err %.3g (rel %.3g), %zu elements%s%s\n", c.worst_abs_err, c.worst_rel_err, c.n_total,
 	       c.what[0] ? ", " : "", c.what);
@@ -561,12 +607,41 @@ struct h_bench_ctx {
 	size_t flush_bytes;
 };
 
+/* What copying c's inputs into a device buffer and its outputs back takes
+ * here, through the same shared memory (the best of three, in ms): the
+ * yardstick for the runner's LOAD and FETCH. Our own buffers are the
+ * targets; input set 0's contents go in unchanged. */
+static int h_copy_ms(const kb_call *c, int nsets, const char *where, double *in, double *out)
+{
+	uint64_t off[KB_PROTO_NBUF];
+	h_layout(c, nsets, 0, off);
+	*in = *out = 1e30;
+	for (int r = 0; r < 3; r++) {
+		double t0 = h_now_ms();
+		for (int i = 0; i < c->nbuf; i++)
+			if (!c->out[i])
+				cudaMemcpy(c->buf[i], H_R.map + off[i], c->bytes[i], cudaMemcpyHostToDevice);
+		cudaDeviceSynchronize();
+		double t1 = h_now_ms();
+		for (int i = 0; i < c->nbuf; i++)
+			if (c->out[i])
+				cudaMemcpy(H_R.map + off[i], c->buf[i], c->bytes[i], cudaMemcpyDeviceToHost);
+		cudaDeviceSynchronize();
+		*in = std::min(*in, t1 - t0);
+		*out = std::min(*out, h_now_ms() - t1);
+	}
+	return h_ours_after("copy yardstick", where);
+}
+
 /* One timed trial on input set k: load (fresh contents, same device
  * buffers), flush L2 here, then the call with our host clock around it. */
-static int h_trial(const h_bench_ctx *b, const kb_call *c, int k, const char *where, double *ev, double *host)
+static int h_trial(const h_bench_ctx *b, const kb_call *c, int k, const char *where, double *ev, double *host,
+                   double *load)
 {
 	kb_rep rep;
+	double l0 = h_now_ms();
 	int rc = h_step(c, KB_OP_LOAD, 2, k, where, "load its inputs", &rep);
+	*load = h_now_ms() - l0;
 	if (rc)
 		return rc;
 	cudaMemset(b->flush, 0, b->flush_bytes);
@@ -602,17 +677,25 @@ static int h_time_shape(const h_bench_ctx *b, int shape)
 		rc = h_step(&c[0], KB_OP_LOAD, 2, 0, where, "load its inputs", &rep);
 	for (int i = 0; i < o->warmup && rc == 0; i++)
 		rc = h_step(&c[0], KB_OP_RUN, 2, 0, where, "run", &rep);
-	std::vector<double> ev, host;
+	double copy_in = 0, copy_out = 0;
+	if (rc == 0)
+		rc = h_copy_ms(&c[0], 2, where, &copy_in, &copy_out);
+	std::vector<double> ev, host, loads, fetches;
 	for (int i = 0; i < o->trials && rc == 0; i++) {
 		const int k = i % 2, last = i == o->trials - 1;
-		double e = 0, h = 0;
-		if ((rc = h_trial(b, &c[k], k, where, &e, &h)))
+		double e = 0, h = 0, l = 0, f = 0;
+		if ((rc = h_trial(b, &c[k], k, where, &e, &h, &l)))
 			break;
 		ev.push_back(e);
 		host.push_back(h);
-		if ((i == 0 || last) && !(rc = h_get_outputs(&c[k], 2, where))) {
+		loads.push_back(l);
+		/* every timed output is compared: a trial skipped (its outputs
+		 * left NaN by LOAD) or answered from another input fails */
+		if (!(rc = h_get_outputs(&c[k], 2, where, &f))) {
+			fetches.push_back(f);
 			snprintf(wk, sizeof wk, "%s trial=%d seed=%d", where, i, 2026 + k);
-			rc = h_judge(inst[k], wk, "timed shape=%d seed=%llu%s", shape, 2026ULL + k, last ? " last" : " first");
+			rc = h_judge(inst[k], wk, i == 0 || last ? "timed shape=%d seed=%llu%s" : NULL, shape, 2026ULL + k,
+			             last ? " last" : " first");
 		}
 	}
 	for (int k = 0; k < 2; k++)
@@ -620,7 +703,19 @@ static int h_time_shape(const h_bench_ctx *b, int shape)
 			KB_DRIVER.destroy(inst[k]);
 	if (rc)
 		return rc;
-	double med = h_median(ev), hmed = h_median(host);
+	double med = h_median(ev), hmed = h_median(host), lmed = h_median(loads), fmed = h_median(fetches);
+	/* the work must be inside RUN: LOAD and FETCH are copies, and a copy
+	 * takes what ours took (4x, plus 2 ms for the round trip and the
+	 * synchronisations); longer, and the solution computed there */
+	const double lmax = 4 * copy_in + 2, fmax_ = 4 * copy_out + 2;
+	if (lmed > lmax || fmed > fmax_) {
+		printf("time shape=%d ms=%.6f min=%.6f max=%.6f host_ms=%.6f\n", shape, med,
+		       *std::min_element(ev.begin(), ev.end()), *std::max_element(ev.begin(), ev.end()), hmed);
+		printf("INVALID: %s: the solution's %s took %.3f ms a trial on our host clock, where a copy of its "
+		       "buffers takes %.3f ms: work outside the timed call\n", where, lmed > lmax ? "LOAD" : "FETCH",
+		       lmed > lmax ? lmed : fmed, lmed > lmax ? copy_in : copy_out);
+		return H_INVALID;
+	}
 	printf("time shape=%d ms=%.6f min=%.6f max=%.6f host_ms=%.6f\n", shape, med,
 	       *std::min_element(ev.begin(), ev.end()), *std::max_element(ev.begin(), ev.end()), hmed);
 	if (!(med > 0) || hmed > med * 1.10 + o->slack_ms || med > hmed + 0.05) {

@@ -5,12 +5,17 @@
  * whole device, and copies outputs out. Whatever it (or the solution)
  * prints goes to a pipe the checker shows as the solution's output.
  *
+ * After CUDA's initialisation (HELLO) it installs the seccomp filter of
+ * kb_seccomp.h on itself: a forbidden system call ends it with a status
+ * that names the call.
+ *
  * Its stream is a blocking one (cudaStreamCreate): work the solution puts
  * on the legacy default stream is ordered with it, so the end event waits
  * for that work too; work on a stream of the solution's own escapes the
  * events but not the checker's host clock around the device-wide
  * synchronisation (see checker.cu). */
 #include "kb_proto.h"
+#include "kb_seccomp.h"
 
 #include <cuda_runtime.h>
 #include <errno.h>
@@ -146,6 +151,7 @@ int main(int argc, char **argv)
 		memset(&rep, 0, sizeof rep);
 		rep.magic = KB_PROTO_MAGIC;
 		rep.op = q.op;
+		rep.nonce = q.nonce;
 		if (q.op == KB_OP_QUIT)
 			return 0;
 		if (q.op == KB_OP_HELLO) {
@@ -157,6 +163,12 @@ int main(int argc, char **argv)
 			if (e == cudaSuccess)
 				e = cudaEventCreate(&st.e1);
 			rn_cuda(&rep, e);
+			/* CUDA is up (its device nodes open, its threads made): from
+			 * here on no exec, fork, trace, socket or new file */
+			if (!rep.cuda_err && kb_seccomp_install() < 0) {
+				rep.rc = -1;
+				snprintf(rep.msg, sizeof rep.msg, "cannot install the seccomp filter: %s", strerror(errno));
+			}
 		} else if (q.op == KB_OP_ALLOC) {
 			rn_alloc(&st, &q, &rep);
 		} else if (q.op == KB_OP_LOAD || q.op == KB_OP_FETCH) {

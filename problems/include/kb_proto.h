@@ -16,6 +16,11 @@
  *          cudaDeviceSynchronize (all device work, any stream), then reply
  *   FETCH  outputs: device -> shared memory at off[i]
  *   QUIT   exit 0
+ *
+ * Every request carries a fresh nonce, which the reply repeats. The
+ * runner holds solution code, so each reply is a claim: the checker times
+ * LOAD, RUN and FETCH on its own host clock and compares every timed
+ * output (see checker.cu).
  */
 #ifndef KB_PROTO_H
 #define KB_PROTO_H
@@ -43,7 +48,7 @@ static inline int kb_proto_io(int fd, void *p, size_t n, int writing)
 	return 0;
 }
 
-#define KB_PROTO_MAGIC 0x6b627032u   /* "kbp2" */
+#define KB_PROTO_MAGIC 0x6b627033u   /* "kbp3" */
 #define KB_PROTO_NBUF 8
 #define KB_PROTO_NSCALAR 16
 #define KB_PROTO_SOCK_FD 3
@@ -53,6 +58,7 @@ enum kb_op { KB_OP_HELLO = 1, KB_OP_ALLOC, KB_OP_LOAD, KB_OP_RUN, KB_OP_FETCH, K
 
 struct kb_req {
 	uint32_t magic, op;
+	uint64_t nonce;      /* fresh per request, from the checker's random source */
 	uint32_t nbuf, nscalar;
 	uint64_t shm_bytes;
 	uint64_t off[KB_PROTO_NBUF], bytes[KB_PROTO_NBUF];
@@ -62,6 +68,7 @@ struct kb_req {
 
 struct kb_rep {
 	uint32_t magic, op;
+	uint64_t nonce;      /* the request's: a reply made before the request is read cannot have it */
 	int32_t rc;          /* the entry point's return (RUN); -1: the runner failed */
 	int32_t cuda_err;    /* cudaError_t after the step, 0 none */
 	int32_t sticky;      /* the CUDA context is lost */

@@ -92,14 +92,20 @@ has() { case " $problems " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 pname() { (cd "$pdir" && ls -d "$1"_* 2>/dev/null | head -1); }
 
 # ---- every harness object once, in parallel --------------------------------
-# (kbtui eval keeps them in WORKDIR/obj-ARCH and rebuilds only what is stale:
-# each run below then compiles its solution alone)
+# (each run below then compiles its solution alone; the driver, reference
+# and call objects here are the independent timer's)
 say "compiling checker, runner, drivers, references and calls"
 flags=(-std=c++17 -O3 -lineinfo "-gencode=arch=compute_${arch#sm_},code=$arch" -I"$pdir/include")
 mkdir -p "$work/tmp" "$work/obj"
 pids=()   # a plain `wait` would also wait for the tee of $OUT
-for u in checker runner; do
-	TMPDIR="$work/tmp" "$nvcc" "${flags[@]}" -c "$pdir/harness/$u.cu" -o "$work/obj/$u.o" > "$work/obj/$u.log" 2>&1 &
+# kbtui keeps its own harness objects in WORKDIR/harness/ARCH, named by
+# their content's hash (not mtime): one eval per problem of a solution
+# that has no entry point builds them all and stops at the link, with no
+# GPU; every run below starts from a copy of that folder
+printf '/* no entry point: the link fails after the harness is built */\n' > "$work/seed.cu"
+for p in $problems; do
+	$EVAL --problem "$p" --problems "$pdir" --arch "$arch" --workdir "$work/seed-$p" --timeout 600 "$work/seed.cu" \
+		> "$work/seed-$p.out" 2>&1 &
 	pids+=($!)
 done
 for p in $problems; do
@@ -116,9 +122,8 @@ echo "($(( $(date +%s) - t_start )) s so far)"
 # run_eval NAME PROBLEM SOLUTION TIMEOUT [EXTRA...]: result in $work/NAME
 run_eval() {
 	local name=$1 p=$2 sol=$3 to=$4; shift 4
-	local o="$work/$name/obj-$arch"
-	mkdir -p "$o"
-	cp "$work/obj/checker.o" "$work/obj/runner.o" "$work/obj/$p"/*.o "$o/" 2>/dev/null
+	mkdir -p "$work/$name"
+	cp -r "$work/seed-$p/harness" "$work/$name/" 2>/dev/null
 	$EVAL --problem "$p" --problems "$pdir" --arch "$arch" --workdir "$work/$name" --timeout "$to" "$@" "$sol" \
 		> "$work/$name.out" 2>&1
 	echo $? > "$work/$name.rc"
@@ -212,10 +217,21 @@ while read -r file prob outcome; do
 	h="hack-${file%.cu}"
 	case $outcome in
 	FAIL) expect "$file" "FAIL (not correct, no score)" '[ "$(rc_of "$h")" != 0 ] && [ "$(json "$h" correct)" = false ]' ;;
+	REFUSED) expect "$file" "REFUSED by the runner's seccomp filter, the call named" \
+		'[ "$(rc_of "$h")" != 0 ] && [ "$(json "$h" refused)" = true ] && grep -q "REFUSED: the solution made a forbidden system call" "$work/$h.out"' ;;
 	INVALID) expect "$file" "INVALID (never a score)" \
 		'[ "$(rc_of "$h")" != 0 ] && [ "$(json "$h" invalid)" = true ] && [ "$(json "$h" result)" = INVALID ]' ;;
 	PASS) expect "$file" "PASS, its time agreeing with the host clock" \
-		'[ "$(rc_of "$h")" = 0 ] && [ "$(json "$h" correct)" = true ] && [ "$(json "$h" invalid)" = false ]' ;;
+		'[ "$(rc_of "$h")" = 0 ] && [ "$(json "$h" correct)" = true ] && [ "$(json "$h" invalid)" = false ]'
+		# what the solution printed is never a time: no shape at its 1 ns
+		case $file in
+		device_printf.cu) expect "$file" "its printed PASS and time lines not read (no 1 ns shape)" \
+			'grep -q "^solution| time shape=0 ms=0.000001" "$work/$h.out" "$work/$h/check.log" "$work/$h/benchmark.log" &&
+			 ! shape_vals "$h" ms | grep -qx "0.000001"' ;;
+		swap_checker.cu) expect "$file" "the sealed checker ran the benchmark (no 1 ns shape)" \
+			'grep -q "ms=0.000001" "$work/$h/kbcheck" && ! shape_vals "$h" ms | grep -qx "0.000001" &&
+			 [ ! -e "$work/$h/harness/planted.o" ]' ;;
+		esac ;;
 	NOTCATCHABLE)
 		echo "note - $file: not catchable by design; it ended: correct=$(json "$h" correct) result=$(json "$h" result) peak_fraction=$(json "$h" peak_fraction)"
 		table="$table$(printf '%-22s %-54s %s' "$file" "not catchable, by design (reported)" "$(json "$h" result)")

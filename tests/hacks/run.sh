@@ -64,6 +64,9 @@ while read -r file prob outcome; do
 		t "$file: REFUSED before the device" '[ "$(json "$j" refused)" = true ] && [ "$(json "$j" stage)" = forbidden ]'
 		t "$file: the reason is named" 'grep -q "^kbtui eval: .*: REFUSED: " "$tmp/$name.out"'
 		grep "REFUSED: " "$tmp/$name.out" | head -1 | cut -c1-220 | sed 's/^/# /'
+		want=$(sed -n 's/^ \* Refusal: //p' "$hdir/$file" | head -1)
+		[ -n "$want" ] && t "$file: the refusal says \"$want\"" \
+			'grep "^kbtui eval: .*: REFUSED: " "$tmp/$name.out" | grep -qF -- "$want"'
 		;;
 	FAIL)
 		t "$file: not refused (it needs the device to be judged)" '[ "$(json "$j" refused)" = false ]'
