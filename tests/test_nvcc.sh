@@ -91,7 +91,7 @@ for h in "$src"/tests/hacks/*.cu; do
 	hn=$(basename "$h" .cu)
 	hp=$(sed -n "s/^$hn\.cu  *\([0-9][0-9]\) .*/\1/p" "$src/tests/hacks/MANIFEST" | head -1)
 	hd=$(ls -d "$pdir/${hp}"_* 2>/dev/null | head -1)
-	TMPDIR="$tmp/gpu/tmp" "$nvcc" -std=c++17 -O3 $archs -I"$hd" -c "$h" -o "$tmp/gpu/$hn.o" > "$tmp/gpu/$hn.log" 2>&1
+	TMPDIR="$tmp/gpu/tmp" "$nvcc" -std=c++17 -O3 $archs -I"$pdir/include" -I"$hd" -c "$h" -o "$tmp/gpu/$hn.o" > "$tmp/gpu/$hn.log" 2>&1
 	t "tests/hacks/$hn.cu builds for sm_90a and sm_120a" '[ -f "$tmp/gpu/$hn.o" ]'
 	[ -f "$tmp/gpu/$hn.o" ] || grep -m3 error "$tmp/gpu/$hn.log" | sed 's/^/#   /'
 done
