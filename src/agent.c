@@ -380,23 +380,6 @@ static char *agent_slurp(const char *path, const char *shown, size_t max, size_t
 	return data;
 }
 
-static int agent_write_fd(int fd, const char *data, size_t len)
-{
-	while (len) {
-		ssize_t k = write(fd, data, len);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0) {
-			if (k == 0)
-				errno = ENOSPC;
-			return -1;
-		}
-		data += k;
-		len -= (size_t)k;
-	}
-	return 0;
-}
-
 /* Writes a whole file, every step checked (and with durable, fsync'd: a
  * run's outputs); a regular file only. 0, or -1 with *err naming shown. */
 static int agent_save(const char *path, const char *shown, const char *data, size_t len, int durable, char **err)
@@ -405,7 +388,7 @@ static int agent_save(const char *path, const char *shown, const char *data, siz
 	int fd = agent_open(path, shown, O_WRONLY | O_CREAT | O_TRUNC, &sb, err), e;
 	if (fd < 0)
 		return -1;
-	if (agent_write_fd(fd, data, len) < 0 || (durable && fsync(fd) < 0)) {
+	if (util_write_all(fd, data, len) < 0 || (durable && fsync(fd) < 0)) {
 		e = errno;
 		close(fd);
 		*err = xasprintf("cannot write %s: %s", shown, strerror(e));

@@ -339,3 +339,20 @@ int util_ends_with(const char *s, const char *suffix)
 	lx = strlen(suffix);
 	return ls >= lx && memcmp(s + ls - lx, suffix, lx) == 0;
 }
+
+int util_write_all(int fd, const char *data, size_t len)
+{
+	while (len) {
+		ssize_t k = write(fd, data, len);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			if (k == 0)
+				errno = ENOSPC;
+			return -1;
+		}
+		data += k;
+		len -= (size_t)k;
+	}
+	return 0;
+}

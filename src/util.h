@@ -29,6 +29,9 @@ char *sbuf_detach(struct sbuf *b);     /* caller owns the result; b is left empt
 
 /* Whole file into memory. Returns NULL and sets errno on failure. */
 char *util_read_file(const char *path, size_t *len);
+/* All len bytes to fd, again after EINTR; 0, or -1 with errno (ENOSPC when
+ * write(2) took nothing). */
+int util_write_all(int fd, const char *data, size_t len);
 int util_is_dir(const char *path);
 int util_is_file(const char *path);
 /* Creates every directory above path's last '/' (mode 0700; existing ones

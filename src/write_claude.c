@@ -47,23 +47,6 @@ static cJSON *write_claude_line(const struct write_claude *w, const char *type)
 	return o;
 }
 
-static int write_claude_all(int fd, const char *data, size_t len)
-{
-	while (len) {
-		ssize_t k = write(fd, data, len);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0) {
-			if (k == 0)
-				errno = ENOSPC;
-			return -1;
-		}
-		data += k;
-		len -= (size_t)k;
-	}
-	return 0;
-}
-
 /* One whole line at once; a failed write cuts the file back to its last
  * whole line and is kept in w->err. Takes o. */
 static void write_claude_put(struct write_claude *w, cJSON *o)
@@ -76,7 +59,7 @@ static void write_claude_put(struct write_claude *w, cJSON *o)
 	s = xrealloc(s, n + 2);
 	s[n++] = '\n';
 	if (!w->err) {
-		if (write_claude_all(w->fd, s, n) < 0) {
+		if (util_write_all(w->fd, s, n) < 0) {
 			int e = errno, cut = ftruncate(w->fd, w->len) == 0;
 			w->err = xasprintf("cannot write %s: %s%s", w->path, strerror(e),
 			                   cut ? "" : " (and it could not be cut back to its last line)");

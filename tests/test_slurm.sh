@@ -101,8 +101,22 @@ chmod 755 "$s/taskprolog.sh"
 export SLURM_CONF="$s/slurm.conf"
 
 daemons=""
+# a daemon that has not ended (an ended one is a zombie until waited for)
+alive() { as=$(ps -o stat= -p "$1" 2> /dev/null); [ -n "$as" ] && case $as in Z*) false ;; *) true ;; esac; }
+# stops them within a bound: the jobs of this cluster cancelled, then
+# SIGTERM, and SIGKILL to a daemon still there after 30 s (a slurmd waiting
+# on a job step once hung a run of the suite here for half an hour)
 stop_daemons() {
+	[ -n "$daemons" ] && command -v timeout > /dev/null 2>&1 && timeout 20 scancel --quiet --full --user="$(id -un)" 2> /dev/null
 	for p in $daemons; do $asroot kill "$p" 2> /dev/null; done
+	sd=0
+	while [ $sd -lt 150 ]; do
+		sl=""
+		for p in $daemons; do alive "$p" && sl="$sl $p"; done
+		[ -z "$sl" ] && break
+		sleep 0.2; sd=$((sd + 1))
+	done
+	for p in $sl; do echo "# daemon $p still up after 30 s: killed"; $asroot kill -KILL "$p" 2> /dev/null; done
 	for p in $daemons; do wait "$p" 2> /dev/null; done
 	daemons=""
 }
@@ -234,6 +248,6 @@ fi
 
 dpids=$daemons
 stop_daemons
-t "the daemons are stopped" 'for p in $dpids; do ! kill -0 $p 2> /dev/null || exit 1; done'
+t "the daemons are stopped" 'for p in $dpids; do ! alive $p || exit 1; done'
 echo "1..$n"
 exit $fail
