@@ -11,6 +11,7 @@
 #include "jsonx.h"
 #include "problem.h"
 #include "proc.h"
+#include "safefile.h"
 #include "util.h"
 
 #include <ctype.h>
@@ -524,15 +525,18 @@ static int eval_nvcc_object(struct eval_nvcc *n, const char *src, const char *ob
 		stale |= eval_mtime(deps[i]) > t;
 	if (!stale)
 		return 0;
-	char *tmp = xasprintf("%s.tmp", obj);
+	char *tmp;
+	int fd = safefile_tmp(obj, 0644, &tmp);   /* nvcc writes over a name no one could predict */
+	if (fd < 0)
+		return -1;
+	close(fd);
 	char *args[] = {"-c", (char *)src, "-o", tmp, (char *)extra, NULL};
-	int rc = eval_nvcc_run(n, args);
-	if (rc == 0 && rename(tmp, obj) < 0)
-		rc = -1;
-	if (rc < 0)
+	if (eval_nvcc_run(n, args) < 0) {
 		unlink(tmp);
-	free(tmp);
-	return rc;
+		free(tmp);
+		return -1;
+	}
+	return safefile_commit(-1, tmp, obj, 0);
 }
 
 /* Empties dir (regular files only: nvcc's intermediate files). */

@@ -27,10 +27,11 @@ size_t runtext_grep(struct search *s, const struct runtext *t,
                     int (*fn)(void *ud, size_t ev, int line, const char *text, size_t len), void *ud);
 
 /* The cache: $XDG_CACHE_HOME/kbtui/text (else ~/.cache/kbtui/text), one
- * file per transcript and format (NULL: sniffed), valid while the
- * transcript's device, inode, size and modification time and this
- * program's own file are what they were when it was written. Off when
- * KBTUI_NO_CACHE is set. runtext_load: NULL when there is no valid entry;
+ * file per transcript (device and inode: hard links share it) and format
+ * (NULL: sniffed), valid while the transcript's device, inode, size and
+ * modification time and this program's own file are what they were when
+ * it was written, and its checksum holds (cachedir.h: trusted directory,
+ * bounded size). Off when KBTUI_NO_CACHE is set. runtext_load: NULL when there is no valid entry;
  * *key is then what a new entry must stand for (the transcript as it is
  * before it is parsed). runtext_save: 0 when written (atomically), -1 when
  * it was not (no cache directory, a full disk, a transcript changed since
