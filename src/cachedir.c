@@ -92,7 +92,7 @@ char *cachedir_kind(const char *kind)
 
 void cachedir_check(void)
 {
-	static const char *const kinds[] = {"text", "flags", "verdicts"};
+	static const char *const kinds[] = {"text", "flags", "verdicts", "counts"};
 	char *root = cachedir_root();
 	for (size_t i = 0; root && i < sizeof kinds / sizeof *kinds; i++) {
 		char *dir = xasprintf("%s/%s", root, kinds[i]);

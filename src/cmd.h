@@ -100,7 +100,7 @@ int cmd_not_a_transcript(const struct run *r, const char *file, FILE *err);
 /* ---- pieces the commands share ---------------------------------------- */
 
 /* kbtui runs, kbtui dump, kbtui formats as functions (tests call them). */
-int cmd_runs(const char *dir, int json, FILE *out, FILE *err);
+int cmd_runs(const char *dir, int json, int count, FILE *out, FILE *err);
 /* path: a run directory or a transcript file; format NULL to sniff. */
 int cmd_dump(const char *path, const char *format, int jsonl, FILE *out, FILE *err);
 int cmd_formats(FILE *out);

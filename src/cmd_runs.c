@@ -5,6 +5,8 @@
 #include "jsonx.h"
 #include "parser.h"
 #include "provenance.h"
+#include "idcache.h"
+#include "runcount.h"
 #include "textsafe.h"
 #include "util.h"
 
@@ -78,7 +80,7 @@ static void cmd_runs_disagreements(cJSON *o, const struct provenance *p)
 	}
 }
 
-static void cmd_runs_json(FILE *out, const struct ds_run *d, const struct run *r)
+static void cmd_runs_json(FILE *out, const struct ds_run *d, const struct runcount *n)
 {
 	cJSON *o = cJSON_CreateObject();
 	char *s;
@@ -99,19 +101,21 @@ static void cmd_runs_json(FILE *out, const struct ds_run *d, const struct run *r
 		cJSON_AddStringToObject(o, "verdict", d->verdict);
 	else
 		cJSON_AddNullToObject(o, "verdict");
-	cJSON_AddStringToObject(o, "format", r ? nz(r->meta.format) : nz(d->meta.format));
+	cJSON_AddStringToObject(o, "format", n && n->format[0] ? n->format : nz(d->meta.format));
 	cJSON_AddBoolToObject(o, "held_out", d->held_out);
-	if (r) {
-		cJSON_AddNumberToObject(o, "events", (double)r->nev);
-		cJSON_AddNumberToObject(o, "tool_calls", (double)run_count(r, EV_TOOL_CALL));
-		cJSON_AddBoolToObject(o, "incomplete", r->incomplete);
+	if (n) {
+		cJSON_AddNumberToObject(o, "events", (double)n->events);
+		cJSON_AddNumberToObject(o, "tool_calls", (double)n->tools);
+		cJSON_AddBoolToObject(o, "incomplete", n->incomplete);
 		/* the format's token figures are known to undercount (see FORMATS) */
-		cJSON_AddBoolToObject(o, "tokens_approximate", r->tokens_approx);
-		cJSON_AddNumberToObject(o, "malformed", r->malformed);
+		cJSON_AddBoolToObject(o, "tokens_approximate", n->approx);
+		cJSON_AddNumberToObject(o, "malformed", n->malformed);
 	} else {
 		cJSON_AddNullToObject(o, "events");
 		cJSON_AddNullToObject(o, "tool_calls");
 	}
+	/* a transcript's figures not counted (not in the cache, no --count-events) */
+	cJSON_AddBoolToObject(o, "counted", n || !d->transcript);
 	cmd_runs_disagreements(o, &d->prov);
 	s = cJSON_PrintUnformatted(o);
 	cmd_put_json(out, s);
@@ -119,7 +123,46 @@ static void cmd_runs_json(FILE *out, const struct ds_run *d, const struct run *r
 	cJSON_Delete(o);
 }
 
-int cmd_runs(const char *dir, int json, FILE *out, FILE *err)
+/* Run i's figures that need its transcript: from the cache, else (count)
+ * by reading it, else unknown (NULL). Problems with the transcript go to
+ * err and set *bad; without count it is never opened. */
+static const struct runcount *cmd_runs_count(struct dataset *ds, size_t i, struct idcache *cache, int count,
+                                             struct runcount *n, FILE *err, int *bad)
+{
+	struct ds_run *d = &ds->runs[i];
+	if (!d->transcript)
+		return NULL;
+	if (!count && !dataset_transcript_inside(ds, i)) {
+		textsafe_fprintf(err, "kbtui: %s: missing, or resolves outside the dataset\n", d->transcript);
+		*bad = 1;
+		return NULL;
+	}
+	int known = runcount_get(cache, d, n);
+	/* a run with malformed lines is read again to name them */
+	if (!count || (known && !n->malformed)) {
+		if (known)   /* what the transcript says of completion, as dataset_load notes it */
+			prov_set(&d->prov.src[PROV_TRANSCRIPT], PROV_COMPLETE, !n->incomplete);
+		return known ? n : NULL;
+	}
+	struct run *r = dataset_load(ds, i);
+	if (!r) {
+		textsafe_fprintf(err, "kbtui: %s\n", d->load_error);
+		*bad = 1;
+		return NULL;
+	}
+	if (r->malformed) {
+		cmd_report_run(r, err);
+		*bad = 1;
+	}
+	runcount_put(cache, d, r);
+	runcount_of(r, n);
+	/* a listing of all runs need not keep every transcript in memory */
+	run_free(d->run);
+	d->run = NULL;
+	return n;
+}
+
+int cmd_runs(const char *dir, int json, int count, FILE *out, FILE *err)
 {
 	char *e = NULL;
 	struct dataset *ds = dataset_open(dir, &e);
@@ -142,19 +185,13 @@ int cmd_runs(const char *dir, int json, FILE *out, FILE *err)
 	if (!json)
 		fprintf(out, "%-*s %-*s %-*s %-*s %-3s %6s %-12s %6s %5s %s\n", idw, "RUN_ID", hw, "HARNESS", mw, "MODEL",
 		        pw, "PROBLEM", "OK", "PEAK", "VERDICT", "EVENTS", "TOOLS", "DISAGREE");
+	struct idcache *cache = runcount_open(ds);
 	for (size_t i = 0; i < ds->nruns; i++) {
 		struct ds_run *d = &ds->runs[i];
-		struct run *r = d->transcript ? dataset_load(ds, i) : NULL;
-		if (d->transcript && !r) {
-			textsafe_fprintf(err, "kbtui: %s\n", d->load_error);
-			bad = 1;
-		}
-		if (r && r->malformed) {
-			cmd_report_run(r, err);
-			bad = 1;
-		}
+		struct runcount nb;
+		const struct runcount *n = cmd_runs_count(ds, i, cache, count, &nb, err, &bad);
 		if (json) {
-			cmd_runs_json(out, d, r);
+			cmd_runs_json(out, d, n);
 			continue;
 		}
 		cmd_cell(out, d->meta.run_id, idw);
@@ -167,8 +204,10 @@ int cmd_runs(const char *dir, int json, FILE *out, FILE *err)
 		else
 			fprintf(out, "%6s ", "-");
 		cmd_cell(out, d->verdict ? d->verdict : "-", 12);
-		if (r)
-			fprintf(out, "%6zu %5zu ", r->nev, run_count(r, EV_TOOL_CALL));
+		if (n)
+			fprintf(out, "%6zu %5zu ", n->events, n->tools);
+		else if (d->transcript)
+			fprintf(out, "%6s %5s ", "?", "?");   /* not counted: --count-events */
 		else
 			fprintf(out, "%6s %5s ", "-", d->held_out ? "held" : "-");
 		/* how many pairs of files disagree on the outcome (--json lists them) */
@@ -177,10 +216,8 @@ int cmd_runs(const char *dir, int json, FILE *out, FILE *err)
 			fprintf(out, "!=%zu\n", nd);
 		else
 			fprintf(out, "-\n");
-		/* a listing of all runs need not keep every transcript in memory */
-		run_free(d->run);
-		d->run = NULL;
 	}
+	idcache_free(cache);
 	dataset_free(ds);
 	return bad ? CMD_BADINPUT : CMD_OK;
 }
@@ -189,14 +226,17 @@ static int cmd_runs_exec(int argc, char **argv, const struct cmd_ctx *ctx)
 {
 	static const struct option opts[] = {
 		{"json", no_argument, NULL, 'j'},
+		{"count-events", no_argument, NULL, 'c'},
 		{NULL, 0, NULL, 0},
 	};
-	int json = 0, ch;
+	int json = 0, count = 0, ch;
 	optind = 0;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
 		if (ch == 'j')
 			json = 1;
+		else if (ch == 'c')
+			count = 1;
 		else
 			return cmd_usage_error(ctx->err, "runs", ch == ':' ? "option '%s' needs an argument" :
 			                       "unknown option '%s'", argv[optind - 1]);
@@ -204,20 +244,26 @@ static int cmd_runs_exec(int argc, char **argv, const struct cmd_ctx *ctx)
 	if (argc - optind > 1)
 		return cmd_usage_error(ctx->err, "runs", "takes one DIR, got '%s' too", argv[optind + 1]);
 	char *def = optind < argc ? NULL : cmd_default_dataset(ctx->argv0, ctx->err);
-	int rc = cmd_runs(def ? def : argv[optind], json, ctx->out, ctx->err);
+	int rc = cmd_runs(def ? def : argv[optind], json, count, ctx->out, ctx->err);
 	free(def);
 	return rc;
 }
 
 const struct cmd_entry cmd_runs_entry = {
 	.name = "runs",
-	.usage = "[--json] [DIR]",
+	.usage = "[--json] [--count-events] [DIR]",
 	.summary = "one row per run: id, model, problem, outcome, verdict, counts",
 	.help = "DIR: the dataset (default: the one the working directory is in, else\n"
 	        "$KBTUI_DATA, a fetched one, the bundled sample).\n"
 	        "DISAGREE: how many pairs of the run's files (transcript, result.json,\n"
 	        "runs.jsonl, the leaderboards) state different outcomes (!=N), - none.\n"
+	        "EVENTS, TOOLS: from the cache; ? when the transcript has not been\n"
+	        "counted (a listing reads runs.jsonl, result.json and the boards, never\n"
+	        "a transcript).\n"
 	        "  --json          one JSON object per run, one per line; its\n"
-	        "                  \"disagreements\" lists which file says what\n",
+	        "                  \"disagreements\" lists which file says what\n"
+	        "  --count-events  read each transcript the cache does not know: its\n"
+	        "                  events and tool calls, its malformed lines (named\n"
+	        "                  on stderr, exit 1), kept in the cache for next time\n",
 	.exec = cmd_runs_exec,
 };

@@ -13,6 +13,8 @@
 #include "flags.h"
 #include "parser.h"
 #include "runtext.h"
+#include "idcache.h"
+#include "runcount.h"
 #include "search.h"
 #include "textsafe.h"
 #include "util.h"
@@ -248,6 +250,8 @@ int cmd_search(int argc, char **argv, FILE *out, FILE *err)
 	}
 	char root[PATH_MAX];
 	int have_root = ds && realpath(ds->root, root) != NULL;
+	/* a run parsed here gives `kbtui runs` its counts too */
+	struct idcache *counts = ds && !fmt ? runcount_open(ds) : NULL;
 	for (size_t i = 0; ds && i < ds->nruns; i++) {
 		struct ds_run *d = &ds->runs[i];
 		if (!d->transcript)
@@ -268,6 +272,7 @@ int cmd_search(int argc, char **argv, FILE *out, FILE *err)
 				e = NULL;
 				continue;
 			}
+			runcount_put(counts, d, r);
 			d->run = NULL;  /* one run in memory at a time: the text takes it */
 			t = cmd_search_text(r, d->transcript, as, &key);
 		}
@@ -275,6 +280,7 @@ int cmd_search(int argc, char **argv, FILE *out, FILE *err)
 			rc = SEARCH_FOUND;
 		runtext_free(t);
 	}
+	idcache_free(counts);
 	dataset_free(ds);
 	free(def);
 	search_free(c.s);

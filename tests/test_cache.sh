@@ -110,6 +110,37 @@ for r in a b; do printf '{"run_id":"%s","harness":"claude","model":"m","problem"
 t "two runs hard-linked to one transcript: both found, one entry" \
 	'[ $rc -eq 0 ] && [ $(wc -l < "$tmp/out") -eq 2 ] && [ $(ls "$tmp/cache/kbtui/text" | wc -l) -eq 1 ]'
 
+# ---- listing from the index: kbtui runs opens no transcript -----------------------------------
+ds3="$tmp/ds3"; mkdir -p "$ds3/runs/f1" "$ds3/runs/f2" "$ds3/runs/f3"
+mkfifo "$ds3/runs/f1/transcript.jsonl"   # opened to read, it would block until timeout
+cp "$ds/runs/r2/transcript.jsonl" "$ds3/runs/f2/transcript.jsonl"
+cp "$ds/runs/r3/transcript.jsonl" "$ds3/runs/f3/transcript.jsonl"
+touch -d '-1 min' "$ds3/runs/f2/transcript.jsonl" "$ds3/runs/f3/transcript.jsonl"
+for r in f1 f2 f3; do printf '{"run_id":"%s","harness":"claude","model":"m","problem":"01_fp8_gemm","correct":true,"peak_fraction":0.5,"transcript":"runs/%s/transcript.jsonl"}\n' $r $r; done > "$ds3/runs.jsonl"
+timeout 20 "$kb" runs "$ds3" > "$tmp/out" 2> "$tmp/err"; rc=$?
+t "kbtui runs over a dataset whose transcript is a FIFO: done, exit 0 (no transcript opened)" '[ $rc -eq 0 ] && [ ! -s "$tmp/err" ]'
+t "its rows from the index, the counts unknown (?)" \
+	'grep -qE "^f1 .* yes 0\.5000 - +\? +\? -$" "$tmp/out" && grep -qE "^f2 .* yes 0\.5000 - +\? +\? -$" "$tmp/out"'
+timeout 20 "$kb" runs --json "$ds3" > "$tmp/out" 2> "$tmp/err"; rc=$?
+t "--json: events null, counted false" '[ $rc -eq 0 ] && grep "\"run_id\":\"f2\"" "$tmp/out" | grep -q "\"events\":null,\"tool_calls\":null,\"counted\":false"'
+rm "$ds3/runs/f1/transcript.jsonl"; cp "$ds/runs/r1/transcript.jsonl" "$ds3/runs/f1/transcript.jsonl"; touch -d '-1 min' "$ds3/runs/f1/transcript.jsonl"
+"$kb" runs --count-events "$ds3" > "$tmp/out" 2> "$tmp/err"; rc=$?
+t "--count-events reads them: f2's events and tool calls" '[ $rc -eq 0 ] && grep -qE "^f2 .* +4 +0 -$" "$tmp/out" && [ ! -s "$tmp/err" ]'
+grep -E "^f[23] " "$tmp/out" > "$tmp/counted"
+# the same file (size, mtime) with other bytes: what a listing shows comes from the cache
+touch -r "$ds3/runs/f2/transcript.jsonl" "$tmp/stamp"
+sz=$(stat -c %s "$ds3/runs/f2/transcript.jsonl")
+head -c "$sz" /dev/zero | tr '\0' x > "$ds3/runs/f2/transcript.jsonl"; touch -r "$tmp/stamp" "$ds3/runs/f2/transcript.jsonl"
+"$kb" runs "$ds3" > "$tmp/out" 2> "$tmp/err"; rc=$?
+t "counted once, kbtui runs shows the counts from the cache, reading no transcript" \
+	'[ $rc -eq 0 ] && grep -E "^f[23] " "$tmp/out" | cmp -s - "$tmp/counted" && [ ! -s "$tmp/err" ]'
+cp "$ds/runs/r2/transcript.jsonl" "$ds3/runs/f2/transcript.jsonl"; touch -d '-1 min' "$ds3/runs/f2/transcript.jsonl"
+"$kb" runs "$ds3" > "$tmp/out" 2> "$tmp/err"
+t "a transcript changed since: unknown again" 'grep -qE "^f2 .* +\? +\? -$" "$tmp/out"'
+"$kb" search -c tflops "$ds3" > /dev/null 2>&1
+"$kb" runs "$ds3" > "$tmp/out" 2> "$tmp/err"
+t "kbtui search, which reads it, counts it for kbtui runs" 'grep -E "^f[23] " "$tmp/out" | cmp -s - "$tmp/counted"'
+
 # ---- a directory others could write is not used -------------------------------------------
 hostile() {  # $1: a name; the cache prepared by the caller under $tmp/h
 	XDG_CACHE_HOME="$tmp/h" "$kb" search 'tflops=' "$ds" > "$tmp/out" 2> "$tmp/err"; rc=$?
