@@ -83,11 +83,43 @@ char *cachedir_root(void)
 	return cd_made(cd_path());
 }
 
+/* Kinds' folders already made and checked in this process, by path: a
+ * search asks for its folder once a run, and a stat is then enough. */
+static char *cd_known[8];
+
+static int cd_known_still(const char *dir)
+{
+	struct stat st;
+	int known = 0;
+	pthread_mutex_lock(&cd_lock);
+	for (int i = 0; i < 8 && cd_known[i] && !known; i++)
+		known = !strcmp(cd_known[i], dir);
+	pthread_mutex_unlock(&cd_lock);
+	return known && stat(dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid() && !(st.st_mode & 022);
+}
+
+static void cd_known_add(const char *dir)
+{
+	pthread_mutex_lock(&cd_lock);
+	free(cd_known[7]);
+	memmove(cd_known + 1, cd_known, 7 * sizeof *cd_known);
+	cd_known[0] = xstrdup(dir);
+	pthread_mutex_unlock(&cd_lock);
+}
+
 char *cachedir_kind(const char *kind)
 {
-	char *root = cachedir_root(), *dir = root ? xasprintf("%s/%s", root, kind) : NULL;
+	char *path = cd_path(), *dir = path ? xasprintf("%s/%s", path, kind) : NULL;
+	free(path);
+	if (!dir || cd_known_still(dir))
+		return dir;
+	free(dir);
+	char *root = cachedir_root();
+	dir = cd_made(root ? xasprintf("%s/%s", root, kind) : NULL);
 	free(root);
-	return cd_made(dir);
+	if (dir)
+		cd_known_add(dir);
+	return dir;
 }
 
 void cachedir_check(void)

@@ -207,6 +207,8 @@ static void cmd_helper_work(struct dataset *ds, const char *root, const struct p
 		if (!d->transcript || (!fmt && (!root || !cmd_search_inside(root, d->transcript))))
 			continue;
 		const struct parser_ops *as = cmd_search_as(fmt, d);
+		if (runtext_have(d->transcript, as ? as->name : NULL))
+			continue;   /* (reading it would only check what the search checks) */
 		struct runtext_key key = { .ok = 0 };
 		struct runtext *t = runtext_load(d->transcript, as ? as->name : NULL, &key);
 		if (!t && key.ok) {

@@ -43,5 +43,9 @@ struct runtext_key {
 struct runtext *runtext_load(const char *transcript, const char *format, struct runtext_key *key);
 int runtext_save(const struct runtext *t, const char *transcript, const char *format,
                  const struct runtext_key *key);
+/* Whether an entry for the transcript as it is now exists, by its header
+ * alone (its checksum is runtext_load's to check): for a helper that fills
+ * the cache and need not read what is there. */
+int runtext_have(const char *transcript, const char *format);
 
 #endif
