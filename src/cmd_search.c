@@ -231,8 +231,9 @@ static void cmd_helper_work(struct dataset *ds, const char *root, const struct p
 	_exit(0);
 }
 
-/* Starts the helper when there is a cache to fill and more than one run;
- * one that cannot start is no loss. */
+/* Starts the helper when there is a cache to fill and more runs after
+ * this one (it starts at the first run the cache does not know, so that a
+ * warm search never forks); one that cannot start is no loss. */
 static void cmd_helper_start(struct cmd_helper *h, struct dataset *ds, const char *root, const struct parser_ops *fmt)
 {
 	h->pid = -1;
@@ -353,8 +354,7 @@ int cmd_search(int argc, char **argv, FILE *out, FILE *err)
 	/* a run parsed here gives `kbtui runs` its counts too */
 	struct idcache *counts = ds && !fmt ? runcount_open(ds) : NULL;
 	struct cmd_helper helper = { -1, NULL };
-	if (ds)
-		cmd_helper_start(&helper, ds, have_root ? root : NULL, fmt);
+	int helped = 0;
 	for (size_t i = 0; ds && i < ds->nruns; i++) {
 		struct ds_run *d = &ds->runs[i];
 		cmd_helper_at(&helper, i);
@@ -367,6 +367,10 @@ int cmd_search(int argc, char **argv, FILE *out, FILE *err)
 		 * the dataset; with --format it reads any) */
 		if (fmt || (have_root && cmd_search_inside(root, d->transcript)))
 			t = runtext_load(d->transcript, as ? as->name : NULL, &key);
+		if (!t && !helped++) {  /* the first run to parse: the cache is cold, a helper is worth its start */
+			cmd_helper_start(&helper, ds, have_root ? root : NULL, fmt);
+			cmd_helper_at(&helper, i);
+		}
 		if (!t) {
 			struct run *r = fmt ? parser_load_final(d->transcript, fmt, &e) : dataset_load(ds, i);
 			if (!r) {
