@@ -53,4 +53,10 @@ for ds in "$kbh" "$work/ds14k"; do
 	t=$(du -s --block-size=1K "$work/cache/kbtui/text" | cut -f1)
 	echo "text cache: $t KB in $(ls "$work/cache/kbtui/text" | wc -l) entries for $n runs: $(ratio "$t" "$data")x the transcripts (hard links share an entry)"
 done
+# batch commands hold one run at a time: peak memory at 1.4k runs
+"$bench" dataset "$kbh" 1400 "$work/ds1400" > /dev/null
+for c in "export --format csv --full" "flags" "search tflops="; do
+	/usr/bin/time -f "%M" -o "$work/t" sh -c "'$kb' $c '$work/ds1400'" > /dev/null 2>&1
+	echo "kbtui $c at 1.4k runs: peak $(tail -1 "$work/t") KB resident"
+done
 "$kb" cache --stats | sed 's/^/  /'
