@@ -132,7 +132,7 @@ static const struct runcount *cmd_runs_count(struct dataset *ds, size_t i, struc
 	struct ds_run *d = &ds->runs[i];
 	if (!d->transcript)
 		return NULL;
-	if (!count && !dataset_transcript_inside(ds, i)) {
+	if (!dataset_transcript_inside(ds, i)) {   /* as dataset_load would say */
 		textsafe_fprintf(err, "kbtui: %s: missing, or resolves outside the dataset\n", d->transcript);
 		*bad = 1;
 		return NULL;

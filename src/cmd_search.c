@@ -190,6 +190,10 @@ static int cmd_search_file(struct cmd_search *c, const char *file, const char *p
 struct cmd_helper {
 	pid_t pid;
 	volatile size_t *at;
+	int fd;                       /* the helper's counts, "RUN FIGURES\n" a run; -1: none */
+	struct sbuf got;              /* what was read of them, a line not yet whole */
+	struct dataset *ds;           /* borrowed, with the counts table */
+	struct idcache *counts;
 };
 
 /* The format dataset_load reads run d as: the index's, when known. */
@@ -198,7 +202,8 @@ static const struct parser_ops *cmd_search_as(const struct parser_ops *fmt, cons
 	return fmt ? fmt : d->meta.format ? parser_find(d->meta.format) : NULL;
 }
 
-static void cmd_helper_work(struct dataset *ds, const char *root, const struct parser_ops *fmt, volatile size_t *at)
+static void cmd_helper_work(struct dataset *ds, const char *root, const struct parser_ops *fmt, volatile size_t *at,
+                            int out)
 {
 	for (size_t i = ds->nruns; i-- > 0;) {
 		if (__atomic_load_n(&at[1], __ATOMIC_RELAXED) || i <= __atomic_load_n(&at[0], __ATOMIC_RELAXED))
@@ -219,6 +224,12 @@ static void cmd_helper_work(struct dataset *ds, const char *root, const struct p
 				t = runtext_new(r);
 				runtext_save(t, d->transcript, as ? as->name : NULL, &key);
 			}
+			if (r && !fmt) {   /* kbtui runs's figures, kept by the search (one writer of the table) */
+				struct runcount n;
+				runcount_of(r, &n);
+				dprintf(out, "%zu %zu %zu %d %d %d %s\n", i, n.events, n.tools, n.malformed, n.incomplete,
+				        n.approx, n.format);
+			}
 			if (!fmt) {
 				run_free(d->run);
 				d->run = NULL;
@@ -234,10 +245,10 @@ static void cmd_helper_work(struct dataset *ds, const char *root, const struct p
 /* Starts the helper when there is a cache to fill and more runs after
  * this one (it starts at the first run the cache does not know, so that a
  * warm search never forks); one that cannot start is no loss. */
-static void cmd_helper_start(struct cmd_helper *h, struct dataset *ds, const char *root, const struct parser_ops *fmt)
+static void cmd_helper_start(struct cmd_helper *h, struct dataset *ds, const char *root, const struct parser_ops *fmt,
+                             struct idcache *counts)
 {
-	h->pid = -1;
-	h->at = NULL;
+	int p[2];
 	char *dir = ds->nruns > 1 ? idcache_dir("text") : NULL;
 	if (!dir)
 		return;
@@ -245,14 +256,57 @@ static void cmd_helper_start(struct cmd_helper *h, struct dataset *ds, const cha
 	void *m = mmap(NULL, 2 * sizeof(size_t), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (m == MAP_FAILED)
 		return;
+	if (pipe(p) < 0) {
+		munmap(m, 2 * sizeof(size_t));
+		return;
+	}
 	h->at = m;
+	h->ds = ds;
+	h->counts = counts;
 	fflush(NULL);   /* nothing buffered is written twice */
 	h->pid = fork();
 	if (h->pid == 0) {
+		close(p[0]);
 		int null = open("/dev/null", O_RDWR);
 		for (int k = 1; k < 3 && null >= 0; k++)
 			dup2(null, k);   /* it never speaks: the search says what is wrong */
-		cmd_helper_work(ds, root, fmt, h->at);
+		cmd_helper_work(ds, root, fmt, h->at, p[1]);
+	}
+	close(p[1]);
+	h->fd = p[0];
+	fcntl(h->fd, F_SETFL, O_NONBLOCK);
+	if (h->pid < 0) {
+		close(h->fd);
+		h->fd = -1;
+	}
+}
+
+/* The helper's counts read so far (to its end when wait), kept. */
+static void cmd_helper_drain(struct cmd_helper *h, int wait)
+{
+	char buf[4096];
+	ssize_t k;
+	if (h->fd < 0)
+		return;
+	if (wait)
+		fcntl(h->fd, F_SETFL, 0);
+	while ((k = read(h->fd, buf, sizeof buf)) > 0 || (k < 0 && errno == EINTR))
+		if (k > 0)
+			sbuf_add(&h->got, buf, (size_t)k);
+	char *p = h->got.s, *nl;
+	for (; p && (nl = memchr(p, '\n', h->got.len - (size_t)(p - h->got.s))); p = nl + 1) {
+		*nl = '\0';
+		struct runcount n = { .format = "" };
+		size_t i;
+		if (sscanf(p, "%zu %zu %zu %d %d %d %31s", &i, &n.events, &n.tools, &n.malformed, &n.incomplete, &n.approx,
+		           n.format) >= 6 && i < h->ds->nruns)
+			runcount_keep(h->counts, &h->ds->runs[i], &n);
+	}
+	if (p && p > h->got.s) {
+		size_t rest = h->got.len - (size_t)(p - h->got.s);
+		memmove(h->got.s, p, rest);
+		h->got.len = rest;
+		h->got.s[rest] = '\0';
 	}
 }
 
@@ -260,6 +314,7 @@ static void cmd_helper_at(struct cmd_helper *h, size_t i)
 {
 	if (h->at)
 		__atomic_store_n(&h->at[0], i, __ATOMIC_RELAXED);
+	cmd_helper_drain(h, 0);
 }
 
 /* Stops the helper (after the run it is on: an entry is renamed into place
@@ -268,9 +323,13 @@ static void cmd_helper_stop(struct cmd_helper *h)
 {
 	if (h->pid > 0) {
 		__atomic_store_n(&h->at[1], 1, __ATOMIC_RELAXED);
+		cmd_helper_drain(h, 1);   /* to its end: the helper has exited */
 		while (waitpid(h->pid, NULL, 0) < 0 && errno == EINTR)
 			;
 	}
+	if (h->fd >= 0)
+		close(h->fd);
+	sbuf_free(&h->got);
 	if (h->at)
 		munmap((void *)h->at, 2 * sizeof(size_t));
 }
@@ -353,7 +412,8 @@ int cmd_search(int argc, char **argv, FILE *out, FILE *err)
 	int have_root = ds && realpath(ds->root, root) != NULL;
 	/* a run parsed here gives `kbtui runs` its counts too */
 	struct idcache *counts = ds && !fmt ? runcount_open(ds) : NULL;
-	struct cmd_helper helper = { -1, NULL };
+	struct cmd_helper helper = { .pid = -1, .fd = -1 };
+	sbuf_init(&helper.got);
 	int helped = 0;
 	for (size_t i = 0; ds && i < ds->nruns; i++) {
 		struct ds_run *d = &ds->runs[i];
@@ -368,7 +428,7 @@ int cmd_search(int argc, char **argv, FILE *out, FILE *err)
 		if (fmt || (have_root && cmd_search_inside(root, d->transcript)))
 			t = runtext_load(d->transcript, as ? as->name : NULL, &key);
 		if (!t && !helped++) {  /* the first run to parse: the cache is cold, a helper is worth its start */
-			cmd_helper_start(&helper, ds, have_root ? root : NULL, fmt);
+			cmd_helper_start(&helper, ds, have_root ? root : NULL, fmt, counts);
 			cmd_helper_at(&helper, i);
 		}
 		if (!t) {

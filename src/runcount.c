@@ -58,14 +58,20 @@ int runcount_get(struct idcache *c, const struct ds_run *d, struct runcount *out
 	return 1;
 }
 
-void runcount_put(struct idcache *c, const struct ds_run *d, const struct run *r)
+void runcount_keep(struct idcache *c, const struct ds_run *d, const struct runcount *n)
 {
 	unsigned long long id[4];
-	struct runcount n;
 	if (!c || !d->transcript || idcache_identify(d->transcript, id) < 0)
 		return;
-	runcount_of(r, &n);
 	char v[128];
-	snprintf(v, sizeof v, "%zu %zu %d %d %d %s", n.events, n.tools, n.malformed, n.incomplete, n.approx, n.format);
+	snprintf(v, sizeof v, "%zu %zu %d %d %d %s", n->events, n->tools, n->malformed, n->incomplete, n->approx,
+	         n->format);
 	idcache_put(c, d->transcript, id, runcount_key(d), v);
+}
+
+void runcount_put(struct idcache *c, const struct ds_run *d, const struct run *r)
+{
+	struct runcount n;
+	runcount_of(r, &n);
+	runcount_keep(c, d, &n);
 }

@@ -27,6 +27,8 @@ struct idcache *runcount_open(const struct dataset *ds);
 int runcount_get(struct idcache *c, const struct ds_run *d, struct runcount *out);
 /* Keeps r's figures, r being d's transcript as dataset_load read it. */
 void runcount_put(struct idcache *c, const struct ds_run *d, const struct run *r);
+/* The same, of figures taken elsewhere (a helper process). */
+void runcount_keep(struct idcache *c, const struct ds_run *d, const struct runcount *n);
 /* r's figures. */
 void runcount_of(const struct run *r, struct runcount *out);
 
