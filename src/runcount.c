@@ -24,6 +24,13 @@ static unsigned long long runcount_key(const struct ds_run *d)
 	return idcache_str_hash(idcache_fnv(IDCACHE_FNV0, exe, sizeof exe), d->meta.format);
 }
 
+/* The table's name for a transcript: its device and inode, so that the
+ * hard links of one file (a dataset made of links) share its figures. */
+static void runcount_name(char *buf, size_t n, const unsigned long long id[4])
+{
+	snprintf(buf, n, "@%llx:%llx", id[0], id[1]);
+}
+
 void runcount_of(const struct run *r, struct runcount *out)
 {
 	memset(out, 0, sizeof *out);
@@ -42,7 +49,9 @@ int runcount_get(struct idcache *c, const struct ds_run *d, struct runcount *out
 	unsigned long long id[4];
 	if (!c || !d->transcript || idcache_identify(d->transcript, id) < 0)
 		return 0;
-	const char *v = idcache_get(c, d->transcript, id, runcount_key(d));
+	char name[48];
+	runcount_name(name, sizeof name, id);
+	const char *v = idcache_get(c, name, id, runcount_key(d));
 	unsigned long long ev, tools;
 	int mal, inc, approx, used = 0;
 	memset(out, 0, sizeof *out);
@@ -66,7 +75,9 @@ void runcount_keep(struct idcache *c, const struct ds_run *d, const struct runco
 	char v[128];
 	snprintf(v, sizeof v, "%zu %zu %d %d %d %s", n->events, n->tools, n->malformed, n->incomplete, n->approx,
 	         n->format);
-	idcache_put(c, d->transcript, id, runcount_key(d), v);
+	char name[48];
+	runcount_name(name, sizeof name, id);
+	idcache_put(c, name, id, runcount_key(d), v);
 }
 
 void runcount_put(struct idcache *c, const struct ds_run *d, const struct run *r)

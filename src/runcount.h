@@ -1,8 +1,8 @@
 /* runcount.h: the figures of a run that only its transcript gives (events,
  * tool calls, malformed lines, whether it ends incomplete, whether its
  * token figures are approximate, the format it was read as), kept in the
- * cache ($XDG_CACHE_HOME/kbtui/counts, one table per dataset) while the
- * transcript is the same file, so that listing a dataset reads its index
+ * cache ($XDG_CACHE_HOME/kbtui/counts, one table per dataset, by device
+ * and inode: hard links share) while the transcript is the same file, so that listing a dataset reads its index
  * and never a transcript. */
 #ifndef KB_RUNCOUNT_H
 #define KB_RUNCOUNT_H
