@@ -182,13 +182,17 @@ static int cmd_search_file(struct cmd_search *c, const char *file, const char *p
 /* ---- a second core ------------------------------------------------------------ */
 
 /* While the search goes through the runs from the first, parsing those the
- * cache does not know, a helper process parses from the last backwards and
- * keeps each run's text in the cache, until the two meet: a cold search
- * over a dataset takes about half the time on two cores, its output the
- * same (the search reads, in order, what the helper kept). The page they
- * share: [0] the run the search is at, [1] stop. */
+ * cache does not know, helper processes (one a core but the search's, 7 at
+ * most) take runs from the last backwards and keep each one's text in the
+ * cache, until they meet the search: a cold search over a dataset takes
+ * about half the time on two cores, its output the same (the search reads,
+ * in order, what the helpers kept). The page they share: [0] the run the
+ * search is at, [1] stop, [2] the next run a helper takes, counting down. */
+#define CMD_HELPERS_MAX 7
+
 struct cmd_helper {
-	pid_t pid;
+	pid_t pid[CMD_HELPERS_MAX];
+	int n;
 	volatile size_t *at;
 	int fd;                       /* the helper's counts, "RUN FIGURES\n" a run; -1: none */
 	struct sbuf got;              /* what was read of them, a line not yet whole */
@@ -205,8 +209,9 @@ static const struct parser_ops *cmd_search_as(const struct parser_ops *fmt, cons
 static void cmd_helper_work(struct dataset *ds, const char *root, const struct parser_ops *fmt, volatile size_t *at,
                             int out)
 {
-	for (size_t i = ds->nruns; i-- > 0;) {
-		if (__atomic_load_n(&at[1], __ATOMIC_RELAXED) || i <= __atomic_load_n(&at[0], __ATOMIC_RELAXED))
+	for (;;) {
+		size_t i = __atomic_sub_fetch(&at[2], 1, __ATOMIC_RELAXED);   /* (wraps below 0: caught as past the search) */
+		if (__atomic_load_n(&at[1], __ATOMIC_RELAXED) || i >= ds->nruns || i <= __atomic_load_n(&at[0], __ATOMIC_RELAXED))
 			break;
 		struct ds_run *d = &ds->runs[i];
 		if (!d->transcript || (!fmt && (!root || !cmd_search_inside(root, d->transcript))))
@@ -253,29 +258,37 @@ static void cmd_helper_start(struct cmd_helper *h, struct dataset *ds, const cha
 	if (!dir)
 		return;
 	free(dir);
-	void *m = mmap(NULL, 2 * sizeof(size_t), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	void *m = mmap(NULL, 3 * sizeof(size_t), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (m == MAP_FAILED)
 		return;
 	if (pipe(p) < 0) {
-		munmap(m, 2 * sizeof(size_t));
+		munmap(m, 3 * sizeof(size_t));
 		return;
 	}
 	h->at = m;
+	h->at[2] = ds->nruns;
 	h->ds = ds;
 	h->counts = counts;
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	int want = cores > CMD_HELPERS_MAX + 1 ? CMD_HELPERS_MAX : cores > 2 ? (int)cores - 1 : 1;
 	fflush(NULL);   /* nothing buffered is written twice */
-	h->pid = fork();
-	if (h->pid == 0) {
-		close(p[0]);
-		int null = open("/dev/null", O_RDWR);
-		for (int k = 1; k < 3 && null >= 0; k++)
-			dup2(null, k);   /* it never speaks: the search says what is wrong */
-		cmd_helper_work(ds, root, fmt, h->at, p[1]);
+	for (h->n = 0; h->n < want; h->n++) {
+		pid_t pid = fork();
+		if (pid == 0) {
+			close(p[0]);
+			int null = open("/dev/null", O_RDWR);
+			for (int k = 1; k < 3 && null >= 0; k++)
+				dup2(null, k);   /* it never speaks: the search says what is wrong */
+			cmd_helper_work(ds, root, fmt, h->at, p[1]);   /* (lines under PIPE_BUF: whole) */
+		}
+		if (pid < 0)
+			break;
+		h->pid[h->n] = pid;
 	}
 	close(p[1]);
 	h->fd = p[0];
 	fcntl(h->fd, F_SETFL, O_NONBLOCK);
-	if (h->pid < 0) {
+	if (!h->n) {
 		close(h->fd);
 		h->fd = -1;
 	}
@@ -317,21 +330,22 @@ static void cmd_helper_at(struct cmd_helper *h, size_t i)
 	cmd_helper_drain(h, 0);
 }
 
-/* Stops the helper (after the run it is on: an entry is renamed into place
- * whole) and waits for it. */
+/* Stops the helpers (after the run each is on: an entry is renamed into
+ * place whole) and waits for them. */
 static void cmd_helper_stop(struct cmd_helper *h)
 {
-	if (h->pid > 0) {
+	if (h->n) {
 		__atomic_store_n(&h->at[1], 1, __ATOMIC_RELAXED);
-		cmd_helper_drain(h, 1);   /* to its end: the helper has exited */
-		while (waitpid(h->pid, NULL, 0) < 0 && errno == EINTR)
-			;
+		cmd_helper_drain(h, 1);   /* to its end: every helper has exited */
+		for (int k = 0; k < h->n; k++)
+			while (waitpid(h->pid[k], NULL, 0) < 0 && errno == EINTR)
+				;
 	}
 	if (h->fd >= 0)
 		close(h->fd);
 	sbuf_free(&h->got);
 	if (h->at)
-		munmap((void *)h->at, 2 * sizeof(size_t));
+		munmap((void *)h->at, 3 * sizeof(size_t));
 }
 
 int cmd_search(int argc, char **argv, FILE *out, FILE *err)
@@ -412,7 +426,7 @@ int cmd_search(int argc, char **argv, FILE *out, FILE *err)
 	int have_root = ds && realpath(ds->root, root) != NULL;
 	/* a run parsed here gives `kbtui runs` its counts too */
 	struct idcache *counts = ds && !fmt ? runcount_open(ds) : NULL;
-	struct cmd_helper helper = { .pid = -1, .fd = -1 };
+	struct cmd_helper helper = { .n = 0, .fd = -1 };
 	sbuf_init(&helper.got);
 	int helped = 0;
 	for (size_t i = 0; ds && i < ds->nruns; i++) {
