@@ -121,6 +121,8 @@ timeout 20 "$kb" runs "$ds3" > "$tmp/out" 2> "$tmp/err"; rc=$?
 t "kbtui runs over a dataset whose transcript is a FIFO: done, exit 0 (no transcript opened)" '[ $rc -eq 0 ] && [ ! -s "$tmp/err" ]'
 t "its rows from the index, the counts unknown (?)" \
 	'grep -qE "^f1 .* yes 0\.5000 - +\? +\? -$" "$tmp/out" && grep -qE "^f2 .* yes 0\.5000 - +\? +\? -$" "$tmp/out"'
+timeout 20 "$kb" export --format csv "$ds3" > "$tmp/out" 2> "$tmp/err"; rc=$?
+t "kbtui export over it too: done, exit 0, its three rows" '[ $rc -eq 0 ] && [ $(grep -c "^f[123]," "$tmp/out") -eq 3 ] && [ ! -s "$tmp/err" ]'
 timeout 20 "$kb" runs --json "$ds3" > "$tmp/out" 2> "$tmp/err"; rc=$?
 t "--json: events null, counted false" '[ $rc -eq 0 ] && grep "\"run_id\":\"f2\"" "$tmp/out" | grep -q "\"events\":null,\"tool_calls\":null,\"counted\":false"'
 rm "$ds3/runs/f1/transcript.jsonl"; cp "$ds/runs/r1/transcript.jsonl" "$ds3/runs/f1/transcript.jsonl"; touch -d '-1 min' "$ds3/runs/f1/transcript.jsonl"
