@@ -102,8 +102,9 @@ const struct cmd_entry cmd_cache_entry = {
 	.name = "cache",
 	.usage = "[--stats]\n--clear",
 	.summary = "what kbtui's cache holds against its bound, or empty it",
-	.help = "  --stats         each kind of entry (text, flags, verdicts, counts): how many and\n"
-	        "                  their size, then the total against the cap (the default)\n"
+	.help = "  --stats         each kind of entry (text, flags, verdicts, counts): how\n"
+	        "                  many and their size, then the total against the cap\n"
+	        "                  (the default)\n"
 	        "  --clear         remove every entry\n"
 	        "The cache is $XDG_CACHE_HOME/kbtui (default ~/.cache/kbtui), capped at\n"
 	        "$KBTUI_CACHE_MAX bytes (K, M, G suffixes; default 1G): past it the entries\n"
