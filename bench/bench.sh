@@ -7,6 +7,8 @@ kbh="${KB_SHARED:-$KB_SRCDIR/../shared}/kbh"
 bench="$KB_BUILDDIR/bench/kbbench"
 # issue #19: ratios against jq, grep and less, and the scaling series
 sh "$KB_SRCDIR/bench/scale.sh"
+# issue #28: the cache, listing from the index, search cold and warm
+sh "$KB_SRCDIR/bench/cache.sh"
 if [ ! -f "$kbh/runs.jsonl" ]; then
 	echo "bench: $kbh is absent; nothing to measure"
 	exit 0

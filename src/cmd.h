@@ -116,10 +116,11 @@ int cmd_not_a_transcript(const struct run *r, const char *file, FILE *err);
 
 /* kbtui runs, kbtui dump, kbtui formats as functions (tests call them);
  * json and jsonl are an enum cmd_out (1: JSON Lines, 2: one array). */
-int cmd_runs(const char *dir, int json, FILE *out, FILE *err);
-/* kbtui runs with its options: json, a board/GPU selection, --boards. */
+int cmd_runs(const char *dir, int json, int count, FILE *out, FILE *err);
+/* kbtui runs with its options: json, a board/GPU selection, --boards,
+ * count (--count-events: transcripts the cache does not know are read). */
 struct cmd_runs_opts {
-	int json, boards;
+	int json, boards, count;
 	const char *board, *gpu;  /* NULL: any */
 };
 int cmd_runs_sel(const char *dir, const struct cmd_runs_opts *o, FILE *out, FILE *err);

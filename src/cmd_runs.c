@@ -5,6 +5,8 @@
 #include "jsonx.h"
 #include "parser.h"
 #include "provenance.h"
+#include "idcache.h"
+#include "runcount.h"
 #include "textsafe.h"
 #include "util.h"
 
@@ -87,7 +89,7 @@ static void cmd_runs_boards(cJSON *o, const struct dataset *ds, const struct ds_
 			cJSON_AddItemToArray(arr, cJSON_CreateString(ds->boards[b].file));
 }
 
-static void cmd_runs_json(struct cmd_json_list *l, const struct dataset *ds, size_t i, const struct run *r)
+static void cmd_runs_json(struct cmd_json_list *l, const struct dataset *ds, size_t i, const struct runcount *n)
 {
 	const struct ds_run *d = &ds->runs[i];
 	cJSON *o = cJSON_CreateObject();
@@ -128,19 +130,21 @@ static void cmd_runs_json(struct cmd_json_list *l, const struct dataset *ds, siz
 		cJSON_AddNullToObject(o, "gpu");
 	cJSON_AddBoolToObject(o, "gpu_disagrees", dataset_gpu_split(ds, i));
 	cmd_runs_boards(o, ds, d);
-	cJSON_AddStringToObject(o, "format", r ? nz(r->meta.format) : nz(d->meta.format));
+	cJSON_AddStringToObject(o, "format", n && n->format[0] ? n->format : nz(d->meta.format));
 	cJSON_AddBoolToObject(o, "held_out", d->held_out);
-	if (r) {
-		cJSON_AddNumberToObject(o, "events", (double)r->nev);
-		cJSON_AddNumberToObject(o, "tool_calls", (double)run_count(r, EV_TOOL_CALL));
-		cJSON_AddBoolToObject(o, "incomplete", r->incomplete);
+	if (n) {
+		cJSON_AddNumberToObject(o, "events", (double)n->events);
+		cJSON_AddNumberToObject(o, "tool_calls", (double)n->tools);
+		cJSON_AddBoolToObject(o, "incomplete", n->incomplete);
 		/* the format's token figures are known to undercount (see FORMATS) */
-		cJSON_AddBoolToObject(o, "tokens_approximate", r->tokens_approx);
-		cJSON_AddNumberToObject(o, "malformed", r->malformed);
+		cJSON_AddBoolToObject(o, "tokens_approximate", n->approx);
+		cJSON_AddNumberToObject(o, "malformed", n->malformed);
 	} else {
 		cJSON_AddNullToObject(o, "events");
 		cJSON_AddNullToObject(o, "tool_calls");
 	}
+	/* a transcript's figures not counted (not in the cache, no --count-events) */
+	cJSON_AddBoolToObject(o, "counted", n || !d->transcript);
 	cmd_runs_disagreements(o, &d->prov);
 	s = cJSON_PrintUnformatted(o);
 	cmd_json_item(l, s);
@@ -186,9 +190,48 @@ static void cmd_runs_board_list(const struct dataset *ds, const struct ds_select
 	}
 }
 
-int cmd_runs(const char *dir, int json, FILE *out, FILE *err)
+/* Run i's figures that need its transcript: from the cache, else (count)
+ * by reading it, else unknown (NULL). Problems with the transcript go to
+ * err and set *bad; without count it is never opened. */
+static const struct runcount *cmd_runs_count(struct dataset *ds, size_t i, struct idcache *cache, int count,
+                                             struct runcount *n, FILE *err, int *bad)
 {
-	struct cmd_runs_opts o = { .json = json };
+	struct ds_run *d = &ds->runs[i];
+	if (!d->transcript)
+		return NULL;
+	if (!dataset_transcript_inside(ds, i)) {   /* as dataset_load would say */
+		textsafe_fprintf(err, "kbtui: %s: missing, or resolves outside the dataset\n", d->transcript);
+		*bad = 1;
+		return NULL;
+	}
+	int known = runcount_get(cache, d, n);
+	/* a run with malformed lines is read again to name them */
+	if (!count || (known && !n->malformed)) {
+		if (known)   /* what the transcript says of completion, as dataset_load notes it */
+			prov_set(&d->prov.src[PROV_TRANSCRIPT], PROV_COMPLETE, !n->incomplete);
+		return known ? n : NULL;
+	}
+	struct run *r = dataset_load(ds, i);
+	if (!r) {
+		textsafe_fprintf(err, "kbtui: %s\n", d->load_error);
+		*bad = 1;
+		return NULL;
+	}
+	if (r->malformed) {
+		cmd_report_run(r, err);
+		*bad = 1;
+	}
+	runcount_put(cache, d, r);
+	runcount_of(r, n);
+	/* a listing of all runs need not keep every transcript in memory */
+	run_free(d->run);
+	d->run = NULL;
+	return n;
+}
+
+int cmd_runs(const char *dir, int json, int count, FILE *out, FILE *err)
+{
+	struct cmd_runs_opts o = { .json = json, .count = count };
 	return cmd_runs_sel(dir, &o, out, err);
 }
 
@@ -235,21 +278,15 @@ int cmd_runs_sel(const char *dir, const struct cmd_runs_opts *o, FILE *out, FILE
 		fprintf(out, "%-*s %-*s %-*s %-*s %s%*s%-3s %6s %-12s %6s %5s %s\n", idw, "RUN_ID", hw, "HARNESS", mw,
 		        "MODEL", pw, "PROBLEM", gw ? "GPU" : "", gw ? gw - 2 : 0, "", "OK", "PEAK", "VERDICT", "EVENTS",
 		        "TOOLS", "DISAGREE");
+	struct idcache *cache = runcount_open(ds);
 	for (size_t i = 0; i < ds->nruns; i++) {
 		struct ds_run *d = &ds->runs[i];
 		if (!dataset_selected(ds, i, &sel))
 			continue;
-		struct run *r = d->transcript ? dataset_load(ds, i) : NULL;
-		if (d->transcript && !r) {
-			textsafe_fprintf(err, "kbtui: %s\n", d->load_error);
-			bad = 1;
-		}
-		if (r && r->malformed) {
-			cmd_report_run(r, err);
-			bad = 1;
-		}
+		struct runcount nb;
+		const struct runcount *n = cmd_runs_count(ds, i, cache, o->count, &nb, err, &bad);
 		if (json) {
-			cmd_runs_json(&list, ds, i, r);
+			cmd_runs_json(&list, ds, i, n);
 			continue;
 		}
 		cmd_cell(out, d->meta.run_id, idw);
@@ -274,8 +311,10 @@ int cmd_runs_sel(const char *dir, const struct cmd_runs_opts *o, FILE *out, FILE
 		char vbuf[64];
 		snprintf(vbuf, sizeof vbuf, "%s%s", v ? v : "-", split ? "!=" : "");
 		cmd_cell(out, vbuf, 12);
-		if (r)
-			fprintf(out, "%6zu %5zu ", r->nev, run_count(r, EV_TOOL_CALL));
+		if (n)
+			fprintf(out, "%6zu %5zu ", n->events, n->tools);
+		else if (d->transcript)
+			fprintf(out, "%6s %5s ", "?", "?");   /* not counted: --count-events */
 		else
 			fprintf(out, "%6s %5s ", "-", d->held_out ? "held" : "-");
 		/* how many pairs of files disagree on the outcome (--json lists them) */
@@ -284,12 +323,10 @@ int cmd_runs_sel(const char *dir, const struct cmd_runs_opts *o, FILE *out, FILE
 			fprintf(out, "!=%zu\n", nd);
 		else
 			fprintf(out, "-\n");
-		/* a listing of all runs need not keep every transcript in memory */
-		run_free(d->run);
-		d->run = NULL;
 	}
 	if (json)
 		cmd_json_end(&list);
+	idcache_free(cache);
 	dataset_free(ds);
 	return bad ? CMD_BADINPUT : CMD_OK;
 }
@@ -302,6 +339,7 @@ static int cmd_runs_exec(int argc, char **argv, const struct cmd_ctx *ctx)
 		{"board", required_argument, NULL, 'b'},
 		{"gpu", required_argument, NULL, 'g'},
 		{"boards", no_argument, NULL, 'B'},
+		{"count-events", no_argument, NULL, 'c'},
 		{NULL, 0, NULL, 0},
 	};
 	struct cmd_runs_opts o = { 0 };
@@ -317,6 +355,8 @@ static int cmd_runs_exec(int argc, char **argv, const struct cmd_ctx *ctx)
 			o.gpu = optarg;
 		else if (ch == 'B')
 			o.boards = 1;
+		else if (ch == 'c')
+			o.count = 1;
 		else
 			return ch == ':' ? cmd_usage_error(ctx->err, "runs", "option '%s' needs an argument", argv[optind - 1]) :
 			       cmd_unknown_option(ctx->err, "runs", argv[optind - 1], opts);
@@ -331,12 +371,15 @@ static int cmd_runs_exec(int argc, char **argv, const struct cmd_ctx *ctx)
 
 const struct cmd_entry cmd_runs_entry = {
 	.name = "runs",
-	.usage = "[--json|--jsonl] [--board B] [--gpu G] [--boards] [DIR]",
+	.usage = "[--json|--jsonl] [--board B] [--gpu G] [--boards] [--count-events] [DIR]",
 	.summary = "one row per run: id, model, problem, outcome, verdict, counts",
 	.help = "DIR: the dataset (default: the one the working directory is in, else\n"
 	        "$KBTUI_DATA, a fetched one, the bundled sample).\n"
 	        "DISAGREE: how many pairs of the run's files (transcript, result.json,\n"
 	        "runs.jsonl, the leaderboards) state different outcomes (!=N), - none.\n"
+	        "EVENTS, TOOLS: from the cache; ? when the transcript has not been\n"
+	        "counted (a listing reads runs.jsonl, result.json and the boards, never\n"
+	        "a transcript).\n"
 	        "VERDICT: the annotation's, else the boards' (!= where they differ).\n"
 	        "GPU (a dataset of several boards): the hardware the run's first board\n"
 	        "names (- on none; != when another of its boards names another GPU).\n"
@@ -350,6 +393,9 @@ const struct cmd_entry cmd_runs_entry = {
 	        "  --gpu G         only the runs of a board whose GPU name holds G\n"
 	        "                  (h100, b200, \"rtx pro\"; case ignored)\n"
 	        "  --boards        a line per board instead: file, GPU, roofline table,\n"
-	        "                  runs, problems, environment, reward_hack_count\n",
+	        "                  runs, problems, environment, reward_hack_count\n"
+	        "  --count-events  read each transcript the cache does not know: its\n"
+	        "                  events and tool calls, its malformed lines (named\n"
+	        "                  on stderr, exit 1), kept in the cache for next time\n",
 	.exec = cmd_runs_exec,
 };

@@ -3,16 +3,23 @@
  * argument, path, diff), lines numbered on across the parts. */
 #include "config.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "dataset.h"
 #include "flags.h"
 #include "parser.h"
 #include "runtext.h"
+#include "idcache.h"
+#include "runcount.h"
 #include "search.h"
 #include "textsafe.h"
 #include "util.h"
@@ -172,6 +179,175 @@ static int cmd_search_file(struct cmd_search *c, const char *file, const char *p
 	return rc;
 }
 
+/* ---- a second core ------------------------------------------------------------ */
+
+/* While the search goes through the runs from the first, parsing those the
+ * cache does not know, helper processes (one a core but the search's, 7 at
+ * most) take runs from the last backwards and keep each one's text in the
+ * cache, until they meet the search: a cold search over a dataset takes
+ * about half the time on two cores, its output the same (the search reads,
+ * in order, what the helpers kept). The page they share: [0] the run the
+ * search is at, [1] stop, [2] the next run a helper takes, counting down. */
+#define CMD_HELPERS_MAX 7
+
+struct cmd_helper {
+	pid_t pid[CMD_HELPERS_MAX];
+	int n;
+	volatile size_t *at;
+	int fd;                       /* the helper's counts, "RUN FIGURES\n" a run; -1: none */
+	struct sbuf got;              /* what was read of them, a line not yet whole */
+	struct dataset *ds;           /* borrowed, with the counts table */
+	struct idcache *counts;
+};
+
+/* The format dataset_load reads run d as: the index's, when known. */
+static const struct parser_ops *cmd_search_as(const struct parser_ops *fmt, const struct ds_run *d)
+{
+	return fmt ? fmt : d->meta.format ? parser_find(d->meta.format) : NULL;
+}
+
+static void cmd_helper_work(struct dataset *ds, const char *root, const struct parser_ops *fmt, volatile size_t *at,
+                            int out)
+{
+	for (;;) {
+		size_t i = __atomic_sub_fetch(&at[2], 1, __ATOMIC_RELAXED);   /* (wraps below 0: caught as past the search) */
+		if (__atomic_load_n(&at[1], __ATOMIC_RELAXED) || i >= ds->nruns || i <= __atomic_load_n(&at[0], __ATOMIC_RELAXED))
+			break;
+		struct ds_run *d = &ds->runs[i];
+		if (!d->transcript || (!fmt && (!root || !cmd_search_inside(root, d->transcript))))
+			continue;
+		const struct parser_ops *as = cmd_search_as(fmt, d);
+		if (runtext_have(d->transcript, as ? as->name : NULL))
+			continue;   /* (reading it would only check what the search checks) */
+		struct runtext_key key = { .ok = 0 };
+		struct runtext *t = runtext_load(d->transcript, as ? as->name : NULL, &key);
+		if (!t && key.ok) {
+			char *e = NULL;
+			struct run *r = fmt ? parser_load_final(d->transcript, fmt, &e) : dataset_load(ds, i);
+			free(e);
+			if (r) {
+				t = runtext_new(r);
+				runtext_save(t, d->transcript, as ? as->name : NULL, &key);
+			}
+			if (r && !fmt) {   /* kbtui runs's figures, kept by the search (one writer of the table) */
+				struct runcount n;
+				runcount_of(r, &n);
+				dprintf(out, "%zu %zu %zu %d %d %d %s\n", i, n.events, n.tools, n.malformed, n.incomplete,
+				        n.approx, n.format);
+			}
+			if (!fmt) {
+				run_free(d->run);
+				d->run = NULL;
+			}
+			if (fmt)
+				run_free(r);
+		}
+		runtext_free(t);
+	}
+	_exit(0);
+}
+
+/* Starts the helper when there is a cache to fill and more runs after
+ * this one (it starts at the first run the cache does not know, so that a
+ * warm search never forks); one that cannot start is no loss. */
+static void cmd_helper_start(struct cmd_helper *h, struct dataset *ds, const char *root, const struct parser_ops *fmt,
+                             struct idcache *counts)
+{
+	int p[2];
+	char *dir = ds->nruns > 1 ? idcache_dir("text") : NULL;
+	if (!dir)
+		return;
+	free(dir);
+	void *m = mmap(NULL, 3 * sizeof(size_t), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return;
+	if (pipe(p) < 0) {
+		munmap(m, 3 * sizeof(size_t));
+		return;
+	}
+	h->at = m;
+	h->at[2] = ds->nruns;
+	h->ds = ds;
+	h->counts = counts;
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	int want = cores > CMD_HELPERS_MAX + 1 ? CMD_HELPERS_MAX : cores > 2 ? (int)cores - 1 : 1;
+	fflush(NULL);   /* nothing buffered is written twice */
+	for (h->n = 0; h->n < want; h->n++) {
+		pid_t pid = fork();
+		if (pid == 0) {
+			close(p[0]);
+			int null = open("/dev/null", O_RDWR);
+			for (int k = 1; k < 3 && null >= 0; k++)
+				dup2(null, k);   /* it never speaks: the search says what is wrong */
+			cmd_helper_work(ds, root, fmt, h->at, p[1]);   /* (lines under PIPE_BUF: whole) */
+		}
+		if (pid < 0)
+			break;
+		h->pid[h->n] = pid;
+	}
+	close(p[1]);
+	h->fd = p[0];
+	fcntl(h->fd, F_SETFL, O_NONBLOCK);
+	if (!h->n) {
+		close(h->fd);
+		h->fd = -1;
+	}
+}
+
+/* The helper's counts read so far (to its end when wait), kept. */
+static void cmd_helper_drain(struct cmd_helper *h, int wait)
+{
+	char buf[4096];
+	ssize_t k;
+	if (h->fd < 0)
+		return;
+	if (wait)
+		fcntl(h->fd, F_SETFL, 0);
+	while ((k = read(h->fd, buf, sizeof buf)) > 0 || (k < 0 && errno == EINTR))
+		if (k > 0)
+			sbuf_add(&h->got, buf, (size_t)k);
+	char *p = h->got.s, *nl;
+	for (; p && (nl = memchr(p, '\n', h->got.len - (size_t)(p - h->got.s))); p = nl + 1) {
+		*nl = '\0';
+		struct runcount n = { .format = "" };
+		size_t i;
+		if (sscanf(p, "%zu %zu %zu %d %d %d %31s", &i, &n.events, &n.tools, &n.malformed, &n.incomplete, &n.approx,
+		           n.format) >= 6 && i < h->ds->nruns)
+			runcount_keep(h->counts, &h->ds->runs[i], &n);
+	}
+	if (p && p > h->got.s) {
+		size_t rest = h->got.len - (size_t)(p - h->got.s);
+		memmove(h->got.s, p, rest);
+		h->got.len = rest;
+		h->got.s[rest] = '\0';
+	}
+}
+
+static void cmd_helper_at(struct cmd_helper *h, size_t i)
+{
+	if (h->at)
+		__atomic_store_n(&h->at[0], i, __ATOMIC_RELAXED);
+	cmd_helper_drain(h, 0);
+}
+
+/* Stops the helpers (after the run each is on: an entry is renamed into
+ * place whole) and waits for them. */
+static void cmd_helper_stop(struct cmd_helper *h)
+{
+	if (h->n) {
+		__atomic_store_n(&h->at[1], 1, __ATOMIC_RELAXED);
+		cmd_helper_drain(h, 1);   /* to its end: every helper has exited */
+		for (int k = 0; k < h->n; k++)
+			while (waitpid(h->pid[k], NULL, 0) < 0 && errno == EINTR)
+				;
+	}
+	if (h->fd >= 0)
+		close(h->fd);
+	sbuf_free(&h->got);
+	if (h->at)
+		munmap((void *)h->at, 3 * sizeof(size_t));
+}
+
 int cmd_search(int argc, char **argv, FILE *out, FILE *err)
 {
 	static const struct option opts[] = {
@@ -254,18 +430,27 @@ int cmd_search(int argc, char **argv, FILE *out, FILE *err)
 	}
 	char root[PATH_MAX];
 	int have_root = ds && realpath(ds->root, root) != NULL;
+	/* a run parsed here gives `kbtui runs` its counts too */
+	struct idcache *counts = ds && !fmt ? runcount_open(ds) : NULL;
+	struct cmd_helper helper = { .n = 0, .fd = -1 };
+	sbuf_init(&helper.got);
+	int helped = 0;
 	for (size_t i = 0; ds && i < ds->nruns; i++) {
 		struct ds_run *d = &ds->runs[i];
+		cmd_helper_at(&helper, i);
 		if (!d->transcript)
 			continue;
-		/* the format dataset_load reads it as: the index's, when known */
-		const struct parser_ops *as = fmt ? fmt : d->meta.format ? parser_find(d->meta.format) : NULL;
+		const struct parser_ops *as = cmd_search_as(fmt, d);
 		struct runtext_key key = { .ok = 0 };
 		struct runtext *t = NULL;
 		/* the cache only for a transcript dataset_load would read (inside
 		 * the dataset; with --format it reads any) */
 		if (fmt || (have_root && cmd_search_inside(root, d->transcript)))
 			t = runtext_load(d->transcript, as ? as->name : NULL, &key);
+		if (!t && !helped++) {  /* the first run to parse: the cache is cold, a helper is worth its start */
+			cmd_helper_start(&helper, ds, have_root ? root : NULL, fmt, counts);
+			cmd_helper_at(&helper, i);
+		}
 		if (!t) {
 			struct run *r = fmt ? parser_load_final(d->transcript, fmt, &e) : dataset_load(ds, i);
 			if (!r) {
@@ -274,6 +459,7 @@ int cmd_search(int argc, char **argv, FILE *out, FILE *err)
 				e = NULL;
 				continue;
 			}
+			runcount_put(counts, d, r);
 			d->run = NULL;  /* one run in memory at a time: the text takes it */
 			t = cmd_search_text(r, d->transcript, as, &key);
 		}
@@ -281,6 +467,8 @@ int cmd_search(int argc, char **argv, FILE *out, FILE *err)
 			rc = SEARCH_FOUND;
 		runtext_free(t);
 	}
+	cmd_helper_stop(&helper);
+	idcache_free(counts);
 	dataset_free(ds);
 	free(def);
 	search_free(c.s);

@@ -884,6 +884,11 @@ static int ds_inside(const struct dataset *ds, const char *path)
 	return strncmp(real, root, n) == 0 && (real[n] == '/' || real[n] == '\0');
 }
 
+int dataset_transcript_inside(const struct dataset *ds, size_t i)
+{
+	return ds->runs[i].transcript && ds_inside(ds, ds->runs[i].transcript);
+}
+
 struct run *dataset_load(struct dataset *ds, size_t i)
 {
 	struct ds_run *r = &ds->runs[i];

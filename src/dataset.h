@@ -131,6 +131,9 @@ char *dataset_rundetail(const struct dataset *ds, size_t i);
 
 /* Parses run i's transcript if not yet done; NULL when it cannot be read
  * (ds->runs[i].load_error says why). */
+/* Whether run i's transcript resolves inside the dataset, links followed
+ * (what dataset_load requires), without opening it. */
+int dataset_transcript_inside(const struct dataset *ds, size_t i);
 struct run *dataset_load(struct dataset *ds, size_t i);
 /* Runs whose index names no harness or model (a directory without
  * runs.jsonl) get them from their parsed transcript: the format's harness,

@@ -12,6 +12,7 @@
 #include "jsonx.h"
 #include "problem.h"
 #include "proc.h"
+#include "safefile.h"
 #include "util.h"
 
 #include <ctype.h>
@@ -563,15 +564,22 @@ static int eval_nvcc_object(struct eval_nvcc *n, const char *src, char **obj, co
 		return -1;   /* nvcc's failure to write there says more than we could */
 	if (!strstr(*obj, "-uncached.o") && lstat(*obj, &st) == 0 && S_ISREG(st.st_mode))
 		return 0;
-	char *tmp = xasprintf("%s/%s.o.tmp", x->tmpdir, name);
+	/* nvcc (a step: harness/ is read-only to it) writes into tmp/ over a
+	 * name no one could predict; the object is moved in with no solution
+	 * code running */
+	char *tmp, *near = xasprintf("%s/%s.o", x->tmpdir, name);
+	int fd = safefile_tmp(near, 0644, &tmp);
+	free(near);
+	if (fd < 0)
+		return -1;
+	close(fd);
 	char *args[] = {"-c", (char *)src, "-o", tmp, NULL};
-	int rc = eval_nvcc_run(n, args);
-	if (rc == 0 && rename(tmp, *obj) < 0)
-		rc = -1;
-	if (rc < 0)
+	if (eval_nvcc_run(n, args) < 0) {
 		unlink(tmp);
-	free(tmp);
-	return rc;
+		free(tmp);
+		return -1;
+	}
+	return safefile_commit(-1, tmp, *obj, 0);
 }
 
 /* A built program, copied into a sealed memfd (nothing can write, grow or

@@ -4,6 +4,7 @@
 
 #include "eval.h"
 #include "jsonx.h"
+#include "safefile.h"
 #include "util.h"
 
 #include <errno.h>
@@ -109,21 +110,16 @@ cJSON *eval_result_json(const struct eval_result *r)
 int eval_write_result(const struct eval_result *r, const char *path, char **err)
 {
 	cJSON *o = eval_result_json(r);
-	char *text = cJSON_Print(o), *tmp = xasprintf("%s.tmp.%d", path, (int)getpid());
-	FILE *f = fopen(tmp, "w");
-	int ok = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
-	if (f) {
-		ok = fflush(f) == 0 && fsync(fileno(f)) == 0 && ok;
-		ok = fclose(f) == 0 && ok;
-	}
-	if (ok && rename(tmp, path) < 0)
-		ok = 0;
-	if (!ok) {
+	char *text = cJSON_Print(o);
+	struct sbuf b;
+	sbuf_init(&b);
+	sbuf_adds(&b, text);
+	sbuf_addc(&b, '\n');
+	int rc = safefile_write(path, b.s, b.len, 0644, 1);
+	if (rc < 0)
 		*err = xasprintf("%s: cannot write: %s", path, strerror(errno));
-		unlink(tmp);
-	}
+	sbuf_free(&b);
 	cJSON_Delete(o);
 	free(text);
-	free(tmp);
-	return ok ? 0 : -1;
+	return rc;
 }

@@ -80,8 +80,11 @@ static void export_flags(struct export_row *r, struct dataset *ds, size_t i, str
 		return;
 	}
 	struct flag_list *l = flag_run_default(run, &rs);
+	/* one run in memory at a time: an export of every run stays bounded */
+	ds->runs[i].run = NULL;
 	if (!l) {
 		sbuf_adds(w, "the shipped flag rules cannot be read (no flags exported)\n");
+		run_free(run);
 		return;
 	}
 	r->flags = xcalloc(l->n + 1, sizeof *r->flags);
@@ -94,6 +97,7 @@ static void export_flags(struct export_row *r, struct dataset *ds, size_t i, str
 			r->flags[r->nflags++] = xasprintf("%s (event %zu)", label ? label : "?", l->hits[k].event + 1);
 	}
 	flag_list_delete(l);
+	run_free(run);
 }
 
 /* Run i's per-run detail, when the dataset has one for it. */

@@ -6,6 +6,7 @@
 #endif
 #include "fetch.h"
 #include "hub.h"
+#include "safefile.h"
 #include "textsafe.h"
 #include "util.h"
 
@@ -1067,38 +1068,22 @@ static void run_transfers(struct fetcher *f)
  * verified this run keep their old line. */
 static void manifest_save(struct fetcher *f, const char *dir)
 {
-	char *path = util_path_join(dir, "manifest"), *tmp = xasprintf("%s.tmpXXXXXX", path);
-	int fd = mkstemp(tmp);
-	FILE *fp = fd >= 0 ? fdopen(fd, "w") : NULL;
-	if (!fp) {
-		if (fd >= 0)
-			close(fd);
-		say(f, "cannot write %s: %s", path, strerror(errno));
-		free(path);
-		free(tmp);
-		return;
-	}
-	fprintf(fp, "# kbtui fetch: sha256 size path of each file as written (%s at %s)\n", f->o->repo, f->rev);
+	char *path = util_path_join(dir, "manifest");
+	struct sbuf b;
+	sbuf_init(&b);
+	sbuf_addf(&b, "# kbtui fetch: sha256 size path of each file as written (%s at %s)\n", f->o->repo, f->rev);
 	for (size_t i = 0; i < f->njobs; i++) {
 		const struct job *j = &f->jobs[i];
 		const struct mentry *m = manifest_find(&f->man, j->hf->path);
 		if (j->sha256[0])
-			fprintf(fp, "%s %lld %s\n", j->sha256, j->hf->size, j->hf->path);
+			sbuf_addf(&b, "%s %lld %s\n", j->sha256, j->hf->size, j->hf->path);
 		else if (m)
-			fprintf(fp, "%s %lld %s\n", m->sha256, m->size, m->path);
+			sbuf_addf(&b, "%s %lld %s\n", m->sha256, m->size, m->path);
 	}
-	int bad = fflush(fp) != 0 || fsync(fileno(fp)) != 0;
-	int e = errno;
-	if (fclose(fp) != 0 && !bad) {
-		bad = 1;
-		e = errno;
-	}
-	if (bad || rename(tmp, path) != 0) {
-		say(f, "cannot write %s: %s", path, strerror(bad ? e : errno));
-		unlink(tmp);
-	}
+	if (safefile_write(path, b.s, b.len, 0644, 1) < 0)
+		say(f, "cannot write %s: %s", path, strerror(errno));
+	sbuf_free(&b);
 	free(path);
-	free(tmp);
 }
 
 /* Only one kbtui fetch writes a destination at a time. Returns the lock's

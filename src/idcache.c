@@ -1,9 +1,14 @@
 /* idcache.c: an open-addressing table of path -> (identity, key, value),
- * one line a path in its file: "DEV INO SIZE MTIME KEY\tVALUE\tPATH". */
+ * one line a path in its file: "CRC DEV INO SIZE MTIME KEY\tVALUE\tPATH",
+ * CRC the CRC-32C (8 hex digits) of what follows its space: a damaged line
+ * is dropped, and its value worked out again. */
 #include "idcache.h"
+#include "cachedir.h"
+#include "crc32c.h"
 #include "util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,14 +45,7 @@ unsigned long long idcache_str_hash(unsigned long long h, const char *s)
 
 char *idcache_dir(const char *kind)
 {
-	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-	if (getenv("KBTUI_NO_CACHE"))
-		return NULL;
-	if (xdg && *xdg == '/')
-		return xasprintf("%s/kbtui/%s", xdg, kind);
-	if (home && *home == '/')
-		return xasprintf("%s/.cache/kbtui/%s", home, kind);
-	return NULL;
+	return cachedir_kind(kind);
 }
 
 static unsigned long long ic_mtime_ns(const struct stat *st)
@@ -152,15 +150,49 @@ static int ic_numbers(const char *p, const char *end, unsigned long long id[4], 
 	return 1;
 }
 
+/* A line's checksum: its first 8 hex digits, over what follows the space. */
+static int ic_line_ok(const char *p, size_t n)
+{
+	char want[9];
+	if (n < 10 || p[8] != ' ')
+		return 0;
+	snprintf(want, sizeof want, "%08x", (unsigned)crc32c(0, p + 9, n - 9));
+	return memcmp(p, want, 8) == 0;
+}
+
+/* The table's file, read without following a link; its use noted (LRU). */
+static char *ic_read(const char *file, size_t *len)
+{
+	int fd = cachedir_open(file);
+	struct stat st;
+	char *text = NULL;
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+		size_t n = (size_t)st.st_size, got = 0;
+		text = xmalloc(n + 1);
+		ssize_t k;
+		while (got < n && ((k = read(fd, text + got, n - got)) > 0 || (k < 0 && errno == EINTR)))
+			got += k > 0 ? (size_t)k : 0;
+		*len = got;
+		cachedir_used(fd, &st);
+	}
+	close(fd);
+	return text;
+}
+
 static void ic_load(struct idcache *c)
 {
 	size_t len = 0;
 	c->loaded = 1;
-	char *text = c->file ? util_read_file(c->file, &len) : NULL;
+	char *text = c->file ? ic_read(c->file, &len) : NULL;
 	for (char *p = text, *nl; p && p < text + len; p = nl + 1) {
 		if (!(nl = memchr(p, '\n', len - (size_t)(p - text))))
 			break;  /* a torn last line */
 		*nl = '\0';
+		if (!ic_line_ok(p, (size_t)(nl - p)))
+			continue;
+		p += 9;
 		unsigned long long id[4], key;
 		char *tab1 = strchr(p, '\t'), *tab2 = tab1 ? strchr(tab1 + 1, '\t') : NULL;
 		if (tab2 && tab2[1] && ic_numbers(p, tab1, id, &key))
@@ -181,23 +213,23 @@ struct idcache *idcache_open(const char *kind, const char *root)
 
 static void ic_save(struct idcache *c)
 {
-	if (!c->file || !c->dirty || util_mkdir_parents(c->file) < 0)
+	if (!c->file || !c->dirty)
 		return;
-	char *tmp = xasprintf("%s.%ld.tmp", c->file, (long)getpid());
-	FILE *f = fopen(tmp, "w");
-	if (!f) {
-		free(tmp);
-		return;
-	}
+	struct sbuf b, line;
+	sbuf_init(&b);
+	sbuf_init(&line);
 	for (size_t i = 0; i < c->nslot; i++) {
 		const struct ic_entry *e = &c->ent[i];
-		if (e->path)
-			fprintf(f, "%llu %llu %llu %llu %llx\t%s\t%s\n", e->id[0], e->id[1], e->id[2], e->id[3], e->key,
-			        e->value, e->path);
+		if (!e->path)
+			continue;
+		sbuf_reset(&line);
+		sbuf_addf(&line, "%llu %llu %llu %llu %llx\t%s\t%s", e->id[0], e->id[1], e->id[2], e->id[3], e->key,
+		          e->value, e->path);
+		sbuf_addf(&b, "%08x %s\n", (unsigned)crc32c(0, line.s, line.len), line.s);
 	}
-	if (fclose(f) != 0 || rename(tmp, c->file) != 0)
-		unlink(tmp);
-	free(tmp);
+	cachedir_put(c->file, b.s, b.len);   /* a cache needs no fsync: a torn line fails its check */
+	sbuf_free(&line);
+	sbuf_free(&b);
 }
 
 void idcache_free(struct idcache *c)

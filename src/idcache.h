@@ -15,8 +15,9 @@ unsigned long long idcache_fnv(unsigned long long h, const void *p, size_t n);
 /* The same over s and its terminating NUL ("" for NULL). */
 unsigned long long idcache_str_hash(unsigned long long h, const char *s);
 
-/* $XDG_CACHE_HOME/kbtui/KIND, else ~/.cache/kbtui/KIND (owned); NULL when
- * KBTUI_NO_CACHE is set or neither names an absolute directory. */
+/* $XDG_CACHE_HOME/kbtui/KIND, else ~/.cache/kbtui/KIND (owned, made 0700);
+ * NULL when KBTUI_NO_CACHE is set, neither names an absolute directory, or
+ * the directory is not trusted (cachedir.h). */
 char *idcache_dir(const char *kind);
 
 /* A regular file's identity: device, inode, size, mtime in ns; -1 when
@@ -35,9 +36,9 @@ struct idcache;
  * file), read at its first use; a table that saves nothing when no cache
  * directory is set. */
 struct idcache *idcache_open(const char *kind, const char *root);
-/* Saves the table if it changed (a temporary file renamed over the old
- * one; a cache needs no fsync: a torn line fails to parse and is
- * worked out again), then frees it. */
+/* Saves the table if it changed (cachedir_put: a temporary file renamed
+ * over the old one; each line checksummed, so a torn or damaged line is
+ * dropped and worked out again), then frees it. */
 void idcache_free(struct idcache *c);
 
 /* The value kept for path when its identity and key are still id and

@@ -14,6 +14,8 @@
 #include <emmintrin.h>
 #endif
 
+#include "cachedir.h"
+#include "crc32c.h"
 #include "flags.h"
 #include "idcache.h"
 #include "runtext.h"
@@ -240,7 +242,9 @@ size_t runtext_grep(struct search *s, const struct runtext *t,
 
 /* ---- the cache file ------------------------------------------------------- */
 
-#define RT_MAGIC "KBRTXT1"
+/* An entry: the magic, the key, the format, the parts and the text, then
+ * the CRC-32C of all that as 8 bytes: a damaged entry is rebuilt. */
+#define RT_MAGIC "KBRTXT2"
 
 /* What a cache entry stands for: the fields of struct runtext_key. */
 enum { RT_EXE_SIZE, RT_EXE_MTIME, RT_DEV, RT_INO, RT_SIZE, RT_MTIME };
@@ -262,31 +266,26 @@ static int rt_identify(const char *transcript, struct runtext_key *k)
 	return 0;
 }
 
-/* The entry's file for (the real path of) transcript read as format; the
- * real path is given back in *real (owned) to be kept in the entry. */
-static char *rt_entry(const char *transcript, const char *format, char **real)
+/* The entry's file for the transcript of key read as format: named by
+ * device and inode, so that every hard link to one file (a dataset made
+ * of links to another) shares one entry. */
+static char *rt_entry(const struct runtext_key *key, const char *format)
 {
-	char *dir = idcache_dir("text"), *rp;
+	char *dir = idcache_dir("text");
 	if (!dir)
 		return NULL;
-	if (!(rp = realpath(transcript, NULL))) {
-		free(dir);
-		return NULL;
-	}
-	uint64_t h = idcache_fnv(IDCACHE_FNV0, rp, strlen(rp));
-	h = idcache_fnv(h, "\n", 1);
-	h = idcache_fnv(h, format ? format : "", format ? strlen(format) : 0);
+	uint64_t h = idcache_fnv(IDCACHE_FNV0, &key->v[RT_DEV], 16);
+	h = idcache_str_hash(h, format ? format : "");
 	char *path = xasprintf("%s/%016llx", dir, (unsigned long long)h);
 	free(dir);
-	*real = rp;
 	return path;
 }
 
-/* The entry mapped, read-only: the text is matched where it lies in the
- * page cache, with no copy. */
-static char *rt_map(const char *path, size_t *n)
+/* The entry mapped, read-only, never through a link: the text is matched
+ * where it lies in the page cache, with no copy. */
+static char *rt_map(const char *path, size_t *n, unsigned long long id[4])
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = cachedir_open(path);
 	struct stat st;
 	void *m = MAP_FAILED;
 	if (fd < 0)
@@ -298,6 +297,13 @@ static char *rt_map(const char *path, size_t *n)
 #endif
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= 16)
 		m = mmap(NULL, (size_t)st.st_size, PROT_READ, flags, fd, 0);
+	if (m != MAP_FAILED) {
+		cachedir_used(fd, &st);
+		id[0] = (unsigned long long)st.st_dev;
+		id[1] = (unsigned long long)st.st_ino;
+		id[2] = (unsigned long long)st.st_size;
+		id[3] = (unsigned long long)st.st_mtim.tv_sec * 1000000000ull + (unsigned long long)st.st_mtim.tv_nsec;
+	}
 	close(fd);
 	if (m == MAP_FAILED)
 		return NULL;
@@ -342,27 +348,60 @@ static int rt_same_str(struct rt_in *in, const char *s)
 	return !in->bad && n == strlen(s) && memcmp(b, s, n) == 0;
 }
 
+/* Entries whose checksum held in this process, by the entry file's
+ * identity (device, inode, size, mtime: one rewritten is a new inode): a
+ * dataset of hard links reads one entry for many runs, checked once. */
+static unsigned long long rt_checked[256][4];
+
+/* Whether the entry's last 8 bytes are the CRC of the rest. */
+static int rt_sum_ok(const char *b, size_t n, const unsigned long long id[4])
+{
+	uint64_t want;
+	unsigned long long *slot = rt_checked[idcache_fnv(IDCACHE_FNV0, id, 4 * sizeof *id) & 255];
+	if (n < 8)
+		return 0;
+	if (!memcmp(slot, id, 4 * sizeof *id))
+		return 1;
+	memcpy(&want, b + n - 8, 8);
+	if (want != crc32c(0, b, n - 8))
+		return 0;
+	memcpy(slot, id, 4 * sizeof *id);
+	return 1;
+}
+
+int runtext_have(const char *transcript, const char *format)
+{
+	struct runtext_key key;
+	char head[8 + 6 * 8];
+	char *path = rt_identify(transcript, &key) == 0 ? rt_entry(&key, format) : NULL;
+	int fd = path ? cachedir_open(path) : -1, same = 0;
+	if (fd >= 0 && pread(fd, head, sizeof head, 0) == (ssize_t)sizeof head)
+		same = !memcmp(head, RT_MAGIC, 8) && !memcmp(head + 8, key.v, sizeof key.v);
+	if (fd >= 0)
+		close(fd);
+	free(path);
+	return same;
+}
+
 struct runtext *runtext_load(const char *transcript, const char *format, struct runtext_key *key)
 {
-	char *real = NULL, *path = rt_entry(transcript, format, &real);
-	size_t n = 0;
 	int known = rt_identify(transcript, key) == 0;
-	char *b = path && known ? rt_map(path, &n) : NULL;
+	char *path = known ? rt_entry(key, format) : NULL;
+	size_t n = 0;
+	unsigned long long eid[4];
+	char *b = path ? rt_map(path, &n, eid) : NULL;
 	struct runtext *t = NULL;
 	int same = 1;
 	free(path);
 	if (!path)
 		key->ok = 0;  /* no cache: nothing to save either */
-	if (!b) {
-		free(real);
+	if (!b)
 		return NULL;
-	}
-	struct rt_in in = { b, b + n, 0 };
+	struct rt_in in = { b, b + n - 8, !rt_sum_ok(b, n, eid) };
 	const char *magic = rt_bytes(&in, 8);
 	for (int i = 0; i < 6; i++)
 		same &= rt_u64(&in) == key->v[i];
-	if (in.bad || memcmp(magic, RT_MAGIC, 8) != 0 || !same ||
-	    !rt_same_str(&in, real) || !rt_same_str(&in, format ? format : ""))
+	if (in.bad || memcmp(magic, RT_MAGIC, 8) != 0 || !same || !rt_same_str(&in, format ? format : ""))
 		goto out;
 	uint64_t nf = rt_u64(&in), nbuf = rt_u64(&in);
 	if (in.bad || nf > (uint64_t)(in.end - in.p) / 32)
@@ -398,7 +437,6 @@ bad:
 out:
 	if (b)
 		munmap(b, n);
-	free(real);
 	return t;
 }
 
@@ -416,22 +454,18 @@ static void rt_put_str(struct sbuf *b, const char *s)
 int runtext_save(const struct runtext *t, const char *transcript, const char *format,
                  const struct runtext_key *key)
 {
-	char *real = NULL, *path = NULL, *dir = NULL;
 	struct runtext_key now;
-	int rc = -1;
 	/* the transcript must be the file that was read, unchanged since */
 	if (!key->ok || rt_identify(transcript, &now) < 0 || memcmp(now.v, key->v, sizeof now.v) != 0)
 		return -1;
-	path = rt_entry(transcript, format, &real);
-	dir = idcache_dir("text");
-	if (!path || !dir || util_mkdir_parents(dir) < 0 || (mkdir(dir, 0700) < 0 && errno != EEXIST))
-		goto out;
+	char *path = rt_entry(key, format);
+	if (!path)
+		return -1;
 	struct sbuf b;
 	sbuf_init(&b);
 	sbuf_add(&b, RT_MAGIC, 8);
 	for (int i = 0; i < 6; i++)
 		rt_put_u64(&b, key->v[i]);
-	rt_put_str(&b, real);
 	rt_put_str(&b, format ? format : "");
 	rt_put_u64(&b, t->nf);
 	rt_put_u64(&b, t->nbuf);
@@ -442,27 +476,10 @@ int runtext_save(const struct runtext *t, const char *transcript, const char *fo
 		rt_put_u64(&b, t->f[i].len);
 	}
 	sbuf_add(&b, t->buf, t->nbuf);
-	char *tmp = xasprintf("%s.%ld.tmp", path, (long)getpid());
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	size_t put = 0;
-	while (fd >= 0 && put < b.len) {
-		ssize_t k = write(fd, b.s + put, b.len - put);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			break;
-		put += (size_t)k;
-	}
-	/* a cache needs no fsync: a torn entry fails its checks and is rebuilt */
-	if (fd >= 0 && close(fd) == 0 && put == b.len && rename(tmp, path) == 0)
-		rc = 0;
-	else
-		unlink(tmp);
-	free(tmp);
+	rt_put_u64(&b, crc32c(0, b.s, b.len));
+	/* a cache needs no fsync: a torn entry fails its checksum and is rebuilt */
+	int rc = cachedir_put(path, b.s, b.len);
 	sbuf_free(&b);
-out:
-	free(real);
 	free(path);
-	free(dir);
 	return rc;
 }

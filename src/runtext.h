@@ -27,10 +27,11 @@ size_t runtext_grep(struct search *s, const struct runtext *t,
                     int (*fn)(void *ud, size_t ev, int line, const char *text, size_t len), void *ud);
 
 /* The cache: $XDG_CACHE_HOME/kbtui/text (else ~/.cache/kbtui/text), one
- * file per transcript and format (NULL: sniffed), valid while the
- * transcript's device, inode, size and modification time and this
- * program's own file are what they were when it was written. Off when
- * KBTUI_NO_CACHE is set. runtext_load: NULL when there is no valid entry;
+ * file per transcript (device and inode: hard links share it) and format
+ * (NULL: sniffed), valid while the transcript's device, inode, size and
+ * modification time and this program's own file are what they were when
+ * it was written, and its checksum holds (cachedir.h: trusted directory,
+ * bounded size). Off when KBTUI_NO_CACHE is set. runtext_load: NULL when there is no valid entry;
  * *key is then what a new entry must stand for (the transcript as it is
  * before it is parsed). runtext_save: 0 when written (atomically), -1 when
  * it was not (no cache directory, a full disk, a transcript changed since
@@ -42,5 +43,9 @@ struct runtext_key {
 struct runtext *runtext_load(const char *transcript, const char *format, struct runtext_key *key);
 int runtext_save(const struct runtext *t, const char *transcript, const char *format,
                  const struct runtext_key *key);
+/* Whether an entry for the transcript as it is now exists, by its header
+ * alone (its checksum is runtext_load's to check): for a helper that fills
+ * the cache and need not read what is there. */
+int runtext_have(const char *transcript, const char *format);
 
 #endif

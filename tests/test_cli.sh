@@ -50,14 +50,17 @@ not json at all
 JSON
 printf 'run_id: r1\nverdict: reward_hack\nsummary: >\n  test\n' > "$tmp/ds/annotations/r1.yaml"
 "$kb" runs "$tmp/ds" > "$tmp/out" 2> "$tmp/err"; rc=$?
-t "runs lists r1 with its verdict and counts" 'grep -E "^r1 .* yes +0\.2500 reward_hack +2 +0" "$tmp/out" >/dev/null'
+t "runs, no transcript read: r1 with its verdict, its counts unknown (?)" 'grep -E "^r1 .* yes +0\.2500 reward_hack +\? +\? " "$tmp/out" >/dev/null'
+t "... and no malformed line named (the transcript is not read)" '! grep -q "r2/transcript.jsonl:3: " "$tmp/err"'
+"$kb" runs --count-events "$tmp/ds" > "$tmp/out" 2> "$tmp/err"; rc=$?
+t "runs --count-events lists r1 with its verdict and counts" 'grep -E "^r1 .* yes +0\.2500 reward_hack +2 +0" "$tmp/out" >/dev/null'
 t "runs lists r2 as not correct" 'grep -E "^r2 .* no +- " "$tmp/out" >/dev/null'
 t "runs exits 1 when input is bad" '[ $rc -eq 1 ]'
 t "escaping path is refused with file and line" 'grep -q "runs.jsonl:3: transcript path \"../../etc/passwd\" leaves the dataset" "$tmp/err"'
 t "a bad index line is named" 'grep -q "runs.jsonl:4: not a JSON object" "$tmp/err"'
 t "malformed transcript line is named" 'grep -q "r2/transcript.jsonl:3: " "$tmp/err"'
 t "no raw ESC in the table" '! grep -q "$(printf "\033")" "$tmp/out"'
-"$kb" runs --jsonl "$tmp/ds" > "$tmp/out" 2>/dev/null
+"$kb" runs --jsonl --count-events "$tmp/ds" > "$tmp/out" 2>/dev/null
 t "runs --jsonl gives one object per run" '[ $(grep -c "^{\"run_id\":" "$tmp/out") -eq 3 ]'
 t "runs --jsonl carries verdict and tool_calls" 'grep -q "\"run_id\":\"r1\".*\"verdict\":\"reward_hack\".*\"tool_calls\":0" "$tmp/out"'
 

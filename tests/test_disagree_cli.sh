@@ -10,7 +10,7 @@ Z=20260513_153015_zai-claude_glm-5.1_01_fp8_gemm
 O=20260427_044258_opencode_deepseek_deepseek-v4-flash_01_fp8_gemm
 C=20260427_232335_codex_gpt-5.5_02_kda_cutlass
 
-"$kb" runs --jsonl "$fx" > "$tmp/out" 2> "$tmp/err"; rc=$?
+"$kb" runs --jsonl --count-events "$fx" > "$tmp/out" 2> "$tmp/err"; rc=$?
 t "runs --jsonl over the fixture exits 0" '[ $rc -eq 0 ]'
 t "every row has a disagreements array" '[ "$(grep -c "\"disagreements\":\[" "$tmp/out")" -eq "$(wc -l < "$tmp/out")" ]'
 grep "\"run_id\":\"$Z\"" "$tmp/out" > "$tmp/z"
@@ -24,7 +24,7 @@ t "opencode: the transcript's missing marker against result.json's session_compl
 	'grep -qF "{\"field\":\"session_complete\",\"file_a\":\"transcript\",\"value_a\":false,\"file_b\":\"result.json\",\"value_b\":true}" "$tmp/o"'
 t "a run whose files agree has an empty array" 'grep "\"run_id\":\"$C\"" "$tmp/out" | grep -qF "\"disagreements\":[]"'
 
-"$kb" runs "$fx" > "$tmp/table" 2> "$tmp/err"; rc=$?
+"$kb" runs --count-events "$fx" > "$tmp/table" 2> "$tmp/err"; rc=$?
 t "the table has a DISAGREE column" '[ $rc -eq 0 ] && head -1 "$tmp/table" | grep -qE "TOOLS +DISAGREE$"'
 t "the zai-claude row counts two pairs (!=2)" 'grep "^$Z " "$tmp/table" | grep -qE " !=2$"'
 t "the codex row none (-)" 'grep "^$C " "$tmp/table" | grep -qE " -$"'

@@ -5,9 +5,11 @@
 #include "tap.h"
 #include "dataset.h"
 #include "dirlist.h"
+#include "crc32c.h"
 #include "idcache.h"
 #include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -28,6 +30,40 @@ static void put(const char *rel, const char *text)
 }
 
 /* rel's mtime set secs seconds back (older than idcache_racy's window) */
+/* Each line of each table in dir given the checksum of what it now says
+ * (as a writer of the cache would): an edit made behind kbtui's back that
+ * passes the check. */
+static int resign(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int done = 0;
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		char *f = util_path_join(dir, de->d_name);
+		size_t n;
+		char *text = util_read_file(f, &n);
+		struct sbuf b;
+		sbuf_init(&b);
+		for (char *p = text, *nl; p && (nl = strchr(p, '\n')); p = nl + 1) {
+			*nl = '\0';
+			if (strlen(p) > 9)
+				sbuf_addf(&b, "%08x %s\n", (unsigned)crc32c(0, p + 9, strlen(p + 9)), p + 9);
+		}
+		FILE *o = fopen(f, "w");
+		done += o && fputs(b.s ? b.s : "", o) >= 0;
+		if (o)
+			fclose(o);
+		sbuf_free(&b);
+		free(text);
+		free(f);
+	}
+	if (d)
+		closedir(d);
+	return done;
+}
+
 static void age(const char *rel, int secs)
 {
 	char *p = util_path_join(root, rel);
@@ -97,6 +133,38 @@ static void test_read_file(void)
 	errno = 0;
 	ok(util_read_file("/nonexistent-kbtui", &len) == NULL && errno == ENOENT, "a missing file: NULL, errno ENOENT");
 	ok(util_read_file("/", &len) == NULL, "a directory: NULL");
+}
+
+/* CRC-32C against its definition, bit by bit: the check value, and
+ * buffers of every length to 100 and of blocks the hardware path takes in
+ * three lanes, at each alignment. */
+static uint32_t crc_bits(const unsigned char *p, size_t n)
+{
+	uint32_t c = ~0u;
+	for (size_t i = 0; i < n; i++) {
+		c ^= p[i];
+		for (int k = 0; k < 8; k++)
+			c = c & 1 ? (c >> 1) ^ 0x82f63b78u : c >> 1;
+	}
+	return ~c;
+}
+
+static void test_crc32c(void)
+{
+	is_int((long long)crc32c(0, "123456789", 9), 0xe3069283ll, "CRC-32C of 123456789: its check value");
+	static unsigned char buf[3 * 4096 * 3 + 64];
+	unsigned x = 12345;
+	for (size_t i = 0; i < sizeof buf; i++)
+		buf[i] = (unsigned char)((x = x * 1103515245u + 12345u) >> 16);
+	int same = 1;
+	for (size_t n = 0; n <= 100; n++)
+		same &= crc32c(0, buf + 3, n) == crc_bits(buf + 3, n);
+	size_t lens[] = {12287, 12288, 12289, 24576 + 5, 36864, sizeof buf - 8};
+	for (size_t k = 0; k < sizeof lens / sizeof *lens; k++)
+		for (size_t off = 0; off < 8; off++)
+			same &= crc32c(0, buf + off, lens[k]) == crc_bits(buf + off, lens[k]);
+	same &= crc32c(crc32c(0, buf, 5000), buf + 5000, 20000) == crc_bits(buf, 25000);
+	ok(same, "CRC-32C as defined: every length to 100, blocks of three lanes at every alignment, continued");
 }
 
 static void test_idcache(void)
@@ -287,6 +355,12 @@ static void test_verdicts(void)
 	ok(system(cmd) == 0, "the cached verdict changed behind kbtui's back");
 	free(cmd);
 	struct dataset *b = dataset_open(dir, &err);
+	is_str(b ? b->runs[0].verdict : NULL, "clean", "a line that fails its checksum is read again from the annotation");
+	dataset_free(b);
+	cmd = xasprintf("sed -i 's/\\tVclean\\t/\\tVreward_hack\\t/' '%s'/*", vdir);
+	ok(system(cmd) == 0 && resign(vdir) > 0, "changed again, and its checksum made to match");
+	free(cmd);
+	b = dataset_open(dir, &err);
 	is_str(b ? b->runs[0].verdict : NULL, "reward_hack", "a second open takes the verdict from the cache");
 	int line_b = 0;
 	for (int i = 0; b && i < b->nerrors; i++)
@@ -382,6 +456,7 @@ int main(void)
 	}
 	test_dirlist();
 	test_read_file();
+	test_crc32c();
 	test_idcache();
 	test_lazy();
 	test_verdicts();

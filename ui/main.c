@@ -38,6 +38,7 @@
 	X(compare) \
 	X(flags) \
 	X(search) \
+	X(cache) \
 	X(fetch) \
 	X(eval) \
 	X(live) \

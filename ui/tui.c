@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cachedir.h"
 #include "draw.h"
 #include "keys.h"
 #include "mouse.h"
@@ -46,6 +47,7 @@ void tui_start(void)
 {
 	if (tui_depth++)
 		return;
+	cachedir_check();   /* a refused cache is said on stderr before curses has it */
 	initscr();
 	cbreak();
 	noecho();

@@ -1,0 +1,62 @@
+#!/bin/sh
+# cache.sh: issue #28's figures for `make bench` (run alone: KB_SRCDIR=.
+# KB_BUILDDIR=. sh bench/cache.sh): `kbtui runs` with a cold cache against
+# jq over runs.jsonl, `kbtui search` cold and warm against grep -E over the
+# same transcripts, and the text cache's size against the data's, on the
+# sample (1x) and on a dataset of 14k runs made of it (files hard-linked,
+# as kbbench dataset makes them). CPU ms (user + sys) of one process each,
+# the median of three; on a shared machine wall time measures the
+# neighbours too.
+kb="$KB_BUILDDIR/kbtui"
+bench="$KB_BUILDDIR/bench/kbbench"
+kbh="${KB_SHARED:-$KB_SRCDIR/../shared}/kbh"
+[ -f "$kbh/runs.jsonl" ] || kbh="$KB_SRCDIR/tests/fixtures/kbh"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export XDG_CACHE_HOME="$work/cache"  # the cache under test, not the user's
+unset KBTUI_NO_CACHE KBTUI_CACHE_MAX
+if [ ! -x /usr/bin/time ]; then
+	echo "cache: /usr/bin/time is not installed (package time): no CPU times"
+	exit 0
+fi
+
+# cpu CMD [PREP]: CPU ms of the shell command CMD (run $reps times: CPU
+# time comes in ticks of 10 ms), the median of three, PREP run before each
+# (not timed). time's own line about a non-zero exit is skipped.
+cpu() {
+	for k in 1 2 3; do
+		/usr/bin/time -f "%U %S" -o "$work/t" sh -c "i=0; while [ \$i -lt $reps ]; do ${2:-:}; $1; i=\$((i+1)); done" >/dev/null 2>&1
+		tail -1 "$work/t" | awk -v n="$reps" '{ printf "%.1f\n", ($1 + $2) * 1000 / n }'
+	done | sort -n | sed -n 2p
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", a / (b > 0 ? b : 10) }'; }
+verdict() { awk -v r="$1" -v l="$2" 'BEGIN { print (r <= l ? "ok" : "FAILED") }'; }
+cold="rm -rf '$work/cache'"  # (its CPU is counted too: a few ms)
+
+echo "== issue #28: the cache and listing from the index (CPU ms, median of 3) =="
+"$bench" dataset "$kbh" 14000 "$work/ds14k" > /dev/null
+for ds in "$kbh" "$work/ds14k"; do
+	n=$(grep -c . "$ds/runs.jsonl")
+	reps=10; [ "$n" -gt 1000 ] && reps=1
+	files=$(find "$ds/runs" -name transcript.jsonl -size +0 | sort)
+	data=$(du -s --block-size=1K $files | awk '{ s += $1 } END { print s }')  # hard links once
+	echo "-- $n runs ($data KB of transcripts)"
+	r=$(cpu "'$kb' runs '$ds'" "$cold"); j=$(cpu "jq -c '{run_id, model, problem, correct}' '$ds/runs.jsonl'")
+	echo "kbtui runs, cold cache (no transcript read): $r ms, jq over runs.jsonl $j ms: $(ratio "$r" "$j")x jq (limit 3): $(verdict "$(ratio "$r" "$j")" 3)"
+	for re in 'tflops=' 'cudaMalloc|cudaFree|torch\.cuda' 'no such words at all'; do
+		gi=; printf '%s' "$re" | grep -q '[A-Z]' || gi=-i
+		g=$(cpu "echo '$files' | xargs grep $gi -E '$re'")
+		c=$(cpu "'$kb' search '$re' '$ds'" "$cold")
+		w=$(cpu "'$kb' search '$re' '$ds'")
+		echo "search '$re': cold $c ms ($(ratio "$c" "$g")x grep, goal 3: $(verdict "$(ratio "$c" "$g")" 3)), warm $w ms ($(ratio "$w" "$g")x grep, goal 1: $(verdict "$(ratio "$w" "$g")" 1)), grep -E $g ms"
+	done
+	t=$(du -s --block-size=1K "$work/cache/kbtui/text" | cut -f1)
+	echo "text cache: $t KB in $(ls "$work/cache/kbtui/text" | wc -l) entries for $n runs: $(ratio "$t" "$data")x the transcripts (hard links share an entry)"
+done
+# batch commands hold one run at a time: peak memory at 1.4k runs
+"$bench" dataset "$kbh" 1400 "$work/ds1400" > /dev/null
+for c in "export --format csv --full" "flags" "search tflops="; do
+	/usr/bin/time -f "%M" -o "$work/t" sh -c "'$kb' $c '$work/ds1400'" > /dev/null 2>&1
+	echo "kbtui $c at 1.4k runs: peak $(tail -1 "$work/t") KB resident"
+done
+"$kb" cache --stats | sed 's/^/  /'
