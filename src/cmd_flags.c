@@ -43,6 +43,8 @@ static void cmd_flags_print(struct cmd_flags *c, const char *run_id, const struc
 			cJSON_AddStringToObject(o, "in", flag_where_name(h->where));
 			cJSON_AddNumberToObject(o, "line", h->line);
 			cJSON_AddStringToObject(o, "text", h->text);
+			if (h->note)
+				cJSON_AddStringToObject(o, "note", h->note);
 			char *js = cJSON_PrintUnformatted(o);
 			cmd_put_json(c->out, js);
 			cJSON_free(js);
@@ -59,8 +61,10 @@ static void cmd_flags_print(struct cmd_flags *c, const char *run_id, const struc
 		while (to < strlen(h->text) && ((unsigned char)h->text[to] & 0xC0) == 0x80)
 			to++;
 		char *t = textsafe(h->text + from, to - from, 0);
-		textsafe_fprintf(c->out, "%s:%zu: %s: %s%s%s\n", id, h->event + 1, label, from ? "..." : "", t,
-		        to < strlen(h->text) ? "..." : "");
+		char *note = h->note ? textsafe(h->note, strlen(h->note), 0) : NULL;
+		textsafe_fprintf(c->out, "%s:%zu: %s: %s%s%s%s%s%s\n", id, h->event + 1, label, from ? "..." : "", t,
+		        to < strlen(h->text) ? "..." : "", note ? " [" : "", note ? note : "", note ? "]" : "");
+		free(note);
 		free(t);
 		free(id);
 	}
@@ -72,7 +76,7 @@ static int cmd_flags_run(struct cmd_flags *c, const struct run *r, const char *r
 	struct flag_list l;
 	int nf = 0;
 	char **forbidden = flag_forbidden(c->problems, problem, &nf);
-	flag_eval(c->rs, r, problem, forbidden, nf, &l);
+	flag_eval_in(c->rs, r, problem, c->problems, forbidden, nf, &l);
 	cmd_flags_print(c, run_id, &l);
 	int seen[64] = { 0 };
 	for (size_t i = 0; i < l.n; i++) {

@@ -75,6 +75,7 @@ struct flag_hit {
 	int line;              /* 1-based line of that part */
 	char *text;            /* the matching line, raw (owned; make it safe to show) */
 	size_t so, eo;         /* the match within text */
+	char *note;            /* a check's finding (src/flagcheck.h), raw (owned); NULL for patterns */
 };
 
 struct flag_list {
@@ -94,6 +95,10 @@ struct flag_list {
  * rule needs one). Fills out (empty when nothing trips). */
 void flag_eval(const struct flag_rules *rs, const struct run *r, const char *problem,
                char *const *forbidden, int nforbidden, struct flag_list *out);
+/* The same with the problems the run's checks read (its GPU for physics);
+ * NULL: the installed ones. */
+void flag_eval_in(const struct flag_rules *rs, const struct run *r, const char *problem, const char *problems_dir,
+                  char *const *forbidden, int nforbidden, struct flag_list *out);
 void flag_list_free(struct flag_list *l);
 /* The hit of event ev, NULL when it is not flagged. */
 const struct flag_hit *flag_list_find(const struct flag_list *l, size_t ev);
