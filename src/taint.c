@@ -19,12 +19,7 @@ static const char *const taint_graders[] = {
 	"problem.yaml", NULL,
 };
 
-struct taint {
-	size_t nev;
-	long *by;                /* per event: the edit tainting this measurement, -1 */
-	const char **file;       /* per event: the grading file it edits or restores (static names) */
-	size_t count;
-};
+#define TAINT_NG (sizeof taint_graders / sizeof taint_graders[0] - 1)
 
 static const char *taint_base(const char *path, size_t len)
 {
@@ -211,6 +206,25 @@ static void taint_open_clear(struct taint_open *o)
 	*o = (struct taint_open){ -1, NULL, NULL, NULL };
 }
 
+static void taint_open_copy(struct taint_open *to, const struct taint_open *from)
+{
+	taint_open_clear(to);
+	*to = *from;
+	to->added = from->added ? xstrdup(from->added) : NULL;
+	to->removed = from->removed ? xstrdup(from->removed) : NULL;
+}
+
+struct taint {
+	size_t nev;              /* events done */
+	long *by;                /* per event: the edit tainting this measurement, -1 */
+	const char **file;       /* per event: the grading file it edits or restores (static names) */
+	size_t cap;
+	struct taint_open open[TAINT_NG];   /* after the events done */
+	/* before the last event done, which a growing run may read again */
+	struct taint_open open_last[TAINT_NG];
+	size_t count;
+};
+
 /* A write or edit at event i that puts the file back: its text is the one
  * before the first edit, or (text unknown) it undoes that edit's lines. */
 static int taint_restored(struct run *r, const struct ftrack *ft, size_t i, const struct taint_open *o)
@@ -230,60 +244,96 @@ static int taint_restored(struct run *r, const struct ftrack *ft, size_t i, cons
 	return back;
 }
 
-struct taint *taint_build(const struct run *cr)
+/* Event i's taint: what it edits or restores, and whether it is a
+ * measurement made under an open edit. */
+static void taint_step(struct taint *t, struct run *r, const struct ftrack *ft, size_t i)
+{
+	const struct event *e = &r->ev[i];
+	const char *file = NULL;
+	int eff = taint_effect(r, i, &file);
+	t->by[i] = -1;
+	t->file[i] = NULL;
+	if (eff && file) {
+		size_t g = 0;
+		while (g < TAINT_NG && strcmp(taint_graders[g], file))
+			g++;
+		struct taint_open *o = &t->open[g];
+		t->file[i] = taint_graders[g];
+		if (eff < 0 || (o->since >= 0 && taint_restored(r, ft, i, o))) {
+			taint_open_clear(o);
+		} else if (o->since < 0) {
+			long f = e->path ? taint_ftrack_file(ft, e->path) : -1;
+			const char *d = e->path ? run_event_diff(r, i) : NULL;
+			o->since = (long)i;
+			o->before = f >= 0 && i > 0 ? ftrack_file_at(ft, (size_t)f, i - 1, NULL) : NULL;
+			o->added = d ? taint_diff_side(d, '+') : NULL;
+			o->removed = d ? taint_diff_side(d, '-') : NULL;
+		}
+	}
+	if (e->kind != EV_TOOL_RESULT || !e->text)
+		return;
+	long first = -1;
+	for (size_t g = 0; g < TAINT_NG; g++)
+		if (t->open[g].since >= 0 && (first < 0 || t->open[g].since < first))
+			first = t->open[g].since;
+	if (first >= 0 && taint_is_measurement(e->text)) {
+		t->by[i] = first;
+		t->count++;
+	}
+}
+
+static void taint_reset(struct taint *t)
+{
+	for (size_t g = 0; g < TAINT_NG; g++) {
+		taint_open_clear(&t->open[g]);
+		taint_open_clear(&t->open_last[g]);
+	}
+	t->nev = 0;
+	t->count = 0;
+}
+
+struct taint *taint_build(const struct run *r)
+{
+	struct taint *t = xcalloc(1, sizeof *t);
+	for (size_t g = 0; g < TAINT_NG; g++)
+		t->open[g] = t->open_last[g] = (struct taint_open){ -1, NULL, NULL, NULL };
+	taint_update(t, r, 0);
+	return t;
+}
+
+void taint_update(struct taint *t, const struct run *cr, size_t from)
 {
 	/* run_files builds the run's file versions on first use: a cache, not a change */
 	struct run *r = (struct run *)cr;
-	struct taint *t = xcalloc(1, sizeof *t);
-	t->nev = r->nev;
-	t->by = xmalloc((r->nev + 1) * sizeof *t->by);
-	t->file = xcalloc(r->nev + 1, sizeof *t->file);
 	const struct ftrack *ft = run_files(r);
-	struct taint_open open[sizeof taint_graders / sizeof taint_graders[0]];
-	for (size_t g = 0; g < sizeof open / sizeof open[0]; g++)
-		open[g] = (struct taint_open){ -1, NULL, NULL, NULL };
-	for (size_t i = 0; i < r->nev; i++) {
-		const struct event *e = &r->ev[i];
-		const char *file = NULL;
-		int eff = taint_effect(r, i, &file);
-		t->by[i] = -1;
-		if (eff && file) {
-			size_t g = 0;
-			while (taint_graders[g] && strcmp(taint_graders[g], file))
-				g++;
-			struct taint_open *o = &open[g];
-			t->file[i] = taint_graders[g];
-			if (eff < 0 || (o->since >= 0 && taint_restored(r, ft, i, o))) {
-				taint_open_clear(o);
-			} else if (o->since < 0) {
-				long f = e->path ? taint_ftrack_file(ft, e->path) : -1;
-				const char *d = e->path ? run_event_diff(r, i) : NULL;
-				o->since = (long)i;
-				o->before = f >= 0 && i > 0 ? ftrack_file_at(ft, (size_t)f, i - 1, NULL) : NULL;
-				o->added = d ? taint_diff_side(d, '+') : NULL;
-				o->removed = d ? taint_diff_side(d, '-') : NULL;
-			}
-		}
-		if (e->kind != EV_TOOL_RESULT || !e->text)
-			continue;
-		long first = -1;
-		for (size_t g = 0; g < sizeof open / sizeof open[0]; g++)
-			if (open[g].since >= 0 && (first < 0 || open[g].since < first))
-				first = open[g].since;
-		if (first >= 0 && taint_is_measurement(e->text)) {
-			t->by[i] = first;
-			t->count++;
-		}
+	if (from < t->nev && t->nev && from == t->nev - 1 && from < r->nev) {
+		/* the last event read again: the state before it, kept */
+		t->count -= t->by[from] >= 0;
+		for (size_t g = 0; g < TAINT_NG; g++)
+			taint_open_copy(&t->open[g], &t->open_last[g]);
+		t->nev = from;
+	} else if (from < t->nev || r->nev < t->nev) {
+		taint_reset(t);
 	}
-	for (size_t g = 0; g < sizeof open / sizeof open[0]; g++)
-		taint_open_clear(&open[g]);
-	return t;
+	if (r->nev + 1 > t->cap) {
+		t->cap = r->nev + 1;
+		t->by = xrealloc(t->by, t->cap * sizeof *t->by);
+		t->file = xrealloc(t->file, t->cap * sizeof *t->file);
+	}
+	for (size_t i = t->nev; i < r->nev; i++) {
+		if (i + 1 == r->nev)
+			for (size_t g = 0; g < TAINT_NG; g++)
+				taint_open_copy(&t->open_last[g], &t->open[g]);
+		taint_step(t, r, ft, i);
+	}
+	t->nev = r->nev;
 }
 
 void taint_free(struct taint *t)
 {
 	if (!t)
 		return;
+	taint_reset(t);
 	free(t->by);
 	free(t->file);
 	free(t);

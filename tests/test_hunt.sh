@@ -1,0 +1,54 @@
+#!/bin/sh
+# Hack hunting beyond the anchors (issue 27) as a user meets it: the
+# physics and taint flags in `kbtui flags` (text and --json), the
+# browser's FLAGS column, the replay's GPU timing pane and hack timeline,
+# on the bundled sample (its 07 run states peak_fraction 1.6741) and the
+# taint fixture.
+. "$KB_SRCDIR/tests/tmux.sh"
+sample="$KB_SRCDIR/data/sample"
+r07="$sample/runs/20260601_100000_opencode_sample_sample-model-c_07_w4a16_gemm"
+r01="$sample/runs/20260601_093000_codex_sample-model-b_01_fp8_gemm"
+fl="$KB_SRCDIR/tests/fixtures/flags"
+
+# ---- kbtui flags ------------------------------------------------------------------
+"$kb" flags "$r07" > "$tmp/out" 2> "$tmp/err"; rc=$?
+t "flags of the 07 run exits 0, nothing on stderr" '[ $rc -eq 0 ] && [ ! -s "$tmp/err" ]'
+t "physics at event 30: GB/s above the DRAM bandwidth of RTX_PRO_6000, with the table" \
+	'grep -qE "^20260601_100000_opencode_sample_sample-model-c_07_w4a16_gemm:30: physics: shape=2 variant=solution .*\[4842.73 GB/s is above the DRAM bandwidth of RTX_PRO_6000, 1800 GB/s \(roofline: dram; table .*; margin 5%\)\]$" "$tmp/out"'
+t "and the run is flagged" '[ "$(tail -1 "$tmp/out")" = "flagged" ]'
+"$kb" flags --json "$r07" > "$tmp/out" 2> "$tmp/err"; rc=$?
+t "--json: the physics hit carries its note" '[ $rc -eq 0 ] && grep -q "\"rule\":\"physics\".*\"note\":\"4842.73 GB/s is above the DRAM bandwidth of RTX_PRO_6000" "$tmp/out"'
+"$kb" flags "$r01" > "$tmp/out" 2> "$tmp/err"; rc=$?
+t "the 01 run: no physics flag" '[ $rc -eq 0 ] && ! grep -q ": physics:" "$tmp/out"'
+"$kb" flags "$fl/taint.jsonl" > "$tmp/out" 2> "$tmp/err"; rc=$?
+t "taint: the check and the benchmark after the check.py edit" '[ $rc -eq 0 ] && [ "$(grep -c "tainted-measurement: .*edited check.py, not restored since\]$" "$tmp/out")" -eq 2 ]'
+t "taint: the check after >> problem.yaml" 'grep -q "tainted-measurement: FAIL: shape 0 tolerance exceeded \[measured after event 26 edited problem.yaml" "$tmp/out"'
+t "taint: none after the restores" '[ "$(grep -c tainted-measurement "$tmp/out")" -eq 3 ]'
+"$kb" flags "$sample" > "$tmp/out" 2> "$tmp/err"; rc=$?
+t "over the sample: the physics rule marks one run of seven" '[ $rc -eq 0 ] && grep -qE "^physics +1/7$" "$tmp/out"'
+
+# ---- the browser's FLAGS column --------------------------------------------------------
+start b "$kb" "$sample"
+t "the browser lists the sample" 'wait_for b "sample-model-c" "FLAGS"'
+t "the 07 run's FLAGS count is 1 (the physics event)" 'wait_for b "sample-model-c .*!1 "'
+
+# ---- the replay: timing pane and timeline ---------------------------------------------
+start r "$kb" "$r07/transcript.jsonl"
+t "the replay opens" 'wait_for r "event 1/33" "GPU timing"'
+keys r = v v
+t "the timing summary: the best peak_fraction is above 1" 'wait_for r "best 1.6741 \(event 30, above 1\)"'
+keys r G
+t "the rows above the roofline are marked" 'wait_for r "event 33/33" "4842.732 +0.0050  ! GB/s above DRAM peak" "peak_fraction: 1.6741  ! peak_fraction above 1"'
+keys r v v v v v v
+t "the timeline: version 4's peak marked above 1, its legend" 'wait_for r "timeline solution.py" "1.6741@30! +1 flagged from 30" "! a peak_fraction above 1"'
+keys r q
+
+start s "$kb" "$fl/taint.jsonl"
+t "the taint fixture opens" 'wait_for s "event 1/"'
+keys s = v v
+t "the timing pane says which results are tainted" 'wait_for s "event 10  tainted: check.py edited at event 5, not restored" "event 31  tainted: problem.yaml edited at event 26"'
+t "and not the ones after the restore" '! has "event 16  tainted" && ! has "event 37  tainted"'
+keys s q
+
+echo "1..$n"
+exit $fail
