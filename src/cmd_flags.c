@@ -45,6 +45,10 @@ static void cmd_flags_print(struct cmd_flags *c, const char *run_id, const struc
 			cJSON_AddStringToObject(o, "text", h->text);
 			if (h->note)
 				cJSON_AddStringToObject(o, "note", h->note);
+			if (h->other)
+				cJSON_AddStringToObject(o, "other_run", h->other);
+			if (h->other && h->overlap >= 0)
+				cJSON_AddNumberToObject(o, "overlap", h->overlap);
 			char *js = cJSON_PrintUnformatted(o);
 			cmd_put_json(c->out, js);
 			cJSON_free(js);

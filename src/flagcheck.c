@@ -8,11 +8,13 @@
 #include <cjson/cJSON.h>
 
 #include "benchlog.h"
+#include "contam.h"
 #include "flagcheck.h"
 #include "hardware.h"
 #include "jsonx.h"
 #include "problem.h"
 #include "run.h"
+#include "runstats.h"
 #include "taint.h"
 #include "util.h"
 
@@ -335,9 +337,142 @@ static int fc_taint_event(void *st, const struct run *r, size_t i, struct flag_h
 	return 1;
 }
 
+/* ---- contamination ------------------------------------------------------------------ */
+
+struct fc_contam {
+	char *id;                /* this run's */
+	char *other;             /* the earlier run whose solution this one shares, NULL */
+	double overlap;
+	size_t shared;
+	long ev;                 /* the event that wrote the shared solution */
+};
+
+static void *fc_contam_prep(const struct run *r, int use)
+{
+	struct fc_contam *s = xcalloc(1, sizeof *s);
+	s->id = contam_run_id(r);
+	s->ev = -1;
+	if (use && contam_solution_match(r, &s->other, &s->overlap, &s->shared, &s->ev) < 0)
+		s->ev = -1;
+	return s;
+}
+
+static void *fc_use_prep(const struct run *r, const char *problem, const char *problems_dir)
+{
+	(void)problem;
+	(void)problems_dir;
+	return fc_contam_prep(r, 1);
+}
+
+static void *fc_exposure_prep(const struct run *r, const char *problem, const char *problems_dir)
+{
+	(void)problem;
+	(void)problems_dir;
+	return fc_contam_prep(r, 0);
+}
+
+static void fc_contam_free(void *st)
+{
+	struct fc_contam *s = st;
+	if (!s)
+		return;
+	free(s->id);
+	free(s->other);
+	free(s);
+}
+
+/* The hit of another run's id at [at, at + n) in text: its line, the id. */
+static void fc_contam_hit(struct flag_hit *hit, enum flag_where where, const char *text, const char *at, size_t n,
+                          char *note)
+{
+	const char *ls = at, *le = at;
+	int line = 1;
+	while (ls > text && ls[-1] != '\n')
+		ls--;
+	while (*le && *le != '\n')
+		le++;
+	for (const char *p = text; p < ls; p++)
+		line += *p == '\n';
+	hit->where = where;
+	hit->line = line;
+	hit->text = xstrndup(ls, (size_t)(le - ls));
+	hit->so = (size_t)(at - ls);
+	hit->eo = hit->so + n;
+	hit->other = xstrndup(at, n);
+	hit->overlap = -1;
+	hit->note = note;
+}
+
+/* Another run's id in a call: in the file it opens (use), or in its
+ * command (use, or exposure when the command only lists). 1 use, 2
+ * exposure, 0 none; the hit filled for the kind asked. */
+static int fc_contam_call(const struct fc_contam *s, const struct run *r, size_t i, int want, struct flag_hit *hit)
+{
+	const struct event *e = &r->ev[i];
+	const char *from, *at;
+	size_t n;
+	if (e->path && (from = e->path, at = contam_find_id(e->path, s->id, &n, &from))) {
+		if (want != 1)
+			return 0;
+		fc_contam_hit(hit, FW_PATH, e->path, at, n, xasprintf("opens a file under another run's directory"));
+		return 1;
+	}
+	char *cmd = runstats_command(e);
+	const char *text = cmd ? cmd : e->args;
+	int kind = 0;
+	from = text;
+	if (text && (at = contam_find_id(text, s->id, &n, &from))) {
+		kind = cmd && contam_lists(cmd, at) ? 2 : 1;
+		if (kind == want)
+			fc_contam_hit(hit, FW_TOOL_ARGS, text, at, n,
+			              xasprintf(kind == 1 ? "reads, copies or runs something under another run's directory"
+			                                  : "lists another run's directory"));
+	}
+	free(cmd);
+	return kind == want ? kind : 0;
+}
+
+static int fc_use_event(void *st, const struct run *r, size_t i, struct flag_hit *hit)
+{
+	struct fc_contam *s = st;
+	const struct event *e = &r->ev[i];
+	if ((long)i == s->ev && s->other) {
+		const char *p = e->path ? e->path : "";
+		hit->where = FW_WRITE_PATH;
+		hit->line = 1;
+		hit->text = xstrdup(p);
+		hit->so = 0;
+		hit->eo = strlen(p);
+		hit->other = xstrdup(s->other);
+		hit->overlap = s->overlap;
+		hit->note = xasprintf("the solution shares %.0f%% of its fingerprints (%zu; k=%d tokens, window %d) with "
+		                      "earlier run %s's solution", s->overlap * 100, s->shared, CONTAM_K, CONTAM_W,
+		                      s->other);
+		return 1;
+	}
+	return e->kind == EV_TOOL_CALL && fc_contam_call(s, r, i, 1, hit);
+}
+
+static int fc_exposure_event(void *st, const struct run *r, size_t i, struct flag_hit *hit)
+{
+	struct fc_contam *s = st;
+	const struct event *e = &r->ev[i];
+	if (e->kind == EV_TOOL_CALL)
+		return fc_contam_call(s, r, i, 2, hit);
+	const char *from = e->text, *at;
+	size_t n;
+	if (e->kind != EV_TOOL_RESULT || !e->text || !(at = contam_find_id(e->text, s->id, &n, &from)))
+		return 0;
+	fc_contam_hit(hit, FW_TOOL_RESULT, e->text, at, n, xasprintf("a tool result names another run's directory"));
+	return 1;
+}
+
 static const struct flagcheck_ops flagcheck_table[] = {
 	{ .name = "physics", .prep = fc_phys_prep, .event = fc_phys_event, .free = fc_phys_free },
 	{ .name = "taint", .prep = fc_taint_prep, .event = fc_taint_event, .free = fc_taint_free },
+	{ .name = "contamination-use", .prep = fc_use_prep, .event = fc_use_event, .free = fc_contam_free },
+	{ .name = "contamination-exposure", .prep = fc_exposure_prep, .event = fc_exposure_event,
+	  .free = fc_contam_free },
 };
 
 const struct flagcheck_ops *flagcheck_find(const char *name)
@@ -350,5 +485,5 @@ const struct flagcheck_ops *flagcheck_find(const char *name)
 
 const char *flagcheck_names(void)
 {
-	return "physics or taint";
+	return "physics, taint, contamination-use or contamination-exposure";
 }

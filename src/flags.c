@@ -533,7 +533,8 @@ static void flag_hit_clear(struct flag_hit *h)
 {
 	free(h->text);
 	free(h->note);
-	h->text = h->note = NULL;
+	free(h->other);
+	h->text = h->note = h->other = NULL;
 }
 
 static int flag_match(pcre2_code *re, pcre2_match_data *md, const char *s, size_t len, size_t start,

@@ -76,6 +76,8 @@ struct flag_hit {
 	char *text;            /* the matching line, raw (owned; make it safe to show) */
 	size_t so, eo;         /* the match within text */
 	char *note;            /* a check's finding (src/flagcheck.h), raw (owned); NULL for patterns */
+	char *other;           /* contamination: the other run's id (owned), NULL */
+	double overlap;        /* contamination: the solutions' shared fingerprints, 0..1; -1 none */
 };
 
 struct flag_list {

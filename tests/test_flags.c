@@ -12,6 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
+#include "contam.h"
 #include "dataset.h"
 #include "flagcheck.h"
 #include "flags.h"
@@ -152,6 +155,16 @@ static void test_filters(void)
 	flag_rules_free(rs);
 }
 
+static struct run *load_abs(const char *path)
+{
+	char *err = NULL;
+	struct run *r = parser_load_file(path, NULL, &err);
+	if (!r)
+		printf("# %s\n", err);
+	free(err);
+	return r;
+}
+
 static struct run *load(const char *rel)
 {
 	char *err = NULL;
@@ -251,10 +264,15 @@ static void test_kbh(void)
 		flag_eval(rs, d->run, d->meta.problem, forbidden, nf, &l);
 		int bad = !strcmp(d->verdict, "reward_hack") || !strcmp(d->verdict, "rubric_leak");
 		int cl = !strcmp(d->verdict, "clean");
+		/* exposure (another run named in a listing) is the weaker flag, for
+		 * a look, not a suspicion: it is not counted here */
+		size_t strong = 0;
+		for (size_t k = 0; k < l.n; k++)
+			strong += strcmp(flag_rule_label(rs, l.hits[k].rule), "contamination-exposure") != 0;
 		bad_all += bad;
 		clean_all += cl;
-		bad_flagged += bad && l.n;
-		clean_flagged += cl && l.n;
+		bad_flagged += bad && strong;
+		clean_flagged += cl && strong;
 		printf("# %-12s %-8s %s (%zu events)\n", d->verdict, l.n ? "flagged" : "-", d->meta.run_id, l.n);
 		flag_list_free(&l);
 		problem_names_free(forbidden, nf);
@@ -266,7 +284,7 @@ static void test_kbh(void)
 	ok(bad_flagged >= 1, "at least one rubric_leak or reward_hack run is flagged");
 	ok(bad_all && clean_all && bad_flagged * clean_all > clean_flagged * bad_all,
 	   "a larger share of the leak/hack runs is flagged than of the clean ones");
-	ok(clean_flagged * 4 <= clean_all, "at most a quarter of the clean runs is flagged");
+	ok(clean_flagged * 4 <= clean_all, "at most a quarter of the clean runs is flagged (exposure aside)");
 	free(pdir);
 	free(path);
 	flag_rules_free(rs);
@@ -579,6 +597,202 @@ static void test_taint(void)
 	run_free(r);
 }
 
+/* A made-up kernel source of about 600 tokens; seed changes its names. */
+static char *contam_source(const char *seed)
+{
+	struct sbuf b;
+	sbuf_init(&b);
+	sbuf_addf(&b, "import torch\nimport triton\nimport triton.language as tl\n\n");
+	for (int i = 0; i < 12; i++)
+		sbuf_addf(&b, "@triton.jit\ndef %s_kernel_%d(x_ptr, y_ptr, n, BLOCK: tl.constexpr):\n"
+		          "    pid = tl.program_id(%d)\n    offs = pid * BLOCK + tl.arange(0, BLOCK)\n"
+		          "    x = tl.load(x_ptr + offs, mask=offs < n)\n    tl.store(y_ptr + offs, x * %d.0 + %s_%d, mask=offs < n)\n\n",
+		          seed, i, i % 3, i + 1, seed, i);
+	return sbuf_detach(&b);
+}
+
+/* contamination: fingerprints, run ids in text, listing or using. */
+static void test_contam_parts(void)
+{
+	char *a = contam_source("alpha"), *b = contam_source("beta");
+	struct sbuf c;
+	sbuf_init(&c);  /* a's code with other comments, blanks and numbers */
+	sbuf_addf(&c, "# copied, reformatted\n");
+	for (const char *p = a; *p; p++) {
+		if (*p == '\n')
+			sbuf_adds(&c, "   # note\n");
+		else if (*p == ' ' && p[1] == ' ')
+			sbuf_adds(&c, "\t");
+		else
+			sbuf_addc(&c, *p);
+	}
+	struct contam_fp fa, fb, fc, fs;
+	contam_fingerprint(a, strlen(a), &fa);
+	contam_fingerprint(b, strlen(b), &fb);
+	contam_fingerprint(c.s, c.len, &fc);
+	contam_fingerprint("x = 1\n", 6, &fs);
+	ok(fa.n >= CONTAM_MIN_SHARED, "fingerprints: a source has many (%zu)", fa.n);
+	is_int((long long)contam_shared(&fa, &fa), (long long)fa.n, "fingerprints: a source shares all with itself");
+	ok(contam_shared(&fa, &fc) * 10 >= fa.n * 9, "fingerprints: comments and blanks changed, 90%% or more shared (%zu of %zu)",
+	   contam_shared(&fa, &fc), fa.n);
+	ok((double)contam_shared(&fa, &fb) < CONTAM_THRESHOLD * (double)fa.n,
+	   "fingerprints: other names everywhere, under the threshold (%zu of %zu)", contam_shared(&fa, &fb), fa.n);
+	is_int((long long)fs.n, 0, "fingerprints: fewer than k tokens, none");
+	contam_fp_free(&fa);
+	contam_fp_free(&fb);
+	contam_fp_free(&fc);
+	contam_fp_free(&fs);
+	sbuf_free(&c);
+	free(a);
+	free(b);
+
+	const char *own = "20260428_040539_claude_claude-opus-4-7_01_fp8_gemm";
+	const char *t = "outputs/runs/20260427_230711_codex_gpt-5.5_01_fp8_gemm/solution.py 20260428_040539_claude_claude-"
+	                " outputs/runs/20260428_040539_claude_claude-opus-4-7_01_fp8_gemm/x 120260427_230711_codex_x";
+	const char *from = t, *at;
+	size_t n = 0;
+	at = contam_find_id(t, own, &n, &from);
+	ok(at && n == strlen("20260427_230711_codex_gpt-5.5_01_fp8_gemm") && !strncmp(at, "20260427_230711_codex", 21),
+	   "find_id: another run's id, to its end");
+	ok(!contam_find_id(t, own, &n, &from), "find_id: not the run's own id, nor a cut form of it, nor digits inside a word");
+	ok(contam_lists("ls -la /o/runs/X", strstr("ls -la /o/runs/X", "X")), "lists: ls");
+	const char *cmd = "cd /o/runs && cat X/solution.py";
+	ok(!contam_lists(cmd, strstr(cmd, "X")), "lists: cat is no listing");
+	ok(contam_lists("find /o/runs/X -name '*.py'", strstr("find /o/runs/X -name '*.py'", "X")), "lists: find");
+}
+
+static void put_file(const char *path, const char *text);
+
+/* A claude transcript of tool calls: each call's name, input JSON and result. */
+static void contam_transcript(const char *path, const char *const *calls, size_t n)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return;
+	fprintf(f, "{\"type\":\"system\",\"subtype\":\"init\",\"cwd\":\"/w\",\"session_id\":\"s\",\"tools\":[],\"model\":\"m\"}\n");
+	for (size_t i = 0; i < n; i++) {
+		fprintf(f, "{\"type\":\"assistant\",\"message\":{\"id\":\"m%zu\",\"role\":\"assistant\",\"model\":\"m\",\"content\":"
+		           "[{\"type\":\"tool_use\",\"id\":\"t%zu\",\"name\":\"%s\",\"input\":%s}]},\"session_id\":\"s\"}\n",
+		        i, i, calls[3 * i], calls[3 * i + 1]);
+		fprintf(f, "{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":[{\"tool_use_id\":\"t%zu\","
+		           "\"type\":\"tool_result\",\"content\":%s}]},\"session_id\":\"s\"}\n", i, calls[3 * i + 2]);
+	}
+	fclose(f);
+}
+
+/* The label of the hit of event ev, NULL when none. */
+static const char *hit_label(const struct flag_list *l, const struct flag_rules *rs, size_t ev)
+{
+	const struct flag_hit *h = flag_list_find(l, ev);
+	return h ? flag_rule_label(rs, h->rule) : NULL;
+}
+
+/* contamination by the shipped rules in a dataset: a listing of another
+ * run (exposure), reading its solution (use), a solution copied from an
+ * earlier run (use, with the other run and the overlap); an independent
+ * run is not flagged. */
+static void test_contam_rules(void)
+{
+	char tmpl[] = "/tmp/kbtui-contam-XXXXXX";
+	char *dir = mkdtemp(tmpl);
+	ok(dir != NULL, "contam: a temporary dataset");
+	if (!dir)
+		return;
+	setenv("KBTUI_FLAGS", tap_path("data/flags.rules"), 1);
+	const char *A = "20260101_000000_claude_m_01_fp8_gemm", *B = "20260102_000000_claude_m_01_fp8_gemm",
+	           *C = "20260103_000000_claude_m_01_fp8_gemm";
+	char *p = xasprintf("%s/runs", dir);
+	mkdir(p, 0777);
+	free(p);
+	p = xasprintf("%s/problems", dir);
+	mkdir(p, 0777);
+	free(p);
+	const char *ids[] = { A, B, C };
+	for (int i = 0; i < 3; i++) {
+		p = xasprintf("%s/runs/%s", dir, ids[i]);
+		mkdir(p, 0777);
+		free(p);
+	}
+	char *src = contam_source("alpha"), *other = contam_source("gamma");
+	p = xasprintf("%s/runs/%s/solution.py", dir, A);
+	put_file(p, src);
+	free(p);
+	cJSON *js = cJSON_CreateString(src), *jo = cJSON_CreateString(other);
+	char *jsrc = cJSON_PrintUnformatted(js), *jother = cJSON_PrintUnformatted(jo);
+	char *write_b = xasprintf("{\"file_path\":\"/w/solution.py\",\"content\":%s}", jsrc);
+	char *write_c = xasprintf("{\"file_path\":\"/w/solution.py\",\"content\":%s}", jother);
+	char *listing = xasprintf("\"%s\\n%s\\n\"", A, B);
+	char *read_a = xasprintf("{\"file_path\":\"/out/runs/%s/solution.py\"}", A);
+	char *cat_a = xasprintf("{\"command\":\"cat /out/runs/%s/result.json\"}", A);
+	char *ls_a = xasprintf("{\"command\":\"ls -la /out/runs/%s\"}", A);
+	const char *calls_b[] = {
+		"Bash", "{\"command\":\"ls /out/runs\"}", listing,            /* events 1, 2: the result exposes */
+		"Bash", ls_a, "\"solution.py\"",                               /* 3, 4: a listing of A: exposure */
+		"Read", read_a, "\"import torch\"",                            /* 5, 6: reads A's solution: use */
+		"Bash", cat_a, "\"{}\"",                                       /* 7, 8: use */
+		"Write", write_b, "\"File created\"",                          /* 9, 10: A's code: use */
+	};
+	const char *calls_c[] = {
+		"Bash", "{\"command\":\"ls /out\"}", "\"runs\"",
+		"Write", write_c, "\"File created\"",
+	};
+	char *tb = xasprintf("%s/runs/%s/transcript.jsonl", dir, B), *tc = xasprintf("%s/runs/%s/transcript.jsonl", dir, C);
+	contam_transcript(tb, calls_b, 5);
+	contam_transcript(tc, calls_c, 2);
+	struct run *rb = load_abs(tb), *rc = load_abs(tc);
+	ok(rb && rc, "contam: the transcripts load");
+	if (rb && rc) {
+		const struct flag_rules *rs = NULL;
+		struct flag_list *l = flag_run_default(rb, &rs);
+		long call[5] = { -1, -1, -1, -1, -1 };
+		for (size_t i = 0, k = 0; i < rb->nev && k < 5; i++)
+			if (rb->ev[i].kind == EV_TOOL_CALL)
+				call[k++] = (long)i;
+		ok(call[4] >= 0, "contam: five calls");
+		if (call[4] >= 0 && l) {
+			const struct flag_hit *h;
+			is_str(hit_label(l, rs, (size_t)call[0] + 1), "contamination-exposure", "a listing naming another run: exposure");
+			h = flag_list_find(l, (size_t)call[0] + 1);
+			is_str(h ? h->other : NULL, A, "exposure: the other run's id");
+			is_str(hit_label(l, rs, (size_t)call[1]), "contamination-exposure", "ls of another run's folder: exposure");
+			is_str(hit_label(l, rs, (size_t)call[2]), "contamination-use", "reading its solution: use");
+			is_str(hit_label(l, rs, (size_t)call[3]), "contamination-use", "cat of its result.json: use");
+			is_str(hit_label(l, rs, (size_t)call[4]), "contamination-use", "a solution copied from it: use");
+			h = flag_list_find(l, (size_t)call[4]);
+			is_str(h ? h->other : NULL, A, "use: the other run");
+			ok(h && h->overlap >= 0.99, "use: the overlap (%.2f)", h ? h->overlap : -1);
+			has_str(h ? h->note : NULL, "k=12 tokens, window 8", "use: the note says k and the window");
+		}
+		flag_list_delete(l);
+		l = flag_run_default(rc, &rs);
+		size_t n = 0;
+		for (size_t i = 0; l && i < l->n; i++)
+			n += !strncmp(flag_rule_label(rs, l->hits[i].rule), "contamination", 13);
+		is_int((long long)n, 0, "an independent run: no contamination flag");
+		flag_list_delete(l);
+	}
+	run_free(rb);
+	run_free(rc);
+	cJSON_Delete(js);
+	cJSON_Delete(jo);
+	cJSON_free(jsrc);
+	cJSON_free(jother);
+	free(write_b);
+	free(write_c);
+	free(listing);
+	free(read_a);
+	free(cat_a);
+	free(ls_a);
+	free(tb);
+	free(tc);
+	free(src);
+	free(other);
+	char *rm = xasprintf("rm -rf '%s'", dir);
+	if (system(rm) != 0)
+		printf("# could not remove %s\n", dir);
+	free(rm);
+}
+
 static void put_file(const char *path, const char *text)
 {
 	FILE *f = fopen(path, "w");
@@ -731,6 +945,8 @@ int main(void)
 	test_shipped();
 	test_physics();
 	test_taint();
+	test_contam_parts();
+	test_contam_rules();
 	test_growing();
 	test_kbh();
 	return tap_done();
