@@ -202,14 +202,53 @@ char *contam_run_id(const struct run *r)
 
 /* ---- solutions compared ------------------------------------------------------------------ */
 
-/* A dataset's solutions fingerprinted once per process: the flags of every
- * run of a dataset compare each with all the earlier ones. */
-struct contam_sol {
-	char *root, *id;
-	struct contam_fp fp;
+/* A dataset's runs listed once, their solutions fingerprinted once, per
+ * process: the flags of every run of a dataset compare each with the
+ * earlier ones. */
+struct contam_ds {
+	char *root;
+	char **ids;              /* runs/ folders, sorted (ids begin with their start time) */
+	size_t n;
+	struct contam_fp *fp;    /* per id, read on first use */
+	unsigned char *have;
 };
-static struct contam_sol *contam_cache;
-static size_t contam_ncache;
+static struct contam_ds *contam_dss;
+static size_t contam_ndss;
+
+static int contam_strcmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static struct contam_ds *contam_ds_get(const char *root)
+{
+	for (size_t i = 0; i < contam_ndss; i++)
+		if (!strcmp(contam_dss[i].root, root))
+			return &contam_dss[i];
+	contam_dss = xrealloc(contam_dss, (contam_ndss + 1) * sizeof *contam_dss);
+	struct contam_ds *c = &contam_dss[contam_ndss++];
+	memset(c, 0, sizeof *c);
+	c->root = xstrdup(root);
+	char *runs = util_path_join(root, "runs");
+	DIR *d = opendir(runs);
+	struct dirent *de;
+	size_t cap = 0;
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (c->n == cap)
+			c->ids = xrealloc(c->ids, (cap = cap ? cap * 2 : 64) * sizeof *c->ids);
+		c->ids[c->n++] = xstrdup(de->d_name);
+	}
+	if (d)
+		closedir(d);
+	free(runs);
+	if (c->n)
+		qsort(c->ids, c->n, sizeof *c->ids, contam_strcmp);
+	c->fp = xcalloc(c->n + 1, sizeof *c->fp);
+	c->have = xcalloc(c->n + 1, 1);
+	return c;
+}
 
 /* The solution file of a run folder (solution.py, solution.cu ...),
  * owned; NULL when none. */
@@ -226,25 +265,21 @@ static char *contam_solution_path(const char *dir)
 	return hit;
 }
 
-static const struct contam_fp *contam_run_fp(const char *root, const char *id)
+static const struct contam_fp *contam_ds_fp(struct contam_ds *c, size_t k)
 {
-	for (size_t i = 0; i < contam_ncache; i++)
-		if (!strcmp(contam_cache[i].root, root) && !strcmp(contam_cache[i].id, id))
-			return &contam_cache[i].fp;
-	char *runs = util_path_join(root, "runs"), *dir = util_path_join(runs, id);
+	if (c->have[k])
+		return &c->fp[k];
+	char *runs = util_path_join(c->root, "runs"), *dir = util_path_join(runs, c->ids[k]);
 	char *path = contam_solution_path(dir);
 	size_t len = 0;
 	char *text = path ? util_read_file(path, &len) : NULL;
-	contam_cache = xrealloc(contam_cache, (contam_ncache + 1) * sizeof *contam_cache);
-	struct contam_sol *s = &contam_cache[contam_ncache++];
-	s->root = xstrdup(root);
-	s->id = xstrdup(id);
-	contam_fingerprint(text ? text : "", text ? len : 0, &s->fp);
+	contam_fingerprint(text ? text : "", text ? len : 0, &c->fp[k]);
+	c->have[k] = 1;
 	free(text);
 	free(path);
 	free(dir);
 	free(runs);
-	return &s->fp;
+	return &c->fp[k];
 }
 
 /* The final solution of r as the transcript shows it, and the event that
@@ -267,7 +302,8 @@ static const char *contam_final_solution(const struct run *cr, long *ev)
 	return NULL;
 }
 
-int contam_solution_match(const struct run *r, char **other, double *overlap, size_t *shared, long *ev)
+int contam_solution_match(const struct run *r, const char *problem, char **other, double *overlap, size_t *shared,
+                          long *ev)
 {
 	char *id = contam_run_id(r);
 	if (!id || !r->source) {
@@ -283,42 +319,45 @@ int contam_solution_match(const struct run *r, char **other, double *overlap, si
 		else
 			root[0] = '\0';
 	}
-	char *runs = util_path_join(*root ? root : ".", "runs");
 	const char *sol = contam_final_solution(r, ev);
 	int rc = -1;
-	DIR *d = sol && util_is_dir(runs) ? opendir(runs) : NULL;
-	if (d) {
+	struct contam_ds *c = sol ? contam_ds_get(*root ? root : ".") : NULL;
+	if (c && c->n) {
 		struct contam_fp mine;
 		contam_fingerprint(sol, strlen(sol), &mine);
 		double best = 0;
-		size_t best_n = 0;
-		char *best_id = NULL;
-		struct dirent *de;
-		while (mine.n >= CONTAM_MIN_SHARED && (de = readdir(d))) {
-			if (de->d_name[0] == '.' || strcmp(de->d_name, id) >= 0)
-				continue;  /* only earlier runs (ids begin with their start time) */
-			const struct contam_fp *fp = contam_run_fp(*root ? root : ".", de->d_name);
-			size_t n = contam_shared(&mine, fp);
+		size_t best_n = 0, seen = 0;
+		const char *best_id = NULL;
+		/* the earlier runs of the same problem, the latest first, at most
+		 * CONTAM_MAX_EARLIER of them: a big dataset's flags stay linear */
+		size_t lo = 0, hi = c->n;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			if (strcmp(c->ids[mid], id) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (size_t k = lo; k-- > 0 && seen < CONTAM_MAX_EARLIER && mine.n >= CONTAM_MIN_SHARED;) {
+			if (problem && *problem && !util_ends_with(c->ids[k], problem))
+				continue;
+			seen++;
+			size_t n = contam_shared(&mine, contam_ds_fp(c, k));
 			double share = (double)n / (double)mine.n;
 			if (n >= CONTAM_MIN_SHARED && share > best) {
 				best = share;
 				best_n = n;
-				free(best_id);
-				best_id = xstrdup(de->d_name);
+				best_id = c->ids[k];
 			}
 		}
-		closedir(d);
 		contam_fp_free(&mine);
 		if (best_id && best >= CONTAM_THRESHOLD) {
-			*other = best_id;
+			*other = xstrdup(best_id);
 			*overlap = best;
 			*shared = best_n;
 			rc = 0;
-		} else {
-			free(best_id);
 		}
 	}
-	free(runs);
 	free(root);
 	free(id);
 	return rc;

@@ -19,6 +19,8 @@ struct run;
  * CONTAM_MIN_SHARED of them, are in one earlier solution. */
 #define CONTAM_THRESHOLD 0.5
 #define CONTAM_MIN_SHARED 20
+/* Earlier runs a solution is compared with: the latest of its problem. */
+#define CONTAM_MAX_EARLIER 200
 
 /* A file's fingerprints: sorted, distinct hashes. */
 struct contam_fp {
@@ -46,10 +48,12 @@ int contam_lists(const char *cmd, const char *at);
  * metadata's. Owned; NULL when neither. */
 char *contam_run_id(const struct run *r);
 
-/* The earlier run (by id, in the same dataset's runs/) whose solution
+/* The earlier run (by id, in the same dataset's runs/; of the same
+ * problem when one is given: a folder name ending in it) whose solution
  * shares most of the final solution of r, when at or above the threshold:
  * 0 with *other (owned), *overlap (the share) and *ev (the event that
  * wrote that solution) set; -1 when none or r is in no dataset. */
-int contam_solution_match(const struct run *r, char **other, double *overlap, size_t *shared, long *ev);
+int contam_solution_match(const struct run *r, const char *problem, char **other, double *overlap, size_t *shared,
+                          long *ev);
 
 #endif

@@ -347,28 +347,26 @@ struct fc_contam {
 	long ev;                 /* the event that wrote the shared solution */
 };
 
-static void *fc_contam_prep(const struct run *r, int use)
+static void *fc_contam_prep(const struct run *r, const char *problem, int use)
 {
 	struct fc_contam *s = xcalloc(1, sizeof *s);
 	s->id = contam_run_id(r);
 	s->ev = -1;
-	if (use && contam_solution_match(r, &s->other, &s->overlap, &s->shared, &s->ev) < 0)
+	if (use && contam_solution_match(r, problem, &s->other, &s->overlap, &s->shared, &s->ev) < 0)
 		s->ev = -1;
 	return s;
 }
 
 static void *fc_use_prep(const struct run *r, const char *problem, const char *problems_dir)
 {
-	(void)problem;
 	(void)problems_dir;
-	return fc_contam_prep(r, 1);
+	return fc_contam_prep(r, problem, 1);
 }
 
 static void *fc_exposure_prep(const struct run *r, const char *problem, const char *problems_dir)
 {
-	(void)problem;
 	(void)problems_dir;
-	return fc_contam_prep(r, 0);
+	return fc_contam_prep(r, problem, 0);
 }
 
 static void fc_contam_free(void *st)
