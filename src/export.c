@@ -1,5 +1,6 @@
 /* export.c: leaderboard cells with verdicts as CSV, JSON and Markdown. */
 #include "config.h"
+#include "claims.h"
 #include "export.h"
 #include "annot.h"
 #include "annotate.h"
@@ -15,7 +16,7 @@
 
 static const char *const export_columns[] = {"run_id", "model", "harness", "problem", "correct",
                                              "peak_fraction", "verdict", "annotator", NULL};
-static const char *const export_full_columns[] = {"summary", "implication", "quotes", "flags", NULL};
+static const char *const export_full_columns[] = {"summary", "implication", "quotes", "flags", "claims", NULL};
 
 int export_format_parse(const char *s)
 {
@@ -90,6 +91,12 @@ static void export_flags(struct export_row *r, struct dataset *ds, size_t i, str
 		sbuf_addf(w, "%s (no flags exported)\n", ds->runs[i].load_error ? ds->runs[i].load_error : "unreadable");
 		return;
 	}
+	struct claims c;
+	claims_build(run, &c);
+	r->claims = xcalloc(c.n + 1, sizeof *r->claims);
+	for (size_t k = 0; k < c.n; k++)
+		r->claims[r->nclaims++] = claims_line(&c.v[k]);
+	claims_free(&c);
 	struct flag_list *l = flag_run_default(run, &rs);
 	if (!l) {
 		sbuf_adds(w, "the shipped flag rules cannot be read (no flags exported)\n");
@@ -168,6 +175,9 @@ void export_rows_free(struct export_row *rows, size_t n)
 		for (size_t k = 0; k < rows[i].nquotes; k++)
 			free(rows[i].quotes[k]);
 		free(rows[i].quotes);
+		for (size_t k = 0; k < rows[i].nclaims; k++)
+			free(rows[i].claims[k]);
+		free(rows[i].claims);
 		for (size_t k = 0; k < rows[i].nflags; k++)
 			free(rows[i].flags[k]);
 		free(rows[i].flags);
@@ -260,6 +270,7 @@ void export_csv(struct sbuf *b, const struct export_row *rows, size_t n, int ful
 		export_csv_field(b, r->annotator);
 		if (full) {
 			char *q = export_join(r->quotes, r->nquotes), *f = export_join(r->flags, r->nflags);
+			char *cl = export_join(r->claims, r->nclaims);
 			sbuf_addc(b, ',');
 			export_csv_field(b, r->summary);
 			sbuf_addc(b, ',');
@@ -268,6 +279,9 @@ void export_csv(struct sbuf *b, const struct export_row *rows, size_t n, int ful
 			export_csv_field(b, q);
 			sbuf_addc(b, ',');
 			export_csv_field(b, f);
+			sbuf_addc(b, ',');
+			export_csv_field(b, cl);
+			free(cl);
 			free(q);
 			free(f);
 		}
@@ -328,6 +342,8 @@ void export_json(struct sbuf *b, const struct export_row *rows, size_t n, int fu
 			export_json_list(b, r->quotes, r->nquotes);
 			sbuf_adds(b, ", \"flags\": ");
 			export_json_list(b, r->flags, r->nflags);
+			sbuf_adds(b, ", \"claims\": ");
+			export_json_list(b, r->claims, r->nclaims);
 		}
 		sbuf_adds(b, i + 1 < n ? "},\n" : "}\n]\n");
 	}
@@ -451,7 +467,7 @@ void export_md(struct sbuf *b, const struct export_row *rows, size_t n, int full
 	for (int c = 0; full && export_full_columns[c]; c++)
 		export_md_cell(b, export_full_columns[c]);
 	sbuf_adds(b, "\n| --- | --- | --- | --- | --- | ---: | --- | --- |");
-	sbuf_adds(b, full ? " --- | --- | --- | --- |\n" : "\n");
+	sbuf_adds(b, full ? " --- | --- | --- | --- | --- |\n" : "\n");
 	for (size_t i = 0; i < n; i++) {
 		const struct export_row *r = &rows[i];
 		char num[64] = "";
@@ -468,10 +484,13 @@ void export_md(struct sbuf *b, const struct export_row *rows, size_t n, int full
 		export_md_cell(b, r->annotator);
 		if (full) {
 			char *q = export_join(r->quotes, r->nquotes), *f = export_join(r->flags, r->nflags);
+			char *cl = export_join(r->claims, r->nclaims);
 			export_md_cell(b, r->summary);
 			export_md_cell(b, r->implication);
 			export_md_cell(b, q);
 			export_md_cell(b, f);
+			export_md_cell(b, cl);
+			free(cl);
 			free(q);
 			free(f);
 		}

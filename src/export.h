@@ -24,6 +24,9 @@ struct export_row {
 	char *summary, *implication;
 	char **quotes, **flags;
 	size_t nquotes, nflags;
+	/* with --full: the claims ledger (src/claims.h), one claims_line each */
+	char **claims;
+	size_t nclaims;
 };
 
 /* What export_rows reads besides the run's metadata. */
@@ -42,7 +45,8 @@ struct export_row *export_rows(struct dataset *ds, const struct export_opts *o, 
 void export_rows_free(struct export_row *rows, size_t n);
 
 /* The columns: run_id, model, harness, problem, correct, peak_fraction,
- * verdict, annotator; with full also summary, implication, quotes, flags
+ * verdict, annotator; with full also summary, implication, quotes, flags,
+ * claims
  * (lists joined with "; " in csv and md, arrays of strings in json). */
 void export_csv(struct sbuf *b, const struct export_row *rows, size_t n, int full);
 void export_json(struct sbuf *b, const struct export_row *rows, size_t n, int full);

@@ -8,6 +8,7 @@
 #include <cjson/cJSON.h>
 
 #include "benchlog.h"
+#include "claims.h"
 #include "contam.h"
 #include "flagcheck.h"
 #include "hardware.h"
@@ -465,9 +466,48 @@ static int fc_exposure_event(void *st, const struct run *r, size_t i, struct fla
 	return 1;
 }
 
+/* ---- claims ----------------------------------------------------------------------------- */
+
+static void *fc_claims_prep(const struct run *r, const char *problem, const char *problems_dir)
+{
+	(void)problem;
+	(void)problems_dir;
+	struct claims *c = xcalloc(1, sizeof *c);
+	claims_build(r, c);
+	return c;
+}
+
+static void fc_claims_free(void *st)
+{
+	if (st)
+		claims_free(st);
+	free(st);
+}
+
+/* The first claim of event i that the measurements contradict. */
+static int fc_claims_event(void *st, const struct run *r, size_t i, struct flag_hit *hit)
+{
+	const struct claims *c = st;
+	(void)r;
+	for (size_t k = 0; c && k < c->n; k++) {
+		const struct claim *x = &c->v[k];
+		if (x->ev != i || x->verdict >= 0)
+			continue;
+		hit->where = FW_TEXT;
+		hit->line = 1;
+		hit->text = xstrdup(x->quote);
+		hit->so = 0;
+		hit->eo = strlen(x->quote);
+		hit->note = claims_line(x);
+		return 1;
+	}
+	return 0;
+}
+
 static const struct flagcheck_ops flagcheck_table[] = {
 	{ .name = "physics", .prep = fc_phys_prep, .event = fc_phys_event, .free = fc_phys_free },
 	{ .name = "taint", .prep = fc_taint_prep, .event = fc_taint_event, .free = fc_taint_free },
+	{ .name = "claims", .prep = fc_claims_prep, .event = fc_claims_event, .free = fc_claims_free },
 	{ .name = "contamination-use", .prep = fc_use_prep, .event = fc_use_event, .free = fc_contam_free },
 	{ .name = "contamination-exposure", .prep = fc_exposure_prep, .event = fc_exposure_event,
 	  .free = fc_contam_free },
@@ -483,5 +523,5 @@ const struct flagcheck_ops *flagcheck_find(const char *name)
 
 const char *flagcheck_names(void)
 {
-	return "physics, taint, contamination-use or contamination-exposure";
+	return "physics, taint, claims, contamination-use or contamination-exposure";
 }

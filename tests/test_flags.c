@@ -14,6 +14,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "claims.h"
 #include "contam.h"
 #include "dataset.h"
 #include "flagcheck.h"
@@ -611,6 +612,82 @@ static char *contam_source(const char *seed)
 	return sbuf_detach(&b);
 }
 
+/* claims: each kind against what was measured before it. */
+static void test_claims(void)
+{
+	struct run *r = run_new();
+	struct event *e;
+	static const struct {
+		int kind;                /* EV_TEXT or EV_TOOL_RESULT; -1: a write of solution.py */
+		const char *text;
+		int claims, verdict;     /* for a text: its claims and the first one's verdict */
+	} ev[] = {
+		{ EV_TEXT, "This reaches peak_fraction 0.9 already.", 1, 0 },          /* nothing measured yet */
+		{ EV_TOOL_RESULT, "shape=0 variant=eager tflops=1 gbps=1 ms=1.000\nshape=0 variant=solution tflops=100.0 gbps=1 ms=0.500\n"
+		                  "shape=0 solution_peak_fraction=0.0893\npeak_fraction: 0.0893\nFAIL: shape 0 mismatch", 0, 0 },
+		{ EV_TEXT, "peak_fraction: 0.91 on every shape.", 1, -1 },
+		{ EV_TEXT, "The peak_fraction is 0.09 for now.", 1, 1 },
+		{ EV_TEXT, "Is peak_fraction 0.9 possible?", 0, 0 },                    /* a question claims nothing */
+		{ EV_TEXT, "All tests pass now.", 1, -1 },                              /* the last check failed */
+		{ EV_TEXT, "It is 3.5x faster than eager.", 1, -1 },                    /* measured 2x */
+		{ EV_TEXT, "It is 2.5x faster than eager.", 1, 1 },
+		{ EV_TEXT, "It is 13x faster than my last try.", 0, 0 },                /* no baseline measured: no claim */
+		{ EV_TEXT, "We reach 900 TFLOPS.", 1, -1 },
+		{ -1, NULL, 0, 0 },                                                     /* a new solution */
+		{ EV_TEXT, "All tests pass.", 1, 0 },                                   /* the FAIL was of the old one */
+		{ EV_TOOL_RESULT, "PASS", 0, 0 },
+		{ EV_TEXT, "All tests pass.", 1, 1 },
+	};
+	size_t n = sizeof ev / sizeof ev[0];
+	for (size_t i = 0; i < n; i++) {
+		if (ev[i].kind < 0) {
+			e = run_add(r, EV_TOOL_CALL, (int)i + 1);
+			e->name = xstrdup("Write");
+			e->path = xstrdup("/w/solution.py");
+			e->diff = xstrdup("--- a/w/solution.py\n+++ b/w/solution.py\n@@ -1 +1 @@\n-a\n+b\n");
+			continue;
+		}
+		e = run_add(r, (enum ev_kind)ev[i].kind, (int)i + 1);
+		e->text = xstrdup(ev[i].text);
+	}
+	struct claims c;
+	claims_build(r, &c);
+	for (size_t i = 0; i < n; i++) {
+		if (ev[i].kind != EV_TEXT)
+			continue;
+		size_t k = 0, count = 0;
+		while (k < c.n && c.v[k].ev != i)
+			k++;
+		for (size_t j = k; j < c.n && c.v[j].ev == i; j++)
+			count++;
+		is_int((long long)count, ev[i].claims, "claims: %s: %d claim(s)", ev[i].text, ev[i].claims);
+		if (count && ev[i].claims)
+			is_int(c.v[k].verdict, ev[i].verdict, "claims: %s: %s", ev[i].text,
+			       ev[i].verdict < 0 ? "contradicted" : ev[i].verdict > 0 ? "supported" : "nothing measured");
+	}
+	for (size_t k = 0; k < c.n; k++)
+		if (c.v[k].ev == 2) {
+			char *line = claims_line(&c.v[k]);
+			has_str(line, "event 3 claims peak_fraction 0.91: \"peak_fraction: 0.91 on every shape.\"; measured "
+			        "0.0893 at event 2: \"shape=0 solution_peak_fraction=0.0893\": contradicted", "claims_line: both quotes");
+			free(line);
+		}
+	claims_free(&c);
+
+	char *err = NULL;
+	struct flag_rules *rs = parse("rule c\nwhy w\ncheck claims\n", &err);
+	free(err);
+	struct flag_list l;
+	flag_eval(rs, r, NULL, NULL, 0, &l);
+	ok(flag_list_find(&l, 2) && !flag_list_find(&l, 3) && !flag_list_find(&l, 0),
+	   "check claims: the contradicted claims are flagged, no other");
+	const struct flag_hit *h = flag_list_find(&l, 2);
+	has_str(h ? h->note : NULL, "measured 0.0893 at event 2", "the flag's note quotes the measurement");
+	flag_list_free(&l);
+	flag_rules_free(rs);
+	run_free(r);
+}
+
 /* contamination: fingerprints, run ids in text, listing or using. */
 static void test_contam_parts(void)
 {
@@ -945,6 +1022,7 @@ int main(void)
 	test_shipped();
 	test_physics();
 	test_taint();
+	test_claims();
 	test_contam_parts();
 	test_contam_rules();
 	test_growing();

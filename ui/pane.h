@@ -101,6 +101,8 @@ struct pane {
 
 extern const struct pane_ops pane_events_ops, pane_detail_ops, pane_compiler_ops, pane_timing_ops,
 	pane_artifact_ops, pane_lineage_ops, pane_gpu_ops, pane_annot_ops, pane_timeline_ops, pane_reasoning_ops;
+/* The claims ledger (src/claims.h); the replay's pane table lists it. */
+extern const struct pane_ops pane_claims_ops;
 
 /* The artifact pane p's quote label prompt (host ask 'Q') ended: Enter
  * with the label, Esc with NULL (the quote is dropped). */
