@@ -59,5 +59,20 @@ t "the timing pane says which results are tainted" 'wait_for s "event 10  tainte
 t "and not the ones after the restore" '! has "event 16  tainted" && ! has "event 37  tainted"'
 keys s q
 
+# ---- a link to one event: PATH@N, --event N --------------------------------------------
+start e "$kb" "$r07@30"
+t "RUN_DIR@30 opens the replay at event 30" 'wait_for e "event 30/33"'
+keys e q
+start f "$kb" --event 10 "$fl/taint.jsonl"
+t "--event 10 on a transcript opens at event 10" 'wait_for f "event 10/43"'
+keys f q
+start g "$kb" --event 999 "$fl/taint.jsonl"
+t "past the end: the last event" 'wait_for g "event 43/43"'
+keys g q
+"$kb" "$r07@x" > /dev/null 2> "$tmp/err"; rc=$?
+t "PATH@x: usage error 2, named" '[ $rc -eq 2 ] && grep -q "an event number from 1 after @, not .x." "$tmp/err"'
+"$kb" --event 0 "$r07" > /dev/null 2> "$tmp/err"; rc=$?
+t "--event 0: usage error 2" '[ $rc -eq 2 ] && grep -q "event number from 1" "$tmp/err"'
+
 echo "1..$n"
 exit $fail

@@ -180,6 +180,7 @@ struct browse {
 	size_t cmp_mark;           /* c: the run marked for comparison, index + 1; 0: none */
 	int pushed;                /* BROWSE_PUSHED_*: the view over it */
 	int open_only;             /* kbtui RUN_DIR: quit once its replays end */
+	size_t open_event;         /* kbtui RUN@N: the first replay opens at event N (from 1); 0: none */
 	struct sweepwatch *sweep;  /* a sweep directory's cells, polled (owned), NULL: no sweep */
 	struct watch_session *watching;  /* Enter on a running cell: its watch (owned while pushed) */
 };
@@ -797,6 +798,9 @@ static unsigned browse_open_at(struct browse *b, long sel)
 		return 0;
 	}
 	struct replay_opts o = { .tag = b->tag, .ds_run = i };
+	if (b->open_event && run->nev)  /* RUN@N: the first replay only */
+		o.ev = b->open_event - 1 < run->nev ? b->open_event - 1 : run->nev - 1;
+	b->open_event = 0;
 	b->pushed = BROWSE_PUSHED_REPLAY;
 	return view_push(&b->v, replay_view_new(run, b->ds->runs[i].meta.run_id ? b->ds->runs[i].meta.run_id
 	                                                                        : b->ds->runs[i].transcript, &o));
@@ -1185,6 +1189,7 @@ struct view *browse_new(struct dataset *ds, const struct tui_tagging *tg)
 	browse_sweep = b->sweep;
 	grid_set_sweep(b->sweep);
 	b->tag = tag_new(ds, tg ? tg->dir : NULL, tg ? tg->annotator : NULL, tg ? tg->blind : 0);
+	b->open_event = tg ? tg->event : 0;
 	b->order = xcalloc(ds->nruns + 1, sizeof *b->order);
 	b->details_wait = ds->details_left > 0;
 	browse_widths(b);

@@ -68,6 +68,7 @@ static const char main_options[] =
 	"  --annotator NAME  recorded as annotator in each annotation written\n"
 	"                  (default $KBTUI_ANNOTATOR)\n"
 	"  --blind         start in blind mode (models and harnesses hidden)\n"
+	"  --event N       open the run's replay at event N (also PATH@N)\n"
 	"  -h, --help      show this help and exit\n"
 	"  -V, --version   show the version and exit\n"
 	"\n"
@@ -109,7 +110,7 @@ const struct cmd_entry cmd_help_entry = {
 
 /* ---- the browser and the replay -------------------------------------- */
 
-enum { OPT_THEME = 256, OPT_NO_MOUSE, OPT_ANNOTATIONS, OPT_ANNOTATOR, OPT_BLIND };
+enum { OPT_THEME = 256, OPT_NO_MOUSE, OPT_ANNOTATIONS, OPT_ANNOTATOR, OPT_BLIND, OPT_EVENT };
 
 static const struct option main_opts[] = {
 	{"format", required_argument, NULL, 'f'},
@@ -118,6 +119,7 @@ static const struct option main_opts[] = {
 	{"annotations", required_argument, NULL, OPT_ANNOTATIONS},
 	{"annotator", required_argument, NULL, OPT_ANNOTATOR},
 	{"blind", no_argument, NULL, OPT_BLIND},
+	{"event", required_argument, NULL, OPT_EVENT},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, 'V'},
 	{NULL, 0, NULL, 0},
@@ -127,6 +129,7 @@ struct main_cli {
 	struct cmd_screen scr;  /* --format, --theme, --no-mouse */
 	struct tui_tagging tag; /* --annotations, --annotator, --blind */
 	const char *path;       /* NULL: the default dataset */
+	char *path_buf;         /* PATH of PATH@N (owned), NULL */
 };
 
 static int main_usage_error(const char *fmt, const char *arg)
@@ -138,6 +141,33 @@ static int main_usage_error(const char *fmt, const char *arg)
 }
 
 /* Returns -1 when parsing succeeded, else the exit status. */
+/* "123" -> 123; 0 for anything else (events count from 1). */
+static size_t main_event_number(const char *s)
+{
+	char *end;
+	if (!*s || *s < '0' || *s > '9')
+		return 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	return *end || v > (size_t)-1 / 2 ? 0 : (size_t)v;
+}
+
+/* PATH@N, a link to one event: the path without @N (kept in c->path_buf),
+ * N in c->tag.event. A path that exists as written is not split. -1: the
+ * part after @ is no event number. */
+static int main_split_event(struct main_cli *c)
+{
+	const char *at = strrchr(c->path, '@');
+	if (!at || util_is_file(c->path) || util_is_dir(c->path))
+		return 0;
+	size_t ev = main_event_number(at + 1);
+	if (!ev)
+		return -1;
+	c->path_buf = xstrndup(c->path, (size_t)(at - c->path));
+	c->path = c->path_buf;
+	c->tag.event = ev;
+	return 0;
+}
+
 static int main_parse(struct main_cli *c, int argc, char **argv)
 {
 	int ch;
@@ -152,6 +182,10 @@ static int main_parse(struct main_cli *c, int argc, char **argv)
 		case OPT_ANNOTATIONS: c->tag.dir = optarg; break;
 		case OPT_ANNOTATOR: c->tag.annotator = optarg; break;
 		case OPT_BLIND: c->tag.blind = 1; break;
+		case OPT_EVENT:
+			if (!(c->tag.event = main_event_number(optarg)))
+				return main_usage_error("--event takes an event number from 1, not '%s'", optarg);
+			break;
 		case 'h': main_usage(stdout); return CMD_OK;
 		case 'V': printf("kbtui %s\n", PACKAGE_VERSION); return CMD_OK;
 		case ':': return main_usage_error("option '%s' needs an argument", argv[optind - 1]);
@@ -161,6 +195,8 @@ static int main_parse(struct main_cli *c, int argc, char **argv)
 	if (argc - optind > 1)
 		return main_usage_error("one PATH at most, got '%s' too", argv[optind + 1]);
 	c->path = optind < argc ? argv[optind] : NULL;
+	if (c->path && main_split_event(c) < 0)
+		return main_usage_error("an event number from 1 after @, not '%s'", strrchr(c->path, '@') + 1);
 	if (c->scr.format && !parser_find(c->scr.format))
 		return main_usage_error("unknown format '%s' (kbtui formats lists them)", c->scr.format);
 	if (!c->tag.annotator)
@@ -195,7 +231,7 @@ static int main_browse(const char *dir, const struct tui_tagging *tg, long open)
 
 /* The replay of one transcript outside any dataset; a file that is no
  * transcript kbtui knows is an error here, not an empty replay. */
-static int main_replay(const char *file, const char *format)
+static int main_replay(const char *file, const char *format, size_t event)
 {
 	char *err = NULL;
 	struct run *r = parser_load_final(file, format ? parser_find(format) : NULL, &err);
@@ -209,7 +245,7 @@ static int main_replay(const char *file, const char *format)
 		cmd_report_run(r, stderr);
 		rc = CMD_BADINPUT;
 	} else {
-		rc = main_need_terminal() ? CMD_USAGE : tui_replay(r, file);
+		rc = main_need_terminal() ? CMD_USAGE : tui_replay_at(r, file, event ? event - 1 : 0);
 	}
 	run_free(r);
 	return rc;
@@ -251,7 +287,7 @@ static int main_tui(const struct main_cli *c, const char *argv0)
 		textsafe_fprintf(stderr, "kbtui: %s: not a dataset (no runs.jsonl or runs/) and no transcript in it\n", c->path);
 		return CMD_BADINPUT;
 	}
-	rc = main_replay(file, c->scr.format);
+	rc = main_replay(file, c->scr.format, c->tag.event);
 	free(file);
 	return rc;
 }
@@ -317,6 +353,7 @@ int main(int argc, char **argv)
 	int rc = main_parse(&c, argc, argv);
 	if (rc < 0)
 		rc = main_tui(&c, argv[0]);
+	free(c.path_buf);
 	if (cmd_write_failed(stdout, stderr) && rc == CMD_OK)
 		rc = CMD_BADINPUT;
 	return rc;
