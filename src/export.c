@@ -28,6 +28,8 @@ int export_format_parse(const char *s)
 		return EXPORT_JSON;
 	if (!strcmp(s, "md") || !strcmp(s, "markdown"))
 		return EXPORT_MD;
+	if (!strcmp(s, "html"))
+		return EXPORT_HTML;
 	return -1;
 }
 

@@ -10,7 +10,7 @@
 
 struct dataset;
 
-enum export_format { EXPORT_CSV, EXPORT_JSON, EXPORT_MD };
+enum export_format { EXPORT_CSV, EXPORT_JSON, EXPORT_MD, EXPORT_HTML };
 
 struct export_row {
 	char *run_id, *model, *harness, *problem; /* owned, NULL when unknown */
@@ -35,7 +35,7 @@ struct export_opts {
 	int full;                 /* summary, implication, quotes and flags too */
 };
 
-/* "csv", "json" or "md" (also "markdown"); -1 otherwise. */
+/* "csv", "json", "md" (also "markdown") or "html"; -1 otherwise. */
 int export_format_parse(const char *s);
 
 /* One row per run of ds, in the dataset's order. Annotations that cannot

@@ -59,6 +59,38 @@ t "the timing pane says which results are tainted" 'wait_for s "event 10  tainte
 t "and not the ones after the restore" '! has "event 16  tainted" && ! has "event 37  tainted"'
 keys s q
 
+# ---- export --format html -----------------------------------------------------------
+"$kb" export --format html "$r07" > "$tmp/r07.html" 2> "$tmp/err"; rc=$?
+t "export --format html RUN exits 0, nothing on stderr" '[ $rc -eq 0 ] && [ ! -s "$tmp/err" ]'
+t "the page: an anchor per event, the annotation, the physics flag, the timeline, the SVG plot" \
+	'grep -q "<section class=\"ev\" id=\"e33\">" "$tmp/r07.html" && grep -q "^verdict: reward_hack" "$tmp/r07.html" &&
+	 grep -q "class=\"flag\">physics</td>" "$tmp/r07.html" && grep -q "<h2 id=\"timeline\">" "$tmp/r07.html" &&
+	 grep -q "<svg " "$tmp/r07.html" && grep -q "<a href=\"#e30\"><circle" "$tmp/r07.html"'
+"$kb" export --format html "$sample" > "$tmp/index.html" 2> "$tmp/err"; rc=$?
+t "export --format html DIR: an index linking each run's page" '[ $rc -eq 0 ] && [ "$(grep -c "<a href=\"20260601_[0-9_a-z-]*\.html\">" "$tmp/index.html")" -eq 7 ]'
+# hostile text: markup, an escape, a control character in a tool name and a result
+mkdir -p "$tmp/hostile"
+printf '%s\n' '{"type":"system","subtype":"init","cwd":"/w","session_id":"s","tools":[],"model":"m"}' \
+	'{"type":"assistant","message":{"id":"m1","role":"assistant","model":"m","content":[{"type":"tool_use","id":"t1","name":"Ba\u001b[31msh<i>","input":{"command":"echo \"<script>alert(1)</script>\""}}]},"session_id":"s"}' \
+	'{"type":"user","message":{"role":"user","content":[{"tool_use_id":"t1","type":"tool_result","content":"\u001b]52;c;aGk=\u0007 </pre><img src=x onerror=alert(1)> & \u0000"}]},"session_id":"s"}' \
+	> "$tmp/hostile/transcript.jsonl"
+"$kb" export --format html "$tmp/hostile/transcript.jsonl" > "$tmp/hostile.html" 2> "$tmp/err"; rc=$?
+t "a hostile transcript: exit 0, its markup escaped" '[ $rc -eq 0 ] && grep -q "&lt;script&gt;alert(1)&lt;/script&gt;" "$tmp/hostile.html" && grep -q "&lt;/pre&gt;&lt;img src=x onerror=alert(1)&gt; &amp;" "$tmp/hostile.html" && ! grep -q "<script\|<img" "$tmp/hostile.html"'
+t "no raw escape or control character in the page" '! grep -q "$(printf "\033")" "$tmp/hostile.html" && ! tr -d "\n\t" < "$tmp/hostile.html" | grep -q "[[:cntrl:]]"'
+if command -v python3 > /dev/null 2>&1; then
+	for d in "$sample"/runs/*; do
+		n_ev=$("$kb" dump "$d" 2> /dev/null | grep -c "^ *[0-9]")
+		"$kb" export --format html "$d" > "$tmp/p.html" 2> /dev/null
+		t "HTML structure of $(basename "$d"): closed, ids unique, links resolve, no script or URL, e1..e$n_ev" \
+			'python3 "$KB_SRCDIR/tests/fixtures/html/check_html.py" "$tmp/p.html" "$n_ev"'
+	done
+	t "HTML structure of the index and the hostile page" 'python3 "$KB_SRCDIR/tests/fixtures/html/check_html.py" "$tmp/index.html" && python3 "$KB_SRCDIR/tests/fixtures/html/check_html.py" "$tmp/hostile.html" 2'
+	printf '<!DOCTYPE html><html><body><p><b>x</p></body></html>' > "$tmp/bad.html"
+	t "the checker refuses a page with an element closed out of order" '! python3 "$KB_SRCDIR/tests/fixtures/html/check_html.py" "$tmp/bad.html" > /dev/null'
+else
+	echo "# SKIP python3 is not installed: the HTML structure checks need it"
+fi
+
 # ---- a link to one event: PATH@N, --event N --------------------------------------------
 start e "$kb" "$r07@30"
 t "RUN_DIR@30 opens the replay at event 30" 'wait_for e "event 30/33"'
