@@ -306,6 +306,13 @@ void taint_update(struct taint *t, const struct run *cr, size_t from)
 	/* run_files builds the run's file versions on first use: a cache, not a change */
 	struct run *r = (struct run *)cr;
 	const struct ftrack *ft = run_files(r);
+	/* a new result decides whether its call's edit happened (a failed one
+	 * did not): the call is read again too */
+	for (size_t i = from; i < r->nev; i++) {
+		int c = r->ev[i].link;
+		if (r->ev[i].kind == EV_TOOL_RESULT && c >= 0 && (size_t)c < from)
+			from = (size_t)c;
+	}
 	if (from < t->nev && t->nev && from == t->nev - 1 && from < r->nev) {
 		/* the last event read again: the state before it, kept */
 		t->count -= t->by[from] >= 0;

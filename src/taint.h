@@ -17,9 +17,9 @@ struct taint;
  * when nothing was edited). Owned; free with taint_free. */
 struct taint *taint_build(const struct run *r);
 void taint_free(struct taint *t);
-/* The run grew (watch, live): events from `from` on are new or changed
- * (the last one read again is taken from a state kept before it; an
- * earlier from does all again). */
+/* The run grew (watch, live): events from `from` on are new or changed,
+ * with the calls their results answer (the last event read again is taken
+ * from a state kept before it; an earlier one does all again). */
 void taint_update(struct taint *t, const struct run *r, size_t from);
 /* The edit that taints measurement i (a tool result with a check or
  * benchmark line), -1 when i is no measurement or is clean. */

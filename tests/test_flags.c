@@ -581,6 +581,25 @@ static void test_taint(void)
 	free(note);
 	ok(taint_grader_path("/w/p/check.py") && !taint_grader_path("/w/p/my_check.py") &&
 	   !taint_grader_path("solution.py"), "taint_grader_path: by the name's last part");
+	/* grown a event at a time, the last one read again each time (as a
+	 * watch poll does): the same taint as built at once */
+	size_t all = r->nev;
+	struct taint *g = NULL;
+	int same = 1;
+	for (size_t k = 1; k <= all; k++) {
+		r->nev = k;
+		if (!g)
+			g = taint_build(r);
+		else
+			taint_update(g, r, k - 2);
+	}
+	r->nev = all;
+	for (size_t i = 0; i < all; i++)
+		same &= taint_at(g, i) == taint_at(t, i);
+	ok(same && taint_count(g) == taint_count(t), "taint_update: grown event by event, the same as built at once");
+	taint_update(g, r, 0);
+	ok(taint_count(g) == 3, "taint_update from 0: all again, the same three");
+	taint_free(g);
 	taint_free(t);
 
 	/* the shipped rule marks the same three */
