@@ -17,6 +17,7 @@
 #include "claims.h"
 #include "contam.h"
 #include "dataset.h"
+#include "evlink.h"
 #include "flagcheck.h"
 #include "flags.h"
 #include "follow.h"
@@ -631,6 +632,24 @@ static char *contam_source(const char *seed)
 	return sbuf_detach(&b);
 }
 
+/* evlink: RUN@N and its clipboard sequence. */
+static void test_evlink(void)
+{
+	char *r = evlink_ref("20260601_x", 122);
+	is_str(r, "20260601_x@123", "evlink_ref: the run id and the event from 1");
+	free(r);
+	static const char *const b64[][2] = { { "", "" }, { "f", "Zg==" }, { "fo", "Zm8=" }, { "foo", "Zm9v" },
+		{ "foobar", "Zm9vYmFy" } };
+	for (size_t i = 0; i < sizeof b64 / sizeof b64[0]; i++) {
+		char *e = evlink_base64(b64[i][0], strlen(b64[i][0]));
+		is_str(e, b64[i][1], "base64 of '%s' (RFC 4648)", b64[i][0]);
+		free(e);
+	}
+	char *seq = evlink_osc52("a\033b@1");
+	is_str(seq, "\033]52;c;YRtiQDE=\007", "OSC 52: the text base64-encoded, nothing of it raw");
+	free(seq);
+}
+
 /* claims: each kind against what was measured before it. */
 static void test_claims(void)
 {
@@ -1042,6 +1061,7 @@ int main(void)
 	test_physics();
 	test_taint();
 	test_claims();
+	test_evlink();
 	test_contam_parts();
 	test_contam_rules();
 	test_growing();
