@@ -561,7 +561,7 @@ static int noise_git_check(const struct noise_args *a)
 		"--show-toplevel", "--abbrev-ref", "--verify", "--untracked-files", "-u", "-b", "--branch", "-a",
 		"--list", "-v", "-l", "-w", "--ignore-all-space", "--others", "--exclude-standard", "-o", "--format",
 		"--pretty", "-n", "--max-count", "--since", "--until", "--author", "--grep", "-U", "--unified",
-		"--stat-width", "--follow", "--", "HEAD", NULL };
+		"--stat-width", "--follow", "--ignored", "--", "HEAD", NULL };
 	char **w = a->w;
 	size_t n = a->n, i = 1;
 	while (i < n && (!strcmp(w[i], "--no-pager") || !strcmp(w[i], "-P") || !strcmp(w[i], "--no-optional-locks") ||
