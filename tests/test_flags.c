@@ -21,6 +21,7 @@
 #include "flagcheck.h"
 #include "flags.h"
 #include "follow.h"
+#include "judge.h"
 #include "parser.h"
 #include "problem.h"
 #include "taint.h"
@@ -632,6 +633,31 @@ static char *contam_source(const char *seed)
 	return sbuf_detach(&b);
 }
 
+/* judge: the model's reply read back; quotes the run does not hold dropped. */
+static void test_judge_parse(void)
+{
+	struct run *r = run_new();
+	struct event *e = run_add(r, EV_TEXT, 1);
+	e->text = xstrdup("I will cache the output by the input's address.");
+	struct judge_result jr;
+	char *err = NULL;
+	is_int(judge_parse("```json\n{\"suggestions\": [{\"class\": \"output-cache\", \"quote\": \"cache the output\", "
+	                   "\"event\": 1, \"why\": \"w\"}, {\"class\": \"x\", \"quote\": \"not there\"}]}\n```", r, &jr, &err),
+	       0, "judge_parse: JSON inside a fence");
+	ok(jr.n == 1 && !strcmp(jr.s[0].cls, "output-cache") && jr.s[0].event == 1, "judge_parse: the quoted one kept, the invented one dropped");
+	char *js = judge_json(&jr, "r1", "m", 10, 2);
+	has_str(js, "\"status\":\t\"suggested\"", "judge_json: suggested, never a verdict");
+	free(js);
+	judge_result_free(&jr);
+	is_int(judge_parse("No JSON here.", r, &jr, &err), -1, "judge_parse: a reply without the object is refused");
+	has_str(err, "no {\"suggestions\"", "and says why");
+	free(err);
+	char *p = judge_prompt(r, "r1");
+	has_str(p, "[1] agent: I will cache the output", "judge_prompt: the events, numbered from 1");
+	free(p);
+	run_free(r);
+}
+
 /* evlink: RUN@N and its clipboard sequence. */
 static void test_evlink(void)
 {
@@ -1062,6 +1088,7 @@ int main(void)
 	test_taint();
 	test_claims();
 	test_evlink();
+	test_judge_parse();
 	test_contam_parts();
 	test_contam_rules();
 	test_growing();

@@ -91,6 +91,31 @@ else
 	echo "# SKIP python3 is not installed: the HTML structure checks need it"
 fi
 
+# ---- kbtui judge against the scripted model server ------------------------------------
+"$kb" judge --dry-run "$r07" > "$tmp/prompt" 2> "$tmp/err"; rc=$?
+t "judge --dry-run: the condensed run, nothing sent, its size said before" '[ $rc -eq 0 ] && grep -q "^\[30\] result: PASS" "$tmp/prompt" && grep -q "auto-flag at event 30: physics" "$tmp/prompt" && grep -q "about [0-9]* tokens to send (--dry-run: nothing sent)" "$tmp/err"'
+fakellm="$KB_BUILDDIR/tests/fakellm"
+if [ -x "$fakellm" ]; then
+	reply='{"suggestions": [{"class": "output-cache", "quote": "memoises", "event": 32, "why": "forward() is memoised."}, {"class": "grader-edit", "quote": "an invented line", "event": 3, "why": "made up"}]}'
+	printf '%s\n' "$(printf '%s' "$reply" | python3 -c 'import json,sys; print(json.dumps({"text": sys.stdin.read(), "prompt_tokens": 2500, "completion_tokens": 60}))' 2> /dev/null)" > "$tmp/judge.ndjson"
+	"$fakellm" --script "$tmp/judge.ndjson" --log "$tmp/judge.log" --timeout 60 > "$tmp/judge.port" 2> "$tmp/judge.err" &
+	jpid=$!
+	port=""; i=0
+	while [ $i -lt 100 ] && [ -z "$port" ]; do
+		port=$(sed -n 's/^port=//p' "$tmp/judge.port"); [ -n "$port" ] || sleep 0.1; i=$((i + 1))
+	done
+	mkdir -p "$tmp/jrun"
+	cp "$r07/transcript.jsonl" "$r07/result.json" "$tmp/jrun/"
+	OPENAI_API_KEY=sk-test-judge "$kb" judge --model fake-judge --base-url "http://127.0.0.1:$port/v1" "$tmp/jrun" > "$tmp/out" 2> "$tmp/err"; rc=$?
+	kill $jpid 2> /dev/null
+	t "judge: exit 0, the suggestion with its quote, the invented quote dropped" '[ $rc -eq 0 ] && grep -q "^suggested (fake-judge): output-cache at event 32: \"memoises\" forward() is memoised\.$" "$tmp/out" && ! grep -q "invented" "$tmp/out"'
+	t "judge: tokens said after, the file named" 'grep -q "tokens in 2500 out 60" "$tmp/err" && grep -q "1 suggestion kept in $tmp/jrun/suggested.json" "$tmp/err"'
+	t "judge: kept as suggested, with the model, never as a verdict" 'grep -q "\"status\":[[:space:]]*\"suggested\"" "$tmp/jrun/suggested.json" && grep -q "\"model\":[[:space:]]*\"fake-judge\"" "$tmp/jrun/suggested.json" && ! grep -q verdict "$tmp/jrun/suggested.json"'
+	t "judge without a key: exit 1, named" 'env -u OPENAI_API_KEY "$kb" judge --model m "$tmp/jrun" > /dev/null 2> "$tmp/err"; [ $? -eq 1 ] && grep -q "no API key: set OPENAI_API_KEY" "$tmp/err"'
+else
+	echo "# SKIP tests/fakellm is not built: no judge test against the scripted server"
+fi
+
 # ---- a link to one event: PATH@N, --event N --------------------------------------------
 start e "$kb" "$r07@30"
 t "RUN_DIR@30 opens the replay at event 30" 'wait_for e "event 30/33"'

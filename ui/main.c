@@ -33,6 +33,7 @@
 	X(keys) \
 	X(compare) \
 	X(flags) \
+	X(judge) \
 	X(search) \
 	X(fetch) \
 	X(eval) \

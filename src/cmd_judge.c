@@ -1,0 +1,180 @@
+/* cmd_judge.c: `kbtui judge`: a run sent to a model that proposes
+ * suspected hack classes with quotes; kept as suggested flags. */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "annot.h"
+#include "cmd.h"
+#include "dataset.h"
+#include "judge.h"
+#include "llm.h"
+#include "parser.h"
+#include "run.h"
+#include "textsafe.h"
+#include "util.h"
+
+extern const struct cmd_entry cmd_judge_entry;
+
+/* The suggestions on out, one a line, made safe. */
+static void cmd_judge_print(const struct judge_result *jr, const char *model, FILE *out)
+{
+	for (size_t i = 0; i < jr->n; i++) {
+		const struct judge_suggestion *s = &jr->s[i];
+		char *c = textsafe(s->cls, strlen(s->cls), 0), *q = textsafe(s->quote, strlen(s->quote), 0);
+		char *w = textsafe(s->why, strlen(s->why), 0), *m = textsafe(model, strlen(model), 0);
+		if (s->event)
+			fprintf(out, "suggested (%s): %s at event %ld: \"%s\" %s\n", m, c, s->event, q, w);
+		else
+			fprintf(out, "suggested (%s): %s: \"%s\" %s\n", m, c, q, w);
+		free(c);
+		free(q);
+		free(w);
+		free(m);
+	}
+	if (!jr->n)
+		fprintf(out, "no suggestion\n");
+}
+
+/* Asks the model; 0 with the reply in r (free it), or -1 with the reason on err. */
+static int cmd_judge_ask(struct llm_opts *o, const char *prompt, struct llm_reply *r, FILE *err)
+{
+	cJSON *conv = llm_conv_new();
+	llm_conv_user(conv, prompt);
+	llm_chat(o, conv, r);
+	cJSON_Delete(conv);
+	if (r->status == LLM_OK)
+		return 0;
+	char *why = llm_scrub(xstrdup(r->error ? r->error : "the model did not answer"), o->api_key);
+	textsafe_fprintf(err, "kbtui judge: %s\n", why);
+	free(why);
+	return -1;
+}
+
+int cmd_judge(int argc, char **argv, const char *argv0, FILE *out, FILE *err)
+{
+	enum { O_MODEL = 256, O_PROVIDER, O_BASE_URL, O_OUT, O_DRY };
+	static const struct option opts[] = {
+		{"model", required_argument, NULL, O_MODEL},
+		{"provider", required_argument, NULL, O_PROVIDER},
+		{"base-url", required_argument, NULL, O_BASE_URL},
+		{"out", required_argument, NULL, O_OUT},
+		{"dry-run", no_argument, NULL, O_DRY},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct llm_opts o = { .provider = LLM_OPENAI, .max_tokens = 4096 };
+	const char *provider = "openai", *outpath = NULL;
+	int ch, dry = 0;
+	optind = 0;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		switch (ch) {
+		case O_MODEL: o.model = optarg; break;
+		case O_PROVIDER: provider = optarg; break;
+		case O_BASE_URL: o.base_url = optarg; break;
+		case O_OUT: outpath = optarg; break;
+		case O_DRY: dry = 1; break;
+		case 'h': cmd_help(&cmd_judge_entry, out); return CMD_OK;
+		case ':': return cmd_usage_error(err, "judge", "option '%s' needs an argument", argv[optind - 1]);
+		default: return cmd_usage_error(err, "judge", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (argc - optind != 1)
+		return cmd_usage_error(err, "judge", "%s", "takes one RUN");
+	if (!o.model && !dry)
+		return cmd_usage_error(err, "judge", "%s", "needs --model MODEL");
+	if (llm_provider_parse(provider, &o.provider) < 0)
+		return cmd_usage_error(err, "judge", "--provider is openai or anthropic, not '%s'", provider);
+	if (!o.base_url)
+		o.base_url = llm_env_base_url(o.provider);
+	struct cmd_run cr;
+	if (cmd_run_resolve(argv[optind], NULL, argv0, &cr, err) < 0)
+		return CMD_BADINPUT;
+	char *e = NULL;
+	struct run *r = !cr.transcript ? NULL : cr.ds ? dataset_load(cr.ds, (size_t)cr.idx)
+	                                              : parser_load_final(cr.transcript, NULL, &e);
+	if (!r) {
+		textsafe_fprintf(err, "kbtui judge: %s: %s\n", cr.name, e ? e : "cannot load this run");
+		free(e);
+		cmd_run_free(&cr);
+		return CMD_BADINPUT;
+	}
+	int rc = CMD_OK;
+	char *prompt = judge_prompt(r, cr.name);
+	/* before: what is about to be sent (about 4 characters a token) */
+	fprintf(err, "kbtui judge: %zu characters, about %zu tokens to send%s\n", strlen(prompt), strlen(prompt) / 4,
+	        dry ? " (--dry-run: nothing sent)" : "");
+	if (dry) {
+		textsafe_fputs(out, prompt, TS_KEEP_NL | TS_KEEP_TAB);
+	} else if (!llm_env_key(o.provider)) {
+		fprintf(err, "kbtui judge: no API key: set %s\n", o.provider == LLM_ANTHROPIC ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY");
+		rc = CMD_BADINPUT;
+	} else {
+		o.api_key = llm_env_key(o.provider);
+		struct llm_reply reply;
+		struct judge_result jr;
+		if (cmd_judge_ask(&o, prompt, &reply, err) < 0) {
+			rc = CMD_BADINPUT;
+		} else if (judge_parse(reply.text.s, r, &jr, &e) < 0) {
+			textsafe_fprintf(err, "kbtui judge: %s\n", e);
+			free(e);
+			rc = CMD_BADINPUT;
+		} else {
+			fprintf(err, "kbtui judge: tokens in %lld out %lld\n", reply.tok_in, reply.tok_out);
+			cmd_judge_print(&jr, o.model, out);
+			/* kept beside the transcript, never in the annotation: a suggestion is no verdict */
+			char *dir = xstrdup(cr.transcript), *slash = strrchr(dir, '/');
+			if (slash)
+				*slash = '\0';
+			char *path = outpath ? xstrdup(outpath) : slash ? util_path_join(dir, "suggested.json")
+			                                                : xstrdup("suggested.json");
+			char *js = judge_json(&jr, cr.name, o.model, reply.tok_in, reply.tok_out);
+			if (annot_replace(path, js, strlen(js), &e) < 0) {
+				textsafe_fprintf(err, "kbtui judge: %s\n", e);
+				free(e);
+				rc = CMD_BADINPUT;
+			} else {
+				textsafe_fprintf(err, "kbtui judge: %zu suggestion%s kept in %s\n", jr.n, jr.n == 1 ? "" : "s", path);
+			}
+			free(js);
+			free(path);
+			free(dir);
+			judge_result_free(&jr);
+		}
+		llm_reply_free(&reply);
+	}
+	free(prompt);
+	if (!cr.ds)
+		run_free(r);
+	cmd_run_free(&cr);
+	return rc;
+}
+
+static int cmd_judge_exec(int argc, char **argv, const struct cmd_ctx *ctx)
+{
+	return cmd_judge(argc, argv, ctx->argv0, ctx->out, ctx->err);
+}
+
+const struct cmd_entry cmd_judge_entry = {
+	.name = "judge",
+	.usage = "--model MODEL [--provider openai|anthropic] [--base-url URL] [--out FILE] [--dry-run] RUN",
+	.summary = "an LLM judge proposes suspected hack classes with quotes (suggestions, never verdicts)",
+	.help = "RUN, condensed (the task, each tool call with its result cut, the diffs of the\n"
+	        "grading files and the solution, the auto-flags), is sent to MODEL, which names\n"
+	        "suspected hack classes, each with a quote copied from the run. A suggestion\n"
+	        "whose quote is not in the run is dropped. They are printed and kept as\n"
+	        "suggested flags in suggested.json beside the transcript, never as a verdict.\n"
+	        "Keys from OPENAI_API_KEY / ANTHROPIC_API_KEY, as kbtui live.\n"
+	        "  --model MODEL   the model (required unless --dry-run)\n"
+	        "  --provider P    openai (Chat Completions, default) or anthropic (Messages)\n"
+	        "  --base-url URL  the endpoint (default $OPENAI_BASE_URL / $ANTHROPIC_BASE_URL,\n"
+	        "                  else the provider's)\n"
+	        "  --out FILE      keep the suggestions there instead\n"
+	        "  --dry-run       print what would be sent, send nothing\n",
+	.exec = cmd_judge_exec,
+};
