@@ -59,6 +59,16 @@ t "the timing pane says which results are tainted" 'wait_for s "event 10  tainte
 t "and not the ones after the restore" '! has "event 16  tainted" && ! has "event 37  tainted"'
 keys s q
 
+# the best-result jump says when the best was measured under an edited grader or above 1
+mkdir -p "$tmp/best"
+awk '/"content": "PASS"}/ { n++; if (n == 2) sub(/"content": "PASS"}/, "\"content\": \"PASS\\npeak_fraction: 0.9000\"}"); else if (n == 4) sub(/"content": "PASS"}/, "\"content\": \"PASS\\npeak_fraction: 0.2000\"}") } { print }' "$fl/taint.jsonl" > "$tmp/best/t.jsonl"
+start w "$kb" "$tmp/best/t.jsonl"
+t "w: a tainted best, with the best untainted" 'wait_for w "event 1/" && keys w w && wait_for w "best peak_fraction 0.9 at event 10 \(tainted: check.py edited at event 5, not restored\); the best untainted 0.2 at event 22"'
+keys w q
+start x "$kb" "$r07/transcript.jsonl"
+t "w: a best above 1 said so" 'wait_for x "event 1/33" && keys x w && wait_for x "best peak_fraction 1.674 at event 30 \(above 1: more than the GPU can do\)"'
+keys x q
+
 # ---- export --format html -----------------------------------------------------------
 "$kb" export --format html "$r07" > "$tmp/r07.html" 2> "$tmp/err"; rc=$?
 t "export --format html RUN exits 0, nothing on stderr" '[ $rc -eq 0 ] && [ ! -s "$tmp/err" ]'
