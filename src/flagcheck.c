@@ -187,10 +187,51 @@ static double fc_result_peak(const struct run *r)
 	return v;
 }
 
+/* The rooflines found, by problem and problems folder: a dataset's runs
+ * share a few, and the table is read once for each (per process). */
+struct fc_roof_memo {
+	char *problem, *dir;
+	int ok;
+	struct flagcheck_roof roof;
+};
+static struct fc_roof_memo *fc_roofs;
+static size_t fc_nroofs;
+
+static int fc_same(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+static char *fc_dup(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+/* The roof of problem under dir, copied into out (owned by out). */
+static int fc_roof_cached(const char *problem, const char *dir, struct flagcheck_roof *out)
+{
+	size_t k = 0;
+	while (k < fc_nroofs && !(fc_same(fc_roofs[k].problem, problem) && fc_same(fc_roofs[k].dir, dir)))
+		k++;
+	if (k == fc_nroofs) {
+		fc_roofs = xrealloc(fc_roofs, (fc_nroofs + 1) * sizeof *fc_roofs);
+		struct fc_roof_memo *m = &fc_roofs[fc_nroofs++];
+		m->problem = fc_dup(problem);
+		m->dir = fc_dup(dir);
+		m->ok = flagcheck_roof(problem, dir, &m->roof) == 0;
+	}
+	const struct fc_roof_memo *m = &fc_roofs[k];
+	*out = m->roof;
+	out->gpu = fc_dup(m->roof.gpu);
+	out->table = fc_dup(m->roof.table);
+	out->tflops_key = fc_dup(m->roof.tflops_key);
+	return m->ok ? 0 : -1;
+}
+
 static void *fc_phys_prep(const struct run *r, const char *problem, const char *problems_dir)
 {
 	struct fc_phys *s = xcalloc(1, sizeof *s);
-	s->have_roof = flagcheck_roof(problem, problems_dir, &s->roof) == 0;
+	s->have_roof = fc_roof_cached(problem, problems_dir, &s->roof) == 0;
 	s->result_peak = fc_result_peak(r);
 	s->result_ev = -1;
 	if (s->result_peak > 1 + FLAGCHECK_MARGIN) {
