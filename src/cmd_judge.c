@@ -55,6 +55,92 @@ static int cmd_judge_ask(struct llm_opts *o, const char *prompt, struct llm_repl
 	return -1;
 }
 
+/* One run judged: the prompt's size said, sent (unless dry), the
+ * suggestions printed and kept beside transcript (or at outpath). */
+static int cmd_judge_run(struct llm_opts *o, struct run *r, const char *name, const char *transcript,
+                         const char *outpath, int dry, FILE *out, FILE *err)
+{
+	char *e = NULL;
+	int rc = CMD_OK;
+	char *prompt = judge_prompt(r, name);
+	/* before: what is about to be sent (about 4 characters a token) */
+	fprintf(err, "kbtui judge: %zu characters, about %zu tokens to send%s\n", strlen(prompt), strlen(prompt) / 4,
+	        dry ? " (--dry-run: nothing sent)" : "");
+	if (dry) {
+		textsafe_fputs(out, prompt, TS_KEEP_NL | TS_KEEP_TAB);
+	} else if (!llm_env_key(o->provider)) {
+		fprintf(err, "kbtui judge: no API key: set %s\n", o->provider == LLM_ANTHROPIC ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY");
+		rc = CMD_BADINPUT;
+	} else {
+		o->api_key = llm_env_key(o->provider);
+		struct llm_reply reply;
+		struct judge_result jr;
+		if (cmd_judge_ask(o, prompt, &reply, err) < 0) {
+			rc = CMD_BADINPUT;
+		} else if (judge_parse(reply.text.s, r, &jr, &e) < 0) {
+			textsafe_fprintf(err, "kbtui judge: %s\n", e);
+			free(e);
+			rc = CMD_BADINPUT;
+		} else {
+			fprintf(err, "kbtui judge: tokens in %lld out %lld\n", reply.tok_in, reply.tok_out);
+			cmd_judge_print(&jr, o->model, out);
+			/* kept beside the transcript, never in the annotation: a suggestion is no verdict */
+			char *dir = xstrdup(transcript), *slash = strrchr(dir, '/');
+			if (slash)
+				*slash = '\0';
+			char *path = outpath ? xstrdup(outpath) : slash ? util_path_join(dir, "suggested.json")
+			                                                : xstrdup("suggested.json");
+			char *js = judge_json(&jr, name, o->model, reply.tok_in, reply.tok_out);
+			if (annot_replace(path, js, strlen(js), &e) < 0) {
+				textsafe_fprintf(err, "kbtui judge: %s\n", e);
+				free(e);
+				rc = CMD_BADINPUT;
+			} else {
+				textsafe_fprintf(err, "kbtui judge: %zu suggestion%s kept in %s\n", jr.n, jr.n == 1 ? "" : "s", path);
+			}
+			free(js);
+			free(path);
+			free(dir);
+			judge_result_free(&jr);
+		}
+		llm_reply_free(&reply);
+	}
+	free(prompt);
+	return rc;
+}
+
+/* Every run of a dataset with a transcript, one at a time. */
+static int cmd_judge_dataset(struct llm_opts *o, const char *dir, int dry, FILE *out, FILE *err)
+{
+	char *e = NULL;
+	struct dataset *ds = dataset_open(dir, &e);
+	if (!ds) {
+		textsafe_fprintf(err, "kbtui judge: %s\n", e);
+		free(e);
+		return CMD_BADINPUT;
+	}
+	int rc = CMD_OK;
+	for (size_t i = 0; i < ds->nruns; i++) {
+		struct ds_run *d = &ds->runs[i];
+		if (!d->transcript)
+			continue;
+		struct run *r = dataset_load(ds, i);
+		if (!r) {
+			textsafe_fprintf(err, "kbtui judge: %s\n", d->load_error ? d->load_error : d->transcript);
+			rc = CMD_BADINPUT;
+			continue;
+		}
+		const char *name = d->meta.run_id ? d->meta.run_id : d->transcript;
+		textsafe_fprintf(out, "== %s\n", name);
+		if (cmd_judge_run(o, r, name, d->transcript, NULL, dry, out, err) != CMD_OK)
+			rc = CMD_BADINPUT;
+		run_free(r);  /* one run in memory at a time */
+		d->run = NULL;
+	}
+	dataset_free(ds);
+	return rc;
+}
+
 int cmd_judge(int argc, char **argv, const char *argv0, FILE *out, FILE *err)
 {
 	enum { O_MODEL = 256, O_PROVIDER, O_BASE_URL, O_OUT, O_DRY };
@@ -85,13 +171,18 @@ int cmd_judge(int argc, char **argv, const char *argv0, FILE *out, FILE *err)
 		}
 	}
 	if (argc - optind != 1)
-		return cmd_usage_error(err, "judge", "%s", "takes one RUN");
+		return cmd_usage_error(err, "judge", "%s", "takes one RUN or DIR");
 	if (!o.model && !dry)
 		return cmd_usage_error(err, "judge", "%s", "needs --model MODEL");
 	if (llm_provider_parse(provider, &o.provider) < 0)
 		return cmd_usage_error(err, "judge", "--provider is openai or anthropic, not '%s'", provider);
 	if (!o.base_url)
 		o.base_url = llm_env_base_url(o.provider);
+	if (cmd_is_dataset(argv[optind])) {
+		if (outpath)
+			return cmd_usage_error(err, "judge", "%s", "--out is for one RUN: a dataset's runs keep theirs beside each transcript");
+		return cmd_judge_dataset(&o, argv[optind], dry, out, err);
+	}
 	struct cmd_run cr;
 	if (cmd_run_resolve(argv[optind], NULL, argv0, &cr, err) < 0)
 		return CMD_BADINPUT;
@@ -104,51 +195,7 @@ int cmd_judge(int argc, char **argv, const char *argv0, FILE *out, FILE *err)
 		cmd_run_free(&cr);
 		return CMD_BADINPUT;
 	}
-	int rc = CMD_OK;
-	char *prompt = judge_prompt(r, cr.name);
-	/* before: what is about to be sent (about 4 characters a token) */
-	fprintf(err, "kbtui judge: %zu characters, about %zu tokens to send%s\n", strlen(prompt), strlen(prompt) / 4,
-	        dry ? " (--dry-run: nothing sent)" : "");
-	if (dry) {
-		textsafe_fputs(out, prompt, TS_KEEP_NL | TS_KEEP_TAB);
-	} else if (!llm_env_key(o.provider)) {
-		fprintf(err, "kbtui judge: no API key: set %s\n", o.provider == LLM_ANTHROPIC ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY");
-		rc = CMD_BADINPUT;
-	} else {
-		o.api_key = llm_env_key(o.provider);
-		struct llm_reply reply;
-		struct judge_result jr;
-		if (cmd_judge_ask(&o, prompt, &reply, err) < 0) {
-			rc = CMD_BADINPUT;
-		} else if (judge_parse(reply.text.s, r, &jr, &e) < 0) {
-			textsafe_fprintf(err, "kbtui judge: %s\n", e);
-			free(e);
-			rc = CMD_BADINPUT;
-		} else {
-			fprintf(err, "kbtui judge: tokens in %lld out %lld\n", reply.tok_in, reply.tok_out);
-			cmd_judge_print(&jr, o.model, out);
-			/* kept beside the transcript, never in the annotation: a suggestion is no verdict */
-			char *dir = xstrdup(cr.transcript), *slash = strrchr(dir, '/');
-			if (slash)
-				*slash = '\0';
-			char *path = outpath ? xstrdup(outpath) : slash ? util_path_join(dir, "suggested.json")
-			                                                : xstrdup("suggested.json");
-			char *js = judge_json(&jr, cr.name, o.model, reply.tok_in, reply.tok_out);
-			if (annot_replace(path, js, strlen(js), &e) < 0) {
-				textsafe_fprintf(err, "kbtui judge: %s\n", e);
-				free(e);
-				rc = CMD_BADINPUT;
-			} else {
-				textsafe_fprintf(err, "kbtui judge: %zu suggestion%s kept in %s\n", jr.n, jr.n == 1 ? "" : "s", path);
-			}
-			free(js);
-			free(path);
-			free(dir);
-			judge_result_free(&jr);
-		}
-		llm_reply_free(&reply);
-	}
-	free(prompt);
+	int rc = cmd_judge_run(&o, r, cr.name, cr.transcript, outpath, dry, out, err);
 	if (!cr.ds)
 		run_free(r);
 	cmd_run_free(&cr);
@@ -162,13 +209,14 @@ static int cmd_judge_exec(int argc, char **argv, const struct cmd_ctx *ctx)
 
 const struct cmd_entry cmd_judge_entry = {
 	.name = "judge",
-	.usage = "--model MODEL [--provider openai|anthropic] [--base-url URL] [--out FILE] [--dry-run] RUN",
+	.usage = "--model MODEL [--provider openai|anthropic] [--base-url URL] [--out FILE] [--dry-run] RUN|DIR",
 	.summary = "an LLM judge proposes suspected hack classes with quotes (suggestions, never verdicts)",
 	.help = "RUN, condensed (the task, each tool call with its result cut, the diffs of the\n"
 	        "grading files and the solution, the auto-flags), is sent to MODEL, which names\n"
 	        "suspected hack classes, each with a quote copied from the run. A suggestion\n"
 	        "whose quote is not in the run is dropped. They are printed and kept as\n"
 	        "suggested flags in suggested.json beside the transcript, never as a verdict.\n"
+	        "DIR: each run of the dataset in turn, each kept beside its transcript.\n"
 	        "Keys from OPENAI_API_KEY / ANTHROPIC_API_KEY, as kbtui live.\n"
 	        "  --model MODEL   the model (required unless --dry-run)\n"
 	        "  --provider P    openai (Chat Completions, default) or anthropic (Messages)\n"

@@ -104,6 +104,10 @@ fi
 # ---- kbtui judge against the scripted model server ------------------------------------
 "$kb" judge --dry-run "$r07" > "$tmp/prompt" 2> "$tmp/err"; rc=$?
 t "judge --dry-run: the condensed run, nothing sent, its size said before" '[ $rc -eq 0 ] && grep -q "^\[30\] result: PASS" "$tmp/prompt" && grep -q "auto-flag at event 30: physics" "$tmp/prompt" && grep -q "about [0-9]* tokens to send (--dry-run: nothing sent)" "$tmp/err"'
+"$kb" judge --dry-run "$sample" > "$tmp/prompts" 2> "$tmp/err"; rc=$?
+t "judge --dry-run DIR: each run in turn" '[ $rc -eq 0 ] && [ "$(grep -c "^== 20260601_" "$tmp/prompts")" -eq 7 ] && [ "$(grep -c "tokens to send" "$tmp/err")" -eq 7 ]'
+"$kb" judge --dry-run --out x.json "$sample" > /dev/null 2> "$tmp/err"; rc=$?
+t "judge DIR --out: usage error 2" '[ $rc -eq 2 ] && grep -q "is for one RUN" "$tmp/err"'
 fakellm="$KB_BUILDDIR/tests/fakellm"
 if [ -x "$fakellm" ]; then
 	reply='{"suggestions": [{"class": "output-cache", "quote": "memoises", "event": 32, "why": "forward() is memoised."}, {"class": "grader-edit", "quote": "an invented line", "event": 3, "why": "made up"}]}'
