@@ -486,8 +486,8 @@ static int fc_use_event(void *st, const struct run *r, size_t i, struct flag_hit
 		hit->other = xstrdup(s->other);
 		hit->overlap = s->overlap;
 		hit->note = xasprintf("the solution shares %.0f%% of its fingerprints (%zu; k=%d tokens, window %d) with "
-		                      "earlier run %s's solution", s->overlap * 100, s->shared, CONTAM_K, CONTAM_W,
-		                      s->other);
+		                      "earlier run %s's solution (kbtui compare %s %s shows both)", s->overlap * 100,
+		                      s->shared, CONTAM_K, CONTAM_W, s->other, s->id ? s->id : "RUN", s->other);
 		return 1;
 	}
 	return e->kind == EV_TOOL_CALL && fc_contam_call(s, r, i, 1, hit);
