@@ -95,6 +95,12 @@ if command -v python3 > /dev/null 2>&1; then
 			'python3 "$KB_SRCDIR/tests/fixtures/html/check_html.py" "$tmp/p.html" "$n_ev"'
 	done
 	t "HTML structure of the index and the hostile page" 'python3 "$KB_SRCDIR/tests/fixtures/html/check_html.py" "$tmp/index.html" && python3 "$KB_SRCDIR/tests/fixtures/html/check_html.py" "$tmp/hostile.html" 2'
+	for d in "$KB_SRCDIR"/tests/fixtures/kbh/runs/*; do
+		"$kb" export --format html "$d" > "$tmp/p.html" 2> /dev/null || echo "export failed: $d" > "$tmp/p.html"
+		t "HTML structure of the real run $(basename "$d")" 'python3 "$KB_SRCDIR/tests/fixtures/html/check_html.py" "$tmp/p.html"'
+	done
+	printf '<!DOCTYPE html><html><head><style>a{background:url(http://x/y)}</style></head><body><a href="https://e.com">x</a></body></html>' > "$tmp/fetch.html"
+	t "the checker refuses a page that fetches" '[ "$(python3 "$KB_SRCDIR/tests/fixtures/html/check_html.py" "$tmp/fetch.html" | wc -l)" -eq 2 ]'
 	printf '<!DOCTYPE html><html><body><p><b>x</p></body></html>' > "$tmp/bad.html"
 	t "the checker refuses a page with an element closed out of order" '! python3 "$KB_SRCDIR/tests/fixtures/html/check_html.py" "$tmp/bad.html" > /dev/null'
 else
