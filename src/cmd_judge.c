@@ -109,6 +109,62 @@ static int cmd_judge_run(struct llm_opts *o, struct run *r, const char *name, co
 	return rc;
 }
 
+/* --accept / --reject N: an annotator's decision on suggestion N of a
+ * run's suggested.json, with who decided ($KBTUI_ANNOTATOR); the
+ * suggestion stays, its status changes. */
+static int cmd_judge_decide(const char *arg, const char *argv0, const char *outpath, size_t which, int accept,
+                            FILE *out, FILE *err)
+{
+	struct cmd_run cr;
+	if (!outpath && cmd_run_resolve(arg, NULL, argv0, &cr, err) < 0)
+		return CMD_BADINPUT;
+	char *path = NULL;
+	if (outpath) {
+		path = xstrdup(outpath);
+	} else {
+		char *dir = xstrdup(cr.transcript ? cr.transcript : "."), *slash = strrchr(dir, '/');
+		if (slash)
+			*slash = '\0';
+		path = slash ? util_path_join(dir, "suggested.json") : xstrdup("suggested.json");
+		free(dir);
+		cmd_run_free(&cr);
+	}
+	size_t len;
+	char *text = util_read_file(path, &len), *e = NULL;
+	cJSON *doc = text ? cJSON_ParseWithLength(text, len) : NULL;
+	cJSON *list = doc ? cJSON_GetObjectItemCaseSensitive(doc, "suggestions") : NULL;
+	cJSON *s = cJSON_IsArray(list) ? cJSON_GetArrayItem(list, (int)which - 1) : NULL;
+	int rc = CMD_OK;
+	if (!s) {
+		textsafe_fprintf(err, "kbtui judge: %s: %s\n", path, !text ? "cannot read it (kbtui judge writes it)"
+		                                                  : !doc ? "not JSON" : "no such suggestion");
+		rc = CMD_BADINPUT;
+	} else {
+		const char *who = getenv("KBTUI_ANNOTATOR");
+		cJSON_DeleteItemFromObjectCaseSensitive(s, "status");
+		cJSON_AddStringToObject(s, "status", accept > 0 ? "accepted" : "rejected");
+		cJSON_DeleteItemFromObjectCaseSensitive(s, "decided_by");
+		if (who && *who)
+			cJSON_AddStringToObject(s, "decided_by", who);
+		char *js = cJSON_Print(doc);
+		if (annot_replace(path, js, strlen(js), &e) < 0) {
+			textsafe_fprintf(err, "kbtui judge: %s\n", e);
+			free(e);
+			rc = CMD_BADINPUT;
+		} else {
+			const cJSON *c = cJSON_GetObjectItemCaseSensitive(s, "class");
+			char *cls = cJSON_IsString(c) ? textsafe(c->valuestring, strlen(c->valuestring), 0) : xstrdup("?");
+			fprintf(out, "suggestion %zu (%s) %s\n", which, cls, accept > 0 ? "accepted" : "rejected");
+			free(cls);
+		}
+		cJSON_free(js);
+	}
+	cJSON_Delete(doc);
+	free(text);
+	free(path);
+	return rc;
+}
+
 /* Every run of a dataset with a transcript, one at a time. */
 static int cmd_judge_dataset(struct llm_opts *o, const char *dir, int dry, FILE *out, FILE *err)
 {
@@ -143,8 +199,10 @@ static int cmd_judge_dataset(struct llm_opts *o, const char *dir, int dry, FILE 
 
 int cmd_judge(int argc, char **argv, const char *argv0, FILE *out, FILE *err)
 {
-	enum { O_MODEL = 256, O_PROVIDER, O_BASE_URL, O_OUT, O_DRY };
+	enum { O_MODEL = 256, O_PROVIDER, O_BASE_URL, O_OUT, O_DRY, O_ACCEPT, O_REJECT };
 	static const struct option opts[] = {
+		{"accept", required_argument, NULL, O_ACCEPT},
+		{"reject", required_argument, NULL, O_REJECT},
 		{"model", required_argument, NULL, O_MODEL},
 		{"provider", required_argument, NULL, O_PROVIDER},
 		{"base-url", required_argument, NULL, O_BASE_URL},
@@ -155,7 +213,8 @@ int cmd_judge(int argc, char **argv, const char *argv0, FILE *out, FILE *err)
 	};
 	struct llm_opts o = { .provider = LLM_OPENAI, .max_tokens = 4096 };
 	const char *provider = "openai", *outpath = NULL;
-	int ch, dry = 0;
+	int ch, dry = 0, decide = 0;
+	long which = 0;
 	optind = 0;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
@@ -165,6 +224,15 @@ int cmd_judge(int argc, char **argv, const char *argv0, FILE *out, FILE *err)
 		case O_BASE_URL: o.base_url = optarg; break;
 		case O_OUT: outpath = optarg; break;
 		case O_DRY: dry = 1; break;
+		case O_ACCEPT:
+		case O_REJECT: {
+			char *end;
+			which = strtol(optarg, &end, 10);
+			if (*end || which < 1)
+				return cmd_usage_error(err, "judge", "--accept and --reject take a suggestion's number from 1, not '%s'", optarg);
+			decide = ch == O_ACCEPT ? 1 : -1;
+			break;
+		}
 		case 'h': cmd_help(&cmd_judge_entry, out); return CMD_OK;
 		case ':': return cmd_usage_error(err, "judge", "option '%s' needs an argument", argv[optind - 1]);
 		default: return cmd_usage_error(err, "judge", "unknown option '%s'", argv[optind - 1]);
@@ -172,6 +240,8 @@ int cmd_judge(int argc, char **argv, const char *argv0, FILE *out, FILE *err)
 	}
 	if (argc - optind != 1)
 		return cmd_usage_error(err, "judge", "%s", "takes one RUN or DIR");
+	if (decide)
+		return cmd_judge_decide(argv[optind], argv0, outpath, (size_t)which, decide, out, err);
 	if (!o.model && !dry)
 		return cmd_usage_error(err, "judge", "%s", "needs --model MODEL");
 	if (llm_provider_parse(provider, &o.provider) < 0)
@@ -209,7 +279,8 @@ static int cmd_judge_exec(int argc, char **argv, const struct cmd_ctx *ctx)
 
 const struct cmd_entry cmd_judge_entry = {
 	.name = "judge",
-	.usage = "--model MODEL [--provider openai|anthropic] [--base-url URL] [--out FILE] [--dry-run] RUN|DIR",
+	.usage = "--model MODEL [--provider openai|anthropic] [--base-url URL] [--out FILE] [--dry-run] "
+	         "[--accept N|--reject N] RUN|DIR",
 	.summary = "an LLM judge proposes suspected hack classes with quotes (suggestions, never verdicts)",
 	.help = "RUN, condensed (the task, each tool call with its result cut, the diffs of the\n"
 	        "grading files and the solution, the auto-flags), is sent to MODEL, which names\n"
@@ -223,6 +294,9 @@ const struct cmd_entry cmd_judge_entry = {
 	        "  --base-url URL  the endpoint (default $OPENAI_BASE_URL / $ANTHROPIC_BASE_URL,\n"
 	        "                  else the provider's)\n"
 	        "  --out FILE      keep the suggestions there instead\n"
-	        "  --dry-run       print what would be sent, send nothing\n",
+	        "  --dry-run       print what would be sent, send nothing\n"
+	        "  --accept N, --reject N  an annotator's decision on suggestion N (from 1):\n"
+	        "                  its status becomes accepted or rejected, with\n"
+	        "                  $KBTUI_ANNOTATOR as decided_by; nothing is sent\n",
 	.exec = cmd_judge_exec,
 };

@@ -132,6 +132,12 @@ if [ -x "$fakellm" ]; then
 	t "judge: tokens said after, the file named" 'grep -q "tokens in 2500 out 60" "$tmp/err" && grep -q "1 suggestion kept in $tmp/jrun/suggested.json" "$tmp/err"'
 	t "judge: kept as suggested, with the model, never as a verdict" 'grep -q "\"status\":[[:space:]]*\"suggested\"" "$tmp/jrun/suggested.json" && grep -q "\"model\":[[:space:]]*\"fake-judge\"" "$tmp/jrun/suggested.json" && ! grep -q verdict "$tmp/jrun/suggested.json"'
 	t "judge without a key: exit 1, named" 'env -u OPENAI_API_KEY "$kb" judge --model m "$tmp/jrun" > /dev/null 2> "$tmp/err"; [ $? -eq 1 ] && grep -q "no API key: set OPENAI_API_KEY" "$tmp/err"'
+	KBTUI_ANNOTATOR=ann "$kb" judge --accept 1 "$tmp/jrun" > "$tmp/out" 2> "$tmp/err"; rc=$?
+	t "judge --accept 1: the suggestion accepted, who decided kept" '[ $rc -eq 0 ] && grep -qx "suggestion 1 (output-cache) accepted" "$tmp/out" && grep -q "\"status\":[[:space:]]*\"accepted\"" "$tmp/jrun/suggested.json" && grep -q "\"decided_by\":[[:space:]]*\"ann\"" "$tmp/jrun/suggested.json"'
+	"$kb" judge --reject 1 "$tmp/jrun" > "$tmp/out" 2> "$tmp/err"; rc=$?
+	t "judge --reject 1: rejected" '[ $rc -eq 0 ] && grep -q "\"status\":[[:space:]]*\"rejected\"" "$tmp/jrun/suggested.json" && ! grep -q "\"accepted\"" "$tmp/jrun/suggested.json"'
+	"$kb" judge --accept 5 "$tmp/jrun" > /dev/null 2> "$tmp/err"; rc=$?
+	t "judge --accept 5: no such suggestion, exit 1" '[ $rc -eq 1 ] && grep -q "no such suggestion" "$tmp/err"'
 else
 	echo "# SKIP tests/fakellm is not built: no judge test against the scripted server"
 fi
