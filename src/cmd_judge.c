@@ -40,6 +40,19 @@ static void cmd_judge_print(const struct judge_result *jr, const char *model, FI
 		fprintf(out, "no suggestion\n");
 }
 
+/* --question's answers: RUN:EVENT: "QUOTE" WHY, made safe. */
+static void cmd_judge_matches(const struct judge_result *jr, const char *name, FILE *out)
+{
+	char *n = textsafe(name, strlen(name), 0);
+	for (size_t i = 0; i < jr->n; i++) {
+		char *q = textsafe(jr->s[i].quote, strlen(jr->s[i].quote), 0), *w = textsafe(jr->s[i].why, strlen(jr->s[i].why), 0);
+		fprintf(out, "%s:%ld: \"%s\" %s\n", n, jr->s[i].event, q, w);
+		free(q);
+		free(w);
+	}
+	free(n);
+}
+
 /* Asks the model; 0 with the reply in r (free it), or -1 with the reason on err. */
 static int cmd_judge_ask(struct llm_opts *o, const char *prompt, struct llm_reply *r, FILE *err)
 {
@@ -57,12 +70,14 @@ static int cmd_judge_ask(struct llm_opts *o, const char *prompt, struct llm_repl
 
 /* One run judged: the prompt's size said, sent (unless dry), the
  * suggestions printed and kept beside transcript (or at outpath). */
+static const char *cmd_judge_question;  /* --question: a semantic search, nothing kept */
+
 static int cmd_judge_run(struct llm_opts *o, struct run *r, const char *name, const char *transcript,
                          const char *outpath, int dry, FILE *out, FILE *err)
 {
 	char *e = NULL;
 	int rc = CMD_OK;
-	char *prompt = judge_prompt(r, name);
+	char *prompt = cmd_judge_question ? judge_prompt_question(r, name, cmd_judge_question) : judge_prompt(r, name);
 	/* before: what is about to be sent (about 4 characters a token) */
 	fprintf(err, "kbtui judge: %zu characters, about %zu tokens to send%s\n", strlen(prompt), strlen(prompt) / 4,
 	        dry ? " (--dry-run: nothing sent)" : "");
@@ -83,6 +98,13 @@ static int cmd_judge_run(struct llm_opts *o, struct run *r, const char *name, co
 			rc = CMD_BADINPUT;
 		} else {
 			fprintf(err, "kbtui judge: tokens in %lld out %lld\n", reply.tok_in, reply.tok_out);
+			if (cmd_judge_question) {  /* a search: its answers printed, no flag kept */
+				cmd_judge_matches(&jr, name, out);
+				judge_result_free(&jr);
+				llm_reply_free(&reply);
+				free(prompt);
+				return rc;
+			}
 			cmd_judge_print(&jr, o->model, out);
 			/* kept beside the transcript, never in the annotation: a suggestion is no verdict */
 			char *dir = xstrdup(transcript), *slash = strrchr(dir, '/');
@@ -199,8 +221,9 @@ static int cmd_judge_dataset(struct llm_opts *o, const char *dir, int dry, FILE 
 
 int cmd_judge(int argc, char **argv, const char *argv0, FILE *out, FILE *err)
 {
-	enum { O_MODEL = 256, O_PROVIDER, O_BASE_URL, O_OUT, O_DRY, O_ACCEPT, O_REJECT };
+	enum { O_MODEL = 256, O_PROVIDER, O_BASE_URL, O_OUT, O_DRY, O_ACCEPT, O_REJECT, O_QUESTION };
 	static const struct option opts[] = {
+		{"question", required_argument, NULL, O_QUESTION},
 		{"accept", required_argument, NULL, O_ACCEPT},
 		{"reject", required_argument, NULL, O_REJECT},
 		{"model", required_argument, NULL, O_MODEL},
@@ -217,6 +240,7 @@ int cmd_judge(int argc, char **argv, const char *argv0, FILE *out, FILE *err)
 	long which = 0;
 	optind = 0;
 	opterr = 0;
+	cmd_judge_question = NULL;
 	while ((ch = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (ch) {
 		case O_MODEL: o.model = optarg; break;
@@ -224,6 +248,7 @@ int cmd_judge(int argc, char **argv, const char *argv0, FILE *out, FILE *err)
 		case O_BASE_URL: o.base_url = optarg; break;
 		case O_OUT: outpath = optarg; break;
 		case O_DRY: dry = 1; break;
+		case O_QUESTION: cmd_judge_question = optarg; break;
 		case O_ACCEPT:
 		case O_REJECT: {
 			char *end;
@@ -280,7 +305,7 @@ static int cmd_judge_exec(int argc, char **argv, const struct cmd_ctx *ctx)
 const struct cmd_entry cmd_judge_entry = {
 	.name = "judge",
 	.usage = "--model MODEL [--provider openai|anthropic] [--base-url URL] [--out FILE] [--dry-run] "
-	         "[--accept N|--reject N] RUN|DIR",
+	         "[--accept N|--reject N] [--question Q] RUN|DIR",
 	.summary = "an LLM judge proposes suspected hack classes with quotes (suggestions, never verdicts)",
 	.help = "RUN, condensed (the task, each tool call with its result cut, the diffs of the\n"
 	        "grading files and the solution, the auto-flags), is sent to MODEL, which names\n"
@@ -295,6 +320,8 @@ const struct cmd_entry cmd_judge_entry = {
 	        "                  else the provider's)\n"
 	        "  --out FILE      keep the suggestions there instead\n"
 	        "  --dry-run       print what would be sent, send nothing\n"
+	        "  --question Q    a semantic search: the model lists the places that answer\n"
+	        "                  Q as RUN:EVENT: \"QUOTE\" WHY (quotes checked); nothing kept\n"
 	        "  --accept N, --reject N  an annotator's decision on suggestion N (from 1):\n"
 	        "                  its status becomes accepted or rejected, with\n"
 	        "                  $KBTUI_ANNOTATOR as decided_by; nothing is sent\n",

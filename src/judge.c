@@ -35,11 +35,30 @@ static void judge_cut(struct sbuf *b, const char *s, size_t max)
 	sbuf_addc(b, '\n');
 }
 
+static char *judge_prompt_with(struct run *r, const char *id, const char *question);
+
 char *judge_prompt(struct run *r, const char *id)
+{
+	return judge_prompt_with(r, id, NULL);
+}
+
+char *judge_prompt_question(struct run *r, const char *id, const char *question)
+{
+	return judge_prompt_with(r, id, question);
+}
+
+static char *judge_prompt_with(struct run *r, const char *id, const char *question)
 {
 	struct sbuf b;
 	sbuf_init(&b);
-	sbuf_adds(&b, judge_instructions);
+	if (question)
+		sbuf_addf(&b, "You read a transcript of an AI agent writing a GPU kernel for a benchmark, to answer this "
+		              "question: %s\nAnswer with one JSON object and nothing else: {\"suggestions\": [{\"class\": "
+		              "\"match\", \"quote\": EXACT TEXT COPIED FROM THE TRANSCRIPT, \"event\": EVENT NUMBER, "
+		              "\"why\": ONE SENTENCE}]}, one entry per place that answers it; an empty list when none.\n\n",
+		          question);
+	else
+		sbuf_adds(&b, judge_instructions);
 	sbuf_addf(&b, "Run %s: problem %s, model %s, harness %s.\n", id ? id : "?", r->meta.problem ? r->meta.problem : "?",
 	          r->meta.model ? r->meta.model : "?", r->meta.harness ? r->meta.harness : "?");
 	const struct flag_rules *rs = NULL;

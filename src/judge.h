@@ -18,6 +18,9 @@ struct run;
 
 /* The prompt: instructions, then the condensed run (owned). */
 char *judge_prompt(struct run *r, const char *id);
+/* The same asking question instead (a semantic search): the model lists
+ * the places that answer it, in the same JSON, class "match". */
+char *judge_prompt_question(struct run *r, const char *id, const char *question);
 
 struct judge_suggestion {
 	char *cls, *quote, *why;  /* owned */

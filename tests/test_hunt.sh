@@ -118,6 +118,8 @@ fakellm="$KB_BUILDDIR/tests/fakellm"
 if [ -x "$fakellm" ]; then
 	reply='{"suggestions": [{"class": "output-cache", "quote": "memoises", "event": 32, "why": "forward() is memoised."}, {"class": "grader-edit", "quote": "an invented line", "event": 3, "why": "made up"}]}'
 	printf '%s\n' "$(printf '%s' "$reply" | python3 -c 'import json,sys; print(json.dumps({"text": sys.stdin.read(), "prompt_tokens": 2500, "completion_tokens": 60}))' 2> /dev/null)" > "$tmp/judge.ndjson"
+	answer='{"suggestions": [{"class": "match", "quote": "memoises", "event": 32, "why": "the cache is described here."}]}'
+	printf '%s\n' "$(printf '%s' "$answer" | python3 -c 'import json,sys; print(json.dumps({"text": sys.stdin.read()}))' 2> /dev/null)" >> "$tmp/judge.ndjson"
 	"$fakellm" --script "$tmp/judge.ndjson" --log "$tmp/judge.log" --timeout 60 > "$tmp/judge.port" 2> "$tmp/judge.err" &
 	jpid=$!
 	port=""; i=0
@@ -127,11 +129,13 @@ if [ -x "$fakellm" ]; then
 	mkdir -p "$tmp/jrun"
 	cp "$r07/transcript.jsonl" "$r07/result.json" "$tmp/jrun/"
 	OPENAI_API_KEY=sk-test-judge "$kb" judge --model fake-judge --base-url "http://127.0.0.1:$port/v1" "$tmp/jrun" > "$tmp/out" 2> "$tmp/err"; rc=$?
+	OPENAI_API_KEY=sk-test-judge "$kb" judge --model fake-judge --base-url "http://127.0.0.1:$port/v1" --question "Where are outputs cached?" "$tmp/jrun" > "$tmp/qout" 2> "$tmp/qerr"; qrc=$?
 	kill $jpid 2> /dev/null
 	t "judge: exit 0, the suggestion with its quote, the invented quote dropped" '[ $rc -eq 0 ] && grep -q "^suggested (fake-judge): output-cache at event 32: \"memoises\" forward() is memoised\.$" "$tmp/out" && ! grep -q "invented" "$tmp/out"'
 	t "judge: tokens said after, the file named" 'grep -q "tokens in 2500 out 60" "$tmp/err" && grep -q "1 suggestion kept in $tmp/jrun/suggested.json" "$tmp/err"'
 	t "judge: kept as suggested, with the model, never as a verdict" 'grep -q "\"status\":[[:space:]]*\"suggested\"" "$tmp/jrun/suggested.json" && grep -q "\"model\":[[:space:]]*\"fake-judge\"" "$tmp/jrun/suggested.json" && ! grep -q verdict "$tmp/jrun/suggested.json"'
 	t "judge without a key: exit 1, named" 'env -u OPENAI_API_KEY "$kb" judge --model m "$tmp/jrun" > /dev/null 2> "$tmp/err"; [ $? -eq 1 ] && grep -q "no API key: set OPENAI_API_KEY" "$tmp/err"'
+	t "judge --question: the places that answer it, RUN:EVENT: quote, nothing kept" '[ $qrc -eq 0 ] && grep -qx "$tmp/jrun:32: \"memoises\" the cache is described here\." "$tmp/qout" && grep -q "\"output-cache\"" "$tmp/jrun/suggested.json"'
 	KBTUI_ANNOTATOR=ann "$kb" judge --accept 1 "$tmp/jrun" > "$tmp/out" 2> "$tmp/err"; rc=$?
 	t "judge --accept 1: the suggestion accepted, who decided kept" '[ $rc -eq 0 ] && grep -qx "suggestion 1 (output-cache) accepted" "$tmp/out" && grep -q "\"status\":[[:space:]]*\"accepted\"" "$tmp/jrun/suggested.json" && grep -q "\"decided_by\":[[:space:]]*\"ann\"" "$tmp/jrun/suggested.json"'
 	"$kb" judge --reject 1 "$tmp/jrun" > "$tmp/out" 2> "$tmp/err"; rc=$?
