@@ -74,6 +74,60 @@ static void cmd_flags_print(struct cmd_flags *c, const char *run_id, const struc
 	}
 }
 
+/* The judge's suggestions kept beside the run's transcript (kbtui judge),
+ * listed after its flags as "suggested": never counted as flags. */
+static void cmd_flags_suggested(struct cmd_flags *c, const struct run *r, const char *run_id)
+{
+	if (!r->source)
+		return;
+	char *dir = xstrdup(r->source), *slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	char *path = slash ? util_path_join(dir, "suggested.json") : xstrdup("suggested.json");
+	size_t len;
+	char *text = util_is_file(path) ? util_read_file(path, &len) : NULL;
+	cJSON *doc = text ? cJSON_ParseWithLength(text, len) : NULL;
+	const cJSON *it, *list = cJSON_GetObjectItemCaseSensitive(doc, "suggestions");
+	const cJSON *model = cJSON_GetObjectItemCaseSensitive(doc, "model");
+	const char *m = cJSON_IsString(model) ? model->valuestring : "?";
+	if (!cJSON_IsArray(list))
+		list = NULL;
+	cJSON_ArrayForEach(it, list) {
+		const cJSON *cl = cJSON_GetObjectItemCaseSensitive(it, "class"), *q = cJSON_GetObjectItemCaseSensitive(it, "quote");
+		const cJSON *st = cJSON_GetObjectItemCaseSensitive(it, "status"), *ev = cJSON_GetObjectItemCaseSensitive(it, "event");
+		const char *cls = cJSON_IsString(cl) ? cl->valuestring : "?", *quote = cJSON_IsString(q) ? q->valuestring : "";
+		const char *status = cJSON_IsString(st) ? st->valuestring : "suggested";
+		long e = cJSON_IsNumber(ev) ? (long)ev->valuedouble : 0;
+		if (c->json) {
+			cJSON *o = cJSON_CreateObject();
+			cJSON_AddStringToObject(o, "run_id", run_id);
+			cJSON_AddNumberToObject(o, "event", (double)e);
+			cJSON_AddStringToObject(o, "suggested", cls);
+			cJSON_AddStringToObject(o, "status", status);
+			cJSON_AddStringToObject(o, "model", m);
+			cJSON_AddStringToObject(o, "text", quote);
+			char *js = cJSON_PrintUnformatted(o);
+			cmd_put_json(c->out, js);
+			cJSON_free(js);
+			cJSON_Delete(o);
+		} else {
+			char *id = textsafe(run_id, strlen(run_id), 0), *k = textsafe(cls, strlen(cls), 0);
+			char *mm = textsafe(m, strlen(m), 0), *qq = textsafe(quote, strlen(quote), 0);
+			char *ss = textsafe(status, strlen(status), 0);
+			fprintf(c->out, "%s:%ld: %s (%s, %s): %s\n", id, e, k, ss, mm, qq);
+			free(id);
+			free(k);
+			free(mm);
+			free(qq);
+			free(ss);
+		}
+	}
+	cJSON_Delete(doc);
+	free(text);
+	free(path);
+	free(dir);
+}
+
 /* Flags of one loaded run; returns whether it is flagged. */
 static int cmd_flags_run(struct cmd_flags *c, const struct run *r, const char *run_id, const char *problem)
 {
@@ -82,6 +136,7 @@ static int cmd_flags_run(struct cmd_flags *c, const struct run *r, const char *r
 	char **forbidden = flag_forbidden(c->problems, problem, &nf);
 	flag_eval_in(c->rs, r, problem, c->problems, forbidden, nf, &l);
 	cmd_flags_print(c, run_id, &l);
+	cmd_flags_suggested(c, r, run_id);
 	int seen[64] = { 0 };
 	for (size_t i = 0; i < l.n; i++) {
 		size_t k = l.hits[i].rule;
@@ -328,6 +383,8 @@ const struct cmd_entry cmd_flags_entry = {
 	        "                  kbtui(1), FLAG RULES)\n"
 	        "  --verdicts DIR  verdicts from DIR/RUN_ID.yaml first (another annotator's\n"
 	        "                  files), else the dataset's\n"
-	        "  --json          one JSON object per flagged event\n",
+	        "  --json          one JSON object per flagged event\n"
+	        "The judge's suggestions (kbtui judge) follow a run's flags as\n"
+	        "run_id:event: class (status, model): quote; they are not counted.\n",
 	.exec = cmd_flags_exec,
 };

@@ -138,6 +138,8 @@ if [ -x "$fakellm" ]; then
 	t "judge --question: the places that answer it, RUN:EVENT: quote, nothing kept" '[ $qrc -eq 0 ] && grep -qx "$tmp/jrun:32: \"memoises\" the cache is described here\." "$tmp/qout" && grep -q "\"output-cache\"" "$tmp/jrun/suggested.json"'
 	KBTUI_ANNOTATOR=ann "$kb" judge --accept 1 "$tmp/jrun" > "$tmp/out" 2> "$tmp/err"; rc=$?
 	t "judge --accept 1: the suggestion accepted, who decided kept" '[ $rc -eq 0 ] && grep -qx "suggestion 1 (output-cache) accepted" "$tmp/out" && grep -q "\"status\":[[:space:]]*\"accepted\"" "$tmp/jrun/suggested.json" && grep -q "\"decided_by\":[[:space:]]*\"ann\"" "$tmp/jrun/suggested.json"'
+	"$kb" flags "$tmp/jrun" > "$tmp/out" 2> "$tmp/err"; rc=$?
+	t "flags lists the judge's suggestion after the flags, not counted" '[ $rc -eq 0 ] && grep -qx "jrun:32: output-cache (accepted, fake-judge): memoises" "$tmp/out" && [ "$(tail -1 "$tmp/out")" = "flagged" ]'
 	"$kb" judge --reject 1 "$tmp/jrun" > "$tmp/out" 2> "$tmp/err"; rc=$?
 	t "judge --reject 1: rejected" '[ $rc -eq 0 ] && grep -q "\"status\":[[:space:]]*\"rejected\"" "$tmp/jrun/suggested.json" && ! grep -q "\"accepted\"" "$tmp/jrun/suggested.json"'
 	"$kb" judge --accept 5 "$tmp/jrun" > /dev/null 2> "$tmp/err"; rc=$?
