@@ -4,6 +4,7 @@
 #include "evalbox.h"
 #include "jsonx.h"
 #include "proc.h"
+#include "write_claude.h"
 
 #include <cjson/cJSON.h>
 
@@ -25,23 +26,6 @@ static const char agent_system[] =
 	"and write files, run shell commands and evaluate your solution. Paths are relative "
 	"to the work directory. When you are done, answer without calling a tool.";
 
-static const struct llm_tool agent_tools[] = {
-	{"bash", "Run a shell command in the work directory. Output is capped; the command is "
-	 "killed after timeout seconds.",
-	 "{\"type\":\"object\",\"properties\":{\"command\":{\"type\":\"string\"},"
-	 "\"timeout\":{\"type\":\"number\",\"description\":\"seconds\"}},\"required\":[\"command\"]}"},
-	{"read_file", "Read a file of the work directory.",
-	 "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"]}"},
-	{"write_file", "Create or overwrite a file of the work directory.",
-	 "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"},\"content\":{\"type\":\"string\"}},"
-	 "\"required\":[\"path\",\"content\"]}"},
-	{"edit_file", "Replace one exact, unique occurrence of old_string by new_string in a file.",
-	 "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"},\"old_string\":{\"type\":\"string\"},"
-	 "\"new_string\":{\"type\":\"string\"}},\"required\":[\"path\",\"old_string\",\"new_string\"]}"},
-	{"eval", "Compile, check and benchmark the current solution.cu with the benchmark's own harness.",
-	 "{\"type\":\"object\",\"properties\":{}}"},
-};
-#define AGENT_NTOOLS ((int)(sizeof agent_tools / sizeof *agent_tools))
 
 const char *agent_end_name(enum agent_end e)
 {
@@ -121,6 +105,44 @@ static int agent_within(const char *root, const char *real)
 	return !strncmp(real, root, n) && (real[n] == 0 || real[n] == '/' || (n == 1 && root[0] == '/'));
 }
 
+/* Why path cannot name a file as given, NULL when it can: a control byte
+ * (a terminal would act on it, a listing would hide it) is refused with
+ * the byte shown escaped. (A NUL never gets here: agent_nul refuses it in
+ * the arguments' JSON, where it still is.) Owned. */
+static char *agent_path_bytes(const char *path)
+{
+	for (const unsigned char *c = (const unsigned char *)path; *c; c++)
+		if (*c < 0x20 || *c == 0x7f) {
+			struct sbuf b;
+			sbuf_init(&b);
+			for (const unsigned char *d = (const unsigned char *)path; *d && b.len < 200; d++)
+				if (*d == '\\')
+					sbuf_adds(&b, "\\\\");
+				else if (*d < 0x20 || *d == 0x7f)
+					sbuf_addf(&b, "\\x%02x", *d);
+				else
+					sbuf_addc(&b, (char)*d);
+			char *msg = xasprintf("the path \"%s\" holds the control byte \\x%02x: refused", b.s, *c);
+			sbuf_free(&b);
+			return msg;
+		}
+	return NULL;
+}
+
+/* Whether the JSON text escapes a NUL (\u0000) in a string: cJSON would
+ * hand the string back cut there, a path "a\u0000b" as "a". */
+static int agent_nul(const char *json)
+{
+	for (const char *p = json; p && (p = strstr(p, "\\u0000")) != NULL; p++) {
+		size_t bs = 0;
+		while (p - bs > json && p[-(long)bs - 1] == '\\')
+			bs++;
+		if (bs % 2 == 0)   /* the backslash is not itself escaped */
+			return 1;
+	}
+	return 0;
+}
+
 /* The absolute path of a tool's path argument inside the work directory,
  * or NULL with *err: no "..", no absolute path elsewhere, no symlink out.
  * With mkparents, missing parent directories are created. Owned. */
@@ -135,6 +157,8 @@ static char *agent_path(const char *workdir, const char *path, int mkparents, ch
 		*err = xstrdup("no path given");
 		return NULL;
 	}
+	if ((*err = agent_path_bytes(path)) != NULL)
+		return NULL;
 	if (!realpath(workdir, root)) {
 		*err = xasprintf("work directory %s: %s", workdir, strerror(errno));
 		return NULL;
@@ -397,8 +421,9 @@ static int agent_save(const char *path, const char *shown, const char *data, siz
 /* The biggest file edit_file rewrites: it reads it whole. */
 #define AGENT_EDIT_MAX (8u << 20)
 
-static char *agent_read(const struct agent_opts *o, const cJSON *args, int *is_error)
+static char *agent_read(const struct agent_opts *o, const cJSON *args, int *is_error, double max_s)
 {
+	(void)max_s;
 	const char *shown = jx_str(args, "path");
 	char *err, *path = agent_path(o->workdir, shown, 0, &err), *data;
 	size_t len;
@@ -424,8 +449,9 @@ static int agent_write_all(const char *path, const char *data, size_t len, char 
 	return agent_save(path, strrchr(path, '/') ? strrchr(path, '/') + 1 : path, data, len, 0, err);
 }
 
-static char *agent_write(const struct agent_opts *o, const cJSON *args, int *is_error)
+static char *agent_write(const struct agent_opts *o, const cJSON *args, int *is_error, double max_s)
 {
+	(void)max_s;
 	const char *content = jx_str(args, "content");
 	char *err, *path;
 	if (!content) {
@@ -451,8 +477,9 @@ static size_t agent_count(const char *hay, const char *needle)
 	return n;
 }
 
-static char *agent_edit(const struct agent_opts *o, const cJSON *args, int *is_error)
+static char *agent_edit(const struct agent_opts *o, const cJSON *args, int *is_error, double max_s)
 {
+	(void)max_s;
 	const char *old = jx_str(args, "old_string"), *new = jx_str(args, "new_string");
 	char *err = NULL, *path, *data, *at;
 	size_t len, n;
@@ -558,8 +585,9 @@ static void *agent_watch_thread(void *arg)
 	return NULL;
 }
 
-static char *agent_eval(const struct agent_opts *o, int *is_error, double max_s)
+static char *agent_eval(const struct agent_opts *o, const cJSON *args, int *is_error, double max_s)
 {
+	(void)args;
 	struct eval_opts eo = {0};
 	struct eval_result r;
 	struct evalbox box = {.kind = o->sandbox};
@@ -628,12 +656,74 @@ static char *agent_eval(const struct agent_opts *o, int *is_error, double max_s)
 	return s;
 }
 
+/* Where a tool runs, which is what it needs of the sandbox. */
+enum agent_where {
+	AGENT_HERE,     /* in this process: every path it takes is kept inside the work directory (agent_path) */
+	AGENT_SANDBOX,  /* a child in o->sandbox (bash: sandbox_argv; eval: evalbox), its time limited by the budget's rest */
+};
+
+/* The agent's tools, one row each: what the model is told (name, what the
+ * tool does, the JSON Schema of its arguments), where it runs, and the
+ * function that does it (max_s: the time left of the budget, 0 none; a
+ * tool that runs here gets 0). Adding a tool is adding a row. */
+static const struct agent_tool {
+	const char *name, *description, *schema;
+	enum agent_where where;
+	char *(*run)(const struct agent_opts *o, const cJSON *args, int *is_error, double max_s);
+} agent_tools[] = {
+	{"bash", "Run a shell command in the work directory. Output is capped; the command is "
+	 "killed after timeout seconds.",
+	 "{\"type\":\"object\",\"properties\":{\"command\":{\"type\":\"string\"},"
+	 "\"timeout\":{\"type\":\"number\",\"description\":\"seconds\"}},\"required\":[\"command\"]}",
+	 AGENT_SANDBOX, agent_bash},
+	{"read_file", "Read a file of the work directory.",
+	 "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"]}",
+	 AGENT_HERE, agent_read},
+	{"write_file", "Create or overwrite a file of the work directory.",
+	 "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"},\"content\":{\"type\":\"string\"}},"
+	 "\"required\":[\"path\",\"content\"]}",
+	 AGENT_HERE, agent_write},
+	{"edit_file", "Replace one exact, unique occurrence of old_string by new_string in a file.",
+	 "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"},\"old_string\":{\"type\":\"string\"},"
+	 "\"new_string\":{\"type\":\"string\"}},\"required\":[\"path\",\"old_string\",\"new_string\"]}",
+	 AGENT_HERE, agent_edit},
+	{"eval", "Compile, check and benchmark the current solution.cu with the benchmark's own harness.",
+	 "{\"type\":\"object\",\"properties\":{}}",
+	 AGENT_SANDBOX, agent_eval},
+};
+#define AGENT_NTOOLS ((int)(sizeof agent_tools / sizeof *agent_tools))
+
+/* The table as the model client takes it (owned). */
+static struct llm_tool *agent_llm_tools(void)
+{
+	struct llm_tool *t = xcalloc(AGENT_NTOOLS, sizeof *t);
+	for (int i = 0; i < AGENT_NTOOLS; i++)
+		t[i] = (struct llm_tool){ agent_tools[i].name, agent_tools[i].description, agent_tools[i].schema };
+	return t;
+}
+
 static char *agent_tool_within(const struct agent_opts *o, const char *name, const char *args_json,
                                int *is_error, double max_s);
 
 char *agent_tool(const struct agent_opts *o, const char *name, const char *args_json, int *is_error)
 {
 	return agent_tool_within(o, name, args_json, is_error, 0);
+}
+
+/* The row of agent_tools named name does it; none: the names there are. */
+static char *agent_tool_run(const struct agent_opts *o, const char *name, const cJSON *args, int *is_error,
+                            double max_s)
+{
+	struct sbuf names;
+	for (int i = 0; i < AGENT_NTOOLS; i++)
+		if (!strcmp(name, agent_tools[i].name))
+			return agent_tools[i].run(o, args, is_error, agent_tools[i].where == AGENT_SANDBOX ? max_s : 0);
+	sbuf_init(&names);
+	for (int i = 0; i < AGENT_NTOOLS; i++)
+		sbuf_addf(&names, "%s%s", i ? ", " : "", agent_tools[i].name);
+	char *s = xasprintf("no tool named %s; the tools are %s", name, names.s);
+	sbuf_free(&names);
+	return s;
 }
 
 /* max_s > 0: what is left of the time budget caps a command's time limit. */
@@ -646,35 +736,25 @@ static char *agent_tool_within(const struct agent_opts *o, const char *name, con
 	*is_error = 1;
 	if (!cJSON_IsObject(args))
 		s = xasprintf("the arguments of %s are not a JSON object", name ? name : "the tool");
+	else if (agent_nul(args_json))
+		s = xasprintf("the arguments of %s hold a NUL byte (\\u0000): refused (a path or a text would end "
+		              "there)", name ? name : "the tool");
 	else if (!name)
 		s = xstrdup("a tool call without a name");
-	else if (!strcmp(name, "bash"))
-		s = agent_bash(o, args, is_error, max_s);
-	else if (!strcmp(name, "read_file"))
-		s = agent_read(o, args, is_error);
-	else if (!strcmp(name, "write_file"))
-		s = agent_write(o, args, is_error);
-	else if (!strcmp(name, "edit_file"))
-		s = agent_edit(o, args, is_error);
-	else if (!strcmp(name, "eval"))
-		s = agent_eval(o, is_error, max_s);
 	else
-		s = xasprintf("no tool named %s; the tools are bash, read_file, write_file, edit_file, eval", name);
+		s = agent_tool_run(o, name, args, is_error, max_s);
 	cJSON_Delete(args);
 	agent_utf8_fix(s);
 	return llm_scrub(s, o->llm.api_key);
 }
 
-/* ---- the transcript -------------------------------------------------------- */
+/* ---- the transcript (src/write_claude.c writes it) -------------------------- */
 
 struct agent {
 	const struct agent_opts *o;
 	struct llm_opts llm;
-	int tr;                     /* transcript.jsonl */
-	char *tr_path;
-	off_t tr_len;               /* where its last whole line ends */
+	struct write_claude tr;     /* transcript.jsonl */
 	char *write_err;            /* the first failed write of the run, or NULL */
-	char session[40];
 	double t0;
 	int turn;
 	long long tok_in, tok_out, tok_cache_read, tok_cache_write;
@@ -691,145 +771,50 @@ static void agent_emit(struct agent *a, const char *kind, const char *name, cons
 	free(s);
 }
 
-static cJSON *agent_line(struct agent *a, const char *type)
+/* The first failed write of the run, the transcript's included; NULL: none. */
+static const char *agent_write_failed(struct agent *a)
 {
-	cJSON *o = cJSON_CreateObject();
-	char ts[96];
-	double now = agent_now();
-	time_t t = (time_t)now;
-	struct tm tm;
-	gmtime_r(&t, &tm);
-	snprintf(ts, sizeof ts, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
-	         tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)((now - (double)t) * 1000));
-	cJSON_AddStringToObject(o, "type", type);
-	cJSON_AddStringToObject(o, "session_id", a->session);
-	cJSON_AddStringToObject(o, "timestamp", ts);
-	return o;
-}
-
-/* Writes one whole line at once, unbuffered, so a watcher sees it and a
- * crash loses at most the event in flight. A failed write (a full disk)
- * cuts the file back to its last whole line, so it stays valid JSONL, and
- * ends the run (agent_budget). Takes o. */
-static void agent_write_line(struct agent *a, cJSON *o)
-{
-	char *s = cJSON_PrintUnformatted(o);
-	size_t n;
-	cJSON_Delete(o);
-	s = llm_scrub(s, a->o->llm.api_key);
-	n = strlen(s);
-	s = xrealloc(s, n + 2);
-	s[n++] = '\n';
-	if (!a->write_err) {
-		if (agent_write_fd(a->tr, s, n) < 0) {
-			int e = errno, cut = ftruncate(a->tr, a->tr_len) == 0;
-			a->write_err = xasprintf("cannot write %s: %s%s", a->tr_path, strerror(e),
-			                         cut ? "" : " (and it could not be cut back to its last line)");
-		} else {
-			a->tr_len += (off_t)n;
-		}
-	}
-	free(s);
+	if (!a->write_err && a->tr.err)
+		a->write_err = xstrdup(a->tr.err);
+	return a->write_err;
 }
 
 static void agent_tr_init(struct agent *a)
 {
-	cJSON *o = agent_line(a, "system"), *tools, *live;
-	cJSON_AddStringToObject(o, "subtype", "init");
-	cJSON_AddStringToObject(o, "model", a->o->llm.model ? a->o->llm.model : "");
-	cJSON_AddStringToObject(o, "cwd", a->o->workdir);
-	tools = cJSON_AddArrayToObject(o, "tools");
+	const char *names[AGENT_NTOOLS];
 	for (int i = 0; i < AGENT_NTOOLS; i++)
-		cJSON_AddItemToArray(tools, cJSON_CreateString(agent_tools[i].name));
-	cJSON_AddArrayToObject(o, "mcp_servers");
-	live = cJSON_AddObjectToObject(o, "kbtui_live");
-	cJSON_AddStringToObject(live, "provider", llm_provider_name(a->o->llm.provider));
-	if (a->o->problem)
-		cJSON_AddStringToObject(live, "problem", a->o->problem);
-	agent_write_line(a, o);
+		names[i] = agent_tools[i].name;
+	write_claude_init(&a->tr, a->o->workdir, names, AGENT_NTOOLS, llm_provider_name(a->o->llm.provider),
+	                  a->o->problem);
 	agent_emit(a, "init", NULL, a->o->llm.model, 0);
-}
-
-static cJSON *agent_message(cJSON *line, const char *role)
-{
-	cJSON *m = cJSON_AddObjectToObject(line, "message");
-	cJSON_AddStringToObject(m, "role", role);
-	cJSON_AddItemToObject(line, "parent_tool_use_id", cJSON_CreateNull());
-	return m;
 }
 
 static void agent_tr_user(struct agent *a, const char *text)
 {
-	cJSON *o = agent_line(a, "user"), *content, *b;
-	content = cJSON_AddArrayToObject(agent_message(o, "user"), "content");
-	b = cJSON_CreateObject();
-	cJSON_AddStringToObject(b, "type", "text");
-	cJSON_AddStringToObject(b, "text", text);
-	cJSON_AddItemToArray(content, b);
-	agent_write_line(a, o);
+	write_claude_user(&a->tr, text);
 	agent_emit(a, "user", NULL, text, 0);
 }
 
 static void agent_tr_system(struct agent *a, const char *subtype, const char *text)
 {
-	cJSON *o = agent_line(a, "system");
-	cJSON_AddStringToObject(o, "subtype", subtype);
-	cJSON_AddStringToObject(o, "content", text);
-	if (!strcmp(subtype, "api_error"))
-		cJSON_AddStringToObject(o, "level", "error");
-	agent_write_line(a, o);
+	write_claude_system(&a->tr, subtype, text);
 	agent_emit(a, strcmp(subtype, "api_error") ? subtype : "error", NULL, text, 1);
 }
 
-/* One assistant line holding one block; lines of a reply share id and usage. */
-static void agent_tr_block(struct agent *a, const struct llm_reply *r, const char *msg_id, cJSON *block)
-{
-	cJSON *o = agent_line(a, "assistant"), *m = agent_message(o, "assistant"), *u;
-	cJSON_AddStringToObject(m, "id", msg_id);
-	cJSON_AddStringToObject(m, "type", "message");
-	cJSON_AddStringToObject(m, "model", a->o->llm.model ? a->o->llm.model : "");
-	cJSON_AddItemToArray(cJSON_AddArrayToObject(m, "content"), block);
-	if (r->stop_reason)
-		cJSON_AddStringToObject(m, "stop_reason", r->stop_reason);
-	u = cJSON_AddObjectToObject(m, "usage");
-	cJSON_AddNumberToObject(u, "input_tokens", (double)r->tok_in);
-	cJSON_AddNumberToObject(u, "output_tokens", (double)r->tok_out);
-	cJSON_AddNumberToObject(u, "cache_read_input_tokens", (double)r->tok_cache_read);
-	cJSON_AddNumberToObject(u, "cache_creation_input_tokens", (double)r->tok_cache_write);
-	agent_write_line(a, o);
-}
-
+/* Each block written, then told: the screen finds it in the file then. */
 static void agent_tr_reply(struct agent *a, const struct llm_reply *r)
 {
-	char id[64];
-	cJSON *b;
-	snprintf(id, sizeof id, "msg_live_%d", a->turn);
 	if (r->reasoning.len) {
-		b = cJSON_CreateObject();
-		cJSON_AddStringToObject(b, "type", "thinking");
-		cJSON_AddStringToObject(b, "thinking", r->reasoning.s);
-		agent_tr_block(a, r, id, b);
+		write_claude_reasoning(&a->tr, r, a->turn);
 		agent_emit(a, "reasoning", NULL, r->reasoning.s, 0);
 	}
 	if (r->text.len || !r->ncalls) {
-		b = cJSON_CreateObject();
-		cJSON_AddStringToObject(b, "type", "text");
-		cJSON_AddStringToObject(b, "text", r->text.s ? r->text.s : "");
-		agent_tr_block(a, r, id, b);
+		write_claude_text(&a->tr, r, a->turn);
 		agent_emit(a, "text", NULL, r->text.s, 0);
 	}
 	for (int i = 0; i < r->ncalls; i++) {
-		const struct llm_call *c = &r->calls[i];
-		cJSON *input = c->args.s ? cJSON_Parse(c->args.s) : cJSON_CreateObject();
-		b = cJSON_CreateObject();
-		cJSON_AddStringToObject(b, "type", "tool_use");
-		cJSON_AddStringToObject(b, "id", c->id);
-		cJSON_AddStringToObject(b, "name", c->name ? c->name : "");
-		if (!input) /* broken JSON from the model stays visible as a string */
-			input = cJSON_CreateString(c->args.s);
-		cJSON_AddItemToObject(b, "input", input);
-		agent_tr_block(a, r, id, b);
-		agent_emit(a, "tool_call", c->name, c->args.s, 0);
+		write_claude_call(&a->tr, r, a->turn, &r->calls[i]);
+		agent_emit(a, "tool_call", r->calls[i].name, r->calls[i].args.s, 0);
 	}
 	if (r->tok_in || r->tok_out) {
 		char *s = xasprintf("in %lld, out %lld, cache read %lld", r->tok_in, r->tok_out, r->tok_cache_read);
@@ -841,15 +826,7 @@ static void agent_tr_reply(struct agent *a, const struct llm_reply *r)
 static void agent_tr_result(struct agent *a, const char *call_id, const char *name,
                             const char *text, int is_error)
 {
-	cJSON *o = agent_line(a, "user"), *content, *b;
-	content = cJSON_AddArrayToObject(agent_message(o, "user"), "content");
-	b = cJSON_CreateObject();
-	cJSON_AddStringToObject(b, "type", "tool_result");
-	cJSON_AddStringToObject(b, "tool_use_id", call_id);
-	cJSON_AddStringToObject(b, "content", text);
-	cJSON_AddBoolToObject(b, "is_error", is_error);
-	cJSON_AddItemToArray(content, b);
-	agent_write_line(a, o);
+	write_claude_result(&a->tr, call_id, text, is_error);
 	agent_emit(a, "tool_result", name, text, is_error);
 }
 
@@ -868,21 +845,14 @@ static const char *agent_result_subtype(enum agent_end e)
 
 static void agent_tr_final(struct agent *a, const struct agent_result *r, const char *text)
 {
-	cJSON *o = agent_line(a, "result"), *u;
-	cJSON_AddStringToObject(o, "subtype", agent_result_subtype(r->end));
-	cJSON_AddBoolToObject(o, "is_error", r->end != AGENT_DONE);
-	cJSON_AddStringToObject(o, "result", text ? text : agent_end_name(r->end));
-	cJSON_AddNumberToObject(o, "num_turns", r->turns);
-	cJSON_AddNumberToObject(o, "duration_ms", (double)(long long)(r->seconds * 1000));
-	cJSON_AddNumberToObject(o, "total_cost_usd", 0);
-	u = cJSON_AddObjectToObject(o, "usage");
-	cJSON_AddNumberToObject(u, "input_tokens", (double)a->tok_in);
-	cJSON_AddNumberToObject(u, "output_tokens", (double)a->tok_out);
-	cJSON_AddNumberToObject(u, "cache_read_input_tokens", (double)a->tok_cache_read);
-	cJSON_AddNumberToObject(u, "cache_creation_input_tokens", (double)a->tok_cache_write);
-	agent_write_line(a, o);
-	agent_emit(a, "result", agent_result_subtype(r->end), text ? text : agent_end_name(r->end),
-	           r->end != AGENT_DONE);
+	struct write_claude_end e = {
+		.subtype = agent_result_subtype(r->end), .is_error = r->end != AGENT_DONE, .turns = r->turns,
+		.text = text ? text : agent_end_name(r->end), .seconds = r->seconds,
+		.tok_in = a->tok_in, .tok_out = a->tok_out, .tok_cache_read = a->tok_cache_read,
+		.tok_cache_write = a->tok_cache_write,
+	};
+	write_claude_final(&a->tr, &e);
+	agent_emit(a, "result", e.subtype, e.text, e.is_error);
 }
 
 /* ---- result.json ------------------------------------------------------------ */
@@ -921,7 +891,7 @@ static int agent_result_json(struct agent *a, const struct agent_result *r, char
 	if (have && o->problem && o->final_eval) {
 		/* the eval's steps write in the run directory; what is already
 		 * recorded there stays read-only to them */
-		char *keep[] = {a->tr_path, util_path_join(o->rundir, "final.txt"), xstrdup(dst),
+		char *keep[] = {a->tr.path, util_path_join(o->rundir, "final.txt"), xstrdup(dst),
 		                xstrdup(o->workdir), NULL};
 		struct evalbox box = {.kind = o->sandbox, .keep = (const char *const *)keep};
 		struct eval_opts eo = {.problem = o->problem, .problems_dir = o->problems_dir,
@@ -1019,7 +989,7 @@ static void agent_progress(struct agent *a)
 static int agent_budget(struct agent *a)
 {
 	const struct agent_opts *o = a->o;
-	if (a->write_err)
+	if (agent_write_failed(a))
 		return AGENT_ERROR;
 	if (o->abort && *o->abort)
 		return AGENT_ABORTED;
@@ -1057,7 +1027,7 @@ static void agent_run_tools(struct agent *a, cJSON *conv, struct llm_reply *rep,
 		if (a->o->abort && *a->o->abort) {
 			out = xstrdup("aborted by the user");
 			is_error = 1;
-		} else if (a->write_err) {
+		} else if (agent_write_failed(a)) {
 			/* a call the transcript cannot show is not made */
 			out = xstrdup("not run: the run's transcript cannot be written");
 			is_error = 1;
@@ -1076,6 +1046,7 @@ static void agent_run_tools(struct agent *a, cJSON *conv, struct llm_reply *rep,
 int agent_run(const struct agent_opts *o, struct agent_result *r)
 {
 	struct agent a = {.o = o};
+	struct llm_tool *llm_tools;
 	char *path, *final = NULL;
 	cJSON *conv;
 	int stop;
@@ -1084,7 +1055,6 @@ int agent_run(const struct agent_opts *o, struct agent_result *r)
 	a.t0 = agent_now();
 	a.llm = o->llm;
 	a.llm.system = agent_system;
-	a.llm.tools = agent_tools;
 	a.llm.ntools = AGENT_NTOOLS;
 	a.llm.abort = o->abort;
 	if (o->budget_s > 0)
@@ -1092,18 +1062,16 @@ int agent_run(const struct agent_opts *o, struct agent_result *r)
 	a.llm.on_retry = agent_on_retry;
 	a.llm.on_delta = agent_on_delta;
 	a.llm.ud = &a;
-	snprintf(a.session, sizeof a.session, "live-%lx-%d", (unsigned long)time(NULL), (int)getpid());
 
 	mkdir(o->rundir, 0777);
 	path = util_path_join(o->rundir, "transcript.jsonl");
-	a.tr = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
-	if (a.tr < 0) {
+	if (write_claude_open(&a.tr, path, o->llm.api_key, o->llm.model, &r->error) < 0) {
 		r->end = AGENT_ERROR;
-		r->error = xasprintf("cannot write %s: %s", path, strerror(errno));
 		free(path);
 		return -1;
 	}
-	a.tr_path = path;
+	free(path);
+	a.llm.tools = llm_tools = agent_llm_tools();
 	agent_tr_init(&a);
 	conv = llm_conv_new();
 	llm_conv_user(conv, o->prompt);
@@ -1156,7 +1124,7 @@ int agent_run(const struct agent_opts *o, struct agent_result *r)
 		agent_run_tools(&a, conv, &rep, r);
 		llm_reply_free(&rep);
 	}
-	if (a.write_err) {
+	if (agent_write_failed(&a)) {
 		stop = AGENT_ERROR;
 		free(r->error);
 		r->error = xstrdup(a.write_err);
@@ -1167,10 +1135,8 @@ int agent_run(const struct agent_opts *o, struct agent_result *r)
 	r->tok_out = a.tok_out;
 	r->seconds = agent_now() - a.t0;
 	agent_tr_final(&a, r, r->end == AGENT_ERROR ? r->error : final);
-	if (!a.write_err && (fsync(a.tr) < 0 || close(a.tr) < 0))
-		a.write_err = xasprintf("cannot write %s: %s", a.tr_path, strerror(errno));
-	else if (a.write_err)
-		close(a.tr);
+	write_claude_close(&a.tr);
+	agent_write_failed(&a);
 	if (final) {
 		char *fp = util_path_join(o->rundir, "final.txt"), *err = NULL;
 		final = llm_scrub(final, o->llm.api_key);
@@ -1194,7 +1160,8 @@ int agent_run(const struct agent_opts *o, struct agent_result *r)
 	}
 	cJSON_Delete(conv);
 	free(final);
-	free(a.tr_path);
+	write_claude_free(&a.tr);
+	free(llm_tools);
 	if (a.write_err) {
 		r->end = AGENT_ERROR;
 		free(r->error);

@@ -353,7 +353,23 @@ static struct ynode *load_node(struct loader *L, yaml_event_t *ev, char **err, i
 
 struct annot *annot_load(const char *path, int *line, char **err)
 {
-	FILE *f = fopen(path, "rb");
+	size_t n = 0;
+	char *bytes = util_read_file(path, &n);
+	struct annot *a;
+
+	*line = 0;
+	*err = NULL;
+	if (!bytes) {
+		*err = xasprintf("%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	a = annot_load_mem(path, bytes, n, line, err);
+	free(bytes);
+	return a;
+}
+
+struct annot *annot_load_mem(const char *path, const char *bytes, size_t len, int *line, char **err)
+{
 	struct loader L;
 	yaml_event_t ev;
 	struct ynode *root = NULL;
@@ -362,13 +378,9 @@ struct annot *annot_load(const char *path, int *line, char **err)
 
 	*line = 0;
 	*err = NULL;
-	if (!f) {
-		*err = xasprintf("%s: %s", path, strerror(errno));
-		return NULL;
-	}
 	memset(&L, 0, sizeof L);
 	yaml_parser_initialize(&L.parser);
-	yaml_parser_set_input_file(&L.parser, f);
+	yaml_parser_set_input_string(&L.parser, (const unsigned char *)bytes, len);
 	/* stream start, document start, then the root node */
 	while (!e) {
 		if (next_event(&L, &ev, &e, &ln) < 0)
@@ -405,7 +417,6 @@ struct annot *annot_load(const char *path, int *line, char **err)
 		free(L.anchors[i].name);
 	free(L.anchors);
 	yaml_parser_delete(&L.parser);
-	fclose(f);
 	if (!e && (!root || root->kind != YN_MAP)) {
 		e = xstrdup("the document is not a mapping of keys to values");
 		ln = root ? root->line : 1;
@@ -514,12 +525,22 @@ static int annot_style_for(const char *v)
 
 void annot_set(struct annot *a, const char *key, const char *value)
 {
+	annot_set_styled(a, key, value, value ? annot_style_for(value) : YAML_PLAIN_SCALAR_STYLE);
+}
+
+void annot_set_styled(struct annot *a, const char *key, const char *value, int style)
+{
 	struct ynode *v;
 	if (!value)
 		v = ynode_scalar("null", 4, YAML_PLAIN_SCALAR_STYLE);
 	else
-		v = ynode_scalar(value, strlen(value), annot_style_for(value));
+		v = ynode_scalar(value, strlen(value), style);
 	annot_put(a, key, v);
+}
+
+int annot_plain_ok(const char *v)
+{
+	return annot_style_for(v) == YAML_PLAIN_SCALAR_STYLE;
 }
 
 void annot_set_number(struct annot *a, const char *key, double x, int is_null)
@@ -686,6 +707,27 @@ char *annot_emit(const struct annot *a, char **err)
 }
 
 /* ---- saving ------------------------------------------------------------ */
+
+void annot_version_get(const char *path, struct annot_version *v)
+{
+	struct stat st;
+	memset(v, 0, sizeof *v);
+	if (stat(path, &st) != 0)
+		return;
+	v->exists = 1;
+	v->size = (long long)st.st_size;
+	v->mtime_ns = (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+	v->ino = (unsigned long long)st.st_ino;
+	v->dev = (unsigned long long)st.st_dev;
+}
+
+int annot_version_same(const struct annot_version *a, const struct annot_version *b)
+{
+	if (a->exists != b->exists)
+		return 0;
+	return !a->exists || (a->size == b->size && a->mtime_ns == b->mtime_ns && a->ino == b->ino &&
+	                      a->dev == b->dev);
+}
 
 long long annot_mtime_ns(const char *path)
 {

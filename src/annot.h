@@ -43,6 +43,8 @@ struct annot {
 /* Loads one file. NULL on failure with *err (owned) naming the file and
  * *line the line (0 when unknown). */
 struct annot *annot_load(const char *path, int *line, char **err);
+/* The same from len bytes already read; path names them in messages. */
+struct annot *annot_load_mem(const char *path, const char *bytes, size_t len, int *line, char **err);
 /* A new annotation for a run, keys in the schema's order. */
 struct annot *annot_new(const char *path);
 void annot_free(struct annot *a);
@@ -54,6 +56,10 @@ const char *annot_get(const struct annot *a, const char *key);
 /* Sets a top-level scalar (added after the schema key it follows when new).
  * value NULL writes YAML null. */
 void annot_set(struct annot *a, const char *key, const char *value);
+/* The same with the scalar style (yaml_scalar_style_t) the text was given. */
+void annot_set_styled(struct annot *a, const char *key, const char *value, int style);
+/* 1 when v may be written as a plain scalar and reads back as the same string. */
+int annot_plain_ok(const char *v);
 void annot_set_number(struct annot *a, const char *key, double v, int is_null);
 /* Appends a quote {file, lines: [s, e], label, text}. */
 void annot_add_quote(struct annot *a, const char *file, int start, int end,
@@ -68,6 +74,15 @@ char *annot_emit(const struct annot *a, char **err);
  * another annotator's work is not overwritten. 0 ok, -1 with *err. */
 int annot_save(const struct annot *a, const char *path, long long expected_mtime_ns, char **err);
 long long annot_mtime_ns(const char *path);   /* 0 when absent */
+/* What a view saw of an annotation file: a change of any of these means
+ * someone wrote it since (an editor that renames keeps no inode). */
+struct annot_version {
+	int exists;
+	long long size, mtime_ns;
+	unsigned long long ino, dev;
+};
+void annot_version_get(const char *path, struct annot_version *v);
+int annot_version_same(const struct annot_version *a, const struct annot_version *b);
 /* The one lock file of an annotations directory, beside the files. */
 #define ANNOT_LOCK_NAME ".kbtui.lock"
 /* A temporary file of ours this old, found with the lock held, is a killed

@@ -1,14 +1,17 @@
 /* annotate.h: the one place that changes a run's annotation file
- * (annotations/<run_id>.yaml); the TUI's tagging, its quotes and
- * `kbtui annotate` all go through it.
+ * (annotations/<run_id>.yaml); `kbtui annotate`, the browser, the grid and
+ * the replay (ui/tag.c, the artifact pane's quotes) all call annotate_apply.
  *
- * One call does one change: load the file (or start a new document), fill
- * run_id, model, harness, effort, problem and peak_fraction from the run
- * where the document lacks them (existing values and key order are left
- * alone), apply the change, optionally stamp annotator + updated, check it
- * against the schema, and write it atomically under the file's lock,
- * refusing when the file changed on disk since it was read. What was there
- * before is kept in an undo record that can put it back. */
+ * One call does one change: one read of the file; the check that it is
+ * still the version the caller showed (else a callback is asked); the
+ * change made in the file's text where the values stand (yedit.h), so
+ * that comments, blank lines, indentation, quoting and key order stay and
+ * a one-field change is a one-line diff; the result re-parsed and checked
+ * against the schema, errors the file already had kept as they were and
+ * named, only an error the change brings refused; one atomic write under
+ * the file's lock, refused when the bytes changed since the read. A new
+ * file gets run_id, model, harness, effort, problem and peak_fraction from
+ * the run. What was there before is kept in an undo record. */
 #ifndef KB_ANNOTATE_H
 #define KB_ANNOTATE_H
 
@@ -27,10 +30,11 @@ struct annotate_change {
 	const char *quote_file;
 	int quote_start, quote_end;
 	const char *quote_label, *quote_text;
-	/* any other change, called after the fields above on the loaded
-	 * document (e.g. annot_set of another key) */
-	void (*edit)(struct annot *a, void *ctx);
-	void *ctx;
+	/* one more top-level scalar (NULL: none), e.g. reviewed_by */
+	const char *set_key, *set_value;
+	/* the run a new file is made for (its fields fill the header); NULL:
+	 * a new file holds only the change */
+	const struct run_meta *meta;
 	/* when set, `annotator` is set to it and `updated` to now (ISO 8601 UTC) */
 	const char *annotator;
 	/* write even when the schema check finds errors (work in progress in
@@ -50,14 +54,18 @@ struct annotate_undo {
 
 enum annotate_status {
 	ANNOTATE_OK = 0,          /* written (there may still be warnings) */
-	ANNOTATE_INVALID = 1,     /* schema errors, nothing written */
+	ANNOTATE_INVALID = 1,     /* the change brings schema errors, nothing written */
 	ANNOTATE_IOERR = -1,      /* unreadable, unwritable, changed on disk, bad run id */
 };
 
 struct annotate_result {
 	char *path;               /* the annotation file (owned) */
-	char *msgs;               /* annot_check messages, one a line (owned, NULL when none) */
-	int errors;               /* schema errors among msgs (warnings not counted) */
+	char *msgs;               /* schema messages, one a line (owned, NULL when none) */
+	int errors;               /* schema errors the change brought (warnings not counted) */
+	int kept;                 /* errors the file had before, kept as they were (a warning) */
+	int needs_implication;    /* refused because the verdict needs an implication and
+	                           * there is none: the field to ask for */
+	struct annot_version version; /* of the file as written */
 	char *err;                /* why nothing was written (owned), NULL when written
 	                           * or when only the schema refused (see msgs) */
 	struct annotate_undo *undo; /* owned; NULL unless written */
@@ -67,12 +75,20 @@ struct annotate_result {
  * or could escape the directory ('/', leading '.'). */
 char *annotate_path(const char *annot_dir, const char *run_id);
 
-/* Applies ch to the annotation of the run described by meta (meta->run_id
- * is required) in annot_dir, which must exist. Fills *res (call
+/* Asked when the file is no longer the version the caller showed: 1 to
+ * write over it anyway. question: the file and why (not terminal-safe). */
+struct annotate_confirm {
+	int (*ask)(void *ctx, const char *question);
+	void *ctx;
+};
+
+/* Applies ch to the annotation file path (its directory must exist).
+ * expected: the version the caller showed (NULL: no check), confirm: who
+ * decides when it changed (NULL: refused). Fills *res (call
  * annotate_result_free afterwards in every case). */
-enum annotate_status annotate_apply(const char *annot_dir, const struct run_meta *meta,
-                                    const struct annotate_change *ch,
-                                    struct annotate_result *res);
+enum annotate_status annotate_apply(const char *path, const struct annotate_change *ch,
+                                    const struct annot_version *expected,
+                                    const struct annotate_confirm *confirm, struct annotate_result *res);
 void annotate_result_free(struct annotate_result *res);
 
 /* Restores the bytes before the change (or removes a file that was new),

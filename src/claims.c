@@ -2,13 +2,13 @@
 #include "config.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "benchlog.h"
 #include "claims.h"
-#include "flagcheck.h"
 #include "run.h"
 #include "util.h"
 
@@ -67,7 +67,7 @@ static void claims_measure(struct claims_meas *m, size_t ev, const char *text)
 			claims_best(&m->peak, &m->peak_ev, &m->peak_line, l.value, ev, p, n);
 			break;
 		case BL_VARIANT: {
-			int solution = !flagcheck_reference_variant(l.variant, l.variant_len);
+			int solution = !benchlog_reference_variant(l.variant, l.variant_len);
 			int k = 0;
 			while (k < nsh && sh[k].shape != l.shape)
 				k++;

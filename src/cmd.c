@@ -2,11 +2,16 @@
  * errors, and the dataset and run a command works on. */
 #include "cmd.h"
 #include "dataset.h"
+#include "fetch.h"
+#include "hub.h"
 #include "parser.h"
+#include "problem.h"
+#include "suggest.h"
 #include "textsafe.h"
 #include "util.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +81,67 @@ int cmd_usage_error(FILE *err, const char *name, const char *fmt, const char *ar
 	return CMD_USAGE;
 }
 
+int cmd_unknown_option(FILE *err, const char *name, const char *arg, const struct option *opts)
+{
+	char *hint = suggest_option(opts, arg);
+	if (!hint)
+		return cmd_usage_error(err, name, "unknown option '%s'", arg);
+	char *fmt = xasprintf("unknown option '%%s'; did you mean '%s'?", hint);
+	int rc = cmd_usage_error(err, name, fmt, arg);
+	free(fmt);
+	free(hint);
+	return rc;
+}
+
+char *cmd_format_unknown(const char *name)
+{
+	const char *names[64];
+	size_t n = 0;
+	for (; parser_all[n] && n < 64; n++)
+		names[n] = parser_all[n]->name;
+	const char *hint = name ? suggest_closest(name, names, n) : NULL;
+	return hint ? xasprintf("unknown format '%%s'; did you mean '%s'?", hint)
+	            : xstrdup("unknown format '%s' (kbtui formats lists them)");
+}
+
+int cmd_option_typo(const struct option *opts, const char *arg)
+{
+	char *hint = suggest_option(opts, arg);
+	int typo = hint != NULL;
+	free(hint);
+	return typo;
+}
+
+void cmd_no_problem(FILE *err, const char *name, const char *dir, const char *problem)
+{
+	char *hint = suggest_problem(dir, problem);
+	char *p = textsafe(problem, strlen(problem), 0), *d = textsafe(dir, strlen(dir), 0);
+	fprintf(err, "kbtui %s: no problem '%s' in %s", name, p, d);
+	if (hint) {
+		textsafe_fprintf(err, "; did you mean '%s'?\n", hint);
+	} else {
+		int n;
+		char **v = problem_names(dir, &n);
+		fprintf(err, n ? "; the problems there:" : " (no problems there)");
+		for (int i = 0; i < n; i++)
+			textsafe_fprintf(err, " %s", v[i]);
+		fputc('\n', err);
+		problem_names_free(v, n);
+	}
+	free(p);
+	free(d);
+	free(hint);
+}
+
+const char *cmd_suggest(const struct cmd_entry *const *table, const char *word)
+{
+	const char *names[64];
+	size_t n = 0;
+	for (; table[n] && n < 64; n++)
+		names[n] = table[n]->name;
+	return suggest_closest(word, names, n);
+}
+
 int cmd_write_failed(FILE *out, FILE *err)
 {
 	errno = 0;
@@ -140,9 +206,12 @@ char *cmd_default_dataset(const char *argv0, FILE *err)
 	char *d = dataset_default_dir(argv0);
 	if (err) {
 		const char *env = getenv("KBTUI_DATA");
-		char *safe = textsafe(d, strlen(d), 0);
+		char *safe = textsafe(d, strlen(d), 0), *fetched = fetch_default_dest(HUB_DEFAULT_REPO);
 		textsafe_fprintf(err, "kbtui: dataset: %s (%s)\n", safe,
-		        env && *env ? "$KBTUI_DATA" : "no DIR given and none here; kbtui fetch gets the real one");
+		        env && *env ? "$KBTUI_DATA"
+		        : strcmp(d, fetched) == 0 ? "no DIR given and none here: the fetched one"
+		        : "no DIR given and none here: the bundled sample; kbtui fetch gets the real one");
+		free(fetched);
 		free(safe);
 	}
 	return d;
@@ -318,6 +387,26 @@ int cmd_not_a_transcript(const struct run *r, const char *file, FILE *err)
  * `dump --jsonl` or `runs --json` acts on none of a transcript's bytes (an
  * 8-bit CSI is as live as ESC [). They only occur inside strings, so this
  * stays JSON. */
+void cmd_json_item(struct cmd_json_list *l, const char *json)
+{
+	struct sbuf b;
+	sbuf_init(&b);
+	if (l->mode == CMD_OUT_JSON)
+		sbuf_adds(&b, l->n ? ",\n" : "[\n");
+	textsafe_json_fix(&b, json);
+	if (l->mode != CMD_OUT_JSON)
+		sbuf_addc(&b, '\n');
+	fwrite(b.s, 1, b.len, l->out);
+	sbuf_free(&b);
+	l->n++;
+}
+
+void cmd_json_end(struct cmd_json_list *l)
+{
+	if (l->mode == CMD_OUT_JSON)
+		fputs(l->n ? "\n]\n" : "[]\n", l->out);
+}
+
 void cmd_put_json(FILE *out, const char *s)
 {
 	struct sbuf b;

@@ -54,6 +54,21 @@ int cmd_dispatch(const struct cmd_entry *e, int argc, char **argv, const struct 
 int cmd_write_failed(FILE *out, FILE *err);
 /* "kbtui NAME: <fmt with arg>" and "Try 'kbtui NAME --help'."; CMD_USAGE. */
 int cmd_usage_error(FILE *err, const char *name, const char *fmt, const char *arg);
+/* "kbtui NAME: unknown option 'ARG'", with "did you mean '--X'?" when one
+ * of opts (getopt_long's table) is a typo away; CMD_USAGE. */
+struct option;
+int cmd_unknown_option(FILE *err, const char *name, const char *arg, const struct option *opts);
+/* The words after "unknown format '%s'" for a --format name that is none:
+ * "; did you mean 'claude'?" when one is a typo away, else " (kbtui
+ * formats lists them)". A printf format of one %s (owned). */
+char *cmd_format_unknown(const char *name);
+/* Whether arg is a typo of one of opts' long options. */
+int cmd_option_typo(const struct option *opts, const char *arg);
+/* "kbtui NAME: no problem 'P' in DIR", with "did you mean 'Q'?" when a
+ * problem there is a typo away. */
+void cmd_no_problem(FILE *err, const char *name, const char *dir, const char *problem);
+/* The command of table closest to word (a typo of it), NULL when none. */
+const char *cmd_suggest(const struct cmd_entry *const *table, const char *word);
 
 /* ---- the dataset and the run a command works on ---------------------- */
 
@@ -99,8 +114,15 @@ int cmd_not_a_transcript(const struct run *r, const char *file, FILE *err);
 
 /* ---- pieces the commands share ---------------------------------------- */
 
-/* kbtui runs, kbtui dump, kbtui formats as functions (tests call them). */
+/* kbtui runs, kbtui dump, kbtui formats as functions (tests call them);
+ * json and jsonl are an enum cmd_out (1: JSON Lines, 2: one array). */
 int cmd_runs(const char *dir, int json, FILE *out, FILE *err);
+/* kbtui runs with its options: json, a board/GPU selection, --boards. */
+struct cmd_runs_opts {
+	int json, boards;
+	const char *board, *gpu;  /* NULL: any */
+};
+int cmd_runs_sel(const char *dir, const struct cmd_runs_opts *o, FILE *out, FILE *err);
 /* path: a run directory or a transcript file; format NULL to sniff. */
 int cmd_dump(const char *path, const char *format, int jsonl, FILE *out, FILE *err);
 int cmd_formats(FILE *out);
@@ -116,6 +138,20 @@ void cmd_report_run(const struct run *r, FILE *err);
  * overrides escaped as \uXXXX and invalid UTF-8 as \ufffd (cJSON passes
  * them raw; a terminal would act on an 8-bit CSI). */
 void cmd_put_json(FILE *out, const char *json);
+
+/* The one rule of JSON output: --jsonl prints JSON Lines (one object a
+ * line, for streams and grep), --json one JSON document (an array of the
+ * same objects, for jq and files). */
+enum cmd_out { CMD_OUT_TEXT = 0, CMD_OUT_JSONL = 1, CMD_OUT_JSON = 2 };
+struct cmd_json_list {
+	FILE *out;
+	enum cmd_out mode;   /* CMD_OUT_JSONL or CMD_OUT_JSON */
+	size_t n;            /* items written */
+};
+/* One object of the list, made safe as cmd_put_json makes it. */
+void cmd_json_item(struct cmd_json_list *l, const char *json);
+/* Closes the array of CMD_OUT_JSON ("[]" when empty); nothing for lines. */
+void cmd_json_end(struct cmd_json_list *l);
 
 /* `kbtui flags [--rules FILE] [--json] [DIR|RUN]`; argv[0] is "flags". */
 int cmd_flags(int argc, char **argv, FILE *out, FILE *err);

@@ -54,7 +54,7 @@ int cmd_annotate(int argc, char **argv, const char *argv0, FILE *out, FILE *err)
 		case O_ANNOTATOR: ch.annotator = optarg; break;
 		case O_ANY: any = 1; break;
 		case ':': return cmd_usage_error(err, "annotate", "option '%s' needs an argument", argv[optind - 1]);
-		default: return cmd_usage_error(err, "annotate", "unknown option '%s'", argv[optind - 1]);
+		default: return cmd_unknown_option(err, "annotate", argv[optind - 1], opts);
 		}
 	}
 	if (optind >= argc)
@@ -83,7 +83,19 @@ int cmd_annotate(int argc, char **argv, const char *argv0, FILE *out, FILE *err)
 		annot_dir = def_dir = util_path_join(ds->root, "annotations");
 		mkdir(def_dir, 0755);
 	}
-	switch (annotate_apply(annot_dir, &ds->runs[i].meta, &ch, &res)) {
+	char *path = annotate_path(annot_dir, ds->runs[i].meta.run_id);
+	enum annotate_status st;
+	ch.meta = &ds->runs[i].meta;
+	if (path) {
+		st = annotate_apply(path, &ch, NULL, NULL, &res);
+	} else {
+		memset(&res, 0, sizeof res);
+		res.err = xasprintf("%s: run id `%s` cannot name an annotation file", annot_dir,
+		                    ds->runs[i].meta.run_id ? ds->runs[i].meta.run_id : "");
+		st = ANNOTATE_IOERR;
+	}
+	free(path);
+	switch (st) {
 	case ANNOTATE_OK:
 		if (res.msgs)
 			textsafe_fputs(err, res.msgs, TS_KEEP_NL | TS_KEEP_TAB);
@@ -93,8 +105,8 @@ int cmd_annotate(int argc, char **argv, const char *argv0, FILE *out, FILE *err)
 	case ANNOTATE_INVALID:
 		if (res.msgs)
 			textsafe_fputs(err, res.msgs, TS_KEEP_NL | TS_KEEP_TAB);
-		textsafe_fprintf(err, "kbtui: %s: %d schema error%s; nothing written\n", res.path, res.errors,
-		        res.errors == 1 ? "" : "s");
+		textsafe_fprintf(err, "kbtui: %s: the change brings %d schema error%s; nothing written\n", res.path,
+		                 res.errors, res.errors == 1 ? "" : "s");
 		rc = CMD_BADINPUT;
 		break;
 	default:

@@ -16,7 +16,7 @@ static const char *nz(const char *s)
 	return s ? s : "";
 }
 
-static void cmd_dump_json(FILE *out, const struct run *r, size_t i)
+static void cmd_dump_json(struct cmd_json_list *l, const struct run *r, size_t i)
 {
 	const struct event *e = &r->ev[i];
 	cJSON *o = cJSON_CreateObject();
@@ -66,7 +66,7 @@ static void cmd_dump_json(FILE *out, const struct run *r, size_t i)
 		cJSON_AddNumberToObject(t, "reasoning", (double)e->tok_reasoning);
 	}
 	s = jx_print(o);  /* cJSON_PrintUnformatted's text, faster */
-	cmd_put_json(out, s);
+	cmd_json_item(l, s);
 	free(s);
 	cJSON_Delete(o);
 }
@@ -125,12 +125,15 @@ int cmd_dump(const char *path, const char *format, int jsonl, FILE *out, FILE *e
 		free(file);
 		return CMD_BADINPUT;
 	}
+	struct cmd_json_list list = {out, (enum cmd_out)jsonl, 0};
 	for (size_t i = 0; i < r->nev; i++) {
 		if (jsonl)
-			cmd_dump_json(out, r, i);
+			cmd_dump_json(&list, r, i);
 		else
 			cmd_dump_text(out, r, i);
 	}
+	if (jsonl)
+		cmd_json_end(&list);
 	if (cmd_not_a_transcript(r, file, err))
 		rc = CMD_BADINPUT;
 	if (r->malformed) {
@@ -145,7 +148,8 @@ int cmd_dump(const char *path, const char *format, int jsonl, FILE *out, FILE *e
 static int cmd_dump_exec(int argc, char **argv, const struct cmd_ctx *ctx)
 {
 	static const struct option opts[] = {
-		{"jsonl", no_argument, NULL, 'j'},
+		{"jsonl", no_argument, NULL, 'l'},
+		{"json", no_argument, NULL, 'j'},
 		{"format", required_argument, NULL, 'f'},
 		{NULL, 0, NULL, 0},
 	};
@@ -155,16 +159,22 @@ static int cmd_dump_exec(int argc, char **argv, const struct cmd_ctx *ctx)
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, ":f:", opts, NULL)) != -1) {
 		switch (ch) {
-		case 'j': jsonl = 1; break;
+		case 'l': jsonl = CMD_OUT_JSONL; break;
+		case 'j': jsonl = CMD_OUT_JSON; break;
 		case 'f': format = optarg; break;
 		case ':': return cmd_usage_error(ctx->err, "dump", "option '%s' needs an argument", argv[optind - 1]);
-		default: return cmd_usage_error(ctx->err, "dump", "unknown option '%s'", argv[optind - 1]);
+		default: return cmd_unknown_option(ctx->err, "dump", argv[optind - 1], opts);
 		}
 	}
 	if (argc - optind != 1)
 		return cmd_usage_error(ctx->err, "dump", "%s", "needs exactly one RUN (a run id, a run directory or a transcript)");
 	if (format && !parser_find(format))
-		return cmd_usage_error(ctx->err, "dump", "unknown format '%s' (kbtui formats lists them)", format);
+	{
+		char *fmt = cmd_format_unknown(format);
+		int rc = cmd_usage_error(ctx->err, "dump", fmt, format);
+		free(fmt);
+		return rc;
+	}
 	const char *arg = argv[optind];
 	if (util_is_file(arg) || util_is_dir(arg))
 		return cmd_dump(arg, format, jsonl, ctx->out, ctx->err);
@@ -185,11 +195,12 @@ static int cmd_dump_exec(int argc, char **argv, const struct cmd_ctx *ctx)
 
 const struct cmd_entry cmd_dump_entry = {
 	.name = "dump",
-	.usage = "[--jsonl] [--format FMT] RUN",
+	.usage = "[--jsonl|--json] [--format FMT] RUN",
 	.summary = "the normalized events of one run, numbered from 1",
 	.help = "RUN: a run id or a unique prefix of one (in the dataset the working\n"
 	        "directory is in, else the default one), a run directory or a transcript.\n"
 	        "  --jsonl         one JSON object per event, one per line (kbtui(1), DUMP FORMAT)\n"
+	        "  --json          the same objects as one JSON document, an array\n"
 	        "  -f, --format FMT  read the transcript as FMT instead of sniffing the content\n",
 	.exec = cmd_dump_exec,
 };

@@ -3,26 +3,32 @@
 #include "eval.h"
 #include "evalbox.h"
 #include "cmd.h"
+#include "deck.h"
 #include "hardware.h"
+#include "jsonx.h"
 #include "problem.h"
 #include "util.h"
 #include "textsafe.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
-/* the library's own --help (tests call it); the command's is ui/cmd_eval.c's */
+/* the library's own --help (tests call it); the command's is ui/cmd_eval_tui.c's */
 static const char cmd_eval_usage[] =
 	"Usage: kbtui eval --problem NAME [OPTIONS] SOLUTION.cu\n"
 	"       kbtui eval --kbh DIR --problem NAME [OPTIONS] solution.py\n"
 	"       kbtui eval --list-hardware\n"
+	"       kbtui eval --describe --problem NAME [--deck NAME] [--json]\n"
 	"The options: kbtui eval --help, kbtui(1).\n";
 
 enum {
 	OPT_PROBLEM = 256, OPT_PROBLEMS, OPT_HARDWARE, OPT_ARCH, OPT_LIST_HW, OPT_KBH, OPT_WORKDIR,
 	OPT_TIMEOUT, OPT_SEEDS, OPT_TRIALS, OPT_HELP, OPT_PYTHON, OPT_TUI, OPT_SANDBOX,
+	OPT_DECK, OPT_NO_OWN, OPT_DESCRIBE, OPT_JSON,
 };
 
 static const struct option cmd_eval_opts[] = {
@@ -40,6 +46,10 @@ static const struct option cmd_eval_opts[] = {
 	{"python", required_argument, NULL, OPT_PYTHON},
 	{"tui", no_argument, NULL, OPT_TUI},
 	{"sandbox", required_argument, NULL, OPT_SANDBOX},
+	{"deck", required_argument, NULL, OPT_DECK},
+	{"no-own-checks", no_argument, NULL, OPT_NO_OWN},
+	{"describe", no_argument, NULL, OPT_DESCRIBE},
+	{"json", no_argument, NULL, OPT_JSON},
 	{NULL, 0, NULL, 0},
 };
 
@@ -94,12 +104,74 @@ static int cmd_eval_list_hardware(const char *problems, FILE *out, FILE *err)
 	return CMD_OK;
 }
 
+/* The deck --describe shows: --deck, $KBTUI_DECK, the current deck of
+ * --hardware's profile (*own: on that profile's table), else the
+ * publisher's first GPU's. Owned. */
+static char *cmd_eval_describe_deck(const struct eval_opts *o, const char *dir, int *own)
+{
+	const char *env = getenv("KBTUI_DECK");
+	char *d;
+	*own = 0;
+	if (o->deck)
+		return xstrdup(o->deck);
+	if (env && *env)
+		return xstrdup(env);
+	if (o->hardware && (d = deck_default_for(dir, o->hardware, own)))
+		return d;
+	return xstrdup("kbcom-2026-08-rtxpro6000");
+}
+
+/* --describe: the problem as the deck defines it, nothing run. */
+static int cmd_eval_describe(const struct eval_opts *o, int json, FILE *out, FILE *err)
+{
+	char *dir = o->problems_dir ? xstrdup(o->problems_dir) : problem_default_dir();
+	int own;
+	char *pdir = o->problem ? problem_find(dir, o->problem) : NULL, *name = cmd_eval_describe_deck(o, dir, &own);
+	char *hwp = util_path_join(dir, "hardware.json"), *msg = NULL;
+	struct problem *p = NULL;
+	struct deck *d = NULL;
+	struct hardware_list *hw = NULL;
+	int rc = CMD_BADINPUT;
+	if (!o->problem)
+		textsafe_fprintf(err, "kbtui eval: --describe needs --problem NAME\n");
+	else if (!pdir)
+		textsafe_fprintf(err, "kbtui eval: %s: no problem '%s' there (or more than one matches)\n", dir, o->problem);
+	else if (!(p = problem_load(pdir, &msg)) || !(d = deck_load(dir, name, &msg)) || !(hw = hardware_load(hwp, &msg)))
+		textsafe_fprintf(err, "kbtui eval: %s\n", msg);
+	else if (!deck_problem(d, p->name))
+		textsafe_fprintf(err, "kbtui eval: %s is not in deck %s\n", p->name, d->name);
+	else {
+		cJSON *desc = deck_describe(d, p, hardware_find(hw, own ? o->hardware : d->table));
+		if (json) {
+			char *s = cJSON_Print(desc);
+			fputs(s, out);
+			fputc('\n', out);
+			free(s);
+		} else {
+			deck_describe_print(desc, out);
+		}
+		cJSON_Delete(desc);
+		rc = CMD_OK;
+	}
+	free(msg);
+	hardware_free(hw);
+	deck_free(d);
+	problem_free(p);
+	free(pdir);
+	free(name);
+	free(hwp);
+	free(dir);
+	return rc;
+}
+
 void cmd_eval_summary(const struct eval_result *r, FILE *out)
 {
 	textsafe_fprintf(out, "kbtui eval: %s", r->problem ? r->problem : "?");
 	if (r->hardware || r->arch)
 		textsafe_fprintf(out, " on %s (%s)", r->hardware ? r->hardware : r->device ? r->device : "unknown GPU",
 		        r->arch ? r->arch : "-");
+	if (r->deck)
+		textsafe_fprintf(out, " [deck %s%s]", r->deck, r->own_checks ? "" : ", own checks off");
 	if (r->refused)
 		textsafe_fprintf(out, ": REFUSED: %s", r->failure ? r->failure : "?");
 	else if (r->invalid)
@@ -116,10 +188,34 @@ void cmd_eval_summary(const struct eval_result *r, FILE *out)
 		textsafe_fprintf(out, "kbtui eval: results in %s/result.json\n", r->workdir);
 }
 
+/* The problem and the solution named exist; -1 when they do, else the
+ * exit status with the message (a problem a typo away named). */
+static int cmd_eval_args_exist(const struct eval_opts *o, FILE *err)
+{
+	char *pdir = o->kbh ? util_path_join(o->kbh, "problems") :
+	             o->problems_dir ? xstrdup(o->problems_dir) : problem_default_dir();
+	char *dir = util_is_dir(pdir) ? problem_find(pdir, o->problem) : NULL;
+	int rc = -1;
+	if (util_is_dir(pdir) && !dir) {
+		cmd_no_problem(err, "eval", pdir, o->problem);
+		rc = CMD_BADINPUT;
+	} else if (!util_is_file(o->solution)) {
+		struct stat st;
+		int e = stat(o->solution, &st) < 0 ? errno : EISDIR;
+		char *safe = textsafe(o->solution, strlen(o->solution), 0);
+		fprintf(err, "kbtui eval: %s: %s\n", safe, strerror(e));
+		free(safe);
+		rc = CMD_BADINPUT;
+	}
+	free(dir);
+	free(pdir);
+	return rc;
+}
+
 int cmd_eval_prepare(int argc, char **argv, struct eval_cmd *ec, FILE *out, FILE *err)
 {
 	struct eval_opts *o = &ec->o;
-	int ch, list = 0;
+	int ch, list = 0, describe = 0, json = 0;
 	double v;
 
 	memset(ec, 0, sizeof *ec);
@@ -132,6 +228,10 @@ int cmd_eval_prepare(int argc, char **argv, struct eval_cmd *ec, FILE *out, FILE
 		case OPT_HARDWARE: o->hardware = optarg; break;
 		case OPT_ARCH: o->arch = optarg; break;
 		case OPT_LIST_HW: list = 1; break;
+		case OPT_DECK: o->deck = optarg; break;
+		case OPT_NO_OWN: o->no_own_checks = 1; break;
+		case OPT_DESCRIBE: describe = 1; break;
+		case OPT_JSON: json = 1; break;
 		case OPT_KBH: o->kbh = optarg; break;
 		case OPT_WORKDIR: o->workdir = optarg; break;
 		case OPT_PYTHON: o->python = optarg; break;
@@ -153,17 +253,26 @@ int cmd_eval_prepare(int argc, char **argv, struct eval_cmd *ec, FILE *out, FILE
 			break;
 		case OPT_HELP: fputs(cmd_eval_usage, out); return CMD_OK;
 		case ':': return cmd_eval_usage_error(err, "option '%s' needs an argument", argv[optind - 1]);
-		default: return cmd_eval_usage_error(err, "unknown option '%s'", argv[optind - 1]);
+		default: return cmd_unknown_option(err, "eval", argv[optind - 1], cmd_eval_opts);
 		}
 	}
 	if (list)
 		return cmd_eval_list_hardware(o->problems_dir, out, err);
+	if (describe)
+		return cmd_eval_describe(o, json, out, err);
+	if (json)
+		return cmd_eval_usage_error(err, "%s", "--json goes with --describe");
+	if (o->kbh && (o->deck || o->no_own_checks))
+		return cmd_eval_usage_error(err, "%s", "--deck and --no-own-checks are the native loop's: --kbh runs the "
+		                            "checkout's own definitions");
 	if (optind != argc - 1)
 		return cmd_eval_usage_error(err, "%s", optind >= argc ? "which SOLUTION file?" : "one SOLUTION file only");
 	if (!o->problem)
 		return cmd_eval_usage_error(err, "%s", "--problem NAME is required");
 	o->solution = argv[optind];
-	return -1;
+	/* what was typed is checked before the sandbox, the GPU and nvcc are
+	 * (the --tui screen shows eval's own words for it) */
+	return ec->tui ? -1 : cmd_eval_args_exist(o, err);
 }
 
 static volatile sig_atomic_t cmd_eval_abort;

@@ -59,6 +59,8 @@ int cmd_export(int argc, char **argv, const char *argv0, FILE *out, FILE *err)
 		{"format", required_argument, NULL, 'f'},
 		{"full", no_argument, NULL, 'F'},
 		{"annotations", required_argument, NULL, 'a'},
+		{"board", required_argument, NULL, 'b'},
+		{"gpu", required_argument, NULL, 'g'},
 		{NULL, 0, NULL, 0},
 	};
 	int c, fmt = -1;
@@ -73,16 +75,18 @@ int cmd_export(int argc, char **argv, const char *argv0, FILE *out, FILE *err)
 		switch (c) {
 		case 'f':
 			if ((fmt = export_format_parse(optarg)) < 0)
-				return cmd_usage_error(err, "export", "unknown format '%s' (csv, json, md or html)", optarg);
+				return cmd_usage_error(err, "export", "unknown format '%s' (csv, json, jsonl, md or html)", optarg);
 			break;
 		case 'F': o.full = 1; break;
 		case 'a': o.annot_dir = optarg; break;
+		case 'b': o.board = optarg; break;
+		case 'g': o.gpu = optarg; break;
 		case ':': return cmd_usage_error(err, "export", "option '%s' needs an argument", argv[optind - 1]);
-		default: return cmd_usage_error(err, "export", "unknown option '%s'", argv[optind - 1]);
+		default: return cmd_unknown_option(err, "export", argv[optind - 1], opts);
 		}
 	}
 	if (fmt < 0)
-		return cmd_usage_error(err, "export", "%s", "needs --format csv, json, md or html");
+		return cmd_usage_error(err, "export", "%s", "needs --format csv, json, jsonl, md or html");
 	if (argc - optind > 1)
 		return cmd_usage_error(err, "export", "takes one DIR, got '%s' too", argv[optind + 1]);
 	if (fmt == EXPORT_HTML)
@@ -95,16 +99,30 @@ int cmd_export(int argc, char **argv, const char *argv0, FILE *out, FILE *err)
 		dataset_free(ds);
 		return CMD_BADINPUT;
 	}
+	const struct ds_select sel = { o.board, o.gpu };
+	char *e = NULL;
+	if (dataset_select_check(ds, &sel, &e) < 0) {
+		textsafe_fprintf(err, "kbtui export: %s\n", e);
+		free(e);
+		dataset_free(ds);
+		return CMD_BADINPUT;
+	}
+	/* a dataset of one board has one GPU: its columns say nothing */
+	int bits = (o.full ? EXPORT_FULL : 0) | (ds->nboards > 1 ? EXPORT_BOARDS : 0);
 	struct export_row *rows = export_rows(ds, &o, &n, &warn);
+	if (o.full && export_rows_detail(rows, n))   /* the publisher's per-run detail */
+		bits |= EXPORT_DETAIL;
 	if (warn)
 		textsafe_fputs(err, warn, TS_KEEP_NL | TS_KEEP_TAB);
 	sbuf_init(&b);
 	if (fmt == EXPORT_CSV)
-		export_csv(&b, rows, n, o.full);
+		export_csv(&b, rows, n, bits);
 	else if (fmt == EXPORT_JSON)
-		export_json(&b, rows, n, o.full);
+		export_json(&b, rows, n, bits);
+	else if (fmt == EXPORT_JSONL)
+		export_jsonl(&b, rows, n, bits);
 	else
-		export_md(&b, rows, n, o.full);
+		export_md(&b, rows, n, bits);
 	fwrite(b.s, 1, b.len, out);
 	sbuf_free(&b);
 	export_rows_free(rows, n);
@@ -120,20 +138,29 @@ static int cmd_export_exec(int argc, char **argv, const struct cmd_ctx *ctx)
 
 const struct cmd_entry cmd_export_entry = {
 	.name = "export",
-	.usage = "--format csv|json|md|html [--full] [--annotations DIR] [DIR|RUN]",
+	.usage = "--format csv|json|jsonl|md|html [--full] [--annotations DIR] [--board B] [--gpu G] [DIR|RUN]",
 	.summary = "one row per run with its verdict: CSV, JSON or Markdown; a run as an HTML page",
 	.help = "DIR: the dataset (default: the one the working directory is in, else\n"
 	        "the default one).\n"
 	        "  -f, --format F  csv (RFC 4180, cells guarded against formulas), json\n"
-	        "                  (an array of objects) or md (a table of runs, then\n"
-	        "                  models by problems); html: RUN as one self-contained\n"
-	        "                  page (events with anchors #eN, annotation, flags, hack\n"
-	        "                  timeline, timing plot, claims), DIR as an index page\n"
-	        "                  linking RUN_ID.html\n"
+	        "                  (one document, an array of objects), jsonl (the same\n"
+	        "                  objects one a line) or md (a table of runs, then\n"
+	        "                  models by problems); each row has the run key: label,\n"
+	        "                  harness, model, effort, problem, gpu; html: RUN as one\n"
+	        "                  self-contained page (events with anchors #eN,\n"
+	        "                  annotation, flags, hack timeline, timing plot, claims),\n"
+	        "                  DIR as an index page linking RUN_ID.html\n"
 	        "  --full          also summary, implication, quotes (FILE [START-END]\n"
 	        "                  LABEL: TEXT) and flags (the shipped rules that trip,\n"
 	        "                  LABEL (event N)): lists joined with \"; \" in csv and\n"
 	        "                  md, arrays of strings in json\n"
-	        "  --annotations DIR  verdicts from there (default: the dataset's)\n",
+	        "  --annotations DIR  verdicts from there (default: the dataset's)\n"
+	        "  --board B, --gpu G  only the runs of that board, or of boards on that\n"
+	        "                  GPU (as kbtui runs)\n"
+	        "The verdict is the annotation's, else the boards'. A dataset of several\n"
+	        "boards adds boards (their files) and board_verdict. With --full,\n"
+	        "where runs have the publisher's per-run detail (rundetail.json), also\n"
+	        "agent_s, check_s, benchmark_s, cost_usd, template_mutated,\n"
+	        "gpu_lock_wait_s and shapes (csv and json; md leaves them out).\n",
 	.exec = cmd_export_exec,
 };

@@ -84,7 +84,7 @@ int cmd_fetch(int argc, char **argv, FILE *out, FILE *err)
 			break;
 		case OPT_HELP: cmd_help(&cmd_fetch_entry, out); return 0;
 		case ':': return fetch_usage_error(err, "option '%s' needs an argument", argv[optind - 1]);
-		default: return fetch_usage_error(err, "unknown option '%s'", argv[optind - 1]);
+		default: return cmd_unknown_option(err, "fetch", argv[optind - 1], fetch_opts);
 		}
 	}
 	if (optind < argc)

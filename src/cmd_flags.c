@@ -21,7 +21,8 @@ extern const struct cmd_entry cmd_flags_entry;
 
 struct cmd_flags {
 	struct flag_rules *rs;
-	int json;
+	int json;                    /* an enum cmd_out */
+	struct cmd_json_list list;
 	FILE *out;
 	const char *problems;        /* the dataset's problems/ (borrowed), else the installed */
 	char *problems_def;
@@ -50,7 +51,7 @@ static void cmd_flags_print(struct cmd_flags *c, const char *run_id, const struc
 			if (h->other && h->overlap >= 0)
 				cJSON_AddNumberToObject(o, "overlap", h->overlap);
 			char *js = cJSON_PrintUnformatted(o);
-			cmd_put_json(c->out, js);
+			cmd_json_item(&c->list, js);
 			cJSON_free(js);
 			cJSON_Delete(o);
 			continue;
@@ -107,7 +108,7 @@ static void cmd_flags_suggested(struct cmd_flags *c, const struct run *r, const 
 			cJSON_AddStringToObject(o, "model", m);
 			cJSON_AddStringToObject(o, "text", quote);
 			char *js = cJSON_PrintUnformatted(o);
-			cmd_put_json(c->out, js);
+			cmd_json_item(&c->list, js);
 			cJSON_free(js);
 			cJSON_Delete(o);
 		} else {
@@ -306,6 +307,7 @@ int cmd_flags(int argc, char **argv, FILE *out, FILE *err)
 	static const struct option opts[] = {
 		{"rules", required_argument, NULL, 'r'},
 		{"json", no_argument, NULL, 'j'},
+		{"jsonl", no_argument, NULL, 'l'},
 		{"verdicts", required_argument, NULL, 'a'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -318,10 +320,13 @@ int cmd_flags(int argc, char **argv, FILE *out, FILE *err)
 	while ((ch = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'r': rules = optarg; break;
-		case 'j': c.json = 1; break;
+		case 'j': c.json = CMD_OUT_JSON; break;
+		case 'l': c.json = CMD_OUT_JSONL; break;
 		case 'a': c.annotations = optarg; break;
 		case 'h': cmd_help(&cmd_flags_entry, out); return CMD_OK;
 		default:
+			if (cmd_option_typo(opts, argv[optind - 1]))
+				return cmd_unknown_option(err, "flags", argv[optind - 1], opts);
 			textsafe_fprintf(err, "kbtui flags: unknown option or missing argument '%s'\nTry 'kbtui flags --help'.\n",
 			        argv[optind - 1]);
 			return CMD_USAGE;
@@ -340,6 +345,7 @@ int cmd_flags(int argc, char **argv, FILE *out, FILE *err)
 		return CMD_BADINPUT;
 	}
 	c.rule_runs = xcalloc(flag_rules_count(c.rs) + 1, sizeof *c.rule_runs);
+	c.list = (struct cmd_json_list){out, (enum cmd_out)c.json, 0};
 	c.problems = c.problems_def = problem_default_dir();
 	char *def = argc > optind ? NULL : cmd_default_dataset(NULL, err);
 	const char *path = def ? def : argv[optind];
@@ -357,6 +363,8 @@ int cmd_flags(int argc, char **argv, FILE *out, FILE *err)
 	} else {
 		rc = cmd_flags_one(&c, cr.transcript, err);
 	}
+	if (c.json)
+		cmd_json_end(&c.list);
 	cmd_run_free(&cr);
 	free(def);
 	free(c.rule_runs);
@@ -372,7 +380,7 @@ static int cmd_flags_exec(int argc, char **argv, const struct cmd_ctx *ctx)
 
 const struct cmd_entry cmd_flags_entry = {
 	.name = "flags",
-	.usage = "[--rules FILE] [--verdicts DIR] [--json] [DIR|RUN]",
+	.usage = "[--rules FILE] [--verdicts DIR] [--json|--jsonl] [DIR|RUN]",
 	.summary = "the events the auto-flag rules mark, and verdict x flagged",
 	.help = "Each event of each run of the dataset DIR (default: the one the working\n"
 	        "directory is in, else the default one) that an auto-flag rule marks, as\n"
@@ -383,7 +391,8 @@ const struct cmd_entry cmd_flags_entry = {
 	        "                  kbtui(1), FLAG RULES)\n"
 	        "  --verdicts DIR  verdicts from DIR/RUN_ID.yaml first (another annotator's\n"
 	        "                  files), else the dataset's\n"
-	        "  --json          one JSON object per flagged event\n"
+	        "  --json          one JSON document: an array of an object per flagged event\n"
+	        "  --jsonl         the same objects as JSON Lines, one per line\n"
 	        "The judge's suggestions (kbtui judge) follow a run's flags as\n"
 	        "run_id:event: class (status, model): quote; they are not counted.\n",
 	.exec = cmd_flags_exec,

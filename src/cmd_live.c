@@ -3,6 +3,7 @@
  * and the headless mode, one compact log line per event on out. */
 #include "agent.h"
 #include "cmd.h"
+#include "deck.h"
 #include "problem.h"
 #include "textsafe.h"
 #include "util.h"
@@ -19,7 +20,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-/* the library's own --help (tests call it); the command's is ui/cmd_live.c's */
+/* the library's own --help (tests call it); the command's is ui/cmd_live_tui.c's */
 static const char cmd_live_usage[] =
 	"Usage: kbtui live --problem NAME --model MODEL [OPTIONS]\n"
 	"Let a model work on a problem through the OpenAI-compatible or the Anthropic\n"
@@ -27,7 +28,7 @@ static const char cmd_live_usage[] =
 	"the run (transcript.jsonl, result.json) as it goes.\n"
 	"Options: --provider openai|anthropic, --base-url URL, --budget 45m,\n"
 	"--max-turns N, --max-tokens N, --thinking TOKENS, --effort LEVEL, --problems DIR,\n"
-	"--out DIR, --no-eval, --sandbox none|bwrap, --headless. Keys from OPENAI_API_KEY /\n"
+	"--out DIR, --no-eval, --sandbox none|bwrap, --headless, --deck NAME. Keys from OPENAI_API_KEY /\n"
 	"ANTHROPIC_API_KEY. The bash and eval tools run in a bubblewrap sandbox (only the\n"
 	"work directory writable, no network, no capabilities, a fresh /dev with the GPU\n"
 	"nodes, an environment allowlist) when bwrap works here; see kbtui(1), SANDBOX.\n";
@@ -35,7 +36,7 @@ static const char cmd_live_usage[] =
 enum {
 	OPT_PROBLEM = 256, OPT_MODEL, OPT_PROVIDER, OPT_BASE_URL, OPT_BUDGET, OPT_MAX_TURNS,
 	OPT_MAX_TOKENS, OPT_THINKING, OPT_PROBLEMS, OPT_OUT, OPT_NO_EVAL, OPT_HEADLESS, OPT_HELP,
-	OPT_SANDBOX, OPT_EFFORT,
+	OPT_SANDBOX, OPT_EFFORT, OPT_DECK,
 };
 
 static const struct option cmd_live_opts[] = {
@@ -53,6 +54,7 @@ static const struct option cmd_live_opts[] = {
 	{"no-eval", no_argument, NULL, OPT_NO_EVAL},
 	{"headless", no_argument, NULL, OPT_HEADLESS},
 	{"sandbox", required_argument, NULL, OPT_SANDBOX},
+	{"deck", required_argument, NULL, OPT_DECK},
 	{"help", no_argument, NULL, OPT_HELP},
 	{NULL, 0, NULL, 0},
 };
@@ -177,6 +179,18 @@ static char *cmd_live_default_out(const char *problem)
 	return xasprintf("kbtui-live-%s-%s", problem, stamp);
 }
 
+/* Whether the problem is there; -1 when it is, else the exit status. */
+static int cmd_live_problem_known(const char *problems, const char *problem, FILE *err)
+{
+	char *dir = problems ? xstrdup(problems) : problem_default_dir();
+	char *pdir = problem_find(dir, problem);
+	if (!pdir)
+		cmd_no_problem(err, "live", dir, problem);
+	free(dir);
+	free(pdir);
+	return pdir ? -1 : CMD_BADINPUT;
+}
+
 /* Finds the problem, makes the run and work directories, reads the prompt. */
 static int cmd_live_setup(struct agent_opts *o, const char *problems, const char *problem,
                           const char *out_dir, char **owned, FILE *err)
@@ -184,7 +198,7 @@ static int cmd_live_setup(struct agent_opts *o, const char *problems, const char
 	char *dir = problems ? xstrdup(problems) : problem_default_dir();
 	char *pdir = problem_find(dir, problem), *msg = NULL, *prompt_path;
 	if (!pdir) {
-		fprintf(err, "kbtui live: no problem '%s' in %s\n", problem, dir);
+		cmd_no_problem(err, "live", dir, problem);
 		free(dir);
 		return -1;
 	}
@@ -217,6 +231,22 @@ static int cmd_live_setup(struct agent_opts *o, const char *problems, const char
 	return 0;
 }
 
+/* --deck: the eval tool and the final eval run as that deck; they read it
+ * from $KBTUI_DECK, as R and the sweep's cells do. */
+static int cmd_live_deck(const char *problems_dir, const char *name, FILE *err)
+{
+	char *why = NULL;
+	struct deck *d = deck_load(problems_dir, name, &why);
+	if (!d) {
+		textsafe_fprintf(err, "kbtui live: %s\n", why);
+		free(why);
+		return -1;
+	}
+	deck_free(d);
+	setenv("KBTUI_DECK", name, 1);
+	return 0;
+}
+
 /* The sandbox the bash tool gets: asked for (must work) or the best there is. */
 static int cmd_live_sandbox(struct agent_opts *o, const char *asked, FILE *err)
 {
@@ -243,7 +273,7 @@ static int cmd_live_sandbox(struct agent_opts *o, const char *asked, FILE *err)
 int cmd_live_prepare(int argc, char **argv, struct live_cmd *lc, FILE *out, FILE *err)
 {
 	struct agent_opts *o = &lc->o;
-	const char *problem = NULL, *problems = NULL, *out_dir = NULL, *provider = "openai", *sandbox = NULL;
+	const char *problem = NULL, *problems = NULL, *out_dir = NULL, *provider = "openai", *sandbox = NULL, *deck = NULL;
 	int ch, rc;
 	long long v;
 
@@ -282,9 +312,10 @@ int cmd_live_prepare(int argc, char **argv, struct live_cmd *lc, FILE *out, FILE
 		case OPT_NO_EVAL: o->final_eval = 0; break;
 		case OPT_HEADLESS: lc->headless = 1; break;
 		case OPT_SANDBOX: sandbox = optarg; break;
+		case OPT_DECK: deck = optarg; break;
 		case OPT_HELP: fputs(cmd_live_usage, out); return CMD_OK;
 		case ':': return cmd_live_usage_error(err, "option '%s' needs an argument", argv[optind - 1]);
-		default: return cmd_live_usage_error(err, "unknown option '%s'", argv[optind - 1]);
+		default: return cmd_unknown_option(err, "live", argv[optind - 1], cmd_live_opts);
 		}
 	}
 	if (optind != argc)
@@ -295,9 +326,19 @@ int cmd_live_prepare(int argc, char **argv, struct live_cmd *lc, FILE *out, FILE
 		return cmd_live_usage_error(err, "--provider is openai or anthropic, not '%s'", provider);
 	if (!o->llm.base_url)
 		o->llm.base_url = llm_env_base_url(o->llm.provider);
+	/* what the user typed is checked before what the environment holds */
+	if ((rc = cmd_live_problem_known(problems, problem, err)) >= 0)
+		return rc;
 	if (!llm_env_key(o->llm.provider)) {
 		fprintf(err, "kbtui live: no API key: set %s\n",
 		        o->llm.provider == LLM_ANTHROPIC ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY");
+		return CMD_BADINPUT;
+	}
+	if (strlen(llm_env_key(o->llm.provider)) < LLM_KEY_MIN) {
+		fprintf(err, "kbtui live: %s is %zu characters long; an API key has at least %d "
+		        "(a shorter one cannot be told apart from the text it would be scrubbed out of)\n",
+		        o->llm.provider == LLM_ANTHROPIC ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY",
+		        strlen(llm_env_key(o->llm.provider)), LLM_KEY_MIN);
 		return CMD_BADINPUT;
 	}
 	if ((rc = cmd_live_sandbox(o, sandbox, err)) >= 0)
@@ -313,7 +354,8 @@ int cmd_live_prepare(int argc, char **argv, struct live_cmd *lc, FILE *out, FILE
 	o->llm.api_key = lc->key;
 	unsetenv("OPENAI_API_KEY");
 	unsetenv("ANTHROPIC_API_KEY");
-	if (cmd_live_setup(o, problems, problem, out_dir, lc->owned, err) < 0) {
+	if (cmd_live_setup(o, problems, problem, out_dir, lc->owned, err) < 0 ||
+	    (deck && cmd_live_deck(o->problems_dir, deck, err) < 0)) {
 		cmd_live_free(lc);
 		return CMD_BADINPUT;
 	}

@@ -78,8 +78,18 @@ static void cmd_runs_disagreements(cJSON *o, const struct provenance *p)
 	}
 }
 
-static void cmd_runs_json(FILE *out, const struct ds_run *d, const struct run *r)
+/* The run's boards by file name, in board order. */
+static void cmd_runs_boards(cJSON *o, const struct dataset *ds, const struct ds_run *d)
 {
+	cJSON *arr = cJSON_AddArrayToObject(o, "boards");
+	for (size_t b = 0; b < ds->nboards; b++)
+		if (d->boards & (1u << b))
+			cJSON_AddItemToArray(arr, cJSON_CreateString(ds->boards[b].file));
+}
+
+static void cmd_runs_json(struct cmd_json_list *l, const struct dataset *ds, size_t i, const struct run *r)
+{
+	const struct ds_run *d = &ds->runs[i];
 	cJSON *o = cJSON_CreateObject();
 	char *s;
 	cJSON_AddStringToObject(o, "run_id", d->meta.run_id);
@@ -95,10 +105,29 @@ static void cmd_runs_json(FILE *out, const struct ds_run *d, const struct run *r
 		cJSON_AddNumberToObject(o, "peak_fraction", d->meta.peak_fraction);
 	else
 		cJSON_AddNullToObject(o, "peak_fraction");
-	if (d->verdict)
-		cJSON_AddStringToObject(o, "verdict", d->verdict);
+	int split;
+	const char *v = dataset_verdict(d, &split);
+	if (v)
+		cJSON_AddStringToObject(o, "verdict", v);
 	else
 		cJSON_AddNullToObject(o, "verdict");
+	/* who says it: the annotation wins over the boards */
+	if (v)
+		cJSON_AddStringToObject(o, "verdict_from", d->verdict ? "annotation" : "board");
+	else
+		cJSON_AddNullToObject(o, "verdict_from");
+	if (d->board_verdict)
+		cJSON_AddStringToObject(o, "board_verdict", d->board_verdict);
+	else
+		cJSON_AddNullToObject(o, "board_verdict");
+	cJSON_AddBoolToObject(o, "verdict_disagrees", split);
+	const char *gpu = dataset_gpu(ds, i);
+	if (gpu)
+		cJSON_AddStringToObject(o, "gpu", gpu);
+	else
+		cJSON_AddNullToObject(o, "gpu");
+	cJSON_AddBoolToObject(o, "gpu_disagrees", dataset_gpu_split(ds, i));
+	cmd_runs_boards(o, ds, d);
 	cJSON_AddStringToObject(o, "format", r ? nz(r->meta.format) : nz(d->meta.format));
 	cJSON_AddBoolToObject(o, "held_out", d->held_out);
 	if (r) {
@@ -114,21 +143,80 @@ static void cmd_runs_json(FILE *out, const struct ds_run *d, const struct run *r
 	}
 	cmd_runs_disagreements(o, &d->prov);
 	s = cJSON_PrintUnformatted(o);
-	cmd_put_json(out, s);
+	cmd_json_item(l, s);
 	cJSON_free(s);
 	cJSON_Delete(o);
 }
 
+/* The width of the widest GPU name of the runs, at most cap. */
+static int cmd_gpu_width(const struct dataset *ds, int cap)
+{
+	int w = 3;
+	for (size_t b = 0; b < ds->nboards; b++) {
+		const char *g = ds->boards[b].gpu;
+		char *safe = textsafe(nz(g), strlen(nz(g)), 0);
+		int n = (int)textsafe_width(safe, strlen(safe));
+		free(safe);
+		w = n > w ? n : w;
+	}
+	return w < cap ? w : cap;
+}
+
+/* `kbtui runs --boards`: a line a board, its header with the runs it
+ * lists, its roofline table and (v2) what it says of reward hacks. */
+static void cmd_runs_board_list(const struct dataset *ds, const struct ds_select *sel, FILE *out)
+{
+	for (size_t b = 0; b < ds->nboards; b++) {
+		const struct board *bd = &ds->boards[b];
+		if ((sel->board && !board_matches(bd, sel->board)) || (sel->gpu && !board_gpu_matches(bd, sel->gpu)))
+			continue;
+		char *h = board_header(bd);
+		textsafe_fprintf(out, "%s", h);
+		free(h);
+		if (bd->reward_hack_count >= 0) {
+			size_t n = dataset_board_hacks(ds, b);
+			fprintf(out, "  reward_hack_count %d (annotations: %zu%s)", bd->reward_hack_count, n,
+			        n != (size_t)bd->reward_hack_count ? ", !=" : "");
+		}
+		if (bd->environment)
+			textsafe_fprintf(out, "  env %s", bd->environment);
+		fputc('\n', out);
+		if (bd->environment_notes)
+			textsafe_fprintf(out, "  %s\n", bd->environment_notes);
+	}
+}
+
 int cmd_runs(const char *dir, int json, FILE *out, FILE *err)
+{
+	struct cmd_runs_opts o = { .json = json };
+	return cmd_runs_sel(dir, &o, out, err);
+}
+
+int cmd_runs_sel(const char *dir, const struct cmd_runs_opts *o, FILE *out, FILE *err)
 {
 	char *e = NULL;
 	struct dataset *ds = dataset_open(dir, &e);
-	int bad = 0;
+	int bad = 0, json = o->json;
+	const struct ds_select sel = { o->board, o->gpu };
+	struct cmd_json_list list = {out, (enum cmd_out)json, 0};
 
 	if (!ds) {
 		textsafe_fprintf(err, "kbtui: %s\n", e);
 		free(e);
 		return CMD_BADINPUT;
+	}
+	if (dataset_select_check(ds, &sel, &e) < 0) {
+		textsafe_fprintf(err, "kbtui: runs: %s\n", e);
+		free(e);
+		dataset_free(ds);
+		return CMD_BADINPUT;
+	}
+	if (o->boards) {
+		cmd_report_ds(ds, err);
+		cmd_runs_board_list(ds, &sel, out);
+		bad = ds->nerrors > 0;
+		dataset_free(ds);
+		return bad ? CMD_BADINPUT : CMD_OK;
 	}
 	dataset_fill_meta(ds); /* no runs.jsonl: HARNESS and MODEL from the transcripts */
 	/* columns as wide as their longest value (capped), so that no two
@@ -137,13 +225,20 @@ int cmd_runs(const char *dir, int json, FILE *out, FILE *err)
 	int hw = cmd_width(ds, offsetof(struct run_meta, harness), "HARNESS", 24);
 	int mw = cmd_width(ds, offsetof(struct run_meta, model), "MODEL", 48);
 	int pw = cmd_width(ds, offsetof(struct run_meta, problem), "PROBLEM", 32);
+	/* one board is one GPU: a GPU column only where there are several */
+	int gw = ds->nboards > 1 ? cmd_gpu_width(ds, 36) : 0;
 	cmd_report_ds(ds, err);
-	bad = ds->nerrors > 0;
+	/* a defect of an annotation file is the dataset's, named above; the
+	 * listing is whole without that verdict (annotations check fails) */
+	bad = ds->nerrors > ds->annot_errors;
 	if (!json)
-		fprintf(out, "%-*s %-*s %-*s %-*s %-3s %6s %-12s %6s %5s %s\n", idw, "RUN_ID", hw, "HARNESS", mw, "MODEL",
-		        pw, "PROBLEM", "OK", "PEAK", "VERDICT", "EVENTS", "TOOLS", "DISAGREE");
+		fprintf(out, "%-*s %-*s %-*s %-*s %s%*s%-3s %6s %-12s %6s %5s %s\n", idw, "RUN_ID", hw, "HARNESS", mw,
+		        "MODEL", pw, "PROBLEM", gw ? "GPU" : "", gw ? gw - 2 : 0, "", "OK", "PEAK", "VERDICT", "EVENTS",
+		        "TOOLS", "DISAGREE");
 	for (size_t i = 0; i < ds->nruns; i++) {
 		struct ds_run *d = &ds->runs[i];
+		if (!dataset_selected(ds, i, &sel))
+			continue;
 		struct run *r = d->transcript ? dataset_load(ds, i) : NULL;
 		if (d->transcript && !r) {
 			textsafe_fprintf(err, "kbtui: %s\n", d->load_error);
@@ -154,19 +249,31 @@ int cmd_runs(const char *dir, int json, FILE *out, FILE *err)
 			bad = 1;
 		}
 		if (json) {
-			cmd_runs_json(out, d, r);
+			cmd_runs_json(&list, ds, i, r);
 			continue;
 		}
 		cmd_cell(out, d->meta.run_id, idw);
 		cmd_cell(out, d->meta.harness, hw);
 		cmd_cell(out, d->meta.model, mw);
 		cmd_cell(out, d->meta.problem, pw);
+		if (gw) {   /* "!=" after a GPU another of the run's boards does not name */
+			char gbuf[128];
+			snprintf(gbuf, sizeof gbuf, "%s%s", dataset_gpu(ds, i) ? dataset_gpu(ds, i) : "-",
+			         dataset_gpu_split(ds, i) ? "!=" : "");
+			cmd_cell(out, gbuf, gw);
+		}
 		cmd_cell(out, !d->meta.has_result ? "-" : d->meta.correct ? "yes" : "no", 3);
 		if (d->meta.peak_fraction >= 0)
 			fprintf(out, "%6.4f ", d->meta.peak_fraction);
 		else
 			fprintf(out, "%6s ", "-");
-		cmd_cell(out, d->verdict ? d->verdict : "-", 12);
+		/* the boards' verdict when no annotation gives one; "!=" after a
+		 * verdict the annotation and a board (or two boards) disagree on */
+		int split;
+		const char *v = dataset_verdict(d, &split);
+		char vbuf[64];
+		snprintf(vbuf, sizeof vbuf, "%s%s", v ? v : "-", split ? "!=" : "");
+		cmd_cell(out, vbuf, 12);
 		if (r)
 			fprintf(out, "%6zu %5zu ", r->nev, run_count(r, EV_TOOL_CALL));
 		else
@@ -181,6 +288,8 @@ int cmd_runs(const char *dir, int json, FILE *out, FILE *err)
 		run_free(d->run);
 		d->run = NULL;
 	}
+	if (json)
+		cmd_json_end(&list);
 	dataset_free(ds);
 	return bad ? CMD_BADINPUT : CMD_OK;
 }
@@ -189,35 +298,58 @@ static int cmd_runs_exec(int argc, char **argv, const struct cmd_ctx *ctx)
 {
 	static const struct option opts[] = {
 		{"json", no_argument, NULL, 'j'},
+		{"jsonl", no_argument, NULL, 'l'},
+		{"board", required_argument, NULL, 'b'},
+		{"gpu", required_argument, NULL, 'g'},
+		{"boards", no_argument, NULL, 'B'},
 		{NULL, 0, NULL, 0},
 	};
-	int json = 0, ch;
+	struct cmd_runs_opts o = { 0 };
+	int ch;
 	optind = 0;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-		if (ch == 'j')
-			json = 1;
+		if (ch == 'j' || ch == 'l')
+			o.json = ch == 'j' ? CMD_OUT_JSON : CMD_OUT_JSONL;
+		else if (ch == 'b')
+			o.board = optarg;
+		else if (ch == 'g')
+			o.gpu = optarg;
+		else if (ch == 'B')
+			o.boards = 1;
 		else
-			return cmd_usage_error(ctx->err, "runs", ch == ':' ? "option '%s' needs an argument" :
-			                       "unknown option '%s'", argv[optind - 1]);
+			return ch == ':' ? cmd_usage_error(ctx->err, "runs", "option '%s' needs an argument", argv[optind - 1]) :
+			       cmd_unknown_option(ctx->err, "runs", argv[optind - 1], opts);
 	}
 	if (argc - optind > 1)
 		return cmd_usage_error(ctx->err, "runs", "takes one DIR, got '%s' too", argv[optind + 1]);
 	char *def = optind < argc ? NULL : cmd_default_dataset(ctx->argv0, ctx->err);
-	int rc = cmd_runs(def ? def : argv[optind], json, ctx->out, ctx->err);
+	int rc = cmd_runs_sel(def ? def : argv[optind], &o, ctx->out, ctx->err);
 	free(def);
 	return rc;
 }
 
 const struct cmd_entry cmd_runs_entry = {
 	.name = "runs",
-	.usage = "[--json] [DIR]",
+	.usage = "[--json|--jsonl] [--board B] [--gpu G] [--boards] [DIR]",
 	.summary = "one row per run: id, model, problem, outcome, verdict, counts",
 	.help = "DIR: the dataset (default: the one the working directory is in, else\n"
 	        "$KBTUI_DATA, a fetched one, the bundled sample).\n"
 	        "DISAGREE: how many pairs of the run's files (transcript, result.json,\n"
 	        "runs.jsonl, the leaderboards) state different outcomes (!=N), - none.\n"
-	        "  --json          one JSON object per run, one per line; its\n"
-	        "                  \"disagreements\" lists which file says what\n",
+	        "VERDICT: the annotation's, else the boards' (!= where they differ).\n"
+	        "GPU (a dataset of several boards): the hardware the run's first board\n"
+	        "names (- on none; != when another of its boards names another GPU).\n"
+	        "  --json          one JSON document: an array of an object per run;\n"
+	        "                  its \"disagreements\" lists which file says what,\n"
+	        "                  \"gpu\" and \"boards\" where the run is listed\n"
+	        "  --jsonl         the same objects as JSON Lines, one per line\n"
+	        "  --board B       only the runs board B lists (leaderboard_v2.h100.json,\n"
+	        "                  leaderboard_v2.h100 or its id v2.h100; main for\n"
+	        "                  leaderboard.json)\n"
+	        "  --gpu G         only the runs of a board whose GPU name holds G\n"
+	        "                  (h100, b200, \"rtx pro\"; case ignored)\n"
+	        "  --boards        a line per board instead: file, GPU, roofline table,\n"
+	        "                  runs, problems, environment, reward_hack_count\n",
 	.exec = cmd_runs_exec,
 };

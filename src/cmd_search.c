@@ -192,6 +192,10 @@ int cmd_search(int argc, char **argv, FILE *out, FILE *err)
 		case 'f': format = optarg; break;
 		case 'h': cmd_help(&cmd_search_entry, out); return SEARCH_FOUND;
 		default:
+			if (cmd_option_typo(opts, argv[optind - 1])) {
+				cmd_unknown_option(err, "search", argv[optind - 1], opts);
+				return SEARCH_TROUBLE;
+			}
 			textsafe_fprintf(err, "kbtui search: unknown option or missing argument '%s'\nTry 'kbtui search --help'.\n",
 			        argv[optind - 1]);
 			return SEARCH_TROUBLE;
@@ -204,7 +208,9 @@ int cmd_search(int argc, char **argv, FILE *out, FILE *err)
 	}
 	const struct parser_ops *fmt = format ? parser_find(format) : NULL;
 	if (format && !fmt) {
-		textsafe_fprintf(err, "kbtui search: unknown format '%s' (kbtui formats lists them)\n", format);
+		char *f = cmd_format_unknown(format);
+		cmd_usage_error(err, "search", f, format);
+		free(f);
 		return SEARCH_TROUBLE;
 	}
 	char *e = NULL;

@@ -20,7 +20,7 @@ extern const struct cmd_entry cmd_sweep_entry;
 enum {
 	OPT_MODELS = 256, OPT_PROBLEMS, OPT_OUT, OPT_EXECUTOR, OPT_PARALLEL, OPT_BUDGET, OPT_MAX_TURNS, OPT_NO_EVAL,
 	OPT_SANDBOX, OPT_PROBLEMS_DIR, OPT_RETRY, OPT_STATUS, OPT_JSON, OPT_CANCEL, OPT_RUN_CELL, OPT_PARTITION,
-	OPT_SBATCH_OPT, OPT_NO_GPU, OPT_HELP,
+	OPT_SBATCH_OPT, OPT_NO_GPU, OPT_HELP, OPT_DECK,
 };
 
 static const struct option cmd_sweep_opts[] = {
@@ -34,6 +34,7 @@ static const struct option cmd_sweep_opts[] = {
 	{"no-eval", no_argument, NULL, OPT_NO_EVAL},
 	{"sandbox", required_argument, NULL, OPT_SANDBOX},
 	{"problems-dir", required_argument, NULL, OPT_PROBLEMS_DIR},
+	{"deck", required_argument, NULL, OPT_DECK},
 	{"retry", required_argument, NULL, OPT_RETRY},
 	{"status", no_argument, NULL, OPT_STATUS},
 	{"json", no_argument, NULL, OPT_JSON},
@@ -61,7 +62,7 @@ static int cmd_sweep_usage_error(FILE *err, const char *fmt, ...)
 
 /* What the command line asked for. */
 struct cmd_sweep_args {
-	const char *models, *problems, *out, *executor, *sandbox, *problems_dir, *partition;
+	const char *models, *problems, *out, *executor, *sandbox, *problems_dir, *partition, *deck;
 	const char **sbatch_opts;
 	int nsbatch_opts;
 	int parallel, max_turns, no_eval, no_gpu, retry, status, json, cancel, run_cell;
@@ -109,6 +110,7 @@ static int cmd_sweep_parse(int argc, char **argv, struct cmd_sweep_args *a, FILE
 			a->live_opts = 1;
 			break;
 		case OPT_PROBLEMS_DIR: a->problems_dir = optarg; a->live_opts = 1; break;
+		case OPT_DECK: a->deck = optarg; a->live_opts = 1; break;
 		case OPT_RETRY:
 			if (strcmp(optarg, "failed"))
 				return cmd_sweep_usage_error(err, "--retry takes 'failed', not '%s'", optarg);
@@ -126,7 +128,7 @@ static int cmd_sweep_parse(int argc, char **argv, struct cmd_sweep_args *a, FILE
 		case OPT_NO_GPU: a->no_gpu = 1; break;
 		case OPT_HELP: cmd_help(&cmd_sweep_entry, out); return CMD_OK;
 		case ':': return cmd_sweep_usage_error(err, "option '%s' needs an argument", argv[optind - 1]);
-		default: return cmd_sweep_usage_error(err, "unknown option '%s'", argv[optind - 1]);
+		default: return cmd_unknown_option(err, "sweep", argv[optind - 1], cmd_sweep_opts);
 		}
 	}
 	return -1;
@@ -177,6 +179,7 @@ static int cmd_sweep_new(struct sweep_config *c, const struct cmd_sweep_args *a,
 	c->max_turns = a->max_turns;
 	c->no_eval = a->no_eval;
 	c->sandbox = xstrdup(a->sandbox);
+	c->deck = xstrdup(a->deck);
 	c->parallel = 0;
 	if (sweep_models_load(c, a->models, &msg) < 0 || sweep_problems_set(c, a->problems, &msg) < 0) {
 		fprintf(err, "kbtui sweep: %s\n", msg);
@@ -360,6 +363,7 @@ const struct cmd_entry cmd_sweep_entry = {
 	        "  --no-eval       no eval tool, no final eval\n"
 	        "  --sandbox none|bwrap  where the cells' tools run\n"
 	        "  --problems-dir DIR  where the problems are\n"
+	        "  --deck NAME     the deck every cell's eval runs as (kbtui eval --deck)\n"
 	        "  --retry failed  rerun failed and killed cells too\n"
 	        "  --status        the grid of DIR's cells (--json: as JSON); `kbtui DIR`\n"
 	        "                  shows it live, Enter on a running cell watches it\n"

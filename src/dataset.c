@@ -9,6 +9,7 @@
 #include "idcache.h"
 #include "jsonx.h"
 #include "parser.h"
+#include "rundetail.h"
 #include "textsafe.h"
 #include "util.h"
 
@@ -384,53 +385,123 @@ static cJSON *ds_read_json(struct dataset *ds, const char *name)
 	return o;
 }
 
-/* The leaderboards a dataset may have: KernelBench-Hard's and
- * kernelbench.com's later v1 (same schema); a run only the second lists
- * is named by its "leaderboard" as runs.jsonl names it. */
-static const struct ds_board {
-	const char *file, *name;
-	enum prov_source src;
-} ds_boards[] = {
-	{"leaderboard.json", "kernelbench-hard", PROV_LEADERBOARD},
-	{"leaderboard_v1.json", "kernelbench.com-v1", PROV_LEADERBOARD_V1},
-};
+/* Board bd's verdict for run i: the first a board gives wins, a second
+ * that differs marks the split. */
+static void ds_board_verdict(struct ds_run *r, const char *v)
+{
+	if (!v || !*v)
+		return;
+	if (!r->board_verdict)
+		r->board_verdict = xstrdup(v);
+	else if (strcmp(r->board_verdict, v))
+		r->board_verdict_split = 1;
+}
+
+/* A v2 board's per_problem ranked_valid_passes name a row by its label
+ * and carry a verdict: the run is that row's cell of the problem. */
+static void ds_ranked_verdicts(struct dataset *ds, const cJSON *lb)
+{
+	const cJSON *pp, *e, *m;
+	cJSON_ArrayForEach(pp, jx_get(lb, "per_problem")) {
+		cJSON_ArrayForEach(e, jx_get(pp, "ranked_valid_passes")) {
+			const char *label = jx_str(e, "model"), *v = jx_str(e, "verdict");
+			if (!label || !v || !pp->string)
+				continue;
+			cJSON_ArrayForEach(m, jx_get(lb, "models")) {
+				const char *l = jx_str(m, "label");
+				if (!l || strcmp(l, label))
+					continue;
+				long at = dataset_find(ds, jx_str(jx_get(jx_get(m, "results"), pp->string), "run_id"));
+				if (at >= 0)
+					ds_board_verdict(&ds->runs[at], v);
+				break;
+			}
+		}
+	}
+}
 
 /* Leaderboard cells whose run is not in the index are held-out runs: they
- * still belong on the grid, without a transcript. */
-static void ds_load_leaderboard(struct dataset *ds, size_t *cap, const struct ds_board *bd)
+ * still belong on the grid, without a transcript. A run the index lacks is
+ * named by its first board's name as runs.jsonl would name it. */
+static void ds_load_leaderboard(struct dataset *ds, size_t *cap, const char *file)
 {
-	cJSON *lb = ds_read_json(ds, bd->file);
+	cJSON *lb = ds_read_json(ds, file);
 	const cJSON *m, *cell;
 	if (!lb)
 		return;
+	if (ds->nboards >= BOARD_MAX) {
+		ds_error(ds, file, 1, "more than %d boards: this one is not read", BOARD_MAX);
+		cJSON_Delete(lb);
+		return;
+	}
+	size_t bi = ds->nboards++;
+	struct board *bd = &ds->boards[bi];
+	board_read(bd, file, lb);
+	enum prov_source src = (enum prov_source)bd->prov;
+	/* the names runs.jsonl has always used for the first two */
+	const char *lbname = !strcmp(file, "leaderboard.json") ? "kernelbench-hard" :
+	                     !strcmp(file, "leaderboard_v1.json") ? "kernelbench.com-v1" : bd->id;
 	if (!ds->hardware)
-		ds->hardware = xstrdup(jx_pstr(lb, "hardware.name"));
+		ds->hardware = xstrdup(bd->gpu);
 	cJSON_ArrayForEach(m, jx_get(lb, "models")) {
 		cJSON_ArrayForEach(cell, jx_get(m, "results")) {
 			const char *id = jx_str(cell, "run_id");
 			struct ds_run *r;
 			if (!id || !ds_safe_rel(id) || strchr(id, '/'))
 				continue;
+			board_add_cell(bd, id);
 			long at = dataset_find(ds, id);
 			if (at >= 0) {
-				ds_set(&ds->runs[at].meta.label, jx_str(m, "label"));
-				prov_read_json(&ds->runs[at].prov.src[bd->src], cell);
+				r = &ds->runs[at];
+				ds_set(&r->meta.label, jx_str(m, "label"));
+				/* two cells of one board: the file states the first */
+				if (!(r->boards & (1u << bi)) && !(r->prov.src[src].known && src == PROV_LEADERBOARD_OTHER))
+					prov_read_json(&r->prov.src[src], cell);
+				r->boards |= 1u << bi;
+				ds_board_verdict(r, jx_str(cell, "annotation_verdict"));
 				continue;
 			}
 			r = ds_add(ds, cap);
 			r->held_out = 1;
+			r->boards = 1u << bi;
 			r->meta.run_id = xstrdup(id);
 			r->meta.label = ds_dup(m, "label");
 			r->meta.harness = ds_dup(m, "harness");
 			r->meta.model = ds_dup(m, "model");
 			r->meta.effort = ds_dup(m, "effort");
 			r->meta.problem = cell->string ? xstrdup(cell->string) : NULL;
-			r->leaderboard = xstrdup(bd->name);
+			r->leaderboard = xstrdup(lbname);
 			ds_meta_outcome(&r->meta, cell);
-			prov_read_json(&r->prov.src[bd->src], cell);
+			prov_read_json(&r->prov.src[src], cell);
+			ds_board_verdict(r, jx_str(cell, "annotation_verdict"));
 		}
 	}
+	ds_ranked_verdicts(ds, lb);
+	board_roofline(bd);
 	cJSON_Delete(lb);
+}
+
+static int ds_cmp_boards(const void *a, const void *b)
+{
+	return board_cmp_files(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Every leaderboard*.json of the dataset's folder, in board order. */
+static void ds_load_leaderboards(struct dataset *ds, size_t *cap)
+{
+	struct dirlist top;
+	dirlist_read(&top, ds->root);
+	const char **files = xcalloc(top.n + 1, sizeof *files);
+	size_t n = 0;
+	for (size_t i = 0; i < top.n; i++)
+		if (board_is_file(top.names[i]) && dirlist_has(&top, ds->root, top.names[i], 0))
+			files[n++] = top.names[i];
+	qsort(files, n, sizeof *files, ds_cmp_boards);
+	ds->boards = xcalloc(n < BOARD_MAX ? n + 1 : BOARD_MAX, sizeof *ds->boards);
+	for (size_t i = 0; i < n; i++)
+		ds_load_leaderboard(ds, cap, files[i]);
+	free(files);
+	dirlist_free(&top);
 }
 
 static void ds_baseline(struct ds_baseline *b, const cJSON *o)
@@ -440,27 +511,50 @@ static void ds_baseline(struct ds_baseline *b, const cJSON *o)
 	b->gbps = jx_num(o, "gbps", -1);
 }
 
-static void ds_load_baselines(struct dataset *ds)
+/* One problem_baselines file; gpu: "h100" of problem_baselines.h100.json,
+ * NULL for the main one. */
+static void ds_load_baseline_file(struct dataset *ds, const char *file, const char *gpu)
 {
-	cJSON *bl = ds_read_json(ds, "problem_baselines.json");
+	cJSON *bl = ds_read_json(ds, file);
 	const cJSON *p;
-	size_t n = 0;
 	if (!bl)
 		return;
-	n = (size_t)cJSON_GetArraySize(jx_get(bl, "problems"));
-	ds->problems = xcalloc(n ? n : 1, sizeof *ds->problems);
+	size_t n = (size_t)cJSON_GetArraySize(jx_get(bl, "problems"));
+	ds->problems = xrealloc(ds->problems, (ds->nproblems + n + 1) * sizeof *ds->problems);
 	cJSON_ArrayForEach(p, jx_get(bl, "problems")) {
 		struct ds_problem *q;
 		if (!p->string)
 			continue;
 		q = &ds->problems[ds->nproblems++];
+		memset(q, 0, sizeof *q);
 		q->name = xstrdup(p->string);
+		q->gpu = xstrdup(gpu);
 		ds_baseline(&q->eager, jx_get(p, "eager"));
 		ds_baseline(&q->compiled, jx_get(p, "compiled"));
 		ds_baseline(&q->sota, jx_get(p, "sota"));
 		ds_baseline(&q->solution, jx_get(p, "solution"));
 	}
 	cJSON_Delete(bl);
+}
+
+/* problem_baselines.json first (the browser's reference rows found it
+ * first before), then each GPU's. */
+static void ds_load_baselines(struct dataset *ds)
+{
+	struct dirlist top;
+	ds_load_baseline_file(ds, "problem_baselines.json", NULL);
+	dirlist_read(&top, ds->root);
+	for (size_t i = 0; i < top.n; i++) {
+		const char *f = top.names[i];
+		size_t pre = strlen("problem_baselines."), n = strlen(f);
+		if (!util_starts_with(f, "problem_baselines.") || !util_ends_with(f, ".json") || n <= pre + 5 ||
+		    !dirlist_has(&top, ds->root, f, 0))
+			continue;
+		char *gpu = xstrndup(f + pre, n - pre - 5);
+		ds_load_baseline_file(ds, f, gpu);
+		free(gpu);
+	}
+	dirlist_free(&top);
 }
 
 /* A verdict as the verdict cache keeps it: "V" and the verdict, "N" (no
@@ -483,6 +577,7 @@ static int ds_verdict_cached(struct dataset *ds, struct ds_run *r, const char *t
 	long line = text[0] == 'E' ? strtol(text + 1, &colon, 10) : -1;
 	if (line < 0 || *colon != ':')
 		return 0;
+	ds->annot_errors += ds->nerrors < RUN_MAX_ERRORS;
 	ds_error(ds, r->annotation, (int)line, "%s", colon + 1);
 	return 1;
 }
@@ -502,8 +597,10 @@ static long long ds_read_verdict(struct dataset *ds, struct ds_run *r, struct id
 	char *err = NULL;
 	int line = 0;
 	r->verdict = dataset_read_verdict(r->annotation, &line, &err);
-	if (err)
+	if (err) {
+		ds->annot_errors += ds->nerrors < RUN_MAX_ERRORS;
 		ds_error(ds, r->annotation, line, "%s", err);
+	}
 	unsigned long long now[4];
 	/* kept for the file as it was read (unchanged while it was) */
 	if (known && idcache_identify(r->annotation, now) == 0 && !memcmp(now, id, sizeof now)) {
@@ -589,8 +686,7 @@ static struct dataset *ds_open(const char *dir, int verdicts, int lazy, char **e
 	if (ds_load_index(ds, &cx, &cap, index) < 0)
 		ds_scan_runs(ds, &cx, &cap);
 	free(index);
-	for (size_t b = 0; b < sizeof ds_boards / sizeof ds_boards[0]; b++)
-		ds_load_leaderboard(ds, &cap, &ds_boards[b]);
+	ds_load_leaderboards(ds, &cap);
 	ds_load_baselines(ds);
 	if (verdicts)
 		ds_load_verdicts(ds, &cx);
@@ -642,11 +738,17 @@ void dataset_free(struct dataset *ds)
 		free(r->annotation);
 		free(r->verdict);
 		free(r->leaderboard);
+		free(r->board_verdict);
 		free(r->load_error);
 		run_free(r->run);
 	}
-	for (size_t i = 0; i < ds->nproblems; i++)
+	for (size_t i = 0; i < ds->nproblems; i++) {
 		free(ds->problems[i].name);
+		free(ds->problems[i].gpu);
+	}
+	for (size_t i = 0; i < ds->nboards; i++)
+		board_free(&ds->boards[i]);
+	free(ds->boards);
 	for (int i = 0; i < ds->nerrors; i++)
 		free(ds->error_files[i]);
 	free(ds->problems);
@@ -655,6 +757,120 @@ void dataset_free(struct dataset *ds)
 	free(ds->hardware);
 	free(ds->root);
 	free(ds);
+}
+
+/* ---- boards and GPUs ---------------------------------------------------- */
+
+const char *dataset_gpu(const struct dataset *ds, size_t i)
+{
+	unsigned m = ds->runs[i].boards;
+	for (size_t b = 0; b < ds->nboards; b++)
+		if ((m & (1u << b)) && ds->boards[b].gpu)
+			return ds->boards[b].gpu;
+	return NULL;
+}
+
+int dataset_gpu_split(const struct dataset *ds, size_t i)
+{
+	const char *first = NULL;
+	unsigned m = ds->runs[i].boards;
+	for (size_t b = 0; b < ds->nboards; b++) {
+		const char *g = ds->boards[b].gpu;
+		if (!(m & (1u << b)) || !g)
+			continue;
+		if (first && strcmp(first, g))
+			return 1;
+		first = g;
+	}
+	return 0;
+}
+
+const char *dataset_verdict(const struct ds_run *r, int *disagree)
+{
+	if (disagree)
+		*disagree = r->board_verdict_split ||
+		            (r->verdict && r->board_verdict && strcmp(r->verdict, r->board_verdict));
+	return r->verdict ? r->verdict : r->board_verdict;
+}
+
+/* Board b is one the selection takes. */
+static int ds_board_selected(const struct board *b, const struct ds_select *s)
+{
+	return (!s->board || board_matches(b, s->board)) && (!s->gpu || board_gpu_matches(b, s->gpu));
+}
+
+int dataset_select_check(const struct dataset *ds, const struct ds_select *s, char **err)
+{
+	if (!s || (!s->board && !s->gpu))
+		return 0;
+	for (size_t b = 0; b < ds->nboards; b++)
+		if (ds_board_selected(&ds->boards[b], s))
+			return 0;
+	struct sbuf m;
+	sbuf_init(&m);
+	sbuf_addf(&m, "no board of %s is", ds->root);
+	if (s->board)
+		sbuf_addf(&m, " '%s'", s->board);
+	if (s->gpu)
+		sbuf_addf(&m, " on a GPU named like '%s'", s->gpu);
+	sbuf_adds(&m, "; its boards:");
+	for (size_t b = 0; b < ds->nboards; b++)
+		sbuf_addf(&m, "%s %s (%s, %s)", b ? "," : "", ds->boards[b].id, ds->boards[b].file,
+		          ds->boards[b].gpu ? ds->boards[b].gpu : "GPU unsaid");
+	if (!ds->nboards)
+		sbuf_adds(&m, " none");
+	*err = sbuf_detach(&m);
+	return -1;
+}
+
+int dataset_selected(const struct dataset *ds, size_t i, const struct ds_select *s)
+{
+	if (!s || (!s->board && !s->gpu))
+		return 1;
+	unsigned m = ds->runs[i].boards;
+	for (size_t b = 0; b < ds->nboards; b++)
+		if ((m & (1u << b)) && ds_board_selected(&ds->boards[b], s))
+			return 1;
+	return 0;
+}
+
+size_t dataset_board_hacks(const struct dataset *ds, size_t b)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < ds->nruns; i++)
+		if ((ds->runs[i].boards & (1u << b)) && ds->runs[i].verdict && !strcmp(ds->runs[i].verdict, "reward_hack"))
+			n++;
+	return n;
+}
+
+char *dataset_rundetail(const struct dataset *ds, size_t i)
+{
+	return rundetail_path(ds->runs[i].dir, ds->root, ds->runs[i].meta.run_id);
+}
+
+/* "v2.h100" -> "h100": the GPU part of a board id, NULL for the main GPU. */
+static const char *ds_board_gpu_part(const struct board *b)
+{
+	const char *dot = b ? strrchr(b->id, '.') : NULL;
+	if (dot)
+		return dot + 1;
+	return b && (!strcmp(b->id, "h100") || !strcmp(b->id, "b200")) ? b->id : NULL;
+}
+
+const struct ds_problem *dataset_baseline(const struct dataset *ds, const char *name, const struct board *b)
+{
+	const char *gpu = ds_board_gpu_part(b);
+	const struct ds_problem *main = NULL;
+	for (size_t i = 0; name && i < ds->nproblems; i++) {
+		const struct ds_problem *p = &ds->problems[i];
+		if (strcmp(p->name, name))
+			continue;
+		if (gpu && p->gpu && !strcmp(gpu, p->gpu))
+			return p;
+		if (!p->gpu && !main)
+			main = p;
+	}
+	return gpu ? NULL : main;
 }
 
 /* The transcript must resolve inside the dataset even through symlinks. */

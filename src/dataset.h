@@ -4,7 +4,10 @@
  *   runs.jsonl               index (when absent, runs/<id>/ are scanned)
  *   leaderboard.json         problems x models grid
  *   leaderboard_v1.json      kernelbench.com's later grid (same schema)
+ *   leaderboard*.json        every other board: one per GPU and version
+ *                            (board.h), each naming its hardware
  *   problem_baselines.json   eager / compiled / SOTA per problem
+ *   problem_baselines.X.json the same on another GPU (X: h100, b200)
  *   runs/<id>/{transcript.jsonl|codex_session.jsonl, solution.py,
  *              result.json, check.log, benchmark.log, final.txt}
  *   annotations/<id>.yaml    verdicts
@@ -17,6 +20,7 @@
 #include <cjson/cJSON.h>
 #include "run.h"
 #include "provenance.h"
+#include "board.h"
 
 struct ds_run {
 	struct run_meta meta;     /* from runs.jsonl / result.json */
@@ -25,6 +29,12 @@ struct ds_run {
 	char *annotation;         /* annotation yaml path (owned), NULL when none */
 	char *verdict;            /* annotation verdict (owned), NULL when none */
 	char *leaderboard;        /* which leaderboard lists it (owned) */
+	unsigned boards;          /* bit b: ds->boards[b] lists it */
+	/* the boards' verdict (a cell's annotation_verdict, a v2 board's
+	 * ranked_valid_passes verdict; owned, NULL none), and whether two
+	 * boards gave different ones */
+	char *board_verdict;
+	int board_verdict_split;
 	int held_out;             /* listed by the leaderboard, no transcript here */
 	struct run *run;          /* parsed transcript, loaded lazily (owned) */
 	char *load_error;         /* why the transcript did not load (owned) */
@@ -45,6 +55,7 @@ struct ds_problem {
 	char *name;               /* "01_fp8_gemm" (owned) */
 	/* problem_baselines.json variants; ms < 0 when absent */
 	struct ds_baseline eager, compiled, sota, solution;
+	char *gpu;                /* "h100" of problem_baselines.h100.json (owned), NULL the main */
 };
 
 struct dataset {
@@ -54,10 +65,13 @@ struct dataset {
 	struct ds_problem *problems;
 	size_t nproblems;
 	char *hardware;           /* from leaderboard.json (owned), may be NULL */
+	struct board *boards;     /* every leaderboard*.json, board_cmp_files order */
+	size_t nboards;
 	/* index problems, with file and line, kept to show the user */
 	struct run_error errors[RUN_MAX_ERRORS];
 	char *error_files[RUN_MAX_ERRORS];
 	int nerrors;
+	int annot_errors;         /* of nerrors, the annotation files' (they never fail a listing) */
 	size_t details_left;      /* runs whose result.json is still pending */
 	size_t details_next;      /* no run before it is pending */
 	/* dataset_find's table: run indices by run_id, open addressing (owned) */
@@ -83,6 +97,37 @@ void dataset_free(struct dataset *ds);
 void dataset_details(struct dataset *ds, size_t i);
 /* Up to n pending runs read, in order; returns how many are left. */
 size_t dataset_details_step(struct dataset *ds, size_t n);
+
+/* The GPU of run i: the hardware its first board names (NULL none). */
+const char *dataset_gpu(const struct dataset *ds, size_t i);
+/* Whether run i's boards name different GPUs (a run listed on an RTX PRO
+ * 6000 board and a B200 one): a disagreement, marked as the others are. */
+int dataset_gpu_split(const struct dataset *ds, size_t i);
+/* The verdict the verdict column shows: the annotation's, else the
+ * boards'. *disagree (may be NULL): the annotation and the boards say
+ * different verdicts, or the boards differ among themselves. */
+const char *dataset_verdict(const struct ds_run *r, int *disagree);
+/* What --board and --gpu select (NULL: any). */
+struct ds_select {
+	const char *board, *gpu;
+};
+/* 0 when each names a board of ds, else -1 and *err (owned) lists them. */
+int dataset_select_check(const struct dataset *ds, const struct ds_select *s, char **err);
+/* Whether run i is on a board the selection takes; a run on no board is
+ * taken only when nothing is selected. */
+int dataset_selected(const struct dataset *ds, size_t i, const struct ds_select *s);
+/* Board b's runs whose annotation says reward_hack: to check the board's
+ * reward_hack_count against. */
+size_t dataset_board_hacks(const struct dataset *ds, size_t b);
+/* Baselines of problem name on a board's GPU (that board's
+ * problem_baselines.X.json, else the main one); NULL when none. b may be
+ * NULL (the main). */
+const struct ds_problem *dataset_baseline(const struct dataset *ds, const char *name, const struct board *b);
+
+/* Run i's per-run detail file (rundetail.h): its directory's
+ * rundetail.json, else the dataset's rundetail/<run_id>.json; owned, NULL
+ * when there is none. */
+char *dataset_rundetail(const struct dataset *ds, size_t i);
 
 /* Parses run i's transcript if not yet done; NULL when it cannot be read
  * (ds->runs[i].load_error says why). */

@@ -7,6 +7,7 @@
 #include "gpulock.h"
 #include "benchlog.h"
 #include "forbid.h"
+#include "deck.h"
 #include "hardware.h"
 #include "jsonx.h"
 #include "problem.h"
@@ -334,7 +335,7 @@ static int eval_load_problem(struct eval_ctx *x)
 	if (o->hardware && !(x->prof = hardware_find(x->hw, o->hardware)))
 		return eval_fail(x, EVAL_SETUP, -1, "unknown hardware '%s' (kbtui eval --list-hardware)", o->hardware);
 	eval_shapes_init(x);
-	return 0;
+	return eval_deck_choose(x, 0);
 }
 
 int eval_workdir(struct eval_ctx *x, const char *ext)
@@ -455,9 +456,13 @@ static int eval_target(struct eval_ctx *x)
 		x->r->arch = xstrdup(x->prof->arch);
 	else if (x->device_cc)
 		x->r->arch = hardware_arch_for_cc(x->device_cc);
-	else
-		return eval_fail(x, EVAL_SETUP, -1, "cannot tell which GPU to compile for (no nvidia-smi or no GPU): "
-		                 "pass --arch SM or --hardware KEY");
+	else {
+		/* the default path on a machine without a GPU: say so plainly */
+		x->r->no_device = 1;
+		return eval_fail(x, EVAL_SETUP, -1, "no CUDA device here (nvidia-smi found no GPU), so nothing was "
+		                 "compiled or run: pass --arch SM or --hardware KEY to compile and run the static "
+		                 "checks without one");
+	}
 	char *d = eval_arch_digits(x->r->arch);
 	if (!d)
 		return eval_fail(x, EVAL_SETUP, -1, "--arch '%s': expected an nvcc target such as sm_90a or sm_120a",
@@ -824,15 +829,32 @@ static void eval_adv_tolerance(struct eval_ctx *x, double *atol, double *rtol)
 	free(path);
 }
 
+/* --no-own-checks: the deck's verdict alone. The checker runs the deck's
+ * seeds first, so when they passed and only our adversarial input failed,
+ * the solution is correct as the deck judges it (the failure stays in
+ * check.log and adversarial_correct). */
+static int eval_check_own(struct eval_ctx *x, int rc)
+{
+	struct eval_result *r = x->r;
+	if (rc == 0 || !x->o->no_own_checks || r->kbh_correct != 1 || r->adversarial_correct != 0 || r->crashed ||
+	    r->timed_out || r->invalid)
+		return rc;
+	eval_say(x, "our adversarial check failed; not counted (--no-own-checks): %s", r->failure ? r->failure : "?");
+	free(r->failure);
+	r->failure = NULL;
+	r->stage = EVAL_CHECK;
+	return 0;
+}
+
 static int eval_check(struct eval_ctx *x)
 {
 	struct eval_step st = {.x = x, .stage = "check", .after = eval_check_after};
 	struct proc_result res;
 	char seeds[32], atol[64], rtol[64];
-	int n = x->o->seeds > 0 ? x->o->seeds : x->pb->seeds;
+	int n = x->o->seeds > 0 ? x->o->seeds : x->dprob && x->dprob->seeds ? x->dprob->seeds : x->pb->seeds;
 	snprintf(seeds, sizeof seeds, "%d", n);
-	snprintf(atol, sizeof atol, "%.17g", x->pb->atol);
-	snprintf(rtol, sizeof rtol, "%.17g", x->pb->rtol);
+	snprintf(atol, sizeof atol, "%.17g", x->dprob ? x->dprob->atol : x->pb->atol);
+	snprintf(rtol, sizeof rtol, "%.17g", x->dprob ? x->dprob->rtol : x->pb->rtol);
 	char aatol[64], artol[64];
 	double aa, ar;
 	eval_adv_tolerance(x, &aa, &ar);
@@ -847,7 +869,8 @@ static int eval_check(struct eval_ctx *x)
 	st.bl = benchlog_new();
 	eval_step_run(&st, argv, x->r->workdir, env, x->timeout, &res);
 	int rc = eval_harness_end(x, &st, &res, EVAL_CHECK);
-	if (rc == 0 && st.bl->status != 1)
+	int own_off = rc != 0 && (rc = eval_check_own(x, rc)) == 0;
+	if (rc == 0 && st.bl->status != 1 && !own_off)
 		rc = eval_fail(x, EVAL_CHECK, 1, "check ended without PASS");
 	x->r->correct = rc == 0;
 	benchlog_free(st.bl);
@@ -862,24 +885,26 @@ static int eval_check(struct eval_ctx *x)
 static double eval_peak_of(struct eval_ctx *x, double tflops, double gbps)
 {
 	double peak;
-	if (!x->prof)
+	const struct hardware_profile *roof = eval_roof(x);
+	if (!roof)
 		return -1;
 	if (!strcmp(x->pb->regime, "memory"))
-		return (peak = hardware_gbps(x->prof, x->pb->peak_bandwidth_key)) > 0 ? fmax(0, gbps / peak) : -1;
-	return (peak = hardware_tflops(x->prof, x->pb->peak_tflops_key)) > 0 ? fmax(0, tflops / peak) : -1;
+		return (peak = hardware_gbps(roof, x->pb->peak_bandwidth_key)) > 0 ? fmax(0, gbps / peak) : -1;
+	return (peak = hardware_tflops(roof, x->pb->peak_tflops_key)) > 0 ? fmax(0, tflops / peak) : -1;
 }
 
 /* A number above the roofline (beyond noise) cannot have been measured:
  * the shape's numbers are INVALID, said once, and never a score. */
 static void eval_roofline(struct eval_ctx *x, struct eval_step *st, struct eval_shape *s)
 {
-	double peak = x->prof ? hardware_gbps(x->prof, x->pb->peak_bandwidth_key) : -1;
+	const struct hardware_profile *roof = eval_roof(x);
+	double peak = roof ? hardware_gbps(roof, x->pb->peak_bandwidth_key) : -1;
 	char why[256] = "";
 	if (s->peak_fraction > EVAL_ROOFLINE_NOISE)
-		snprintf(why, sizeof why, "peak_fraction %.4f is above the %s roofline", s->peak_fraction,
-		         x->prof->key);
+		snprintf(why, sizeof why, "peak_fraction %.4f is above the %s roofline (%s)", s->peak_fraction,
+		         roof->key, roof->table);
 	else if (peak > 0 && s->gbps > peak * EVAL_ROOFLINE_NOISE)
-		snprintf(why, sizeof why, "%.1f GB/s is above %s's memory peak of %.0f GB/s", s->gbps, x->prof->key, peak);
+		snprintf(why, sizeof why, "%.1f GB/s is above %s's memory peak of %.0f GB/s", s->gbps, roof->key, peak);
 	if (!why[0])
 		return;
 	eval_step_printf(st, "INVALID: shape=%d: %s", s->shape, why);
@@ -943,21 +968,25 @@ static int eval_bench(struct eval_ctx *x)
 {
 	struct eval_step st = {.x = x, .stage = "bench", .after = eval_bench_after};
 	struct proc_result res;
-	char trials[32], flush[32];
+	char trials[32], flush[32], warmup[32];
 	double l2 = x->prof ? 2 * x->prof->l2_bytes : 0;
-	snprintf(trials, sizeof trials, "%d", x->o->trials > 0 ? x->o->trials : x->pb->trials);
-	snprintf(flush, sizeof flush, "%.0f", fmax(l2, EVAL_L2_FLUSH_MIN));
+	snprintf(trials, sizeof trials, "%d",
+	         x->o->trials > 0 ? x->o->trials : x->dprob && x->dprob->trials ? x->dprob->trials : x->pb->trials);
+	/* a deck's flush is the dataset's (128 MB); without one, at least
+	 * twice the device's L2 */
+	snprintf(flush, sizeof flush, "%.0f", x->deck ? x->deck->l2_flush_bytes : fmax(l2, EVAL_L2_FLUSH_MIN));
+	snprintf(warmup, sizeof warmup, "%d", x->deck ? x->deck->warmup : 10);
 	char atol[64], rtol[64];
-	snprintf(atol, sizeof atol, "%.17g", x->pb->atol);
-	snprintf(rtol, sizeof rtol, "%.17g", x->pb->rtol);
-	char *argv[] = {x->exe, "bench", "--trials", trials, "--warmup", "10", "--l2-flush", flush, "--atol", atol,
+	snprintf(atol, sizeof atol, "%.17g", x->dprob ? x->dprob->atol : x->pb->atol);
+	snprintf(rtol, sizeof rtol, "%.17g", x->dprob ? x->dprob->rtol : x->pb->rtol);
+	char *argv[] = {x->exe, "bench", "--trials", trials, "--warmup", warmup, "--l2-flush", flush, "--atol", atol,
 	                "--rtol", rtol, "--runner", x->runner, NULL};
 	char *cache = xasprintf("CUDA_CACHE_PATH=%s/nvcache", x->tmpdir);
 	char *env[] = {cache, NULL};
 
 	st.log = eval_open_log(x, "benchmark.log");
 	st.bl = benchlog_new();
-	if (!x->prof)
+	if (!eval_roof(x))
 		eval_say(x, "no hardware profile for %s: TFLOPS and GB/s only, no peak_fraction (see --hardware)",
 		         x->r->device ? x->r->device : "this device");
 	eval_step_run(&st, argv, x->r->workdir, env, x->timeout, &res);
@@ -1013,7 +1042,7 @@ static int eval_gpu_lock(struct eval_ctx *x, int *fd)
 static int eval_native_gpu(struct eval_ctx *x)
 {
 	int rc;
-	if ((rc = eval_info(x)) || (rc = eval_check(x)))
+	if ((rc = eval_info(x)) || (rc = eval_deck_choose(x, 1)) || (rc = eval_check(x)))
 		return rc;
 	if (eval_aborted(x))
 		return 0;
@@ -1111,6 +1140,7 @@ int eval_run(const struct eval_opts *o, struct eval_result *r)
 		rmdir(x.tmpdir);   /* only when empty */
 	}
 	problem_free(x.pb);
+	deck_free(x.deck);
 	hardware_free(x.hw);
 	free(x.pdir);
 	free(x.exe);

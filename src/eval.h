@@ -29,6 +29,8 @@ struct eval_opts {
 	const char *problem;        /* "04_kahan_softmax", "04" or "kahan_softmax" */
 	const char *problems_dir;   /* NULL: problem_default_dir() */
 	const char *hardware;       /* profile key; NULL: from the device name */
+	const char *deck;           /* problems/decks/NAME; NULL: $KBTUI_DECK, else the GPU's current deck */
+	int no_own_checks;          /* our adversarial input not counted: the deck's verdict alone */
 	const char *arch;           /* nvcc target "sm_90a"; NULL: from the profile/device */
 	const char *workdir;        /* NULL: ./kbtui-eval-<problem> */
 	const char *solution;       /* solution.cu (solution.py with kbh) */
@@ -63,6 +65,8 @@ struct eval_shape {
 struct eval_result {
 	char *problem, *hardware, *device, *arch, *solution, *workdir, *model;
 	char *mode;                 /* "native" or "kbh" */
+	char *deck, *table;         /* the deck run and its hardware table id; NULL: none */
+	int own_checks;             /* 1: our adversarial check counted in correct */
 	int has_solution, correct;
 	double peak_fraction;       /* geomean over shapes; -1: none */
 	char *verdict;              /* "OK" / "LOW" when benchmarked, "INVALID", "REFUSED" */

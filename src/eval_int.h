@@ -7,9 +7,12 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "eval.h"
+/* Included after eval.h (its types), never including it: the eval module
+ * depends on this header, not the other way round. */
 
 struct benchlog;
+struct deck;
+struct deck_problem;
 struct hardware_list;
 struct hardware_profile;
 struct problem;
@@ -31,6 +34,13 @@ struct eval_ctx {
 	struct problem *pb;
 	struct hardware_list *hw;
 	const struct hardware_profile *prof;
+	/* the deck the problem runs as (eval_deck.c), its entry for the
+	 * problem and its roofline table (peaks and the INVALID gate are
+	 * judged on it, not on the device's profile); NULL before chosen */
+	struct deck *deck;
+	const struct deck_problem *dprob;
+	const struct hardware_profile *table;
+	int deck_chosen;            /* the choice was made (a deck or none) */
 	char *pdir;                 /* the problems directory */
 	char *exe;                  /* the built checker (kbcheck) */
 	char *runner;               /* the built runner (kbrun), the solution's */
@@ -81,6 +91,13 @@ void eval_shapes_init(struct eval_ctx *x);
  * recorded (r->refused). nvcc locates the toolkit, whose headers are not
  * the solution's. */
 int eval_static(struct eval_ctx *x, const char *obj, const char *keep, const char *nvcc);
+
+/* eval_deck.c: the deck, from --deck, $KBTUI_DECK or the GPU's profile
+ * (the current deck for it). final = 0 leaves a default choice for later
+ * when the GPU is not known yet. 0, or a failure recorded. */
+int eval_deck_choose(struct eval_ctx *x, int final);
+/* The profile peaks are judged on: the deck's table, else the device's. */
+const struct hardware_profile *eval_roof(const struct eval_ctx *x);
 
 /* eval_kbh.c */
 int eval_kbh_problem(struct eval_ctx *x);

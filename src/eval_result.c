@@ -26,6 +26,8 @@ void eval_result_free(struct eval_result *r)
 	free(r->workdir);
 	free(r->model);
 	free(r->mode);
+	free(r->deck);
+	free(r->table);
 	free(r->verdict);
 	free(r->failure);
 	memset(r, 0, sizeof *r);
@@ -76,6 +78,11 @@ cJSON *eval_result_json(const struct eval_result *r)
 	else
 		cJSON_AddBoolToObject(o, "adversarial_correct", r->adversarial_correct);
 	eval_json_str(o, "hardware", r->hardware);
+	/* which published definitions the verdict is comparable with */
+	eval_json_str(o, "deck", r->deck);
+	eval_json_str(o, "table", r->table);
+	if (r->deck)
+		cJSON_AddBoolToObject(o, "own_checks", r->own_checks);
 	eval_json_str(o, "device", r->device);
 	eval_json_str(o, "arch", r->arch);
 	eval_json_str(o, "solution", r->solution);

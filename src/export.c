@@ -2,11 +2,13 @@
 #include "config.h"
 #include "claims.h"
 #include "export.h"
+#include "quote.h"
 #include "annot.h"
 #include "annotate.h"
 #include "dataset.h"
 #include "flags.h"
 #include "run.h"
+#include "rundetail.h"
 #include "textsafe.h"
 
 #include <stddef.h>
@@ -15,8 +17,12 @@
 #include <string.h>
 
 static const char *const export_columns[] = {"run_id", "model", "harness", "problem", "correct",
-                                             "peak_fraction", "verdict", "annotator", NULL};
+                                             "peak_fraction", "verdict", "annotator", "label", "effort",
+                                             "gpu", NULL};
+static const char *const export_board_columns[] = {"boards", "board_verdict", NULL};
 static const char *const export_full_columns[] = {"summary", "implication", "quotes", "flags", "claims", NULL};
+static const char *const export_detail_columns[] = {"agent_s", "check_s", "benchmark_s", "cost_usd", "template_mutated",
+                                                    "gpu_lock_wait_s", "shapes", NULL};
 
 int export_format_parse(const char *s)
 {
@@ -26,6 +32,8 @@ int export_format_parse(const char *s)
 		return EXPORT_CSV;
 	if (!strcmp(s, "json"))
 		return EXPORT_JSON;
+	if (!strcmp(s, "jsonl"))
+		return EXPORT_JSONL;
 	if (!strcmp(s, "md") || !strcmp(s, "markdown"))
 		return EXPORT_MD;
 	if (!strcmp(s, "html"))
@@ -44,41 +52,22 @@ static char *export_label(const struct run_meta *m)
 	return xstrdup(m->model ? m->model : m->harness ? m->harness : "?");
 }
 
-/* A scalar value of map m (borrowed), NULL when absent. */
-static const char *export_map_str(const struct ynode *m, const char *key)
-{
-	for (size_t i = 0; m && m->kind == YN_MAP && i + 1 < m->n; i += 2)
-		if (m->items[i]->kind == YN_SCALAR && !strcmp(m->items[i]->value, key))
-			return m->items[i + 1]->kind == YN_SCALAR ? m->items[i + 1]->value : NULL;
-	return NULL;
-}
-
-static const struct ynode *export_map_node(const struct ynode *m, const char *key)
-{
-	for (size_t i = 0; m && m->kind == YN_MAP && i + 1 < m->n; i += 2)
-		if (m->items[i]->kind == YN_SCALAR && !strcmp(m->items[i]->value, key))
-			return m->items[i + 1];
-	return NULL;
-}
-
-/* The annotation's quotes, one string each, raw (made safe when written). */
+/* The annotation's quotes, one string each, raw (made safe when written):
+ * "FILE [LINES] LABEL: TEXT", where as quote_where says it. */
 static void export_quotes(struct export_row *r, const struct annot *a)
 {
-	const struct ynode *q = export_map_node(a->root, "quotes");
-	if (!q || q->kind != YN_SEQ)
+	size_t n;
+	struct quote *q = quote_list(a, &n);
+	if (!q)
 		return;
-	r->quotes = xcalloc(q->n + 1, sizeof *r->quotes);
-	for (size_t i = 0; i < q->n; i++) {
-		const struct ynode *it = q->items[i], *lines = export_map_node(it, "lines");
-		const char *file = export_map_str(it, "file"), *label = export_map_str(it, "label");
-		const char *text = export_map_str(it, "text");
-		char range[64] = "";
-		if (lines && lines->kind == YN_SEQ && lines->n == 2 && lines->items[0]->kind == YN_SCALAR &&
-		    lines->items[1]->kind == YN_SCALAR)
-			snprintf(range, sizeof range, " [%.20s-%.20s]", lines->items[0]->value, lines->items[1]->value);
-		r->quotes[r->nquotes++] = xasprintf("%s%s%s%s: %s", file ? file : "?", range, label && *label ? " " : "",
-		                                    label ? label : "", text ? text : "");
+	r->quotes = xcalloc(n + 1, sizeof *r->quotes);
+	for (size_t i = 0; i < n; i++) {
+		char *where = quote_where(&q[i]);
+		r->quotes[r->nquotes++] = xasprintf("%s%s%s: %s", where, q[i].label && *q[i].label ? " " : "",
+		                                    q[i].label ? q[i].label : "", q[i].text ? q[i].text : "");
+		free(where);
 	}
+	free(q);
 }
 
 /* The shipped rules on run i's transcript: each rule that trips, with the
@@ -116,20 +105,63 @@ static void export_flags(struct export_row *r, struct dataset *ds, size_t i, str
 	flag_list_delete(l);
 }
 
+/* Run i's per-run detail, when the dataset has one for it. */
+static void export_detail(struct export_row *r, struct dataset *ds, size_t i, struct sbuf *w)
+{
+	char *path = dataset_rundetail(ds, i), *err = NULL;
+	struct rundetail *d = path ? rundetail_load(path, &err) : NULL;
+	if (path && !d)
+		sbuf_addf(w, "%s (no detail exported)\n", err);
+	if (d) {
+		r->agent_s = d->agent_s;
+		r->check_s = d->check_s;
+		r->benchmark_s = d->benchmark_s;
+		r->cost_usd = d->cost_usd;
+		r->lock_wait_s = d->lock_wait_s;
+		r->template_mutated = d->template_mutated;
+		r->shapes = rundetail_shapes_text(d);
+	}
+	rundetail_free(d);
+	free(err);
+	free(path);
+}
+
+int export_rows_detail(const struct export_row *rows, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (rows[i].shapes)
+			return 1;
+	return 0;
+}
+
 struct export_row *export_rows(struct dataset *ds, const struct export_opts *o, size_t *n, char **warn)
 {
 	struct export_row *rows = xcalloc(ds->nruns + 1, sizeof *rows);
 	struct sbuf w;
+	size_t k = 0;
+	const struct ds_select sel = { o ? o->board : NULL, o ? o->gpu : NULL };
 
 	sbuf_init(&w);
 	for (size_t i = 0; i < ds->nruns; i++) {
 		const struct ds_run *d = &ds->runs[i];
-		struct export_row *r = &rows[i];
+		if (!dataset_selected(ds, i, &sel))
+			continue;
+		struct export_row *r = &rows[k++];
+		r->gpu = xstrdup(dataset_gpu(ds, i) ? dataset_gpu(ds, i) : ds->hardware);
+		r->board_verdict = xstrdup(d->board_verdict);
+		struct sbuf bl;
+		sbuf_init(&bl);
+		for (size_t b = 0; b < ds->nboards; b++)
+			if (d->boards & (1u << b))
+				sbuf_addf(&bl, "%s%s", bl.len ? "; " : "", ds->boards[b].file);
+		r->boards = bl.len ? sbuf_detach(&bl) : NULL;
+		sbuf_free(&bl);
 		r->run_id = xstrdup(d->meta.run_id);
 		r->model = xstrdup(d->meta.model);
 		r->harness = xstrdup(d->meta.harness);
 		r->problem = xstrdup(d->meta.problem);
 		r->label = export_label(&d->meta);
+		r->effort = d->meta.effort && *d->meta.effort ? xstrdup(d->meta.effort) : NULL;
 		r->correct = d->meta.has_result ? d->meta.correct : -1;
 		r->peak_fraction = d->meta.peak_fraction;
 		char *own = o && o->annot_dir ? annotate_path(o->annot_dir, d->meta.run_id) : NULL;
@@ -153,10 +185,16 @@ struct export_row *export_rows(struct dataset *ds, const struct export_opts *o, 
 			}
 		}
 		free(own);
+		r->agent_s = r->check_s = r->benchmark_s = r->cost_usd = r->lock_wait_s = -1;
+		r->template_mutated = -1;
+		if (o && o->full)
+			export_detail(r, ds, i, &w);
+		if (!r->verdict)   /* an annotation wins; without one the boards say it */
+			r->verdict = xstrdup(d->board_verdict);
 		if (o && o->full)
 			export_flags(r, ds, i, &w);
 	}
-	*n = ds->nruns;
+	*n = k;
 	*warn = w.len ? sbuf_detach(&w) : NULL;
 	sbuf_free(&w);
 	return rows;
@@ -170,8 +208,13 @@ void export_rows_free(struct export_row *rows, size_t n)
 		free(rows[i].harness);
 		free(rows[i].problem);
 		free(rows[i].label);
+		free(rows[i].effort);
 		free(rows[i].verdict);
 		free(rows[i].annotator);
+		free(rows[i].gpu);
+		free(rows[i].boards);
+		free(rows[i].board_verdict);
+		free(rows[i].shapes);
 		free(rows[i].summary);
 		free(rows[i].implication);
 		for (size_t k = 0; k < rows[i].nquotes; k++)
@@ -252,8 +295,12 @@ void export_csv(struct sbuf *b, const struct export_row *rows, size_t n, int ful
 {
 	for (int c = 0; export_columns[c]; c++)
 		sbuf_addf(b, "%s%s", c ? "," : "", export_columns[c]);
-	for (int c = 0; full && export_full_columns[c]; c++)
+	for (int c = 0; (full & EXPORT_BOARDS) && export_board_columns[c]; c++)
+		sbuf_addf(b, ",%s", export_board_columns[c]);
+	for (int c = 0; (full & EXPORT_FULL) && export_full_columns[c]; c++)
 		sbuf_addf(b, ",%s", export_full_columns[c]);
+	for (int c = 0; (full & EXPORT_DETAIL) && export_detail_columns[c]; c++)
+		sbuf_addf(b, ",%s", export_detail_columns[c]);
 	sbuf_adds(b, "\r\n");
 	for (size_t i = 0; i < n; i++) {
 		const struct export_row *r = &rows[i];
@@ -270,7 +317,19 @@ void export_csv(struct sbuf *b, const struct export_row *rows, size_t n, int ful
 		export_csv_field(b, r->verdict);
 		sbuf_addc(b, ',');
 		export_csv_field(b, r->annotator);
-		if (full) {
+		sbuf_addc(b, ',');
+		export_csv_field(b, r->label);
+		sbuf_addc(b, ',');
+		export_csv_field(b, r->effort);
+		sbuf_addc(b, ',');
+		export_csv_field(b, r->gpu);
+		if (full & EXPORT_BOARDS) {
+			sbuf_addc(b, ',');
+			export_csv_field(b, r->boards);
+			sbuf_addc(b, ',');
+			export_csv_field(b, r->board_verdict);
+		}
+		if (full & EXPORT_FULL) {
 			char *q = export_join(r->quotes, r->nquotes), *f = export_join(r->flags, r->nflags);
 			char *cl = export_join(r->claims, r->nclaims);
 			sbuf_addc(b, ',');
@@ -286,6 +345,17 @@ void export_csv(struct sbuf *b, const struct export_row *rows, size_t n, int ful
 			free(cl);
 			free(q);
 			free(f);
+		}
+		if (full & EXPORT_DETAIL) {
+			const double v[] = { r->agent_s, r->check_s, r->benchmark_s, r->cost_usd };
+			for (size_t k = 0; k < sizeof v / sizeof v[0]; k++) {
+				sbuf_addc(b, ',');
+				export_number(b, v[k], "");
+			}
+			sbuf_addf(b, ",%s,", export_bool(r->template_mutated, "true", "false", ""));
+			export_number(b, r->lock_wait_s, "");
+			sbuf_addc(b, ',');
+			export_csv_field(b, r->shapes);
 		}
 		sbuf_adds(b, "\r\n");
 	}
@@ -316,38 +386,77 @@ static void export_json_list(struct sbuf *b, char *const *v, size_t n)
 	sbuf_addc(b, ']');
 }
 
+/* One run as an object, keys in the columns' order. */
+static void export_json_obj(struct sbuf *b, const struct export_row *r, int full)
+{
+	sbuf_adds(b, "{\"run_id\": ");
+	export_json_str(b, r->run_id);
+	sbuf_adds(b, ", \"model\": ");
+	export_json_str(b, r->model);
+	sbuf_adds(b, ", \"harness\": ");
+	export_json_str(b, r->harness);
+	sbuf_adds(b, ", \"problem\": ");
+	export_json_str(b, r->problem);
+	sbuf_addf(b, ", \"correct\": %s, \"peak_fraction\": ", export_bool(r->correct, "true", "false", "null"));
+	export_number(b, r->peak_fraction, "null");
+	sbuf_adds(b, ", \"verdict\": ");
+	export_json_str(b, r->verdict);
+	sbuf_adds(b, ", \"annotator\": ");
+	export_json_str(b, r->annotator);
+	sbuf_adds(b, ", \"label\": ");
+	export_json_str(b, r->label);
+	sbuf_adds(b, ", \"effort\": ");
+	export_json_str(b, r->effort);
+	sbuf_adds(b, ", \"gpu\": ");
+	export_json_str(b, r->gpu);
+	if (full & EXPORT_BOARDS) {
+		sbuf_adds(b, ", \"boards\": ");
+		export_json_str(b, r->boards);
+		sbuf_adds(b, ", \"board_verdict\": ");
+		export_json_str(b, r->board_verdict);
+	}
+	if (full & EXPORT_FULL) {
+		sbuf_adds(b, ", \"summary\": ");
+		export_json_str(b, r->summary);
+		sbuf_adds(b, ", \"implication\": ");
+		export_json_str(b, r->implication);
+		sbuf_adds(b, ", \"quotes\": ");
+		export_json_list(b, r->quotes, r->nquotes);
+		sbuf_adds(b, ", \"flags\": ");
+		export_json_list(b, r->flags, r->nflags);
+		sbuf_adds(b, ", \"claims\": ");
+		export_json_list(b, r->claims, r->nclaims);
+	}
+	if (full & EXPORT_DETAIL) {
+		const double v[] = { r->agent_s, r->check_s, r->benchmark_s, r->cost_usd };
+		for (size_t k = 0; k < sizeof v / sizeof v[0]; k++) {
+			sbuf_addf(b, ", \"%s\": ", export_detail_columns[k]);
+			export_number(b, v[k], "null");
+		}
+		sbuf_addf(b, ", \"template_mutated\": %s, \"gpu_lock_wait_s\": ",
+		          export_bool(r->template_mutated, "true", "false", "null"));
+		export_number(b, r->lock_wait_s, "null");
+		sbuf_adds(b, ", \"shapes\": ");
+		export_json_str(b, r->shapes);
+	}
+	sbuf_addc(b, '}');
+}
+
 void export_json(struct sbuf *b, const struct export_row *rows, size_t n, int full)
 {
 	sbuf_adds(b, n ? "[\n" : "[]\n");
 	for (size_t i = 0; i < n; i++) {
-		const struct export_row *r = &rows[i];
-		sbuf_adds(b, "  {\"run_id\": ");
-		export_json_str(b, r->run_id);
-		sbuf_adds(b, ", \"model\": ");
-		export_json_str(b, r->model);
-		sbuf_adds(b, ", \"harness\": ");
-		export_json_str(b, r->harness);
-		sbuf_adds(b, ", \"problem\": ");
-		export_json_str(b, r->problem);
-		sbuf_addf(b, ", \"correct\": %s, \"peak_fraction\": ", export_bool(r->correct, "true", "false", "null"));
-		export_number(b, r->peak_fraction, "null");
-		sbuf_adds(b, ", \"verdict\": ");
-		export_json_str(b, r->verdict);
-		sbuf_adds(b, ", \"annotator\": ");
-		export_json_str(b, r->annotator);
-		if (full) {
-			sbuf_adds(b, ", \"summary\": ");
-			export_json_str(b, r->summary);
-			sbuf_adds(b, ", \"implication\": ");
-			export_json_str(b, r->implication);
-			sbuf_adds(b, ", \"quotes\": ");
-			export_json_list(b, r->quotes, r->nquotes);
-			sbuf_adds(b, ", \"flags\": ");
-			export_json_list(b, r->flags, r->nflags);
-			sbuf_adds(b, ", \"claims\": ");
-			export_json_list(b, r->claims, r->nclaims);
-		}
-		sbuf_adds(b, i + 1 < n ? "},\n" : "}\n]\n");
+		sbuf_adds(b, "  ");
+		export_json_obj(b, &rows[i], full);
+		sbuf_adds(b, i + 1 < n ? ",\n" : "\n]\n");
+	}
+}
+
+void export_jsonl(struct sbuf *b, const struct export_row *rows, size_t n, int full)
+{
+	for (size_t i = 0; i < n; i++) {
+		export_json_obj(b, &rows[i], full);
+		sbuf_addc(b, '\n');
 	}
 }
 
@@ -466,10 +575,13 @@ void export_md(struct sbuf *b, const struct export_row *rows, size_t n, int full
 	sbuf_adds(b, "## Runs\n\n|");
 	for (int c = 0; export_columns[c]; c++)
 		export_md_cell(b, export_columns[c]);
-	for (int c = 0; full && export_full_columns[c]; c++)
+	for (int c = 0; (full & EXPORT_BOARDS) && export_board_columns[c]; c++)
+		export_md_cell(b, export_board_columns[c]);
+	for (int c = 0; (full & EXPORT_FULL) && export_full_columns[c]; c++)
 		export_md_cell(b, export_full_columns[c]);
-	sbuf_adds(b, "\n| --- | --- | --- | --- | --- | ---: | --- | --- |");
-	sbuf_adds(b, full ? " --- | --- | --- | --- | --- |\n" : "\n");
+	sbuf_adds(b, "\n| --- | --- | --- | --- | --- | ---: | --- | --- | --- | --- | --- |");
+	sbuf_adds(b, full & EXPORT_BOARDS ? " --- | --- |" : "");
+	sbuf_adds(b, full & EXPORT_FULL ? " --- | --- | --- | --- | --- |\n" : "\n");
 	for (size_t i = 0; i < n; i++) {
 		const struct export_row *r = &rows[i];
 		char num[64] = "";
@@ -484,7 +596,14 @@ void export_md(struct sbuf *b, const struct export_row *rows, size_t n, int full
 		export_md_cell(b, num);
 		export_md_cell(b, r->verdict);
 		export_md_cell(b, r->annotator);
-		if (full) {
+		export_md_cell(b, r->label);
+		export_md_cell(b, r->effort);
+		export_md_cell(b, r->gpu);
+		if (full & EXPORT_BOARDS) {
+			export_md_cell(b, r->boards);
+			export_md_cell(b, r->board_verdict);
+		}
+		if (full & EXPORT_FULL) {
 			char *q = export_join(r->quotes, r->nquotes), *f = export_join(r->flags, r->nflags);
 			char *cl = export_join(r->claims, r->nclaims);
 			export_md_cell(b, r->summary);

@@ -253,18 +253,6 @@ static void fc_phys_free(void *st)
 	free(s);
 }
 
-/* The harness's own variants (eager, compiled, sota): a line of theirs
- * above the roofline says the table or the problem's byte formula is off,
- * not that the agent's kernel cheats. */
-int flagcheck_reference_variant(const char *v, size_t n)
-{
-	static const char *const refs[] = { "eager", "compiled", "sota", "reference", NULL };
-	for (int i = 0; v && refs[i]; i++)
-		if (strlen(refs[i]) == n && !strncmp(v, refs[i], n))
-			return 1;
-	return 0;
-}
-
 const char *flagcheck_physics_why(const struct flagcheck_roof *rf, int kind, double tflops, double gbps,
                                   double value)
 {
@@ -283,7 +271,7 @@ static char *fc_phys_line(const struct fc_phys *s, const char *l, size_t n)
 {
 	struct benchlog_line bl;
 	enum benchlog_kind k = benchlog_classify(l, n, &bl);
-	if (k == BL_VARIANT && flagcheck_reference_variant(bl.variant, bl.variant_len))
+	if (k == BL_VARIANT && benchlog_reference_variant(bl.variant, bl.variant_len))
 		return NULL;
 	double lim = 1 + FLAGCHECK_MARGIN;
 	const struct flagcheck_roof *rf = &s->roof;

@@ -8,7 +8,9 @@
 
 #include <stddef.h>
 
-#include "flags.h"
+#include "flaghit.h"
+
+struct run;
 
 struct flagcheck_ops {
 	const char *name;
@@ -45,9 +47,6 @@ struct flagcheck_roof {
  * of every GPU of the table. 0, or -1 when no table can be read. */
 int flagcheck_roof(const char *problem, const char *problems_dir, struct flagcheck_roof *out);
 void flagcheck_roof_free(struct flagcheck_roof *r);
-/* Whether a benchmark variant is the harness's own (eager, compiled, sota,
- * reference): not judged, it is no agent's kernel. */
-int flagcheck_reference_variant(const char *v, size_t n);
 /* What is wrong with one benchmark line's numbers (a benchlog kind and its
  * tflops, gbps and peak_fraction value, -1 absent) against roof (NULL: the
  * peak_fraction alone): "peak_fraction above 1", "GB/s above DRAM peak",

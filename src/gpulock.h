@@ -18,7 +18,9 @@ enum { GPULOCK_NONE = -1, GPULOCK_ABORTED = -2, GPULOCK_ERROR = -3 };
  * is called once when it has to wait (may be NULL). Returns the held
  * descriptor, GPULOCK_ABORTED when *abort became nonzero while waiting, or
  * GPULOCK_ERROR with *why (owned) when the file cannot be opened or
- * locked. */
+ * locked, or when it is not safe: a symbolic link (opened O_NOFOLLOW), not
+ * a regular file, or in a directory that is not ours alone (another owner,
+ * or writable by group or others). */
 int gpulock_take(const char *path, volatile sig_atomic_t *abort, void (*waiting)(void *ud, const char *path),
                  void *ud, char **why);
 /* Releases what gpulock_take returned (anything below 0: nothing). */

@@ -35,6 +35,9 @@ static int hardware_profile_load(struct hardware_profile *p, const cJSON *o, cha
 	}
 	p->key = xstrdup(jx_str(o, "key"));
 	p->name = xstrdup(jx_str(o, "name") ? jx_str(o, "name") : p->key);
+	p->table = xstrdup(jx_str(o, "table") ? jx_str(o, "table") : p->key);
+	p->source = xstrdup(jx_str(o, "source"));
+	p->date = xstrdup(jx_str(o, "date"));
 	p->arch = xstrdup(jx_str(o, "arch"));
 	p->cc = (int)jx_ll(o, "cc", 0);
 	p->vram_gb = jx_num(o, "vram_gb", 0);
@@ -94,6 +97,9 @@ static void hardware_profile_free(struct hardware_profile *p)
 {
 	free(p->key);
 	free(p->name);
+	free(p->table);
+	free(p->source);
+	free(p->date);
 	free(p->arch);
 	for (int i = 0; i < p->nmatch; i++)
 		free(p->match[i]);
@@ -153,23 +159,24 @@ double hardware_gbps(const struct hardware_profile *p, const char *key)
 
 void hardware_print(const struct hardware_list *l, FILE *out)
 {
-	fprintf(out, "%-14s %-8s %9s %7s %7s %7s %7s %7s  %s\n", "KEY", "ARCH", "DRAM GB/s", "L2 MB",
-	        "fp8", "bf16", "fp16", "fp32", "NAME");
+	fprintf(out, "%-15s %-8s %9s %7s %7s %7s %7s %7s  %-22s %s\n", "KEY", "ARCH", "DRAM GB/s", "L2 MB",
+	        "fp8", "bf16", "fp16", "fp32", "TABLE", "NAME");
 	for (int i = 0; i < l->n; i++) {
 		const struct hardware_profile *p = &l->p[i];
 		const char *dt[] = {"fp8", "bf16", "fp16", "fp32"};
-		fprintf(out, "%-14s %-8s %9.0f %7.0f", p->key, p->arch ? p->arch : "-",
+		fprintf(out, "%-15s %-8s %9.0f %7.0f", p->key, p->arch ? p->arch : "-",
 		        hardware_gbps(p, "dram"), p->l2_bytes / (1024.0 * 1024.0));
 		for (int k = 0; k < 4; k++) {
 			double t = hardware_tflops(p, dt[k]);
 			if (t < 0)
 				fprintf(out, " %7s", "-");
 			else
-				fprintf(out, " %7.0f", t);
+				fprintf(out, " %7.4g", t);
 		}
-		fprintf(out, "  %s\n", p->name);
+		fprintf(out, "  %-22s %s\n", p->table, p->name);
 	}
-	fprintf(out, "TFLOPS are dense peaks; a profile is chosen from the device name or --hardware.\n");
+	fprintf(out, "TFLOPS are dense peaks; a profile is chosen from the device name or --hardware;\n"
+	        "a deck (--deck) scores against its own TABLE.\n");
 }
 
 char *hardware_arch_for_cc(int cc)

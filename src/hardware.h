@@ -14,6 +14,9 @@ struct hardware_rate {
 struct hardware_profile {
 	char *key;          /* "RTX_PRO_6000", as problem.json's hardware list */
 	char *name;
+	char *table;        /* "rtxpro6000-2026-06-14": the table a deck names */
+	char *source;       /* where the figures come from (file:line) */
+	char *date;         /* when the table took effect */
 	char *arch;         /* nvcc target, "sm_120a" */
 	int cc;             /* compute capability as 90, 120 */
 	double vram_gb;

@@ -56,7 +56,7 @@ char *llm_scrub(char *s, const char *secret)
 	size_t n;
 	const char *p, *q;
 
-	if (!s || !secret || !*secret || !strstr(s, secret))
+	if (!s || !secret || strlen(secret) < LLM_KEY_MIN || !strstr(s, secret))
 		return s;
 	n = strlen(secret);
 	sbuf_init(&b);

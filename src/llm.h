@@ -126,8 +126,13 @@ int llm_provider_parse(const char *s, enum llm_provider *p);   /* 0 or -1 */
 const char *llm_env_key(enum llm_provider p);
 /* OPENAI_BASE_URL / ANTHROPIC_BASE_URL; NULL when unset or empty. */
 const char *llm_env_base_url(enum llm_provider p);
-/* Replaces every occurrence of secret in s (in place) with "[redacted]";
- * returns s, reallocated when needed (owned). */
+/* The shortest API key kbtui takes: a shorter one would be scrubbed out
+ * of ordinary text (a one-letter key out of every word), so it is refused
+ * at start. */
+#define LLM_KEY_MIN 8
+/* Replaces every occurrence of the whole secret in s with "[redacted]";
+ * returns s, reallocated when needed (owned). A secret shorter than
+ * LLM_KEY_MIN is no key: s is returned as it is. */
 char *llm_scrub(char *s, const char *secret);
 
 #endif

@@ -11,6 +11,8 @@
 
 static const char *const prov_sources[PROV__COUNT] = {
 	"transcript", "result.json", "runs.jsonl", "leaderboard.json", "leaderboard_v1.json",
+	"leaderboard_v2.json", "leaderboard.fresh-preview.json", "leaderboard.h100.json",
+	"leaderboard_v2.h100.json", "leaderboard.b200.json", "leaderboard_v2.b200.json", "another leaderboard",
 };
 
 static const char *const prov_fields[PROV_FIELD__COUNT] = {
@@ -20,6 +22,14 @@ static const char *const prov_fields[PROV_FIELD__COUNT] = {
 const char *prov_source_name(enum prov_source s)
 {
 	return (unsigned)s < PROV__COUNT ? prov_sources[s] : "?";
+}
+
+enum prov_source prov_board_slot(const char *file)
+{
+	for (int s = PROV_LEADERBOARD; s < PROV_LEADERBOARD_OTHER; s++)
+		if (!strcmp(prov_sources[s], file))
+			return (enum prov_source)s;
+	return PROV_LEADERBOARD_OTHER;
 }
 
 const char *prov_field_name(enum prov_field f)
@@ -188,6 +198,14 @@ char *prov_banner(const struct provenance *p, int incomplete, int narrow, const 
 	if (says >= 0)  /* both said: neither file is taken for the truth */
 		sbuf_addf(&b, " transcript ends mid-turn (no completion marker); %s says session_complete: true",
 		          prov_source_name((enum prov_source)says));
+	else if (incomplete && p && p->end == PROV_END_WRITING)
+		sbuf_addf(&b, narrow ? " STILL BEING WRITTEN: grew in the last %d s, no completion marker yet"
+		                     : " STILL BEING WRITTEN: the transcript grew in the last %d s; "
+		                       "no completion marker yet", PROV_QUIET_S);
+	else if (incomplete && p && p->end == PROV_END_QUIET && !sum)
+		sbuf_addf(&b, narrow ? " INCOMPLETE RUN: no completion marker, nothing written for %d s"
+		                     : " INCOMPLETE RUN: the transcript stops without the harness's completion marker; "
+		                       "nothing written for over %d s (cut off, crashed, or a long step)", PROV_QUIET_S);
 	else if (incomplete && sum)  /* the list after it needs the room */
 		sbuf_adds(&b, " INCOMPLETE RUN (no completion marker)");
 	else if (incomplete && narrow)

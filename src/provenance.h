@@ -14,6 +14,14 @@ enum prov_source {
 	PROV_INDEX,               /* runs.jsonl */
 	PROV_LEADERBOARD,         /* leaderboard.json */
 	PROV_LEADERBOARD_V1,      /* leaderboard_v1.json */
+	/* kernelbench.com's other boards, a slot each (board.h) */
+	PROV_LEADERBOARD_V2,      /* leaderboard_v2.json */
+	PROV_LEADERBOARD_FRESH,   /* leaderboard.fresh-preview.json */
+	PROV_LEADERBOARD_H100,    /* leaderboard.h100.json */
+	PROV_LEADERBOARD_V2_H100, /* leaderboard_v2.h100.json */
+	PROV_LEADERBOARD_B200,    /* leaderboard.b200.json */
+	PROV_LEADERBOARD_V2_B200, /* leaderboard_v2.b200.json */
+	PROV_LEADERBOARD_OTHER,   /* any other leaderboard*.json (the first read) */
 	PROV__COUNT
 };
 
@@ -33,8 +41,16 @@ struct prov_values {
 	double peak;              /* < 0: null */
 };
 
+/* How the transcript's end looks to one who follows it (kbtui watch): a
+ * file without its completion marker that grew a moment ago is still
+ * being written; one that has not grown for PROV_QUIET_S seconds may have
+ * ended (cut off, crashed) or be in a long step. */
+enum prov_end { PROV_END_UNKNOWN, PROV_END_WRITING, PROV_END_QUIET };
+#define PROV_QUIET_S 10
+
 struct provenance {
 	struct prov_values src[PROV__COUNT];
+	enum prov_end end;        /* set by a follower; UNKNOWN elsewhere */
 };
 
 /* One disagreement: field, and the two files with what each says. */
@@ -46,6 +62,8 @@ struct prov_diff {
 
 const char *prov_source_name(enum prov_source s);   /* "result.json" */
 const char *prov_field_name(enum prov_field f);     /* "peak_fraction" */
+/* The slot of a board file: its own, or PROV_LEADERBOARD_OTHER. */
+enum prov_source prov_board_slot(const char *file);
 
 /* Reads correct, peak_fraction, session_complete and has_solution from a
  * result.json, a runs.jsonl line or a leaderboard cell (they share keys). */
@@ -73,7 +91,9 @@ int prov_says_complete(const struct provenance *p);
 /* The replay's banner line: what is wrong with the run's outcome or its
  * transcript's end, or NULL when nothing is (owned). incomplete: the
  * transcript lacks its completion marker; narrow: the words that fit 80
- * columns; mark: the glyph that flags a disagreement ("!=" in ASCII). */
+ * columns; mark: the glyph that flags a disagreement ("!=" in ASCII).
+ * With p->end known (a watch), the words tell a file still being written
+ * from one that stopped without its marker. */
 char *prov_banner(const struct provenance *p, int incomplete, int narrow, const char *mark);
 
 #endif

@@ -43,14 +43,28 @@ struct quote *quote_list(const struct annot *a, size_t *n)
 		o->file = quote_scalar(m, "file");
 		o->label = quote_scalar(m, "label");
 		o->text = quote_scalar(m, "text");
+		o->line = m->line;
 		const struct ynode *l = quote_map_get(m, "lines");
-		if (l && l->kind == YN_SEQ && l->n == 2 && l->items[0]->kind == YN_SCALAR &&
-		    l->items[1]->kind == YN_SCALAR) {
+		if (l && l->kind == YN_SEQ && (l->n == 1 || l->n == 2) && l->items[0]->kind == YN_SCALAR &&
+		    l->items[l->n - 1]->kind == YN_SCALAR) {
+			o->nlines = (int)l->n;
 			o->start = atoi(l->items[0]->value);
-			o->end = atoi(l->items[1]->value);
+			o->end = atoi(l->items[l->n - 1]->value);
 		}
 	}
 	return q;
+}
+
+char *quote_where(const struct quote *q)
+{
+	char lines[48] = "";
+	if (q->nlines == 2)
+		snprintf(lines, sizeof lines, "[%d-%d]", q->start, q->end);
+	else if (q->nlines == 1)
+		snprintf(lines, sizeof lines, "[%d]", q->start);
+	if (!q->file)
+		return xstrdup(*lines ? lines : "(no file)");
+	return xasprintf("%s%s%s", q->file, *lines ? " " : "", lines);
 }
 
 /* ---- matching lines ---------------------------------------------------------- */
@@ -209,4 +223,73 @@ enum quote_how quote_find(struct run *r, const char *file, const char *text, str
 		}
 	free(q);
 	return out->how;
+}
+
+/* ---- a quote of the transcript ------------------------------------------------ */
+
+/* Whether file names the run's transcript: "transcript.jsonl" as the
+ * schema says, or the file the run was read from. */
+static int quote_is_transcript(const struct run *r, const char *file)
+{
+	if (!file)
+		return 0;
+	if (!strcmp(file, "transcript.jsonl"))
+		return 1;
+	return r->source && quote_path_is(r->source, file);
+}
+
+enum quote_how quote_map(struct run *r, const struct quote *q, struct quote_src *out, const char **why)
+{
+	*why = NULL;
+	out->how = QUOTE_NONE;
+	out->ev = -1;
+	out->path = NULL;
+	if (quote_is_transcript(r, q->file) && q->nlines && q->start >= 1) {
+		for (size_t i = 0; i < r->nev; i++)
+			if (r->ev[i].line >= q->start && r->ev[i].line <= q->end) {
+				out->how = QUOTE_LINE;
+				out->ev = (long)i;
+				return out->how;
+			}
+	}
+	if (!q->text || !*q->text) {
+		*why = "the quote has no text to find";
+		return QUOTE_NONE;
+	}
+	if (quote_find(r, q->file, q->text, out) != QUOTE_NONE)
+		return out->how;
+	if (quote_is_transcript(r, q->file) && q->nlines)
+		*why = q->start < 1 ? "its transcript lines are not 1-based and its text is in no event"
+		                    : "no event comes from the transcript lines it cites and its text is in no event";
+	else if (q->file && (quote_path_is(q->file, "check.log") || quote_path_is(q->file, "stderr.log")))
+		*why = "the eval's log, which no event of the run wrote, and its text is in no event";
+	else if (q->nlines && q->start < 1)
+		*why = "its lines are not 1-based and its text is in no file the run wrote and no event";
+	else
+		*why = "its text is in no version of a file the run wrote and in no event";
+	return QUOTE_NONE;
+}
+
+/* ---- a quote of an event as the replay decodes it ------------------------------- */
+
+static int quote_gather(void *ud, const struct flag_field *f)
+{
+	struct sbuf *b = ud;
+	if ((f->where & (FW_PATH | FW_WRITE_PATH | FW_DIFF)) || !f->len)
+		return 0;
+	if (b->len && b->s[b->len - 1] != '\n')
+		sbuf_addc(b, '\n');
+	sbuf_add(b, f->s, f->len);
+	return 0;
+}
+
+char *quote_event_text(const struct run *r, size_t i)
+{
+	struct sbuf b;
+	sbuf_init(&b);
+	if (i < r->nev)
+		flag_fields(r, i, quote_gather, &b);
+	if (b.len && b.s[b.len - 1] != '\n')
+		sbuf_addc(&b, '\n');
+	return b.len ? sbuf_detach(&b) : (sbuf_free(&b), xstrdup(""));
 }

@@ -4,6 +4,7 @@
 #include "annot.h"
 #include "jsonx.h"
 #include "problem.h"
+#include "suggest.h"
 #include "textsafe.h"
 #include "util.h"
 
@@ -286,8 +287,16 @@ int sweep_problems_set(struct sweep_config *c, const char *list, char **err)
 		for (char *tok = strtok_r(copy, ",", &save); tok && rc == 0; tok = strtok_r(NULL, ",", &save)) {
 			char *pdir = problem_find(dir, tok);
 			if (!pdir) {
-				char *safe = textsafe(tok, strlen(tok), 0);
-				*err = xasprintf("--problems: no problem '%s' in %s (or the short name is ambiguous)", safe, dir);
+				char *safe = textsafe(tok, strlen(tok), 0), *hint = suggest_problem(dir, tok);
+				if (hint) {
+					char *h = textsafe(hint, strlen(hint), 0);
+					*err = xasprintf("--problems: no problem '%s' in %s; did you mean '%s'?", safe, dir, h);
+					free(h);
+				} else {
+					*err = xasprintf("--problems: no problem '%s' in %s (or the short name is ambiguous)", safe,
+					                 dir);
+				}
+				free(hint);
 				free(safe);
 				rc = -1;
 				break;
@@ -349,6 +358,7 @@ void sweep_config_free(struct sweep_config *c)
 	free(c->sbatch_opts);
 	free(c->problems_dir);
 	free(c->sandbox);
+	free(c->deck);
 	free(c->executor);
 	free(c->partition);
 	memset(c, 0, sizeof *c);
@@ -388,6 +398,8 @@ static cJSON *sweep_identity(const struct sweep_config *c)
 	cJSON_AddNumberToObject(o, "max_turns", c->max_turns);
 	cJSON_AddBoolToObject(o, "no_eval", c->no_eval);
 	sweep_add_str(o, "sandbox", c->sandbox);
+	if (c->deck)   /* absent, not null, so sweeps made before decks continue */
+		cJSON_AddStringToObject(o, "deck", c->deck);
 	return o;
 }
 
@@ -406,9 +418,10 @@ int sweep_config_save(const struct sweep_config *c, const char *dir, char **err)
 	if (old) {
 		cJSON *prev = cJSON_Parse(old), *want = sweep_identity(c);
 		const char *fields[] = {"models", "problems", "problems_dir", "budget_s", "max_turns", "no_eval",
-		                        "sandbox", NULL};
+		                        "sandbox", "deck", NULL};
 		for (int i = 0; fields[i]; i++)
-			if (!prev || !cJSON_Compare(jx_get(prev, fields[i]), jx_get(want, fields[i]), 1)) {
+			if (!prev || ((jx_get(prev, fields[i]) || jx_get(want, fields[i])) &&
+			              !cJSON_Compare(jx_get(prev, fields[i]), jx_get(want, fields[i]), 1))) {
 				*err = xasprintf("%s holds another sweep (not the same %s): continue it with 'kbtui sweep %s', "
 				                 "or choose another --out", path, fields[i], dir);
 				cJSON_Delete(prev);
@@ -494,6 +507,7 @@ int sweep_config_load(struct sweep_config *c, const char *dir, char **err)
 	c->max_turns = (int)jx_num(o, "max_turns", 0);
 	c->no_eval = jx_bool(o, "no_eval", 0);
 	c->sandbox = sweep_dup_str(o, "sandbox");
+	c->deck = sweep_dup_str(o, "deck");
 	opts = (cJSON *)jx_get(o, "run");
 	c->executor = xstrdup(jx_str(opts, "executor") ? jx_str(opts, "executor") : "local");
 	c->parallel = (int)jx_num(opts, "parallel", 1);

@@ -46,6 +46,7 @@ struct sweep_config {
 	int max_turns;            /* 0: none given */
 	int no_eval;
 	char *sandbox;            /* owned, NULL: kbtui live's choice */
+	char *deck;               /* owned, NULL: each cell's GPU's current deck */
 	/* how it runs; may change from one invocation to the next */
 	char *executor;           /* "local" or "slurm" (owned) */
 	int parallel;

@@ -91,7 +91,9 @@ static int sweep_cell_move_aside(const char *dir, const char *run_id, char **err
 	return rc;
 }
 
-/* kbtui live's arguments for the cell (strings owned, NULL-terminated). */
+/* kbtui live's arguments for the cell (strings owned, NULL-terminated).
+ * Values go as --opt=VALUE: a model name or a path that starts with '-'
+ * is then never read as an option of its own. */
 static char **sweep_cell_argv(const struct sweep_config *c, int cell, const char *exe, const char *rundir)
 {
 	const struct sweep_cell *ce = &c->cells[cell];
@@ -101,44 +103,28 @@ static char **sweep_cell_argv(const struct sweep_config *c, int cell, const char
 	v[n++] = xstrdup(exe);
 	v[n++] = xstrdup("live");
 	v[n++] = xstrdup("--headless");
-	v[n++] = xstrdup("--provider");
-	v[n++] = xstrdup(m->provider);
-	v[n++] = xstrdup("--model");
-	v[n++] = xstrdup(m->model);
-	if (m->base_url) {
-		v[n++] = xstrdup("--base-url");
-		v[n++] = xstrdup(m->base_url);
-	}
-	if (m->effort && *m->effort) {
-		v[n++] = xstrdup("--effort");
-		v[n++] = xstrdup(m->effort);
-	}
-	if (m->thinking > 0) {
-		v[n++] = xstrdup("--thinking");
-		v[n++] = xasprintf("%d", m->thinking);
-	}
-	v[n++] = xstrdup("--problem");
-	v[n++] = xstrdup(c->problems[ce->problem]);
-	if (c->problems_dir) {
-		v[n++] = xstrdup("--problems");
-		v[n++] = xstrdup(c->problems_dir);
-	}
-	if (c->budget_s > 0) {
-		v[n++] = xstrdup("--budget");
-		v[n++] = xasprintf("%.0fs", c->budget_s);
-	}
-	if (c->max_turns > 0) {
-		v[n++] = xstrdup("--max-turns");
-		v[n++] = xasprintf("%d", c->max_turns);
-	}
+	v[n++] = xasprintf("--provider=%s", m->provider);
+	v[n++] = xasprintf("--model=%s", m->model);
+	if (m->base_url)
+		v[n++] = xasprintf("--base-url=%s", m->base_url);
+	if (m->effort && *m->effort)
+		v[n++] = xasprintf("--effort=%s", m->effort);
+	if (m->thinking > 0)
+		v[n++] = xasprintf("--thinking=%d", m->thinking);
+	v[n++] = xasprintf("--problem=%s", c->problems[ce->problem]);
+	if (c->problems_dir)
+		v[n++] = xasprintf("--problems=%s", c->problems_dir);
+	if (c->deck)
+		v[n++] = xasprintf("--deck=%s", c->deck);
+	if (c->budget_s > 0)
+		v[n++] = xasprintf("--budget=%.0fs", c->budget_s);
+	if (c->max_turns > 0)
+		v[n++] = xasprintf("--max-turns=%d", c->max_turns);
 	if (c->no_eval)
 		v[n++] = xstrdup("--no-eval");
-	if (c->sandbox) {
-		v[n++] = xstrdup("--sandbox");
-		v[n++] = xstrdup(c->sandbox);
-	}
-	v[n++] = xstrdup("--out");
-	v[n++] = xstrdup(rundir);
+	if (c->sandbox)
+		v[n++] = xasprintf("--sandbox=%s", c->sandbox);
+	v[n++] = xasprintf("--out=%s", rundir);
 	return v;
 }
 

@@ -67,13 +67,14 @@ static pid_t sweep_local_fork(const char *dir, const char *run_id, const char *e
 {
 	pid_t pid = fork();
 	if (pid == 0) {
-		char *argv[] = {(char *)exe, "sweep", "--run-cell", (char *)dir, (char *)run_id, NULL};
+		/* after "--": a run id from a label such as "-x" is never an option */
+		char *argv[] = {(char *)exe, "sweep", "--run-cell", "--", (char *)dir, (char *)run_id, NULL};
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		if (gpu >= 0) {
 			char g[16], *gdir = util_path_join(dir, "gpu"), *lock;
 			snprintf(g, sizeof g, "%d", gpu);
-			mkdir(gdir, 0777);
+			mkdir(gdir, 0755);   /* ours alone: gpulock_take refuses another */
 			lock = xasprintf("%s/%d.lock", gdir, gpu);
 			setenv("CUDA_VISIBLE_DEVICES", g, 1);
 			setenv("KBTUI_GPU_LOCK", lock, 1);

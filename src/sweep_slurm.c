@@ -52,7 +52,7 @@ static char *sweep_slurm_script(const struct sweep_config *c, const char *dir, c
 	}
 	sbuf_adds(&b, "\nshift \"${SLURM_ARRAY_TASK_ID:?not an array task}\"\nexec ");
 	sweep_sh_quote(&b, exe);
-	sbuf_adds(&b, " sweep --run-cell ");
+	sbuf_adds(&b, " sweep --run-cell -- ");
 	sweep_sh_quote(&b, dir);
 	sbuf_adds(&b, " \"$1\"\n");
 	return sbuf_detach(&b);

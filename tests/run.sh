@@ -15,36 +15,51 @@ export KB_SRCDIR
 : "${KBTUI_DATADIR:=$(cd "$KB_SRCDIR" && pwd)}"
 export KBTUI_DATADIR
 
-# A terminal test (it drives kbtui in tmux: tests/tmux.sh) that fails is run
-# once more (KB_TUI_RETRY=0: never): a screen read while a loaded machine
-# (two sanitized tests at once on two cores) was still drawing, or a mouse
-# report delivered in two pieces, is the harness's timing, not kbtui's
-# behaviour. The first run's failures stay in the report and the log, and
-# the summary counts such tests as flaky, so a flake is seen, never hidden;
-# a test that fails twice fails.
+# Every test runs once: a flaky test is fixed, never retried. Each run's
+# sanitizer reports go to files of their own (ASAN_OPTIONS and UBSAN_OPTIONS
+# log_path, kept as the caller set them otherwise), so a report from any
+# process, even one whose stderr a test threw away, is seen. A test fails
+# when any of its processes left a sanitizer report, when it died by a
+# signal, or when its output shows a crash (a shell's "Segmentation
+# fault", glibc's "double free"), whatever its assertions said.
+kb_asan=${ASAN_OPTIONS:-} kb_ubsan=${UBSAN_OPTIONS:-}
 run_tap() {
+	san="$(pwd)/tests/$2.san"
+	rm -rf "$san"; mkdir -p "$san"
+	export ASAN_OPTIONS="${kb_asan:+$kb_asan:}log_path=$san/asan"
+	export UBSAN_OPTIONS="${kb_ubsan:+$kb_ubsan:}print_stacktrace=1:log_path=$san/ubsan"
 	case "$1" in
 	*.sh) out=$(sh "$KB_SRCDIR/tests/$2" 2>&1); rc=$? ;;
 	*) out=$("./$1" 2>&1); rc=$? ;;
 	esac
 	p=$(printf '%s\n' "$out" | grep -c '^ok ')
 	f=$(printf '%s\n' "$out" | grep -c '^not ok ')
+	crash=""
+	for r in "$san"/*; do
+		[ -f "$r" ] || continue
+		crash="$crash
+# sanitizer report ($(basename "$r")):
+$(head -n 20 "$r" | sed 's/^/#   /')"
+	done
+	[ "$rc" -gt 128 ] && crash="$crash
+# the test died by signal $((rc - 128))"
+	# (TAP lines and comments are the test's words, which may quote a
+	# transcript; a crash shows in the lines around them)
+	crashout=$(printf '%s\n' "$out" | grep -vE '^(ok |not ok |#|1\.\.)' |
+		grep -E 'AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|: runtime error: |double free or corruption|free\(\): (double free|invalid)|Segmentation fault|\(core dumped\)' | head -5)
+	[ -n "$crashout" ] && crash="$crash
+# its output shows a crash:
+$(printf '%s\n' "$crashout" | sed 's/^/#   /')"
+	[ -z "$crash" ] && rm -rf "$san"
 }
 
 run_one() {
 	t=$1; name=$(basename "$t")
 	run_tap "$t" "$name"
-	flaky=""
-	if { [ "$rc" -ne 0 ] || [ "$f" -gt 0 ]; } && [ "${KB_TUI_RETRY:-1}" != 0 ] &&
-	   case "$t" in *.sh) grep -q 'tests/tmux.sh' "$KB_SRCDIR/tests/$name" ;; *) false ;; esac; then
-		first=$(printf '%s\n' "$out" | grep '^not ok' | head -5)
-		run_tap "$t" "$name"
-		if [ "$rc" -eq 0 ] && [ "$f" -eq 0 ]; then
-			flaky=$first
-			out="$out
-# FLAKY failed once, passed when run again; the first run said:
-$(printf '%s\n' "$first" | sed 's/^/#   /')"
-		fi
+	if [ -n "$crash" ]; then
+		f=$((f + 1))
+		out="$out$crash
+not ok - $name crashed or left a sanitizer report (tests/$name.san)"
 	fi
 	s=$(printf '%s\n' "$out" | grep -c '^# SKIP')
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
@@ -64,34 +79,31 @@ not ok - $name exited with status $rc"
 		if [ "$f" -gt 0 ]; then
 			printf 'FAIL %-20s %4d passed, %d failed\n' "$name" "$p" "$f"
 			printf '%s\n' "$out" | grep -A3 '^not ok' | sed 's/^/    /'
+			[ -n "$crash" ] && printf '%s\n' "$crash" | head -30 | sed 's/^/    /'
 		else
-			printf 'ok   %-20s %4d passed%s%s\n' "$name" "$p" "$( [ "$s" -gt 0 ] && echo ", $s skipped")" \
-				"$( [ -n "$flaky" ] && echo ", FLAKY: failed once, passed when run again")"
-			[ -n "$flaky" ] && printf '%s\n' "$flaky" | sed 's/^/    first run: /'
+			printf 'ok   %-20s %4d passed%s\n' "$name" "$p" "$( [ "$s" -gt 0 ] && echo ", $s skipped")"
 		fi
 		printf '%s\n' "$out" | grep '^# SKIP' | sed 's/^/    /'
 	} > "tests/$name.report" 2>/dev/null
 	cat "tests/$name.report"
 	rm -f "tests/$name.report"
-	echo "$p $f $s $([ -n "$flaky" ] && echo 1 || echo 0)" > "tests/$name.res"
+	echo "$p $f $s" > "tests/$name.res"
 }
 
 summary() {
-	passed=0 failed=0 skipped=0 bad="" flakes=""
+	passed=0 failed=0 skipped=0 bad=""
 	for t in "$@"; do
 		name=$(basename "$t")
 		if [ -r "tests/$name.res" ]; then
-			read -r p f s fl < "tests/$name.res"
+			read -r p f s < "tests/$name.res"
 		else
-			p=0 f=1 s=0 fl=0  # never ran
+			p=0 f=1 s=0  # never ran
 			echo "FAIL $name: no result (tests/$name.res)"
 		fi
 		passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
 		[ "$f" -gt 0 ] && bad="$bad $name"
-		[ "${fl:-0}" = 1 ] && flakes="$flakes $name"
 	done
 	[ -n "$bad" ] && echo "failing:$bad"
-	[ -n "$flakes" ] && echo "flaky (failed once, passed when run again; see their logs):$flakes"
 	if [ "$skipped" -gt 0 ]; then
 		echo "$passed passed, $failed failed, $skipped skipped"
 	else

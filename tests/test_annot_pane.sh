@@ -25,7 +25,7 @@ keys a V V
 t "V V: the annotation pane, with the verdict and both quotes" \
 	'wait_for a "annotation  quote 1/2" "verdict rubric_leak" "Pinned to Ampere \(Sm80\)" "Source comment admits"'
 t "it shows summary and implication" 'has "Casts fp8 inputs to bf16" && has "reflects bf16 GEMM optimization quality"'
-t "each quote names its file and lines" 'has "1\. Source comment admits the bf16-internally path  \(solution\.py lines 1-11\)" && has "2\. Pinned to Ampere \(Sm80\), not Blackwell \(Sm120\)  \(solution\.py lines 60-60\)"'
+t "each quote names its file and lines" 'has "1\. Source comment admits the bf16-internally path  \(solution\.py \[1-11\]\)" && has "2\. Pinned to Ampere \(Sm80\), not Blackwell \(Sm120\)  \(solution\.py \[60-60\]\)"'
 keys a Tab j
 t "Tab j: the second quote is selected" 'wait_for a "annotation  quote 2/2" "> 2\. Pinned"'
 keys a Enter

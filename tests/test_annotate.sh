@@ -85,10 +85,10 @@ t "--annotations writes elsewhere" '[ $rc -eq 0 ] && grep -qx "verdict: bug" "$t
 t "export csv exits 0" '[ $rc -eq 0 ]'
 tr -d '\r' < "$tmp/csv" > "$tmp/csv.lf"
 cat > "$tmp/csv.want" <<EOF
-run_id,model,harness,problem,correct,peak_fraction,verdict,annotator
-$A,alpha-model,grok,01_fp8_gemm,true,0.25,clean,alice
-$B,"beta ""b"", v2",grok,02_kda_cutlass,false,,contamination,
-$C,alpha-model,grok,02_kda_cutlass,true,0.5,reward_hack,
+run_id,model,harness,problem,correct,peak_fraction,verdict,annotator,label,effort,gpu
+$A,alpha-model,grok,01_fp8_gemm,true,0.25,clean,alice,grok/alpha-model [high],high,
+$B,"beta ""b"", v2",grok,02_kda_cutlass,false,,contamination,,"grok/beta ""b"", v2",,
+$C,alpha-model,grok,02_kda_cutlass,true,0.5,reward_hack,,grok/alpha-model [high],high,
 EOF
 t "export csv: the expected rows" 'cmp -s "$tmp/csv.lf" "$tmp/csv.want" || { diff "$tmp/csv.want" "$tmp/csv.lf" | sed "s/^/# /"; false; }'
 t "a value with a comma and quotes is quoted, quotes doubled" 'grep -qF ",\"beta \"\"b\"\", v2\",grok," "$tmp/csv"'
@@ -98,9 +98,9 @@ t "records end with CRLF (RFC 4180)" '[ "$(grep -c "$(printf "\r")\$" "$tmp/csv"
 t "export json exits 0" '[ $rc -eq 0 ]'
 cat > "$tmp/json.want" <<EOF
 [
-  {"run_id": "$A", "model": "alpha-model", "harness": "grok", "problem": "01_fp8_gemm", "correct": true, "peak_fraction": 0.25, "verdict": "clean", "annotator": "alice"},
-  {"run_id": "$B", "model": "beta \\"b\\", v2", "harness": "grok", "problem": "02_kda_cutlass", "correct": false, "peak_fraction": null, "verdict": "contamination", "annotator": null},
-  {"run_id": "$C", "model": "alpha-model", "harness": "grok", "problem": "02_kda_cutlass", "correct": true, "peak_fraction": 0.5, "verdict": "reward_hack", "annotator": null}
+  {"run_id": "$A", "model": "alpha-model", "harness": "grok", "problem": "01_fp8_gemm", "correct": true, "peak_fraction": 0.25, "verdict": "clean", "annotator": "alice", "label": "grok/alpha-model [high]", "effort": "high", "gpu": null},
+  {"run_id": "$B", "model": "beta \\"b\\", v2", "harness": "grok", "problem": "02_kda_cutlass", "correct": false, "peak_fraction": null, "verdict": "contamination", "annotator": null, "label": "grok/beta \\"b\\", v2", "effort": null, "gpu": null},
+  {"run_id": "$C", "model": "alpha-model", "harness": "grok", "problem": "02_kda_cutlass", "correct": true, "peak_fraction": 0.5, "verdict": "reward_hack", "annotator": null, "label": "grok/alpha-model [high]", "effort": "high", "gpu": null}
 ]
 EOF
 t "export json: the expected array" 'cmp -s "$tmp/json" "$tmp/json.want" || { diff "$tmp/json.want" "$tmp/json" | sed "s/^/# /"; false; }'
@@ -117,11 +117,11 @@ t "export md exits 0" '[ $rc -eq 0 ]'
 cat > "$tmp/md.want" <<EOF
 ## Runs
 
-| run_id | model | harness | problem | correct | peak_fraction | verdict | annotator |
-| --- | --- | --- | --- | --- | ---: | --- | --- |
-| $A | alpha-model | grok | 01_fp8_gemm | yes | 0.25 | clean | alice |
-| $B | beta "b", v2 | grok | 02_kda_cutlass | no |  | contamination |  |
-| $C | alpha-model | grok | 02_kda_cutlass | yes | 0.5 | reward_hack |  |
+| run_id | model | harness | problem | correct | peak_fraction | verdict | annotator | label | effort | gpu |
+| --- | --- | --- | --- | --- | ---: | --- | --- | --- | --- | --- |
+| $A | alpha-model | grok | 01_fp8_gemm | yes | 0.25 | clean | alice | grok/alpha-model [high] | high |  |
+| $B | beta "b", v2 | grok | 02_kda_cutlass | no |  | contamination |  | grok/beta "b", v2 |  |  |
+| $C | alpha-model | grok | 02_kda_cutlass | yes | 0.5 | reward_hack |  | grok/alpha-model [high] | high |  |
 
 ## peak_fraction by model and problem
 
@@ -153,7 +153,7 @@ else
 	echo "# SKIP jq is not installed"
 fi
 "$kb" export --format csv --full "$kbh" > "$tmp/full.csv" 2>/dev/null
-t "--full csv: five more columns" 'head -1 "$tmp/full.csv" | tr -d "\r" | grep -qx "run_id,model,harness,problem,correct,peak_fraction,verdict,annotator,summary,implication,quotes,flags,claims"'
+t "--full csv: five more columns" 'head -1 "$tmp/full.csv" | tr -d "\r" | grep -qx "run_id,model,harness,problem,correct,peak_fraction,verdict,annotator,label,effort,gpu,summary,implication,quotes,flags,claims"'
 t "--full csv: the flags joined with ; " 'grep -q "^$Z,.*,admission (event 28); fp8-downcast (event 77); grader-edit (event 133)" "$tmp/full.csv"'
 "$kb" export --format md --full "$kbh" > "$tmp/full.md" 2>/dev/null
 t "--full md: the columns and the summary in the row" 'grep -q "| summary | implication | quotes | flags |" "$tmp/full.md" && grep -q "^| $K .*| Casts fp8 inputs to bf16" "$tmp/full.md"'
@@ -162,7 +162,7 @@ mkdir -p "$tmp/ann2"
 printf 'run_id: %s\nverdict: bug\nsummary: "=HYPERLINK(1)\\e[31m red"\nimplication: "-2+3 |pipe|"\nannotator: bob\n' "$A" > "$tmp/ann2/$A.yaml"
 "$kb" export --format csv --full --annotations "$tmp/ann2" "$ds" > "$tmp/ann2.csv" 2>/dev/null; rc=$?
 t "export --annotations DIR reads the verdicts there" '[ $rc -eq 0 ] && grep -q "^$A,.*,bug,bob," "$tmp/ann2.csv" && ! grep -q ",clean,alice" "$tmp/ann2.csv"'
-t "--full csv: summary and implication formula-guarded, ESC made visible" 'grep -qF ",bob,'"'"'=HYPERLINK(1)^[[31m red,'"'"'-2+3 |pipe|," "$tmp/ann2.csv" && ! grep -q "$(printf "\033")" "$tmp/ann2.csv"'
+t "--full csv: summary and implication formula-guarded, ESC made visible" 'grep -qF ",bob,grok/alpha-model [high],high,,'"'"'=HYPERLINK(1)^[[31m red,'"'"'-2+3 |pipe|," "$tmp/ann2.csv" && ! grep -q "$(printf "\033")" "$tmp/ann2.csv"'
 "$kb" export --format md --full --annotations "$tmp/ann2" "$ds" > "$tmp/ann2.md" 2>/dev/null
 t "--full md: | in free text escaped" 'grep -qF "| -2+3 \|pipe\| |" "$tmp/ann2.md"'
 "$kb" export --format csv --annotations "$tmp/nonesuch" "$ds" > /dev/null 2> "$tmp/err"; rc=$?
@@ -188,7 +188,14 @@ done
 t "v reaches the artifact pane, solution.py first" 'wait_for q "solution\.py +\(1/[0-9]+, o/O: other files\)"'
 t "it shows the file with line numbers" 'has "1 import torch" && has "4 class Model\(torch\.nn\.Module\):" && has "6         return x\.to\(torch\.bfloat16\)"'
 keys q Q
-t "Q without the focus says how to quote" 'wait_for q "Q quotes lines of the artifact pane: v to it, Tab to focus it"'
+# Q with the event list focused quotes the selected event (its label asked),
+# where the replay routes it to the artifact pane (pane_artifact_quote_event)
+if KB_WAIT=20 wait_for q "Quote label: "; then
+	keys q Escape
+	t "Q on the event list asks a label for a quote of the event; Esc cancels it" 'wait_for q "quote cancelled"'
+else
+	t "Q without the focus says how to quote" 'wait_for q "Q quotes lines of the artifact pane: v to it, Tab to focus it"'
+fi
 keys q Tab
 t "Tab focuses it: the cursor is on line 1" 'wait_for q "line 1/8"'
 keys q o

@@ -72,6 +72,22 @@ static char *get_key(const char *path, const char *key)
 	return v;
 }
 
+/* The change as the CLI makes it: the run's file in dir. */
+static enum annotate_status apply_in(const char *dir, const struct run_meta *m, struct annotate_change *ch,
+                                     struct annotate_result *res)
+{
+	char *path = annotate_path(dir, m->run_id);
+	enum annotate_status st;
+	if (!path) {
+		memset(res, 0, sizeof *res);
+		return ANNOTATE_IOERR;
+	}
+	ch->meta = m;
+	st = annotate_apply(path, ch, NULL, NULL, res);
+	free(path);
+	return st;
+}
+
 static void test_new_file(void)
 {
 	char dir[600], *path, *v;
@@ -81,7 +97,7 @@ static void test_new_file(void)
 
 	snprintf(dir, sizeof dir, "%s/new", tmpdir);
 	mkdir(dir, 0755);
-	is_int(annotate_apply(dir, &m, &ch, &res), ANNOTATE_OK, "a new annotation is written");
+	is_int(apply_in(dir, &m, &ch, &res), ANNOTATE_OK, "a new annotation is written");
 	path = xstrdup(res.path);
 	ok(res.undo && !res.undo->existed, "the undo record says the file did not exist");
 	v = keys_of(path);
@@ -105,7 +121,7 @@ static void test_new_file(void)
 	/* not correct: peak_fraction null; the annotator stamp */
 	m.correct = 0;
 	struct annotate_change ch2 = {.verdict = "bug", .implication = "Timed out.", .annotator = "alice"};
-	is_int(annotate_apply(dir, &m, &ch2, &res), ANNOTATE_OK, "bug with implication written");
+	is_int(apply_in(dir, &m, &ch2, &res), ANNOTATE_OK, "bug with implication written");
 	v = get_key(path, "peak_fraction");
 	ok(v == NULL, "peak_fraction is null when the run is not correct");
 	free(v);
@@ -128,26 +144,27 @@ static void test_schema_error(void)
 
 	snprintf(dir, sizeof dir, "%s/schema", tmpdir);
 	mkdir(dir, 0755);
-	is_int(annotate_apply(dir, &m, &ch, &res), ANNOTATE_INVALID, "reward_hack without implication is refused");
+	is_int(apply_in(dir, &m, &ch, &res), ANNOTATE_INVALID, "reward_hack without implication is refused");
 	ok(res.errors == 1 && !res.undo, "one schema error, nothing to undo");
+	ok(res.needs_implication, "the implied field is named: the verdict needs an implication");
 	has_str(res.msgs, "`implication` is required", "the message says what is missing");
 	has_str(res.msgs, "r_hack.yaml", "the message names the file");
 	ok(access(res.path, F_OK) != 0, "nothing was written");
 	annotate_result_free(&res);
 
 	struct annotate_change w = {.verdict = "contamination", .implication = "Seen in training."};
-	is_int(annotate_apply(dir, &m, &w, &res), ANNOTATE_OK, "a verdict beyond the five is written");
+	is_int(apply_in(dir, &m, &w, &res), ANNOTATE_OK, "a verdict beyond the five is written");
 	ok(res.errors == 0 && res.msgs && strstr(res.msgs, "warning"), "with a warning");
 	annotate_result_free(&res);
 
 	ch.allow_errors = 1;
 	m.run_id = (char *)"r_wip";
-	is_int(annotate_apply(dir, &m, &ch, &res), ANNOTATE_OK, "allow_errors writes work in progress");
+	is_int(apply_in(dir, &m, &ch, &res), ANNOTATE_OK, "allow_errors writes work in progress");
 	is_int(res.errors, 1, "and still reports the error");
 	annotate_result_free(&res);
 
 	struct run_meta bad = meta_of("../escape");
-	is_int(annotate_apply(dir, &bad, &w, &res), ANNOTATE_IOERR, "a run id with a slash is refused");
+	is_int(apply_in(dir, &bad, &w, &res), ANNOTATE_IOERR, "a run id with a slash is refused");
 	annotate_result_free(&res);
 }
 
@@ -168,18 +185,13 @@ static char *copy_real(const char *dir, const char *name)
 	return dst;
 }
 
-static void set_extra(struct annot *a, void *ctx)
-{
-	annot_set(a, "reviewed_by", ctx);
-}
-
 static void test_real_file(void)
 {
 	static const char name[] = "20260428_040539_claude_claude-opus-4-7_01_fp8_gemm.yaml";
 	char dir[600], *path, *orig, *after, *k0, *k1, *v, *err = NULL;
 	size_t n0, n1;
 	struct run_meta m = meta_of("20260428_040539_claude_claude-opus-4-7_01_fp8_gemm");
-	struct annotate_change ch = {.verdict = "interesting", .edit = set_extra, .ctx = "bob",
+	struct annotate_change ch = {.verdict = "interesting", .set_key = "reviewed_by", .set_value = "bob",
 	                             .quote_file = "check.log", .quote_start = 2, .quote_end = 3,
 	                             .quote_label = "Two lines", .quote_text = "  indented: x\n\ttab\n"};
 	struct annotate_result res;
@@ -192,7 +204,7 @@ static void test_real_file(void)
 	}
 	orig = util_read_file(path, &n0);
 	k0 = keys_of(path);
-	is_int(annotate_apply(dir, &m, &ch, &res), ANNOTATE_OK, "change to a real annotation written");
+	is_int(apply_in(dir, &m, &ch, &res), ANNOTATE_OK, "change to a real annotation written");
 	if (res.err)
 		printf("# %s\n", res.err);
 	k1 = keys_of(path);
@@ -209,8 +221,8 @@ static void test_real_file(void)
 	is_str(v, "interesting", "verdict changed");
 	free(v);
 	after = util_read_file(path, &n1);
-	has_str(after, "- file: check.log\n  lines: [2, 3]\n  label: \"Two lines\"\n",
-	        "the quote is appended with file, lines, label");
+	has_str(after, "\n  - file: check.log\n    lines: [2, 3]\n    label: \"Two lines\"\n",
+	        "the quote is appended with file, lines, label, indented as the file's other quotes");
 	has_str(after, "Source comment admits the bf16-internally path", "the old quotes are kept");
 	/* the quote's text reads back byte for byte */
 	{
@@ -238,7 +250,7 @@ static void test_real_file(void)
 	annotate_result_free(&res);
 
 	/* undo refuses when the file changed after the change */
-	is_int(annotate_apply(dir, &m, &ch, &res), ANNOTATE_OK, "changed again");
+	is_int(apply_in(dir, &m, &ch, &res), ANNOTATE_OK, "changed again");
 	write_file(path, "run_id: someone-else\nverdict: clean\n");
 	is_int(annotate_undo(res.undo, &err), -1, "undo refused after a change on disk");
 	has_str(err, name, "the refusal names the file");
@@ -253,28 +265,48 @@ static void test_real_file(void)
 	free(path);
 }
 
-/* A concurrent writer: changes the file on disk between the read and the
- * write (from inside the edit callback). */
-static void clobber(struct annot *a, void *ctx)
+/* A concurrent writer: asked because the file is not the version shown,
+ * it says yes, but changes the file on disk before the write. */
+static int clobber(void *ctx, const char *question)
 {
-	(void)a;
+	(void)question;
 	write_file(ctx, "run_id: r_conc\nverdict: bug\nimplication: other annotator\n");
+	return 1;
+}
+
+static int say_no(void *ctx, const char *question)
+{
+	*(int *)ctx += strstr(question, "changed on disk") != NULL;
+	return 0;
 }
 
 static void test_concurrent(void)
 {
 	char dir[600], *path, *bytes, *err = NULL;
 	struct run_meta m = meta_of("r_conc");
-	struct annotate_change ch = {.verdict = "clean"};
+	struct annotate_change ch = {.verdict = "clean", .meta = &m};
 	struct annotate_result res;
+	struct annot_version shown;
+	int asked = 0;
 
 	snprintf(dir, sizeof dir, "%s/conc", tmpdir);
 	mkdir(dir, 0755);
 	path = annotate_path(dir, "r_conc");
 	write_file(path, "run_id: r_conc\nverdict: interesting\nimplication: x\n");
-	ch.edit = clobber;
-	ch.ctx = path;
-	is_int(annotate_apply(dir, &m, &ch, &res), ANNOTATE_IOERR, "a change on disk since the read is refused");
+	annot_version_get(path, &shown);
+	write_file(path, "run_id: r_conc\nverdict: interesting\nimplication: changed meanwhile\n");
+	struct annotate_confirm no = {say_no, &asked};
+	is_int(annotate_apply(path, &ch, &shown, &no, &res), ANNOTATE_IOERR,
+	       "a file changed since it was shown: the callback says no, refused");
+	is_int(asked, 1, "the callback was asked once, about the change on disk");
+	has_str(res.err, "changed on disk", "the message says why");
+	annotate_result_free(&res);
+	is_int(annotate_apply(path, &ch, &shown, NULL, &res), ANNOTATE_IOERR, "no callback: refused");
+	annotate_result_free(&res);
+
+	struct annotate_confirm yes = {clobber, path};
+	is_int(annotate_apply(path, &ch, &shown, &yes, &res), ANNOTATE_IOERR,
+	       "a change on disk between the read and the write is refused");
 	has_str(res.err, "changed on disk", "the message says why");
 	has_str(res.err, path, "and names the file");
 	bytes = util_read_file(path, NULL);
@@ -283,9 +315,11 @@ static void test_concurrent(void)
 	free(bytes);
 	annotate_result_free(&res);
 
-	/* a file created by someone else after we found none */
+	/* a file created by someone else after we saw none */
 	unlink(path);
-	is_int(annotate_apply(dir, &m, &ch, &res), ANNOTATE_IOERR, "a file created meanwhile is not overwritten");
+	annot_version_get(path, &shown);
+	write_file(path, "run_id: r_conc\nverdict: bug\nimplication: other annotator\n");
+	is_int(annotate_apply(path, &ch, &shown, NULL, &res), ANNOTATE_IOERR, "a file created meanwhile is not overwritten");
 	annotate_result_free(&res);
 	free(err);
 	free(path);
@@ -298,7 +332,7 @@ static int readonly_case(const char *dir, const char *path)
 	struct run_meta m = meta_of("r_ro");
 	struct annotate_change ch = {.verdict = "clean"};
 	struct annotate_result res;
-	int rc = annotate_apply(dir, &m, &ch, &res), bad = 0;
+	int rc = apply_in(dir, &m, &ch, &res), bad = 0;
 	if (rc != ANNOTATE_IOERR) {
 		printf("# apply returned %d\n", rc);
 		bad |= 1;

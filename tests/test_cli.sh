@@ -57,9 +57,9 @@ t "escaping path is refused with file and line" 'grep -q "runs.jsonl:3: transcri
 t "a bad index line is named" 'grep -q "runs.jsonl:4: not a JSON object" "$tmp/err"'
 t "malformed transcript line is named" 'grep -q "r2/transcript.jsonl:3: " "$tmp/err"'
 t "no raw ESC in the table" '! grep -q "$(printf "\033")" "$tmp/out"'
-"$kb" runs --json "$tmp/ds" > "$tmp/out" 2>/dev/null
-t "runs --json gives one object per run" '[ $(grep -c "^{\"run_id\":" "$tmp/out") -eq 3 ]'
-t "runs --json carries verdict and tool_calls" 'grep -q "\"run_id\":\"r1\".*\"verdict\":\"reward_hack\".*\"tool_calls\":0" "$tmp/out"'
+"$kb" runs --jsonl "$tmp/ds" > "$tmp/out" 2>/dev/null
+t "runs --jsonl gives one object per run" '[ $(grep -c "^{\"run_id\":" "$tmp/out") -eq 3 ]'
+t "runs --jsonl carries verdict and tool_calls" 'grep -q "\"run_id\":\"r1\".*\"verdict\":\"reward_hack\".*\"tool_calls\":0" "$tmp/out"'
 
 # a symlink out of the dataset is refused
 mkdir -p "$tmp/ds2/runs/x"; ln -s "$fx/grok_ok.jsonl" "$tmp/ds2/runs/x/transcript.jsonl"

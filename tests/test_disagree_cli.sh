@@ -10,8 +10,8 @@ Z=20260513_153015_zai-claude_glm-5.1_01_fp8_gemm
 O=20260427_044258_opencode_deepseek_deepseek-v4-flash_01_fp8_gemm
 C=20260427_232335_codex_gpt-5.5_02_kda_cutlass
 
-"$kb" runs --json "$fx" > "$tmp/out" 2> "$tmp/err"; rc=$?
-t "runs --json over the fixture exits 0" '[ $rc -eq 0 ]'
+"$kb" runs --jsonl "$fx" > "$tmp/out" 2> "$tmp/err"; rc=$?
+t "runs --jsonl over the fixture exits 0" '[ $rc -eq 0 ]'
 t "every row has a disagreements array" '[ "$(grep -c "\"disagreements\":\[" "$tmp/out")" -eq "$(wc -l < "$tmp/out")" ]'
 grep "\"run_id\":\"$Z\"" "$tmp/out" > "$tmp/z"
 t "zai-claude 01: correct, result.json true against runs.jsonl false" \
@@ -40,7 +40,7 @@ cat > "$d/leaderboard_v1.json" <<JSON
               "09_fmha_preattn_mrope": {"run_id": "20260513_170000_zai-claude_glm-5.1_09_fmha_preattn_mrope",
                                         "correct": true, "has_solution": true, "peak_fraction": 0.31}}}]}
 JSON
-"$kb" runs --json "$d" > "$tmp/v1" 2> "$tmp/err"; rc=$?
+"$kb" runs --jsonl "$d" > "$tmp/v1" 2> "$tmp/err"; rc=$?
 t "a dataset with leaderboard_v1.json opens" '[ $rc -eq 0 ] && [ ! -s "$tmp/err" ]'
 t "the run only leaderboard_v1.json lists is a row, held out, with its outcome" \
 	'grep "zai-claude_glm-5.1_09_fmha_preattn_mrope" "$tmp/v1" | grep -qF "\"correct\":true,\"peak_fraction\":0.31" &&

@@ -224,9 +224,22 @@ static void hardware(void)
 	}
 	const struct hardware_profile *p = hardware_find(l, "rtx_pro_6000");
 	ok(p != NULL, "RTX_PRO_6000 found by key, any case");
-	ok(p && hardware_gbps(p, "dram") == 1800 && hardware_tflops(p, "fp8") == 400 &&
-	   hardware_tflops(p, "bf16") == 200 && hardware_tflops(p, "fp16") == 200 && hardware_tflops(p, "fp32") == 12,
-	   "RTX PRO 6000: KernelBench-Hard's 1.8 TB/s, fp8 400, bf16 200, fp16 200, fp32 12");
+	ok(p && hardware_gbps(p, "dram") == 1800 && hardware_tflops(p, "fp8") == 1000 &&
+	   hardware_tflops(p, "bf16") == 500 && hardware_tflops(p, "fp16") == 500 && hardware_tflops(p, "tf32") == 250 &&
+	   hardware_tflops(p, "fp32") == 125,
+	   "RTX PRO 6000: the publisher's corrected table, 1.8 TB/s, fp8 1000, bf16 500, tf32 250, fp32 125");
+	ok(p && !strcmp(p->table, "rtxpro6000-2026-06-14") && !strcmp(p->date, "2026-06-14") && p->source &&
+	   strstr(p->source, "rtx_pro_6000.py"), "RTX PRO 6000: table, date and source");
+	const struct hardware_profile *v1 = hardware_find(l, "RTX_PRO_6000_V1");
+	ok(v1 && hardware_tflops(v1, "fp8") == 400 && hardware_tflops(v1, "bf16") == 200 &&
+	   hardware_tflops(v1, "tf32") == 100 && hardware_tflops(v1, "fp32") == 12 && !strcmp(v1->table, "rtxpro6000-2026-04"),
+	   "RTX_PRO_6000_V1: KernelBench-Hard's first table, 400/200/100/12");
+	const struct hardware_profile *h1 = hardware_find(l, "H100"), *hs = hardware_find(l, "H100_SXM");
+	ok(h1 && hardware_gbps(h1, NULL) == 2039 && hardware_tflops(h1, "fp8") == 1513 && hardware_tflops(h1, "bf16") == 756,
+	   "H100 is the PCIe part as the dataset means it: 2039 GB/s, fp8 1513, bf16 756");
+	ok(hs && hardware_gbps(hs, NULL) == 3350 && hardware_tflops(hs, "bf16") == 989.5, "H100_SXM: 3350 GB/s, bf16 989.5");
+	const struct hardware_profile *b2 = hardware_find(l, "B200");
+	ok(b2 && hardware_tflops(b2, "fp32") == 80 && hardware_gbps(b2, NULL) == 8000, "B200: fp32 80 as b200.py");
 	ok(p && p->l2_bytes == 96.0 * 1024 * 1024 && !strcmp(p->arch, "sm_120a"), "96 MB L2, sm_120a");
 	ok(p && hardware_tflops(p, "fp64") < 0, "an absent dtype is -1");
 	const struct hardware_profile *h200 = hardware_find(l, "H200");
@@ -234,8 +247,8 @@ static void hardware(void)
 	   "H200: 4.8 TB/s, sm_90a, 50 MB L2");
 	static const char *const names[][2] = {
 		{"NVIDIA H200", "H200"},
-		{"NVIDIA H100 80GB HBM3", "H100"},
-		{"NVIDIA H100 PCIe", "H100_PCIE"},
+		{"NVIDIA H100 80GB HBM3", "H100_SXM"},
+		{"NVIDIA H100 PCIe", "H100"},
 		{"NVIDIA RTX PRO 6000 Blackwell Workstation Edition", "RTX_PRO_6000"},
 		{"NVIDIA RTX PRO 6000 Blackwell Server Edition", "RTX_PRO_6000"},
 		{"NVIDIA B200", "B200"},
@@ -888,6 +901,114 @@ static void loop_integrity(void)
 	eval_result_free(&r);
 }
 
+/* Decks: the one named (--deck, $KBTUI_DECK) sets the check's tolerance
+ * and seeds, the timing protocol and the table peaks and INVALID are
+ * judged on; --no-own-checks leaves our adversarial input out of correct. */
+static void loop_deck(void)
+{
+	struct eval_opts o = {0};
+	struct eval_result r;
+	o.hardware = "toy";
+	o.deck = "toy-deck";
+	is_int(run_eval("deck", "// fine\n", &o, &r), 0, "toy-deck: 2684 GB/s is valid on its 5000 GB/s table: 0");
+	is_str(r.deck, "toy-deck", "the deck recorded");
+	is_str(r.table, "toy2-table", "and its table");
+	is_str(r.hardware, "TOY", "the device profile stays the one given");
+	ok(!r.invalid && fabs(r.shapes[0].peak_fraction - 0.536870912) < 1e-6,
+	   "peak_fraction on the deck's table, not TOY's 1000 GB/s (%g)", r.shapes[0].peak_fraction);
+	char *c = slurp(r.workdir, "check.log"), *b = slurp(r.workdir, "benchmark.log");
+	char *j = slurp(r.workdir, "result.json");
+	has_str(c, "args: check --seeds 2 --atol 0.25 --rtol 0.125 ", "check: the deck's seeds and tolerance");
+	has_str(b, "args: bench --trials 5 --warmup 4 --l2-flush 134217728 --atol 0.25 --rtol 0.125 ",
+	        "bench: the deck's trials, warm-up, flush and tolerance");
+	has_str(j, "\"deck\":\t\"toy-deck\"", "result.json: deck");
+	has_str(j, "\"table\":\t\"toy2-table\"", "result.json: table");
+	has_str(j, "\"own_checks\":\ttrue", "result.json: own checks on");
+	has_str(seen.s, "eval: deck toy-deck: scored on TOY2 (toy2-table, 2026-12)", "the deck said");
+	has_str(seen.s, "eval: note: the device is TOY; the deck's peaks are TOY2's", "and whose peaks");
+	char *sum = NULL;
+	size_t sl;
+	FILE *sf = open_memstream(&sum, &sl);
+	cmd_eval_summary(&r, sf);
+	fclose(sf);
+	has_str(sum, "kbtui eval: 01_toy on TOY (sm_86) [deck toy-deck]: PASS, peak_fraction", "the verdict line names the deck");
+	free(sum);
+	free(c);
+	free(b);
+	free(j);
+	eval_result_free(&r);
+
+	memset(&o, 0, sizeof o);
+	o.hardware = "toy";
+	o.deck = "toy-deck";
+	is_int(run_eval("advfail", "// FAKE_ADVFAIL\n", &o, &r), 1, "our adversarial input fails: 1");
+	ok(!r.correct && r.kbh_correct == 1 && r.adversarial_correct == 0, "the deck's seeds passed, ours did not");
+	eval_result_free(&r);
+	memset(&o, 0, sizeof o);
+	o.hardware = "toy";
+	o.deck = "toy-deck";
+	o.no_own_checks = 1;
+	is_int(run_eval("advoff", "// FAKE_ADVFAIL\n", &o, &r), 0, "--no-own-checks: the deck's verdict alone: 0");
+	ok(r.correct && r.kbh_correct == 1 && r.adversarial_correct == 0 && !r.own_checks && !r.failure,
+	   "correct as the deck judges it; adversarial_correct still false");
+	has_str(seen.s, "our adversarial check failed; not counted (--no-own-checks)", "said");
+	eval_result_free(&r);
+
+	memset(&o, 0, sizeof o);
+	o.hardware = "toy";
+	o.deck = "toy-empty";
+	is_int(run_eval("deck-miss", "// fine\n", &o, &r), -1, "a deck without the problem: bad input");
+	has_str(r.failure, "01_toy is not in deck toy-empty (its problems: )", "named");
+	eval_result_free(&r);
+	memset(&o, 0, sizeof o);
+	o.hardware = "toy";
+	o.deck = "nope";
+	is_int(run_eval("deck-none", "// fine\n", &o, &r), -1, "an unknown deck: bad input");
+	has_str(r.failure, "no deck 'nope' (decks: toy-deck toy-empty)", "the decks listed");
+	eval_result_free(&r);
+	memset(&o, 0, sizeof o);
+	o.hardware = "toy";
+	o.deck = "../hardware";
+	is_int(run_eval("deck-path", "// fine\n", &o, &r), -1, "a path is no deck name");
+	eval_result_free(&r);
+
+	memset(&o, 0, sizeof o);
+	o.hardware = "toy";
+	setenv("KBTUI_DECK", "toy-deck", 1);
+	is_int(run_eval("deck-env", "// fine\n", &o, &r), 0, "$KBTUI_DECK: 0");
+	unsetenv("KBTUI_DECK");
+	is_str(r.deck, "toy-deck", "$KBTUI_DECK names the deck (live, sweep and R pass it so)");
+	eval_result_free(&r);
+	memset(&o, 0, sizeof o);
+	o.hardware = "toy";
+	is_int(run_eval("deck-no", "// fine\n", &o, &r), 1, "no deck current for TOY: its own 1000 GB/s, INVALID: 1");
+	ok(!r.deck && r.invalid, "no deck recorded, INVALID on the device's own profile");
+	const char *nd = strstr(seen.s, "no deck is current for TOY");
+	ok(nd && !strstr(nd + 1, "no deck is current for TOY"), "said once");
+	eval_result_free(&r);
+
+	/* the real decks: 04 left the current ones, so it runs as kbh-2026-04 */
+	char *sol = xasprintf("%s/k04.cu", tmp), *wd = xasprintf("%s/wd-k04", tmp);
+	write_file(sol, "// fine\n");
+	memset(&o, 0, sizeof o);
+	o.problem = "04";
+	o.problems_dir = tap_path("problems");
+	o.hardware = "RTX_PRO_6000";
+	o.solution = sol;
+	o.workdir = wd;
+	o.nvcc = fake_nvcc;
+	o.on_line = eval_line;
+	sbuf_reset(&seen);
+	eval_run(&o, &r);
+	is_str(r.deck, "kbh-2026-04", "04 on an RTX PRO 6000: as kbh-2026-04 defines it");
+	is_str(r.table, "rtxpro6000-2026-06-14", "judged on the device's own (current) table, not the deck's first");
+	has_str(seen.s, "04_kahan_softmax is not in kbcom-2026-08-rtxpro6000: running it as kbh-2026-04 defines it",
+	        "said why");
+	free(sol);
+	free(wd);
+	eval_result_free(&r);
+}
+
 static void loop_bad_input(void)
 {
 	struct eval_opts o = {0};
@@ -967,8 +1088,10 @@ static void command(void)
 
 	a = xasprintf("eval --list-hardware --problems %s", tap_path("problems"));
 	is_int(cmd(a, &out, &err), 0, "--list-hardware: 0");
-	has_str(out, "RTX_PRO_6000   sm_120a       1800      96     400     200     200      12",
-	        "RTX PRO 6000 row: DRAM, L2, fp8 bf16 fp16 fp32");
+	has_str(out, "RTX_PRO_6000    sm_120a       1800      96    1000     500     500     125  rtxpro6000-2026-06-14",
+	        "RTX PRO 6000 row: DRAM, L2, fp8 bf16 fp16 fp32, table");
+	has_str(out, "RTX_PRO_6000_V1 sm_120a       1800      96     400     200     200      12  rtxpro6000-2026-04",
+	        "the first table beside it");
 	has_str(out, "H200", "H200 listed");
 	has_str(out, "B200", "B200 listed");
 	free(a);
@@ -1314,6 +1437,7 @@ int main(void)
 	procs();
 	result_json();
 	loop_pass();
+	loop_deck();
 	loop_failures();
 	objscan_tests();
 	loop_integrity();

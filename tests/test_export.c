@@ -42,12 +42,15 @@ int main(void)
 		.run_id = "20260101_000000_grok_m_01_fp8_gemm", .model = "m", .harness = "grok",
 		.problem = "01_fp8_gemm", .correct = 1, .peak_fraction = 0.25,
 		.verdict = "=cmd|' /C calc'!A0", .annotator = "@alice",
+		/* the run key's new columns are guarded as well */
+		.label = "-grok/m [+1]", .effort = "+1", .gpu = "=GPU",
 	};
 	struct sbuf b;
 	sbuf_init(&b);
 	export_csv(&b, &r, 1, 0);
-	is_str(b.s, "run_id,model,harness,problem,correct,peak_fraction,verdict,annotator\r\n"
-	              "20260101_000000_grok_m_01_fp8_gemm,m,grok,01_fp8_gemm,true,0.25,'=cmd|' /C calc'!A0,'@alice\r\n",
+	is_str(b.s, "run_id,model,harness,problem,correct,peak_fraction,verdict,annotator,label,effort,gpu\r\n"
+	              "20260101_000000_grok_m_01_fp8_gemm,m,grok,01_fp8_gemm,true,0.25,'=cmd|' /C calc'!A0,'@alice,"
+	              "'-grok/m [+1],'+1,'=GPU\r\n",
 	       "export_csv: verdict and annotator that start a formula get a '");
 	sbuf_free(&b);
 	return tap_done();

@@ -85,5 +85,26 @@ KBTUI_GPU_LOCK= "$kb" eval --problem 01_toy --problems "$KB_SRCDIR/tests/fixture
 rc=$?
 t "KBTUI_GPU_LOCK unset or empty: the eval takes no lock" '[ $rc -eq 0 ] && ! grep -q "GPU lock" "$tmp/none.err"'
 
+# ---- a lock that is not safe: refused, nothing followed (issue 30) ---------------------------
+ev_at() { # ev_at NAME LOCK: the eval with that lock, its status in $rc
+	KBTUI_GPU_LOCK="$2" "$kb" eval --problem 01_toy --problems "$KB_SRCDIR/tests/fixtures/eval/problems" \
+		--arch sm_90a --sandbox none --workdir "$tmp/wd-$1" "$tmp/solution.cu" > "$tmp/$1.out" 2> "$tmp/$1.err" < /dev/null
+	rc=$?
+}
+printf 'precious\n' > "$tmp/precious"
+ln -s "$tmp/precious" "$tmp/link.lock"
+ev_at link "$tmp/link.lock"
+t "a lock file that is a symbolic link: refused with a warning (the eval runs unlocked), the target untouched" '
+	[ $rc -eq 0 ] && grep -q "warning: .*link.lock: the GPU lock is a symbolic link: refused; running without it" "$tmp/link.out" "$tmp/link.err" &&
+	[ "$(cat "$tmp/precious")" = precious ] && ! grep -q "holding the GPU lock" "$tmp/link.out" "$tmp/link.err"'
+mkdir "$tmp/open"; chmod 0777 "$tmp/open"
+ev_at open "$tmp/open/gpu0.lock"
+t "a lock in a directory others can write: refused, with its mode" '
+	[ $rc -eq 0 ] && grep -q "the GPU lock.s directory .*/open is writable by others (mode 0777): refused" "$tmp/open.out" "$tmp/open.err" &&
+	[ ! -e "$tmp/open/gpu0.lock" ]'
+mkfifo "$tmp/fifo.lock"
+ev_at fifo "$tmp/fifo.lock"
+t "a lock that is a FIFO: refused at once, not waited on" '[ $rc -eq 0 ] && grep -q "fifo.lock: the GPU lock is not a regular file: refused" "$tmp/fifo.out" "$tmp/fifo.err"'
+
 echo "1..$n"
 exit $fail

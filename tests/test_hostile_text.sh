@@ -82,7 +82,7 @@ t "annotations agree: the verdicts are in the table, made visible" 'grep -qF "re
 (cd "$tmp" && "$kb" runs "$ds") > "$tmp/runs.out" 2> "$tmp/runs.err"
 t "runs: stdout clean" 'clean "$tmp/runs.out"'
 t "runs: the dataset's message about a path leaving it is clean" 'clean "$tmp/runs.err" && grep -qF "../^[]0;path-title^G/t.jsonl" "$tmp/runs.err"'
-(cd "$tmp" && "$kb" runs --json "$ds") > "$tmp/runs.json" 2> /dev/null
+(cd "$tmp" && "$kb" runs --jsonl "$ds") > "$tmp/runs.json" 2> /dev/null
 t "runs --json: clean, escaped" 'clean "$tmp/runs.json" && grep -qF "\\u009b1m raw" "$tmp/runs.json"'
 
 # parser diagnostics: record types and file names

@@ -25,7 +25,8 @@ t "taint: the check and the benchmark after the check.py edit" '[ $rc -eq 0 ] &&
 t "taint: the check after >> problem.yaml" 'grep -q "tainted-measurement: FAIL: shape 0 tolerance exceeded \[measured after event 26 edited problem.yaml" "$tmp/out"'
 t "taint: none after the restores" '[ "$(grep -c tainted-measurement "$tmp/out")" -eq 3 ]'
 "$kb" flags "$sample" > "$tmp/out" 2> "$tmp/err"; rc=$?
-t "over the sample: the physics rule marks one run of seven" '[ $rc -eq 0 ] && grep -qE "^physics +1/7$" "$tmp/out"'
+nruns=$(ls "$sample/runs" | wc -l)
+t "over the sample: the physics rule marks one run" '[ $rc -eq 0 ] && grep -qE "^physics +1/$nruns$" "$tmp/out"'
 
 # ---- the claims ledger in export --full ------------------------------------------------
 ds="$tmp/claims"
@@ -48,7 +49,7 @@ keys r = v v
 t "the timing summary: the best peak_fraction is above 1" 'wait_for r "best 1.6741 \(event 30, above 1\)"'
 keys r G
 t "the rows above the roofline are marked" 'wait_for r "event 33/33" "4842.732 +0.0050  ! GB/s above DRAM peak" "peak_fraction: 1.6741  ! peak_fraction above 1"'
-keys r v v v v v v
+i=0; while [ $i -lt 14 ] && ! { cap r; has "timeline solution.py"; }; do keys r v; sleep 0.2; i=$((i + 1)); done
 t "the timeline: version 4's peak marked above 1, its legend" 'wait_for r "timeline solution.py" "1.6741@30! +1 flagged from 30" "! a peak_fraction above 1"'
 keys r q
 
@@ -77,7 +78,7 @@ t "the page: an anchor per event, the annotation, the physics flag, the timeline
 	 grep -q "class=\"flag\">physics</td>" "$tmp/r07.html" && grep -q "<h2 id=\"timeline\">" "$tmp/r07.html" &&
 	 grep -q "<svg " "$tmp/r07.html" && grep -q "<a href=\"#e30\"><circle" "$tmp/r07.html"'
 "$kb" export --format html "$sample" > "$tmp/index.html" 2> "$tmp/err"; rc=$?
-t "export --format html DIR: an index linking each run's page" '[ $rc -eq 0 ] && [ "$(grep -c "<a href=\"20260601_[0-9_a-z-]*\.html\">" "$tmp/index.html")" -eq 7 ]'
+t "export --format html DIR: an index linking each run's page" '[ $rc -eq 0 ] && [ "$(grep -c "<tr><td><a href=\"[^\"]*\.html\">" "$tmp/index.html")" -eq "$nruns" ]'
 # hostile text: markup, an escape, a control character in a tool name and a result
 mkdir -p "$tmp/hostile"
 printf '%s\n' '{"type":"system","subtype":"init","cwd":"/w","session_id":"s","tools":[],"model":"m"}' \
@@ -111,7 +112,7 @@ fi
 "$kb" judge --dry-run "$r07" > "$tmp/prompt" 2> "$tmp/err"; rc=$?
 t "judge --dry-run: the condensed run, nothing sent, its size said before" '[ $rc -eq 0 ] && grep -q "^\[30\] result: PASS" "$tmp/prompt" && grep -q "auto-flag at event 30: physics" "$tmp/prompt" && grep -q "about [0-9]* tokens to send (--dry-run: nothing sent)" "$tmp/err"'
 "$kb" judge --dry-run "$sample" > "$tmp/prompts" 2> "$tmp/err"; rc=$?
-t "judge --dry-run DIR: each run in turn" '[ $rc -eq 0 ] && [ "$(grep -c "^== 20260601_" "$tmp/prompts")" -eq 7 ] && [ "$(grep -c "tokens to send" "$tmp/err")" -eq 7 ]'
+t "judge --dry-run DIR: each run in turn" '[ $rc -eq 0 ] && [ "$(grep -c "^== " "$tmp/prompts")" -eq "$nruns" ] && [ "$(grep -c "tokens to send" "$tmp/err")" -eq "$nruns" ]'
 "$kb" judge --dry-run --out x.json "$sample" > /dev/null 2> "$tmp/err"; rc=$?
 t "judge DIR --out: usage error 2" '[ $rc -eq 2 ] && grep -q "is for one RUN" "$tmp/err"'
 fakellm="$KB_BUILDDIR/tests/fakellm"

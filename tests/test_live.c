@@ -698,6 +698,16 @@ static void test_tool_files(struct agent_opts *o)
 	int fd;
 	mkfifo(fifo, 0666);
 	tool_is(o, "read_file", "{\"path\":\"pipe\"}", 1, "pipe is a FIFO", "read_file of a FIFO is refused, not waited on");
+	/* a NUL would cut the path ("solution.cu\0.bak" is solution.cu), a
+	 * control byte would act on a terminal: both refused, shown escaped */
+	tool_is(o, "write_file", "{\"path\":\"solution.cu\\u0000.bak\",\"content\":\"x\"}", 1,
+	        "hold a NUL byte (\\u0000): refused", "write_file: a NUL in the path is refused, not cut there");
+	tool_is(o, "write_file", "{\"path\":\"a\\\\u0000b\",\"content\":\"x\"}", 0, "",
+	        "write_file: an escaped backslash before u0000 is no NUL (the file a\\u0000b is written)");
+	tool_is(o, "read_file", "{\"path\":\"x\\u001b[31m.cu\"}", 1, "the path \"x\\x1b[31m.cu\" holds the control byte \\x1b: refused",
+	        "read_file: a control byte in the path is refused, shown escaped");
+	tool_is(o, "write_file", "{\"path\":\"a\\tb\",\"content\":\"x\"}", 1, "holds the control byte \\x09",
+	        "write_file: a tab in the path is refused too");
 	tool_is(o, "write_file", "{\"path\":\"pipe\",\"content\":\"x\"}", 1, "pipe is a FIFO",
 	        "write_file to a FIFO is refused");
 	tool_is(o, "edit_file", "{\"path\":\"pipe\",\"old_string\":\"a\",\"new_string\":\"b\"}", 1, "pipe is a FIFO",
@@ -890,6 +900,9 @@ static void test_stream_units(void)
 
 	char *s = llm_scrub(xstrdup("a " KEY " b " KEY), KEY);
 	is_str(s, "a [redacted] b [redacted]", "llm_scrub replaces every occurrence");
+	free(s);
+	s = llm_scrub(xstrdup("{\"peak_fraction\": 0.5}"), "e");
+	is_str(s, "{\"peak_fraction\": 0.5}", "llm_scrub: a key under 8 characters is no key, the text stays whole");
 	free(s);
 	is_int((long long)agent_parse_duration("1h30m"), 5400, "duration 1h30m");
 	is_int((long long)agent_parse_duration("45m"), 2700, "duration 45m");
@@ -1099,6 +1112,26 @@ static void test_hostile_output(void)
 
 /* ---- the command ------------------------------------------------------------ */
 
+/* --deck names a deck of the problems folder, checked before any request. */
+static void test_cmd_deck(void)
+{
+	char outdir[512], *outs, *errs;
+	size_t on, en;
+	snprintf(outdir, sizeof outdir, "%s/deckrun", tmpdir);
+	setenv("OPENAI_API_KEY", KEY, 1);
+	char *argv[] = {"live", "--problem", "01", "--problems", (char *)tap_path("problems"), "--model", "fake-model",
+	                "--base-url", "http://127.0.0.1:9/v1", "--headless", "--deck", "kbcom-2099", "--out", outdir, NULL};
+	FILE *out = open_memstream(&outs, &on), *err = open_memstream(&errs, &en);
+	int rc = cmd_live((int)(sizeof argv / sizeof *argv) - 1, argv, out, err);
+	fclose(out);
+	fclose(err);
+	is_int(rc, 1, "live --deck of no deck: 1");
+	has_str(errs, "kbtui live: no deck 'kbcom-2099' (decks: kbcom-2026-08-b200 kbcom-2026-08-h100", "the decks listed");
+	ok(!getenv("KBTUI_DECK"), "and none passed on to the eval");
+	free(outs);
+	free(errs);
+}
+
 static void test_cmd(void)
 {
 	struct reply script[3] = {{200, NULL, oa_write, -1, 0}, {200, NULL, oa_bash, -1, 0}, {200, NULL, oa_done, -1, 0}};
@@ -1196,6 +1229,7 @@ int main(void)
 	test_garbage_and_500();
 	test_unreachable_and_nokey();
 	test_cmd();
+	test_cmd_deck();
 	test_final_link();
 	test_hostile_output();
 	srv_stop();

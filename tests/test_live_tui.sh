@@ -48,6 +48,8 @@ start L KBTUI_LAYOUT=one OPENAI_API_KEY=$KEY "$kb" live --problem 04 --problems 
 t "reasoning streams onto the screen" 'w L "think +I should read the reference"'
 t "text streams onto the screen before the turn is recorded" \
 	'w L "text +Streaming hello" && ! grep -q "Streaming hello" "$run/transcript.jsonl"'
+t "... the list shows it after the events, unnumbered; the detail pane under the last event" \
+	'w L "^ *~ +text +Streaming hello" && has "streaming: text, not recorded yet"'
 t "the status line says LIVE, turn 1" 'has "LIVE \\| turn 1 \\|"'
 t "the header says kbtui live" 'line 1 | grep -q "^ kbtui live "'
 keys L '|'

@@ -46,9 +46,18 @@ for c in $cmds; do
 	sum=$(printf '%s\n' "$help" | sed -n '/^Commands:/,/^$/p' | sed -n "s/^  $c  *//p" | awk '{ print toupper(substr($0, 1, 1)) substr($0, 2) }')
 	first=$(printf '%s\n' "$cmdsect" | awk -v c="$c" 'tp && /^\.(B|BI) / { w = $0; sub(/^\.(B|BI) "?/, "", w); sub(/[ "].*/, "", w); if (w == c) { getline; print; exit } } { tp = /^\.TP/ }')
 	t "man page COMMANDS item of $c opens with its summary ('$sum.')" '[ "$first" = "$sum." ]'
+	# what follows the summary goes on from it, never says it again
+	next=$(printf '%s\n' "$cmdsect" | awk -v c="$c" 'tp && /^\.(B|BI) / { w = $0; sub(/^\.(B|BI) "?/, "", w); sub(/[ "].*/, "", w); if (w == c) { getline; for (k = 0; k < 3 && (getline l) > 0; k++) { sub(/^\.[A-Z]+ /, "", l); if (l !~ /^\./) printf "%s ", l }; exit } } { tp = /^\.TP/ }' | tr -d '"' | awk '{ print $1, $2, $3 }')
+	t "man page COMMANDS item of $c does not repeat its summary ('$next')" '[ "$next" != "$(printf "%s\n" "$sum" | awk "{ print \$1, \$2, \$3 }")" ]'
+	# every option of the command's usage is in its SYNOPSIS lines
+	syn=$(printf '%s\n' "$synsect" | awk -v c="$c" '/^\.B kbtui / { on = ($3 == c) } on' | sed 's/\\-/-/g')
+	for o in $("$kb" "$c" --help | sed -n '1,/^$/p' | grep -oE -- '--[a-z][a-z0-9-]+' | sort -u); do
+		t "man page SYNOPSIS of $c has $o" 'printf "%s\n" "$syn" | grep -q -- "$o" || printf "%s\n" "$syn" | grep -q "OPTIONS"'
+	done
 done
 # the term of each .TP item in COMMANDS is a command name
-mcmds=$(printf '%s\n' "$cmdsect" | awk 'tp { sub(/^\.(B|BI) "?/, ""); sub(/[ "].*/, ""); print; tp = 0 } /^\.TP/ { tp = 1 }')
+# (items nested in .RS/.RE are a command's subcommands: annotations check)
+mcmds=$(printf '%s\n' "$cmdsect" | awk 'tp { sub(/^\.(B|BI) "?/, ""); sub(/[ "].*/, ""); print; tp = 0 } /^\.RS/ { d++ } /^\.RE/ { d-- } /^\.TP/ { tp = !d }')
 for c in $mcmds; do
 	t "--help lists command $c from the man page" 'printf "%s\n" "$cmds" | grep -qx -- "$c"'
 done

@@ -1,4 +1,4 @@
-/* The droid, kimi, cursor and grok parsers: event mapping, file diffs,
+/* The droid, kimi, cursor, grok and gemini parsers: event mapping, file diffs,
  * completion rules, malformed lines, sniffing (each scores 0 on every other
  * format, in the fixtures and in the real sample), split and growing input,
  * and the real sample's droid, kimi and grok runs. */
@@ -10,7 +10,7 @@
 
 #include <math.h>
 
-static const char *const formats[] = {"droid", "kimi", "cursor", "grok", NULL};
+static const char *const formats[] = {"droid", "kimi", "cursor", "grok", "gemini", NULL};
 static const char *const fixtures[] = {"full", "malformed", "incomplete", NULL};
 
 static char *fixture(const char *fmt, const char *name)
@@ -378,6 +378,55 @@ static int max_score(const char *format, const char *path, int max, int *lines)
 	return best;
 }
 
+/* ---- gemini ------------------------------------------------------------ */
+
+/* Gemini CLI stream-json (ours, tests/fixtures/gemini: written to the
+ * field names of @google/gemini-cli-core's output/types.d.ts). */
+static void test_gemini(void)
+{
+	struct run *r = load("gemini", "full");
+	is_str(r->meta.format, "gemini", "gemini: sniffed");
+	is_kinds(r, "user text tool_call tool_result tool_call tool_result tool_call tool_result system text usage",
+	         "gemini full");
+	is_str(ev(r, 1)->text, "I will read the reference first.", "gemini: streamed pieces joined into one message");
+	is_str(ev(r, 9)->text, "The check failed; I stop here.", "gemini: a later answer is a message of its own");
+	is_str(ev(r, 2)->name, "read_file", "gemini: tool_name");
+	is_int(ev(r, 3)->link, 2, "gemini: the result pairs with its call by tool_id");
+	is_int(ev(r, 6)->link, 7, "gemini: the failed call pairs with its result");
+	is_int(ev(r, 7)->is_error, 1, "gemini: status error is a failed result");
+	ok(ev(r, 7)->text && strstr(ev(r, 7)->text, "exit code 1: FAIL shape 0"), "gemini: its error message is its text");
+	is_str(ev(r, 4)->path, "solution.py", "gemini: write_file names its file");
+	is_str(ev(r, 8)->name, "warning", "gemini: a warning error record is a system row");
+	is_str(r->meta.session_id, "ours-0001", "gemini: session id from init");
+	is_str(r->meta.model, "gemini-3-pro-preview", "gemini: model from init");
+	long long in = 0, out = 0, cr = 0, cw = 0, rs = 0;
+	run_tokens(r, &in, &out, &cr, &cw, &rs);
+	ok(in == 600 && out == 300 && cr == 400 && rs == 200,
+	   "gemini: tokens from result.stats (in %lld out %lld cached %lld rest %lld)", in, out, cr, rs);
+	ok(ts_is(ev(r, 0)->ts, 1782900000.010), "gemini: timestamps read (%.3f)", ev(r, 0)->ts);
+	is_int(r->incomplete, 0, "gemini: the result record completes the run");
+	run_free(r);
+
+	r = load("gemini", "malformed");
+	is_int(r->malformed, 1, "gemini malformed: one bad line");
+	is_int(r->nerrors > 0 ? r->errors[0].line : 0, 2, "gemini malformed: on line 2");
+	run_free(r);
+
+	r = load("gemini", "incomplete");
+	is_int(r->incomplete, 1, "gemini: no result record means incomplete");
+	run_free(r);
+
+	/* a failed session: its result says status error */
+	const char *failed = "{\"type\":\"init\",\"session_id\":\"s\",\"model\":\"m\"}\n"
+	                     "{\"type\":\"result\",\"status\":\"error\",\"error\":{\"type\":\"quota\","
+	                     "\"message\":\"quota exceeded\"},\"stats\":{\"total_tokens\":0}}\n";
+	r = feed_chunks(failed, strlen(failed), 4096);
+	is_kinds(r, "error usage", "gemini failed result");
+	is_str(ev(r, 0)->text, "result: error: quota exceeded", "gemini: an error status is a failed result");
+	is_int(ev(r, 0)->is_error, 1, "gemini: marked as an error");
+	run_free(r);
+}
+
 static void test_sniff_fixtures(void)
 {
 	for (int i = 0; formats[i]; i++)
@@ -455,7 +504,7 @@ static void sample_sniff(struct dataset *ds)
 
 static void sample_runs(struct dataset *ds)
 {
-	int nruns[4] = {0};
+	int nruns[sizeof formats / sizeof *formats] = {0};
 
 	for (size_t k = 0; k < ds->nruns; k++) {
 		struct ds_run *d = &ds->runs[k];
@@ -554,6 +603,7 @@ int main(void)
 	test_cursor();
 	test_cursor_edits();
 	test_grok();
+	test_gemini();
 	for (int i = 0; formats[i]; i++)
 		for (int k = 0; fixtures[k]; k++)
 			check_streaming(formats[i], fixtures[k]);

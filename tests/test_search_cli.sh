@@ -110,8 +110,8 @@ t "run_id:event: rule: line, for a flagged event" 'grep -qxF "hack:8: grader-edi
 t "and says the run is flagged" '[ "$(tail -1 "$tmp/out")" = "flagged" ]'
 "$kb" flags "$fl/clean.jsonl" > "$tmp/out" 2> "$tmp/err"; rc=$?
 t "the clean transcript: not flagged" '[ $rc -eq 0 ] && [ "$(cat "$tmp/out")" = "not flagged" ]'
-"$kb" flags --json "$fl/hack.jsonl" > "$tmp/out"; rc=$?
-t "--json: one object per flagged event with rule, why, in, line, text" '[ $rc -eq 0 ] && grep -q "^{\"run_id\":\"hack\",\"event\":8,\"rule\":\"grader-edit-shell\",\"why\":\"A shell command" "$tmp/out" && ! grep -q "^flagged" "$tmp/out"'
+"$kb" flags --jsonl "$fl/hack.jsonl" > "$tmp/out"; rc=$?
+t "--jsonl: one object per flagged event with rule, why, in, line, text" '[ $rc -eq 0 ] && grep -q "^{\"run_id\":\"hack\",\"event\":8,\"rule\":\"grader-edit-shell\",\"why\":\"A shell command" "$tmp/out" && ! grep -q "^flagged" "$tmp/out"'
 printf 'rule a\nwhy w\nmatch (unclosed\n' > "$tmp/bad.rules"
 "$kb" flags --rules "$tmp/bad.rules" "$fl/hack.jsonl" > /dev/null 2> "$tmp/err"; rc=$?
 t "a bad rule file exits 1 naming file and line" '[ $rc -eq 1 ] && grep -q "bad.rules:3: bad regular expression at offset" "$tmp/err"'
@@ -188,7 +188,7 @@ keys tg '?'
 wait_for tg "Search all runs"
 keys tg 'check\.py' Enter
 t "the hit list has a verdict column: clean, reward_hack, - for none" \
-	'wait_for tg "7 runs match" "$cla +14 +clean " "${p}100000_opencode_sample_sample-model-c_07_w4a16_gemm +3 +reward_hack " "$cod +6 +- "'
+	'wait_for tg "8 runs match" "$cla +14 +clean " "${p}100000_opencode_sample_sample-model-c_07_w4a16_gemm +3 +reward_hack " "$cod +6 +- "'
 t "ties in dataset order: codex, kimi, droid" '[ "$(grep -oE "$cod|$kim|$dro" "$scr" | tr "\\n" " ")" = "$cod $kim $dro " ]'
 keys tg Enter
 t "Enter: the replay of the first hit run, at its first hit, its verdict in the header" \
@@ -208,9 +208,9 @@ keys tg a
 t "a again: kimi, the next in the list's order" 'wait_for tg "kbtui replay +$kim" "match 1/" && line 1 | grep -q unannotated'
 keys tg q
 t "q: back to the hit list, kimi selected, codex's new verdict shown" \
-	'wait_for tg "7 runs match" "$cod +6 +clean " && has "^ 3/7 "'
+	'wait_for tg "8 runs match" "$cod +6 +clean " && has "^ 3/8 "'
 keys tg a
-t "a on the list selects the next run without a verdict (droid)" 'wait_for tg "^ 4/7 "'
+t "a on the list selects the next run without a verdict (droid)" 'wait_for tg "^ 4/8 "'
 keys tg L
 t "L on the list annotates the selected run" \
 	'wait_for tg "rubric_leak written to annotations/$dro\.yaml" "$dro +6 +rubric_leak " && until_true "grep -q \"^verdict: rubric_leak\" \"$san/$dro.yaml\""'
@@ -245,7 +245,7 @@ xsearch() {
 rm -rf "$tc"
 xsearch cold
 t "with the prompt open, before Enter, the helper cached every transcript's text" '[ -s "$tmp/filled" ]'
-t "the cold search lists runs" 'grep -qE "7 runs match" "$tmp/cold.rows"'
+t "the cold search lists runs" 'grep -qE "8 runs match" "$tmp/cold.rows"'
 t "no half-written entry is left behind" 'until_true "[ \$(ls \"$tc\" | grep -c \"\\.tmp\$\") -eq 0 ]"'
 # the cold session's helper (a process of its own) finishes the entry it is
 # writing after kbtui quits: the cache is taken once it has stopped changing

@@ -218,11 +218,14 @@ implication: "Do not trust the cell."
 EOF
 touch -d '2030-01-01 00:00:00' "$(f $C)"
 cp "$(f $C)" "$tmp/other"
+t "the browser notices the other annotator's file by itself, its verdict shown" 'wait_for o "gamma-model .* reward_hack "'
 keys o j j K
-t "a file changed on disk since it was read is not overwritten" 'wait_for o "$C\.yaml changed on disk since kbtui read it" && cmp -s "$(f $C)" "$tmp/other"'
-t "the list shows the other annotator's verdict" 'wait_for o "gamma-model .* reward_hack "'
-keys o K
-t "the key again writes over it knowingly" 'wait_for o "clean written to annotations/$C\.yaml" && verdict_is $C clean'
+t "a key after it writes over the version shown" 'wait_for o "clean written to annotations/$C\.yaml" && verdict_is $C clean'
+# written in place (same inode, the directory unchanged): noticed on the
+# run on screen, when idle
+inplace=$(sed 's/^verdict: clean$/verdict: bug/' "$(f $C)")
+printf '%s\n' "$inplace" > "$(f $C)"
+t "a file written in place is noticed when idle" 'wait_for o "gamma-model .* bug "'
 keys o q
 
 # ---- a read-only annotation directory ----------------------------------------------------------

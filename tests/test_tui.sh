@@ -283,7 +283,7 @@ t "timing pane, no benchmark line in the transcript: the harness's own number" '
 keys w q
 wait_for w "run 1/2" > /dev/null
 tm resize-window -t w -x 80 -y 24 2> /dev/null
-t "80 columns: names cut in the middle keep their different ends" 'wait_for w "^ opencode/open~.*qwen3\.6-27b " "^ opencode/open~.*qwen3\.6-35b-a3b "'
+t "80 columns: names cut in the middle keep their different ends" 'wait_for w "^ opencode/~.*qwen3\.6-27b " "^ opencode/~.*qwen3\.6-35b-a3b "'
 keys w v
 tm resize-window -t w -x 50 -y 24 2> /dev/null
 t "50 columns, grid: labels cut in the middle, the two rows still differ" 'wait_for w "^ MODEL +01_fp8_g~" "^ opencode/.*~.*qwen3\.6-27b *\[? *\+ 0\.500" "^ opencode/.*~.*-35b-a3b *\[? *\+ 0\.750"'

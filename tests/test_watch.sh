@@ -21,7 +21,7 @@ ev "Plan: tile the GEMM."
 t "appended events appear" 'wait_for w "think +Read the reference first\\." "text +Plan: tile the GEMM\\."'
 t "the live indicator is shown" 'wait_for w "^ LIVE \\| event 2/2"'
 t "the header says the file is watched, not replayed" 'line 1 | grep -qE "^ kbtui watch +$f" && ! has "kbtui replay"'
-t "the run is still being written: incomplete" 'has "INCOMPLETE RUN"'
+t "the run is still being written: the banner says so" 'has "STILL BEING WRITTEN"'
 th "Third event arrives."
 t "the selection follows the tail" 'wait_for w "LIVE \\| event 3/3" "│ Third event arrives\\."'
 

@@ -1,5 +1,7 @@
 /* browse.c: the run browser: the run list (sort, filter) or the leaderboard
- * grid, the baselines of the selected run's problem, Enter to replay. */
+ * grid, the baselines of the selected run's problem, Enter to replay.
+ * The list (browse_list.c) and the screen (browse_draw.c) are files of
+ * their own; this one is the view: keys, what they open, the polls. */
 #include "config.h"
 
 #include <curses.h>
@@ -7,143 +9,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <wchar.h>
 
 #include "browse.h"
+#include "browse_int.h"
 #include "compare.h"
 #include "dataset.h"
 #include "draw.h"
 #include "flags.h"
-#include "grid.h"
-#include "idcache.h"
 #include "keys.h"
 #include "mouse.h"
 #include "replay.h"
-#include "runstats.h"
 #include "screens.h"
 #include "sweep.h"
 #include "sweepwatch.h"
 #include "tag.h"
-#include "theme.h"
-#include "tlines.h"
 #include "tui.h"
 #include "util.h"
 #include "view.h"
 #include "watch.h"
 
-/* A column of the run list: its title, width bounds, and cell text. */
-struct browse_col {
-	const char *title;
-	int min, max;
-	/* Safe cell text (owned) and its role. */
-	char *(*cell)(const struct dataset *ds, size_t i, int *role);
-	int mid;  /* cut in the middle: the names differ at their ends */
-	/* 0: always shown; else hidden on a narrow terminal, 1 first: what
-	 * tells whether a run can be replayed (OK, FORMAT) stays */
-	int drop;
-};
-
-static char *browse_cell_model(const struct dataset *ds, size_t i, int *role)
-{
-	*role = RL_NORMAL;
-	return grid_model(&ds->runs[i].meta);
-}
-
-static char *browse_cell_problem(const struct dataset *ds, size_t i, int *role)
-{
-	*role = RL_NORMAL;
-	return draw_safe(ds->runs[i].meta.problem);
-}
-
-static char *browse_cell_ok(const struct dataset *ds, size_t i, int *role)
-{
-	const struct run_meta *m = &ds->runs[i].meta;
-	if (!m->has_result) {
-		*role = RL_DIM;
-		return xstrdup(theme_glyph()->unknown);
-	}
-	*role = m->correct ? RL_OK : RL_FAIL;
-	/* the files disagree on this run's outcome: the replay's banner says how */
-	if (prov_diffs(&ds->runs[i].prov, NULL, 0)) {
-		*role = RL_WARN;
-		return xasprintf("%s%s", m->correct ? theme_glyph()->ok : theme_glyph()->fail, theme_glyph()->differ);
-	}
-	return xstrdup(m->correct ? theme_glyph()->ok : theme_glyph()->fail);
-}
-
-static char *browse_cell_peak(const struct dataset *ds, size_t i, int *role)
-{
-	double p = ds->runs[i].meta.peak_fraction;
-	*role = p < 0 ? RL_DIM : RL_NORMAL;
-	return p < 0 ? xstrdup("     -") : xasprintf("%6.4f", p);
-}
-
-static char *browse_cell_verdict(const struct dataset *ds, size_t i, int *role)
-{
-	const char *v = ds->runs[i].verdict;
-	*role = !v ? RL_DIM : !strcmp(v, "clean") ? RL_OK : RL_WARN;
-	return draw_safe(v ? v : "-");
-}
-
-static const struct sweepwatch *browse_sweep;  /* the cell functions have no browse argument */
-
-static char *browse_cell_format(const struct dataset *ds, size_t i, int *role)
-{
-	const struct ds_run *r = &ds->runs[i];
-	const struct sweep_cell_status *s = sweepwatch_cell(browse_sweep, (long)i);
-	if (s && s->state != SWEEP_DONE) {   /* a sweep's cell not done: its state */
-		*role = s->state == SWEEP_RUNNING ? RL_WARN : s->state == SWEEP_QUEUED ? RL_DIM : RL_FAIL;
-		return xstrdup(s->state == SWEEP_FAILED || s->state == SWEEP_KILLED ? (s->state == SWEEP_FAILED ? "FAILED" : "KILLED")
-		                                                                  : sweep_state_name(s->state));
-	}
-	if (!r->transcript) {
-		*role = RL_DIM;
-		return xstrdup(r->held_out ? "held out" : "none");
-	}
-	*role = RL_NORMAL;
-	return draw_safe(r->meta.format ? r->meta.format : "?");
-}
-
-static char *browse_cell_run_id(const struct dataset *ds, size_t i, int *role)
-{
-	*role = RL_DIM;
-	return draw_safe(ds->runs[i].meta.run_id);
-}
-
-static const struct flag_runs *browse_flags;  /* the cell function has no browse argument */
-
-/* The auto-flags column: a run's flagged events, "..." until they are
- * found (a run at a time, between keys). */
-static char *browse_cell_flags(const struct dataset *ds, size_t i, int *role)
-{
-	long n = flag_runs_state(browse_flags, i);
-	*role = n > 0 ? RL_WARN : RL_DIM;
-	if (!browse_flags || !ds->runs[i].transcript)
-		return xstrdup("-");
-	return n < 0 ? xstrdup("...") : n ? xasprintf("!%ld", n) : xstrdup("-");
-}
-
-static const struct browse_col browse_cols[] = {
-	{ "MODEL", 10, 60, browse_cell_model, 1, 0 },  /* 34 unless there is room: browse_col_width */
-	{ "PROBLEM", 8, 28, browse_cell_problem, 0, 3 },
-	{ "OK", 2, 3, browse_cell_ok, 0, 0 },  /* 3: "x!=", files disagree (ASCII) */
-	{ "  PEAK", 6, 6, browse_cell_peak, 0, 5 },
-	{ "VERDICT", 7, 16, browse_cell_verdict, 0, 4 },
-	{ "FLAGS", 5, 5, browse_cell_flags, 0, 2 },
-	{ "FORMAT", 6, 10, browse_cell_format, 0, 0 },  /* "held out", "none": no replay */
-	{ "RUN_ID", 6, 0, browse_cell_run_id, 1, 1 },  /* takes the rest */
-};
-#define BROWSE_NCOLS (sizeof browse_cols / sizeof browse_cols[0])
-#define BROWSE_DROPS 5
-/* The model's name is cut to no fewer columns than this before a column
- * is hidden; the run id shows only with at least BROWSE_ID_MIN. */
-#define BROWSE_MODEL_MIN 18
-#define BROWSE_ID_MIN 12
-#define BROWSE_DROP_FREE 2  /* ranks hidden before the model's name is cut below 34 */
-
-enum { SORT_PROBLEM, SORT_MODEL, SORT_PEAK, SORT__COUNT };
-static const char *const browse_sort_names[SORT__COUNT] = { "problem", "model", "peak_fraction" };
 
 /* The screens a key opens (screens.h), by action. */
 static const struct browse_screen {
@@ -156,560 +40,7 @@ static const struct browse_screen {
 };
 #define BROWSE_NSCREENS (sizeof browse_screens / sizeof browse_screens[0])
 
-/* What the browser pushed, for its resume. */
-enum { BROWSE_PUSHED_NONE, BROWSE_PUSHED_REPLAY, BROWSE_PUSHED_SCREEN, BROWSE_PUSHED_COMPARE, BROWSE_PUSHED_WATCH };
 
-struct browse {
-	struct view v;             /* first: the view the loop runs (its msg has a margin) */
-	struct dataset *ds;        /* borrowed */
-	size_t *order, n;          /* the runs shown, in order */
-	size_t sel, top;
-	int sort;
-	char filter[256];          /* raw text the user typed */
-	char saved[256];           /* filter before / was pressed, for Esc */
-	int editing;               /* the / prompt is open */
-	int grid_on;               /* the grid instead of the list */
-	struct grid grid;
-	int grid_stale;            /* the list changed since the grid was made: made when shown */
-	int details_wait;          /* runs' result.json still to read: the widths then made again */
-	struct flag_runs *flags;   /* auto-flags of the runs, found between keys (owned) */
-	int flags_left;            /* runs are left to flag */
-	int width[BROWSE_NCOLS];
-	int list_y, list_h;
-	struct tag *tag;           /* the annotation session (owned) */
-	size_t cmp_mark;           /* c: the run marked for comparison, index + 1; 0: none */
-	int pushed;                /* BROWSE_PUSHED_*: the view over it */
-	int open_only;             /* kbtui RUN_DIR: quit once its replays end */
-	size_t open_event;         /* kbtui RUN@N: the first replay opens at event N (from 1); 0: none */
-	struct sweepwatch *sweep;  /* a sweep directory's cells, polled (owned), NULL: no sweep */
-	struct watch_session *watching;  /* Enter on a running cell: its watch (owned while pushed) */
-};
-
-static const struct dataset *browse_sort_ds;  /* qsort has no context argument */
-static int browse_sort_key;
-static const unsigned *browse_rank_problem, *browse_rank_model;
-
-static int browse_cmp_str(const char *a, const char *b)
-{
-	return strcmp(a ? a : "", b ? b : "");
-}
-
-static const char *browse_model_key(const struct run_meta *m)
-{
-	return m->label ? m->label : m->model ? m->model : "";
-}
-
-static const char *const *browse_uniq;  /* for browse_cmp_uniq */
-
-static int browse_cmp_uniq(const void *pa, const void *pb)
-{
-	return strcmp(browse_uniq[*(const unsigned *)pa], browse_uniq[*(const unsigned *)pb]);
-}
-
-/* Each run's rank, in strcmp order, of its problem (model 0) or its label
- * else model (model 1) among the distinct ones: the sort then compares
- * two numbers where it compared two strings, mostly equal ones (a sixth
- * of the browser's first screen at 14,000 runs). Owned by the caller. */
-static unsigned *browse_ranks(const struct dataset *ds, int model)
-{
-	size_t n = ds->nruns, nslot = 64, nu = 0;
-	while (nslot < n * 2 + 2)
-		nslot *= 2;
-	unsigned *slot = xcalloc(nslot, sizeof *slot);   /* distinct string index + 1 */
-	const char **uniq = xmalloc((n + 1) * sizeof *uniq);
-	unsigned *r = xmalloc((n + 1) * sizeof *r);
-	for (size_t i = 0; i < n; i++) {
-		const struct run_meta *m = &ds->runs[i].meta;
-		const char *s = model ? browse_model_key(m) : m->problem ? m->problem : "";
-		size_t j = (size_t)idcache_str_hash(IDCACHE_FNV0, s) & (nslot - 1);
-		while (slot[j] && strcmp(uniq[slot[j] - 1], s))
-			j = (j + 1) & (nslot - 1);
-		if (!slot[j]) {
-			uniq[nu] = s;
-			slot[j] = (unsigned)++nu;
-		}
-		r[i] = slot[j] - 1;
-	}
-	unsigned *byname = xmalloc((nu + 1) * sizeof *byname), *rank = xmalloc((nu + 1) * sizeof *rank);
-	for (unsigned k = 0; k < nu; k++)
-		byname[k] = k;
-	browse_uniq = uniq;
-	qsort(byname, nu, sizeof *byname, browse_cmp_uniq);
-	for (unsigned k = 0; k < nu; k++)
-		rank[byname[k]] = k;
-	for (size_t i = 0; i < n; i++)
-		r[i] = rank[r[i]];
-	free(byname);
-	free(rank);
-	free(uniq);
-	free(slot);
-	return r;
-}
-
-static int browse_cmp_rank(const unsigned *rank, size_t a, size_t b)
-{
-	return (rank[a] > rank[b]) - (rank[a] < rank[b]);
-}
-
-static int browse_cmp_runs(const void *pa, const void *pb)
-{
-	size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
-	const struct run_meta *x = &browse_sort_ds->runs[a].meta, *y = &browse_sort_ds->runs[b].meta;
-	int c = 0;
-	if (browse_sort_key == SORT_PEAK) {
-		/* best first; unknown last */
-		c = (x->peak_fraction < y->peak_fraction) - (x->peak_fraction > y->peak_fraction);
-	} else if (browse_sort_key == SORT_MODEL) {
-		c = browse_cmp_rank(browse_rank_model, a, b);
-		if (!c)
-			c = browse_cmp_rank(browse_rank_problem, a, b);
-	} else {
-		c = browse_cmp_rank(browse_rank_problem, a, b);
-		if (!c)
-			c = browse_cmp_rank(browse_rank_model, a, b);
-	}
-	if (!c)
-		c = browse_cmp_str(x->run_id, y->run_id);
-	return c ? c : (a > b) - (a < b);
-}
-
-/* ASCII case-insensitive substring test. */
-static int browse_contains(const char *hay, const char *needle)
-{
-	if (!hay)
-		return 0;
-	size_t n = strlen(needle);
-	for (; *hay; hay++) {
-		size_t i = 0;
-		while (i < n && hay[i]) {
-			char a = hay[i], b = needle[i];
-			if (a >= 'A' && a <= 'Z')
-				a = (char)(a - 'A' + 'a');
-			if (b >= 'A' && b <= 'Z')
-				b = (char)(b - 'A' + 'a');
-			if (a != b)
-				break;
-			i++;
-		}
-		if (i == n)
-			return 1;
-	}
-	return n == 0;
-}
-
-/* Plain text: in the run id, model, label, harness, problem or verdict. */
-static int browse_match_text(const struct ds_run *r, const char *f)
-{
-	return !*f || browse_contains(r->meta.run_id, f) || browse_contains(r->meta.model, f) ||
-	       browse_contains(r->meta.label, f) || browse_contains(r->meta.harness, f) ||
-	       browse_contains(r->meta.problem, f) || browse_contains(r->verdict, f);
-}
-
-/* One field term of the filter: 1 match, 0 no match, -1 not a field term
- * (plain text). has:transcript|solution|result|verdict, flagged, correct,
- * failed, format:NAME, peak>X, peak<X (>=, <= too), verdict:NAME. */
-static int browse_match_field(const struct browse *b, size_t i, const char *t)
-{
-	const struct ds_run *r = &b->ds->runs[i];
-	if (!strncasecmp(t, "verdict:", 8))
-		return tag_filter(t, r->verdict);
-	if (!strncasecmp(t, "has:", 4)) {
-		const char *w = t + 4;
-		if (!strcasecmp(w, "transcript"))
-			return r->transcript != NULL;
-		if (!strcasecmp(w, "solution"))
-			return r->meta.has_solution;
-		if (!strcasecmp(w, "result"))
-			return r->meta.has_result;
-		if (!strcasecmp(w, "verdict") || !strcasecmp(w, "annotation"))
-			return r->verdict != NULL;
-		return -1;
-	}
-	if (!strcasecmp(t, "flagged"))
-		return flag_runs_state(b->flags, i) > 0;
-	if (!strcasecmp(t, "correct"))
-		return r->meta.has_result && r->meta.correct;
-	if (!strcasecmp(t, "failed"))
-		return r->meta.has_result && !r->meta.correct;
-	if (!strncasecmp(t, "format:", 7))
-		return r->meta.format && !strcasecmp(r->meta.format, t + 7);
-	if (!strncasecmp(t, "peak", 4) && (t[4] == '>' || t[4] == '<')) {
-		int ge = t[4] == '>', eq = t[5] == '=';
-		char *end;
-		double x = strtod(t + 5 + eq, &end);
-		if (end == t + 5 + eq || *end)
-			return -1;
-		double p = r->meta.peak_fraction;
-		if (p < 0)
-			return 0;
-		return ge ? (eq ? p >= x : p > x) : (eq ? p <= x : p < x);
-	}
-	return -1;
-}
-
-/* The filter: text matched as a whole, as it always was; but when one of
- * its words is a field term, every word must match (field terms by their
- * field, the others as text). */
-static int browse_match(const struct browse *b, size_t i)
-{
-	const struct ds_run *r = &b->ds->runs[i];
-	char terms[sizeof b->filter];
-	const char *word[64];
-	int field[64], n = 0, any = 0;
-	memcpy(terms, b->filter, sizeof terms);
-	for (char *save = NULL, *w = strtok_r(terms, " ", &save); w && n < 64; w = strtok_r(NULL, " ", &save)) {
-		word[n] = w;
-		field[n] = browse_match_field(b, i, w);
-		any |= field[n] >= 0;
-		n++;
-	}
-	if (!any)
-		return browse_match_text(r, b->filter);
-	for (int k = 0; k < n; k++)
-		if (field[k] >= 0 ? !field[k] : !browse_match_text(r, word[k]))
-			return 0;
-	return 1;
-}
-
-/* The run the selection stands for, -1 when none (an empty grid cell). */
-static long browse_selected(const struct browse *b)
-{
-	if (b->grid_on)
-		return grid_selected(&b->grid);
-	return b->n ? (long)b->order[b->sel] : -1;
-}
-
-/* The grid of the runs listed, with run keep (>= 0) selected; made only
- * when it is to be shown: it sorted every model name again (a tenth of
- * the browser's first screen at 14,000 runs). */
-static void browse_grid_build(struct browse *b, long keep)
-{
-	grid_build(&b->grid, b->ds, b->order, b->n);
-	if (b->sort == SORT_PEAK)  /* the grid's rows follow: a leaderboard's ranking */
-		grid_rank(&b->grid, b->ds);
-	if (keep >= 0)
-		grid_select_run(&b->grid, (size_t)keep);
-	b->grid_stale = 0;
-}
-
-/* Rebuilds the visible list from filter and sort, keeping the selected
- * run selected when it is still shown. */
-static void browse_refresh(struct browse *b)
-{
-	long keep = browse_selected(b);
-	b->n = 0;
-	for (size_t i = 0; i < b->ds->nruns; i++)
-		if (browse_match(b, i))
-			b->order[b->n++] = i;
-	browse_sort_ds = b->ds;
-	browse_sort_key = b->sort;
-	unsigned *rp = NULL, *rm = NULL;
-	if (b->sort != SORT_PEAK) {
-		browse_rank_problem = rp = browse_ranks(b->ds, 0);
-		browse_rank_model = rm = browse_ranks(b->ds, 1);
-	}
-	qsort(b->order, b->n, sizeof *b->order, browse_cmp_runs);
-	free(rp);
-	free(rm);
-	browse_rank_problem = browse_rank_model = NULL;
-	b->sel = 0;
-	for (size_t k = 0; k < b->n; k++)
-		if ((long)b->order[k] == keep)
-			b->sel = k;
-	b->top = 0;
-	if (b->list_h > 0 && b->sel >= (size_t)b->list_h)
-		b->top = b->sel - (size_t)b->list_h / 2;
-	b->grid_stale = 1;
-	if (b->grid_on)
-		browse_grid_build(b, keep);
-	b->v.dirty = D_ALL;
-}
-
-static void browse_widths(struct browse *b)
-{
-	for (size_t c = 0; c < BROWSE_NCOLS; c++) {
-		int w = (int)strlen(browse_cols[c].title);
-		/* cells are looked at until one is as wide as max: a column of one
-		 * width (PEAK, FLAGS) or of no max (RUN_ID) needs none */
-		for (size_t i = 0; i < b->ds->nruns && browse_cols[c].max > browse_cols[c].min && w < browse_cols[c].max; i++) {
-			int role;
-			char *s = browse_cols[c].cell(b->ds, i, &role);
-			int sw = (int)draw_width(s);
-			free(s);
-			if (sw > w)
-				w = sw;
-		}
-		if (w < browse_cols[c].min)
-			w = browse_cols[c].min;
-		if (browse_cols[c].max && w > browse_cols[c].max)
-			w = browse_cols[c].max;
-		b->width[c] = w;
-	}
-}
-
-/* The columns shown at this terminal's width (bit c: column c): the less
- * telling ones are hidden first: the run id and the flags while the
- * model's name would be cut below its usual 34 columns, the others only
- * while it would get fewer than BROWSE_MODEL_MIN. */
-static unsigned browse_shown(const struct browse *b)
-{
-	unsigned shown = (1u << BROWSE_NCOLS) - 1;
-	int usual = b->width[0] < 34 ? b->width[0] : 34;
-	for (int rank = 1; rank <= BROWSE_DROPS; rank++) {
-		int need = 1 + (rank <= BROWSE_DROP_FREE ? usual : BROWSE_MODEL_MIN) + 2;
-		for (size_t c = 1; c < BROWSE_NCOLS; c++)
-			if (shown & 1u << c)
-				need += browse_cols[c].max ? b->width[c] + 2 : BROWSE_ID_MIN;
-		if (need <= COLS)
-			break;
-		for (size_t c = 0; c < BROWSE_NCOLS; c++)
-			if (browse_cols[c].drop == rank)
-				shown &= ~(1u << c);
-	}
-	return shown;
-}
-
-/* Column c's width at this terminal's width (it must have a max): the
- * model's name whole while the run id keeps 24 columns, else cut at 34;
- * without the run id, cut to what the shown columns leave. */
-static int browse_col_width(const struct browse *b, size_t c)
-{
-	if (c != 0)
-		return b->width[c];
-	unsigned shown = browse_shown(b);
-	int id = shown & 1u << (BROWSE_NCOLS - 1);
-	int usual = b->width[0] < 34 ? b->width[0] : 34, room = COLS - 1 - (usual + 2) - (id ? 24 : 0);
-	for (size_t k = 1; k < BROWSE_NCOLS; k++)
-		room -= browse_cols[k].max && shown & 1u << k ? b->width[k] + 2 : 0;
-	if (room < 0 && !id)
-		return usual + room > BROWSE_MODEL_MIN ? usual + room : BROWSE_MODEL_MIN;
-	return room <= 0 ? usual : usual + (room < b->width[0] - usual ? room : b->width[0] - usual);
-}
-
-static const struct ds_problem *browse_problem(const struct dataset *ds, const char *name)
-{
-	for (size_t i = 0; name && i < ds->nproblems; i++)
-		if (ds->problems[i].name && !strcmp(ds->problems[i].name, name))
-			return &ds->problems[i];
-	return NULL;
-}
-
-static void browse_ms(char *buf, size_t n, const char *what, double ms)
-{
-	if (ms < 0)
-		snprintf(buf, n, "%s -", what);
-	else
-		snprintf(buf, n, "%s %.4g ms", what, ms);
-}
-
-/* Row 1: the selected problem's baselines, what its times compare with. */
-static void browse_draw_reference(struct browse *b)
-{
-	const struct dataset *ds = b->ds;
-	long sel = browse_selected(b);
-	const char *pname = b->grid_on ? grid_problem(&b->grid) : sel >= 0 ? ds->runs[sel].meta.problem : NULL;
-	const struct ds_problem *p = browse_problem(ds, pname);
-	draw_fill(1, 0, COLS, RL_REF);
-	if (p) {
-		char e[48], c[48], s[48];
-		browse_ms(e, sizeof e, "eager", p->eager.ms);
-		browse_ms(c, sizeof c, "compiled", p->compiled.ms);
-		browse_ms(s, sizeof s, "SOTA", p->sota.ms);
-		char *name = draw_safe(p->name), *hw = ds->hardware ? draw_safe(ds->hardware) : NULL;
-		char *line = xasprintf(" %s: %s  %s  %s%s%s", name, e, c, s, hw ? "  on " : "", hw ? hw : "");
-		draw_put(1, 0, COLS, line, RL_REF);
-		free(line);
-		free(name);
-		free(hw);
-	} else if (pname) {
-		char *name = draw_safe(pname);
-		char *line = xasprintf(" %s: no baselines", name);
-		draw_put(1, 0, COLS, line, RL_DIM);
-		free(line);
-		free(name);
-	}
-}
-
-static void browse_draw_header(struct browse *b)
-{
-	const struct dataset *ds = b->ds;
-	size_t ok = 0, held = 0;
-	for (size_t i = 0; i < ds->nruns; i++) {
-		ok += ds->runs[i].meta.has_result && ds->runs[i].meta.correct;
-		held += ds->runs[i].held_out && !ds->runs[i].transcript;
-	}
-	char *root = draw_safe(ds->root);
-	struct sbuf l, r;
-	sbuf_init(&l);
-	sbuf_init(&r);
-	sbuf_addf(&l, " kbtui  %s  %zu runs  %zu correct", root, ds->nruns, ok);
-	if (held)
-		sbuf_addf(&l, "  %zu held out", held);
-	if (ds->nerrors)
-		sbuf_addf(&l, "  %d index problems", ds->nerrors);
-	if (b->sweep) {
-		char *s = sweepwatch_summary(b->sweep);
-		sbuf_addf(&r, "%s  ", s);
-		free(s);
-	}
-	if (b->n != ds->nruns)
-		sbuf_addf(&r, "showing %zu of %zu  ", b->n, ds->nruns);
-	if (b->filter[0]) {
-		char *f = draw_safe(b->filter);
-		sbuf_addf(&r, "filter: %s  ", f);
-		free(f);
-	}
-	if (b->grid_on)
-		sbuf_adds(&r, b->grid.ranked ? "grid: rows by mean peak_fraction " : "grid ");
-	else
-		sbuf_addf(&r, "sort: %s ", browse_sort_names[b->sort]);
-	draw_bar(0, RL_HEADER, l.s, r.s);
-	sbuf_free(&l);
-	sbuf_free(&r);
-	free(root);
-	browse_draw_reference(b);
-	if (b->grid_on)
-		return;
-	/* column titles */
-	draw_fill(2, 0, COLS, RL_TITLE);
-	int x = 1;
-	unsigned shown = browse_shown(b);
-	for (size_t c = 0; c < BROWSE_NCOLS && x < COLS; c++) {
-		if (!(shown & 1u << c))
-			continue;
-		int w = browse_cols[c].max ? browse_col_width(b, c) : COLS - x;
-		draw_put(2, x, w < COLS - x ? w : COLS - x, browse_cols[c].title, RL_TITLE);
-		x += w + 2;
-	}
-}
-
-static void browse_draw_list(struct browse *b)
-{
-	unsigned shown = browse_shown(b);
-	/* the rows on screen first: their OK cells say where the files disagree */
-	for (int r = 0; r < b->list_h && b->top + (size_t)r < b->n; r++)
-		dataset_details(b->ds, b->order[b->top + (size_t)r]);
-	for (int r = 0; r < b->list_h; r++) {
-		size_t k = b->top + (size_t)r;
-		int y = b->list_y + r;
-		draw_fill(y, 0, COLS, k == b->sel && k < b->n ? RL_SELECT : RL_NORMAL);
-		if (k >= b->n) {
-			if (b->n == 0 && r == 0)
-				draw_put(y, 1, COLS - 1, b->ds->nruns ? "no run matches the filter" : "no runs in this dataset",
-				         RL_DIM);
-			continue;
-		}
-		int x = 1;
-		for (size_t c = 0; c < BROWSE_NCOLS && x < COLS; c++) {
-			if (!(shown & 1u << c))
-				continue;
-			int role, w = browse_cols[c].max ? browse_col_width(b, c) : COLS - x;
-			char *s = browse_cols[c].cell(b->ds, b->order[k], &role);
-			(browse_cols[c].mid ? draw_fit_mid : draw_fit)(y, x, w < COLS - x ? w : COLS - x, s,
-			                                               k == b->sel ? RL_SELECT : role);
-			free(s);
-			x += w + 2;
-		}
-		if (b->cmp_mark == b->order[k] + 1)  /* marked with c, in the blank first column */
-			draw_put(y, 0, 1, "*", k == b->sel ? RL_SELECT : RL_KEY);
-	}
-}
-
-/* The status line's left side: the position, and the time split and
- * reasoning mark of the selected run once it is loaded (replayed or
- * compared), in at most room columns. */
-static char *browse_describe(const struct browse *b, const char *pos, int room)
-{
-	long sel = browse_selected(b);
-	struct run *r = sel >= 0 ? b->ds->runs[sel].run : NULL;
-	int left = room - (int)strlen(pos) - 2;
-	char *cell = sweepwatch_text(b->sweep, sel);
-	if (cell) {   /* a sweep's cell not done: what kbtui sweep --status says of it */
-		char *line = xasprintf("%s  %s", pos, cell);
-		free(cell);
-		return line;
-	}
-	if (!r || left <= 0)
-		return xstrdup(pos);
-	struct runstats *st = runstats_new(r);
-	char *marks = runstats_summary(st, (size_t)left);
-	char *line = marks ? xasprintf("%s  %s", pos, marks) : xstrdup(pos);
-	runstats_free(st);
-	free(marks);
-	return line;
-}
-
-static void browse_draw_status(struct browse *b)
-{
-	int y = LINES - 1;
-	if (b->editing) {
-		char *f = draw_safe(b->filter);
-		char *line = xasprintf("/%s", f);
-		draw_bar(y, RL_STATUS, line, "Enter keep  Esc cancel ");
-		move(y, (int)draw_width(line) < COLS ? (int)draw_width(line) : COLS - 1);
-		free(line);
-		free(f);
-	} else if (b->v.msg) {
-		draw_bar(y, RL_MSG, b->v.msg, NULL);
-	} else if (b->grid_on) {
-		char *d = grid_describe(&b->grid, b->ds);
-		draw_bar(y, RL_STATUS, d, "Enter replay  v list  h help  q quit ");
-		free(d);
-	} else {
-		struct sbuf pos;
-		sbuf_init(&pos);
-		sbuf_addf(&pos, " run %zu/%zu", b->n ? b->sel + 1 : 0, b->n);
-		tag_counts(b->tag, &pos);
-		const char *base = "Enter replay  / filter  s sort  v grid  h help  q quit ";
-		char *keys = xasprintf("%s  %s", tag_keys_hint(), base);  /* when there is room */
-		const char *right = (int)(draw_width(pos.s) + draw_width(keys)) + 2 < COLS ? keys : base;
-		char *line = browse_describe(b, pos.s, COLS - (int)draw_width(right) - 2);
-		draw_bar(y, RL_STATUS, line, right);
-		free(line);
-		free(keys);
-		sbuf_free(&pos);
-	}
-}
-
-/* The help's frame: the header and the status bar around it. */
-static int browse_frame(struct view *v, int *top, int *rows)
-{
-	struct browse *b = (struct browse *)v;
-	b->list_y = 3;
-	b->list_h = LINES - 4;
-	erase();
-	if (LINES < 8 || COLS < 30) {
-		mvaddstr(0, 0, "terminal too small");
-		return 0;
-	}
-	browse_draw_header(b);
-	browse_draw_status(b);
-	*top = 1;
-	*rows = LINES - 2;
-	return 1;
-}
-
-static void browse_draw(struct browse *b)
-{
-	b->list_y = 3;
-	b->list_h = LINES - 4;
-	if (LINES < 8 || COLS < 30) {
-		erase();
-		mvaddstr(0, 0, "terminal too small");
-	} else {
-		if (b->v.dirty & D_HEADER)
-			browse_draw_header(b);
-		if ((b->v.dirty & D_LIST) && b->grid_on)
-			grid_draw(&b->grid, b->ds, 2, LINES - 3);
-		else if (b->v.dirty & D_LIST)
-			browse_draw_list(b);
-		if (b->v.dirty & D_STATUS)
-			browse_draw_status(b);
-	}
-	curs_set(b->editing ? 1 : 0);
-	b->v.dirty = 0;
-	refresh();
-}
 
 static void browse_goto(struct browse *b, long k)
 {
@@ -986,6 +317,18 @@ static unsigned browse_screen(struct browse *b, const struct browse_screen *s)
 	return view_push(&b->v, v);
 }
 
+/* d: the next board, after the last all of them again. */
+static void browse_next_board(struct browse *b)
+{
+	if (!b->ds->nboards) {
+		view_say(&b->v, "this dataset has no leaderboard file");
+		return;
+	}
+	b->gpu = NULL;
+	b->board = b->board + 1 < (long)b->ds->nboards ? b->board + 1 : -1;
+	browse_refresh(b);
+}
+
 /* An action on the browser; the loop's shared keys (help, theme, the
  * annotation keys, q) are left to it, but a is the browser's: it knows its
  * order. */
@@ -1001,7 +344,8 @@ static unsigned browse_do(struct browse *b, enum action a)
 	for (size_t k = 0; k < BROWSE_NSCREENS; k++)
 		if (browse_screens[k].act == a)
 			return browse_screen(b, &browse_screens[k]);
-	if (b->grid_on && a != ACT_OPEN && a != ACT_GRID && a != ACT_FILTER && a != ACT_SORT && a != ACT_COMPARE) {
+	if (b->grid_on && a != ACT_OPEN && a != ACT_GRID && a != ACT_FILTER && a != ACT_SORT && a != ACT_COMPARE &&
+	    a != ACT_BOARD) {
 		browse_grid_do(b, a);
 		return 0;
 	}
@@ -1014,6 +358,7 @@ static unsigned browse_do(struct browse *b, enum action a)
 	case ACT_LAST: browse_goto(b, (long)b->n - 1); break;
 	case ACT_OPEN: return browse_open(b);
 	case ACT_GRID: browse_toggle_grid(b); break;
+	case ACT_BOARD: browse_next_board(b); break;
 	case ACT_COMPARE: return browse_compare(b);
 	case ACT_SORT:
 		b->sort = (b->sort + 1) % SORT__COUNT;
@@ -1152,6 +497,7 @@ static void browse_free(struct view *v)
 	grid_set_flags(NULL);
 	browse_flags = NULL;
 	grid_set_sweep(NULL);
+	grid_set_board(NULL);
 	browse_sweep = NULL;
 	sweepwatch_free(b->sweep);
 	watch_session_free(b->watching);
@@ -1161,6 +507,13 @@ static void browse_free(struct view *v)
 	free(b->v.msg);
 	tag_free(b->tag);
 	free(b);
+}
+
+/* The tagging session's y/n questions, on the bottom row. */
+static int browse_ask(void *ctx, const char *question)
+{
+	(void)ctx;
+	return tui_yes(question);
 }
 
 static const struct view_ops browse_view_ops = {
@@ -1189,9 +542,18 @@ struct view *browse_new(struct dataset *ds, const struct tui_tagging *tg)
 	browse_sweep = b->sweep;
 	grid_set_sweep(b->sweep);
 	b->tag = tag_new(ds, tg ? tg->dir : NULL, tg ? tg->annotator : NULL, tg ? tg->blind : 0);
+	tag_set_ask(b->tag, browse_ask, NULL);
 	b->open_event = tg ? tg->event : 0;
 	b->order = xcalloc(ds->nruns + 1, sizeof *b->order);
 	b->details_wait = ds->details_left > 0;
+	b->board = -1;
+	for (size_t k = 0; tg && tg->board && k < ds->nboards; k++)
+		if (board_matches(&ds->boards[k], tg->board) && (!tg->gpu || board_gpu_matches(&ds->boards[k], tg->gpu))) {
+			b->board = (long)k;
+			break;
+		}
+	if (b->board < 0 && tg)
+		b->gpu = tg->gpu;
 	browse_widths(b);
 	b->list_h = LINES - 4;
 	browse_refresh(b);
@@ -1211,3 +573,4 @@ void browse_run(struct dataset *ds, const struct tui_tagging *tg, long open)
 	}
 	tui_run(&b->v);
 }
+

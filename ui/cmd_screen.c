@@ -30,11 +30,15 @@ int cmd_screen_parse(int argc, char **argv, const char *name, struct cmd_screen 
 		case O_THEME: s->theme = optarg; break;
 		case O_NO_MOUSE: s->no_mouse = 1; break;
 		case ':': return cmd_usage_error(err, name, "option '%s' needs an argument", argv[optind - 1]);
-		default: return cmd_usage_error(err, name, "unknown option '%s'", argv[optind - 1]);
+		default: return cmd_unknown_option(err, name, argv[optind - 1], opts);
 		}
 	}
-	if (s->format && !parser_find(s->format))
-		return cmd_usage_error(err, name, "unknown format '%s' (kbtui formats lists them)", s->format);
+	if (s->format && !parser_find(s->format)) {
+		char *f = cmd_format_unknown(s->format);
+		int rc = cmd_usage_error(err, name, f, s->format);
+		free(f);
+		return rc;
+	}
 	*first = optind;
 	return -1;
 }

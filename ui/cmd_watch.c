@@ -2,10 +2,31 @@
  * writing, following its tail. */
 #include "cmd.h"
 #include "cmd_screen.h"
+#include "tui_entry.h"
 #include "util.h"
 #include "watch.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
+
+/* path: a transcript file (it may not exist yet) or a run directory;
+ * format: a --format name, NULL to sniff. Returns the exit status. */
+static int cmd_watch_main(const char *path, const char *format)
+{
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "kbtui: watch needs a terminal; use 'kbtui dump' in scripts\n");
+		return CMD_USAGE;
+	}
+	struct watch_session *s = watch_session_new(path, format, NULL);
+	if (!s) {
+		fprintf(stderr, "kbtui: %s: no such file, and no directory to wait in\n", path);
+		return CMD_BADINPUT;
+	}
+	int rc = tui_view(watch_session_view(s));
+	watch_session_free(s);
+	return rc;
+}
 
 static int cmd_watch_exec(int argc, char **argv, const struct cmd_ctx *ctx)
 {
@@ -22,9 +43,9 @@ static int cmd_watch_exec(int argc, char **argv, const struct cmd_ctx *ctx)
 	const char *arg = argv[first];
 	struct cmd_run cr;
 	if (util_is_file(arg) || util_is_dir(arg) || cmd_run_resolve(arg, NULL, ctx->argv0, &cr, NULL) < 0)
-		return watch_main(arg, s.format);
+		return cmd_watch_main(arg, s.format);
 	if (cr.transcript) {
-		rc = watch_main(cr.transcript, s.format);
+		rc = cmd_watch_main(cr.transcript, s.format);
 	} else {
 		fprintf(ctx->err, "kbtui: %s: this run has no transcript in the dataset\n", cr.name);
 		rc = CMD_BADINPUT;

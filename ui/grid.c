@@ -61,12 +61,24 @@ static int grid_better(const struct dataset *ds, long cur, size_t cand)
 	return strcmp(y, x) > 0;
 }
 
+static const struct board *grid_board;  /* borrowed; NULL: every board */
+
+void grid_set_board(const struct board *b)
+{
+	grid_board = b;
+}
+
 void grid_build(struct grid *g, const struct dataset *ds, const size_t *order, size_t n)
 {
 	grid_free(g);
-	/* columns: every problem of the dataset, sorted (names start with a number) */
-	g->problems = xcalloc(ds->nruns + ds->nproblems + 1, sizeof *g->problems);
-	for (size_t i = 0; i < ds->nruns + ds->nproblems; i++) {
+	/* columns: every problem of the dataset (or the board's deck), sorted
+	 * (names start with a number) */
+	char *const *deck = grid_board && grid_board->nproblems ? grid_board->problems : NULL;
+	size_t ndeck = deck ? grid_board->nproblems : 0;
+	g->problems = xcalloc(ds->nruns + ds->nproblems + ndeck + 1, sizeof *g->problems);
+	for (size_t i = 0; i < ndeck; i++)
+		g->problems[g->ncols++] = deck[i];
+	for (size_t i = 0; !deck && i < ds->nruns + ds->nproblems; i++) {
 		const char *p = i < ds->nruns ? ds->runs[i].meta.problem : ds->problems[i - ds->nruns].name;
 		if (p)
 			g->problems[g->ncols++] = p;
@@ -265,9 +277,10 @@ static const char *grid_mark(const struct ds_run *r, char *buf, size_t n)
 	const struct theme_glyphs *g = theme_glyph();
 	(void)buf;
 	(void)n;
-	if (r->verdict && *r->verdict) {
+	const char *v = dataset_verdict(r, NULL);  /* the annotation's, else the boards' */
+	if (v && *v) {
 		for (size_t i = 0; i < sizeof grid_verdict_marks / sizeof *grid_verdict_marks; i++)
-			if (!strcmp(r->verdict, grid_verdict_marks[i].verdict))
+			if (!strcmp(v, grid_verdict_marks[i].verdict))
 				return grid_verdict_marks[i].mark;
 		return "?";
 	}
@@ -276,6 +289,14 @@ static const char *grid_mark(const struct ds_run *r, char *buf, size_t n)
 	if (r->meta.has_result && !r->meta.session_complete)
 		return g->incomplete;
 	return " ";
+}
+
+/* The mark of a cell whose dataset files disagree: one column (the ASCII
+ * theme's "!=" is two, and a cell has one to spare). */
+static const char *grid_differ(void)
+{
+	const char *d = theme_glyph()->differ;
+	return strlen(d) == 1 || !strcmp(d, "\u2260") ? d : "#";
 }
 
 /* The glyph and role of a run's outcome. */
@@ -358,8 +379,13 @@ static void grid_cell(const struct grid *g, const struct dataset *ds, size_t r, 
 	else
 		snprintf(num, sizeof num, "  -  ");
 	const char *mk = grid_mark(run, mark, sizeof mark);
-	/* a flagged run (src/flags.h): ! after the outcome glyph */
-	char *text = xasprintf("%s%s%s %s", glyph, flag_runs_state(grid_flags, (size_t)i) > 0 ? "!" : " ", num, mk);
+	/* a flagged run (src/flags.h): ! after the outcome glyph; files that
+	 * disagree on the outcome: the browser row's mark before the verdict */
+	int differ = prov_diffs(&run->prov, NULL, 0) > 0;
+	char *text = xasprintf("%s%s%s%s%s", glyph, flag_runs_state(grid_flags, (size_t)i) > 0 ? "!" : " ", num,
+	                       differ ? grid_differ() : " ", mk);
+	if (differ && !sel)
+		role = RL_WARN;
 	if (sel)
 		role = RL_SELECT;
 	draw_fill(y, x, GRID_CELL_W, role);
@@ -397,8 +423,11 @@ static void grid_refs(const struct grid *g, const struct dataset *ds, int y, siz
 		draw_put(y + k, 1, lw, names[k], RL_REF);
 		for (size_t c = 0; c < ncol && g->left + c < g->ncols; c++) {
 			const char *pn = g->problems[g->left + c];
+			/* a board's runs ran on its GPU: the baselines measured there */
 			const struct ds_problem *p = NULL;
-			for (size_t i = 0; i < ds->nproblems && !p; i++)
+			if (grid_board)
+				p = dataset_baseline(ds, pn, grid_board);
+			for (size_t i = 0; !grid_board && i < ds->nproblems && !p; i++)
 				if (ds->problems[i].name && !strcmp(ds->problems[i].name, pn))
 					p = &ds->problems[i];
 			double ms = !p ? -1 : k == 0 ? p->eager.ms : k == 1 ? p->compiled.ms : p->sota.ms;
@@ -444,8 +473,8 @@ void grid_draw(struct grid *g, const struct dataset *ds, int y, int h)
 	}
 	const struct theme_glyphs *gl = theme_glyph();
 	char *legend = xasprintf(" %s%s correct  %s failed  %s no solution  %s no result  %s held out  %s incomplete  "
-	                         "! flagged  C clean  L rubric_leak  H reward_hack  I interesting  B bug  ? other verdict  colour: peak_fraction",
-	                         grid_sweep ? "queued  > running (elapsed)  FAILED  KILLED  " : "", gl->ok, gl->fail, gl->none, gl->unknown, gl->held, gl->incomplete);
+	                         "! flagged  %s files disagree  C clean  L rubric_leak  H reward_hack  I interesting  B bug  ? other verdict  colour: peak_fraction",
+	                         grid_sweep ? "queued  > running (elapsed)  FAILED  KILLED  " : "", gl->ok, gl->fail, gl->none, gl->unknown, gl->held, gl->incomplete, grid_differ());
 	draw_fill(y + h - 1, 0, COLS, RL_DIM);
 	draw_put(y + h - 1, 0, COLS, legend, RL_DIM);
 	free(legend);
@@ -479,8 +508,9 @@ char *grid_describe(const struct grid *g, const struct dataset *ds)
 		snprintf(peak, sizeof peak, "  peak %.4f", r->meta.peak_fraction);
 	char *verdict = draw_safe(r->verdict ? r->verdict : "none");
 	char *id = draw_safe(r->meta.run_id);
-	char *s = xasprintf(" %s x %s: %s%s  verdict %s%s  %s", g->models[g->r], prob, what, peak, verdict,
-	                    r->held_out && !r->transcript ? "  held out" : "", id);
+	char *s = xasprintf(" %s x %s: %s%s  verdict %s%s%s  %s", g->models[g->r], prob, what, peak, verdict,
+	                    r->held_out && !r->transcript ? "  held out" : "",
+	                    prov_diffs(&r->prov, NULL, 0) ? "  files disagree (Enter: the replay's banner says how)" : "", id);
 	free(id);
 	free(verdict);
 	free(prob);

@@ -54,6 +54,11 @@ void grid_set_flags(const struct flag_runs *fr);
  * the description says it as `kbtui sweep --status` does. */
 struct sweepwatch;
 void grid_set_sweep(const struct sweepwatch *w);
+/* The board the browser shows (borrowed; NULL: all of them): grid_build
+ * makes a column of each problem of its deck only (6 on H100 and B200),
+ * and the reference rows are the baselines on its GPU. */
+struct board;
+void grid_set_board(const struct board *b);
 /* Selects the cell under screen cell (my, mx) of the grid drawn at rows
  * y..y+h-1; 0 when there is none. */
 int grid_hit(struct grid *g, int y, int h, int my, int mx);

@@ -32,6 +32,7 @@ enum { V_BROWSE = 1, V_REPLAY = 2, V_COMPARE = 4, V_ALL = 7 };
 	X(FILTER,       '/',        0,         "/",           V_BROWSE, "Browser: show only runs whose run id, model, problem or verdict contain a text (empty: all)") \
 	X(XSEARCH,      '?',        0,         "?",           V_BROWSE, "Browser: search every run's events for a PCRE2 regular expression; hits per run, Enter replays a run at its first hit") \
 	X(COMPARE,      'c',        0,         "c",           V_BROWSE, "Browser: mark the selected run for comparison; c on a second run compares the two side by side") \
+	X(BOARD,        'd',        0,         "d",           V_BROWSE, "Browser: the next board (leaderboard file) in turn, then all of them: the list and grid show that board's runs, the grid its deck, the header its GPU and roofline table") \
 	X(COUNT,        KEYS_DIGIT, 0,         "0-9",         V_REPLAY, "A count for the next key: 42G goes to event 42, 50% to the middle of the run") \
 	X(PERCENT,      '%',        'p',       "%, p",        V_REPLAY, "Go to N% of the run (N typed before); alone, ask for N") \
 	X(SEARCH,       '/',        0,         "/",           V_REPLAY, "Replay: search forward for a PCRE2 regular expression in event text, tool names, arguments, paths and diffs, matches highlighted (all lower case: case ignored; empty: the last search)") \
@@ -55,7 +56,7 @@ enum { V_BROWSE = 1, V_REPLAY = 2, V_COMPARE = 4, V_ALL = 7 };
 	X(HIDE_NOISE,   's',        0,         "s",           V_REPLAY, "Replay: hide usage, system and read-only events (reads, greps, listings: tool calls that change nothing) from the event list, or show them again; moves and searches skip hidden events") \
 	X(FOCUS,        '\t',       0,         "Tab",         V_REPLAY, "Move the focus from the event list to each pane shown beside it in turn, then back to the list") \
 	X(LAYOUT,       '=',        0,         "=",           V_REPLAY, "Replay: switch between the four-pane layout (reasoning, tool call and result, compiler output and timing beside the list, each following the selected event; the default on a terminal of 160x45 or more) and the one-pane layout (v switches the pane)") \
-	X(PANE,         'v',        0,         "v",           V_REPLAY, "Replay: the next pane beside the event list: event detail, compiler output, timing, artifact, lineage, GPU, reasoning, annotation (verdict, summary, implication, quotes), timeline (one row per solution version); in the four-pane layout, first back to one pane") \
+	X(PANE,         'v',        0,         "v",           V_REPLAY, "Replay: the next pane beside the event list: event detail, compiler output, timing, artifact, lineage, GPU, shapes (the site's per-shape detail against the roofline), reasoning, annotation (verdict, summary, implication, quotes), timeline (one row per solution version); in the four-pane layout, first back to one pane") \
 	X(PANE_BACK,    'V',        0,         "V",           V_REPLAY, "Previous pane beside the list") \
 	X(ITEM_NEXT,    'o',        0,         "o",           V_REPLAY, "In the artifact or lineage pane: the next file") \
 	X(ITEM_PREV,    'O',        0,         "O",           V_REPLAY, "In the artifact or lineage pane: the previous file") \
@@ -80,6 +81,8 @@ enum { V_BROWSE = 1, V_REPLAY = 2, V_COMPARE = 4, V_ALL = 7 };
 	X(VERDICT_INTERESTING, 'I', 0,         "I",           V_ALL,    "Verdict interesting") \
 	X(VERDICT_BUG,  'B',        0,         "B",           V_ALL,    "Verdict bug") \
 	X(EDIT_NOTE,    'A',        0,         "A",           V_ALL,    "Edit the run's summary and implication in $EDITOR (else vi)") \
+	X(EDIT_YAML,    'Y',        0,         "Y",           V_ALL,    "Open the run's annotation YAML in $VISUAL or $EDITOR (at the line of the quote the annotation pane has selected) and read it again afterwards") \
+	X(RELOAD,       'R' & 0x1f, 0,         "Ctrl-R",      V_ALL,    "Read every annotation file again (verdicts, the annotation pane); a file changed on disk is also noticed by itself, on each key and when idle") \
 	X(UNDO,         'u',        0,         "u",           V_ALL,    "Undo the last annotation change of this session (again: the one before)") \
 	X(NEXT_UNANNOTATED, 'a',    0,         "a",           V_BROWSE | V_REPLAY, "The next run without a verdict, in the browser's order and filter (in the replay: open it; from the search across runs: in its list's order)") \
 	X(BLIND,        'x',        0,         "x",           V_ALL,    "Blind mode: hide models and harnesses (names, run ids, grid rows), or show them again") \

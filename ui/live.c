@@ -2,10 +2,12 @@
  * of its own and never touches curses; it records the run into
  * transcript.jsonl as it goes, and hands what is still streaming (reasoning,
  * text, tool calls of the turn in flight) and its progress to this file
- * under a mutex. The screen is the replay (ui/replay.c) over a feed: each
- * poll follows the transcript into the run like `kbtui watch` does (so the
- * live run looks exactly as its replay later will) and shows the turn in
- * flight as events after the recorded ones, growing token by token. Keys:
+ * under a mutex (src/livestream.h). The screen is the replay (ui/replay.c)
+ * over a feed: each poll follows the transcript into the run like `kbtui
+ * watch` does (so the live run looks exactly as its replay later will, and
+ * the run's events are only ever appended); the turn in flight is no event:
+ * the feed hands it to the replay beside them (replay_feed.stream), and the
+ * list shows it after the events, growing token by token. Keys:
  * | pauses after the current turn (the agent waits in its inbox), : writes a
  * message for the next turn, X aborts after a question. */
 #include "config.h"
@@ -25,6 +27,7 @@
 #include "follow.h"
 #include "keys.h"
 #include "live.h"
+#include "livestream.h"
 #include "llm.h"
 #include "parser.h"
 #include "replay.h"
@@ -34,20 +37,12 @@
 #include "util.h"
 #include "view.h"
 
-/* A tool call of the turn in flight, as streamed. */
-struct live_call {
-	char *name;
-	struct sbuf args;
-};
-
 /* What the agent thread and the screen share; everything under mu. */
 struct live_shared {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;          /* pause released, abort, message */
-	struct sbuf reasoning, text;   /* the turn in flight, not yet recorded */
-	struct live_call *calls;
-	int ncalls;
-	unsigned gen;               /* bumped at every change of the above */
+	struct livestream stream;   /* the turn in flight, not yet recorded */
+	unsigned gen;               /* bumped at every change of anything here */
 	int turn;
 	long long tok_in, tok_out;
 	int pause;                  /* the user asked for a pause */
@@ -65,7 +60,8 @@ struct live {
 	pthread_t thread;
 	struct run *run;
 	struct follow *follow;
-	size_t overlay;             /* events at the end of run that are the turn in flight */
+	struct event *stream;       /* the turn in flight as the screen shows it (owned, nstream) */
+	size_t nstream;
 	unsigned shown_gen;
 	double t0;                  /* monotonic start */
 	int ended_seen;             /* the feed saw the end (and read the file to it) */
@@ -82,52 +78,12 @@ static double live_now(void)
 
 /* ---- the agent thread's side ------------------------------------------------ */
 
-static void live_stream_reset(struct live_shared *sh)
-{
-	sbuf_reset(&sh->reasoning);
-	sbuf_reset(&sh->text);
-	for (int i = 0; i < sh->ncalls; i++) {
-		free(sh->calls[i].name);
-		sbuf_free(&sh->calls[i].args);
-	}
-	free(sh->calls);
-	sh->calls = NULL;
-	sh->ncalls = 0;
-	sh->gen++;
-}
-
-/* The stream's tool call of provider index call, made when new. */
-static struct live_call *live_call_at(struct live_shared *sh, int call)
-{
-	if (call < 0 || call > 255)
-		call = 0;
-	if (call >= sh->ncalls) {
-		sh->calls = xrealloc(sh->calls, (size_t)(call + 1) * sizeof *sh->calls);
-		for (int i = sh->ncalls; i <= call; i++) {
-			sh->calls[i].name = NULL;
-			sbuf_init(&sh->calls[i].args);
-		}
-		sh->ncalls = call + 1;
-	}
-	return &sh->calls[call];
-}
-
 static void live_on_delta(void *ud, enum llm_delta kind, int call, const char *s, size_t n)
 {
 	struct live *lv = ud;
 	struct live_shared *sh = &lv->sh;
-	struct live_call *c;
 	pthread_mutex_lock(&sh->mu);
-	switch (kind) {
-	case LLM_D_TEXT: sbuf_add(&sh->text, s, n); break;
-	case LLM_D_REASONING: sbuf_add(&sh->reasoning, s, n); break;
-	case LLM_D_TOOL:
-		c = live_call_at(sh, call);
-		free(c->name);
-		c->name = xstrndup(s, n);
-		break;
-	case LLM_D_TOOL_ARGS: sbuf_add(&live_call_at(sh, call)->args, s, n); break;
-	}
+	livestream_delta(&sh->stream, kind, call, s, n);
 	sh->gen++;
 	pthread_mutex_unlock(&sh->mu);
 }
@@ -142,18 +98,7 @@ static void live_on_event(void *ud, const char *kind, const char *name, const ch
 	(void)text;
 	(void)is_error;
 	pthread_mutex_lock(&sh->mu);
-	if (!strcmp(kind, "reasoning"))
-		sbuf_reset(&sh->reasoning);
-	else if (!strcmp(kind, "text"))
-		sbuf_reset(&sh->text);
-	else if (!strcmp(kind, "tool_call") && sh->ncalls) {
-		/* the first streamed call is the one recorded */
-		free(sh->calls[0].name);
-		sbuf_free(&sh->calls[0].args);
-		memmove(sh->calls, sh->calls + 1, (size_t)(sh->ncalls - 1) * sizeof *sh->calls);
-		sh->ncalls--;
-	} else if (!strcmp(kind, "retry") || !strcmp(kind, "error") || !strcmp(kind, "result"))
-		live_stream_reset(sh);   /* a dropped stream starts over */
+	livestream_recorded(&sh->stream, kind);
 	sh->gen++;
 	pthread_mutex_unlock(&sh->mu);
 }
@@ -206,32 +151,6 @@ static void *live_thread(void *arg)
 
 /* ---- the screen's side -------------------------------------------------------- */
 
-/* Drops the turn-in-flight events from the end of the run. */
-static void live_overlay_drop(struct live *lv)
-{
-	while (lv->overlay && lv->run->nev) {
-		struct event *e = &lv->run->ev[--lv->run->nev];
-		/* what we set, and what the screen may have cached in it */
-		run_event_free(e);
-		lv->overlay--;
-	}
-	lv->overlay = 0;
-}
-
-static void live_overlay_add(struct live *lv, enum ev_kind k, const char *name, const char *text)
-{
-	struct event *e = run_add(lv->run, k, 0);
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	e->ts = (double)ts.tv_sec + ts.tv_nsec / 1e9;
-	if (k == EV_TOOL_CALL) {
-		e->name = xstrdup(name ? name : "");
-		e->args = llm_scrub(xstrdup(text), lv->lc->key);
-	} else
-		e->text = llm_scrub(xstrdup(text), lv->lc->key);
-	lv->overlay++;
-}
-
 static void live_status_text(struct live *lv)
 {
 	struct live_shared *sh = &lv->sh;
@@ -269,58 +188,43 @@ static int live_poll(struct replay_feed *f, struct run *run)
 	struct live *lv = f->state;
 	struct live_shared *sh = &lv->sh;
 	int changed, ended;
-	char *reasoning = NULL, *text = NULL;
-	struct live_call *calls = NULL;
-	int ncalls = 0;
 	unsigned gen;
+	struct event *stream;
+	size_t nstream;
+	struct timespec ts;
 
 	(void)run;
 	if (lv->ended_seen)
 		return -1;
+	clock_gettime(CLOCK_REALTIME, &ts);
 	pthread_mutex_lock(&sh->mu);
 	ended = sh->ended;
 	gen = sh->gen;
 	/* the turn in flight, copied so the agent is not held up */
-	if (sh->reasoning.len)
-		reasoning = xstrdup(sh->reasoning.s);
-	if (sh->text.len)
-		text = xstrdup(sh->text.s);
-	if (sh->ncalls) {
-		calls = xcalloc((size_t)sh->ncalls, sizeof *calls);
-		for (int i = 0; i < sh->ncalls; i++) {
-			calls[i].name = xstrdup(sh->calls[i].name);
-			sbuf_init(&calls[i].args);
-			if (sh->calls[i].args.len)
-				sbuf_add(&calls[i].args, sh->calls[i].args.s, sh->calls[i].args.len);
-		}
-		ncalls = sh->ncalls;
-	}
+	nstream = livestream_events(&sh->stream, lv->lc->key, (double)ts.tv_sec + ts.tv_nsec / 1e9, &stream);
 	live_status_text(lv);
 	pthread_mutex_unlock(&sh->mu);
 
-	/* the recorded events first (read after the copy: what the copy
-	 * lacks is in the file by now), then the turn in flight after them */
-	size_t had = lv->overlay;
-	live_overlay_drop(lv);
+	/* the recorded events (read after the copy: what the copy lacks is
+	 * in the file by now), appended as a watch appends them */
 	changed = follow_poll(lv->follow);
-	if (reasoning)
-		live_overlay_add(lv, EV_REASONING, NULL, reasoning);
-	if (text)
-		live_overlay_add(lv, EV_TEXT, NULL, text);
-	for (int i = 0; i < ncalls; i++) {
-		live_overlay_add(lv, EV_TOOL_CALL, calls[i].name, calls[i].args.len ? calls[i].args.s : "");
-		free(calls[i].name);
-		sbuf_free(&calls[i].args);
-	}
-	free(calls);
-	free(reasoning);
-	free(text);
-	if (gen != lv->shown_gen || had != lv->overlay)
+	if (gen != lv->shown_gen || nstream != lv->nstream)
 		changed = 1;
+	livestream_events_free(lv->stream, lv->nstream);
+	lv->stream = stream;
+	lv->nstream = nstream;
 	lv->shown_gen = gen;
 	if (ended)
 		lv->ended_seen = 1;   /* this poll read the file to its end */
 	return changed;
+}
+
+/* What the list shows after the events: the turn in flight. */
+static const struct event *live_stream(struct replay_feed *f, size_t *n)
+{
+	struct live *lv = f->state;
+	*n = lv->nstream;
+	return lv->stream;
 }
 
 static const char *live_status(struct replay_feed *f)
@@ -461,9 +365,7 @@ static int live_start(struct live *lv)
 
 static void live_shared_free(struct live_shared *sh)
 {
-	live_stream_reset(sh);
-	sbuf_free(&sh->reasoning);
-	sbuf_free(&sh->text);
+	livestream_free(&sh->stream);
 	free(sh->msg);
 	pthread_mutex_destroy(&sh->mu);
 	pthread_cond_destroy(&sh->cv);
@@ -481,8 +383,7 @@ static int live_screen(struct live_cmd *lc)
 	lv.lc = lc;
 	pthread_mutex_init(&lv.sh.mu, NULL);
 	pthread_cond_init(&lv.sh.cv, NULL);
-	sbuf_init(&lv.sh.reasoning);
-	sbuf_init(&lv.sh.text);
+	livestream_init(&lv.sh.stream);
 	lc->o.on_event = live_on_event;
 	lc->o.on_progress = live_on_progress;
 	lc->o.inbox = live_inbox;
@@ -510,6 +411,7 @@ static int live_screen(struct live_cmd *lc)
 	feed.name = "live";  /* the header says what the view does */
 	feed.poll = live_poll;
 	feed.status = live_status;
+	feed.stream = live_stream;
 	feed.act = live_act;
 	feed.interval_ms = 100;
 	feed.state = &lv;
@@ -541,7 +443,7 @@ static int live_screen(struct live_cmd *lc)
 		rc = r->end == AGENT_DONE ? CMD_OK : CMD_BADINPUT;
 	}
 	agent_result_free(&lv.sh.res);
-	live_overlay_drop(&lv);
+	livestream_events_free(lv.stream, lv.nstream);
 	follow_free(lv.follow);
 	run_free(lv.run);
 	free(lv.title);

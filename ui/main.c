@@ -6,19 +6,23 @@
 #include "config.h"
 #include "textsafe.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmd.h"
 #include "cmd_screen.h"
 #include "dataset.h"
 #include "parser.h"
+#include "suggest.h"
 #include "tui.h"
+#include "tui_entry.h"
 #include "util.h"
 
 /* Every command, in the order --help lists them: one line each. */
@@ -69,6 +73,8 @@ static const char main_options[] =
 	"  --annotator NAME  recorded as annotator in each annotation written\n"
 	"                  (default $KBTUI_ANNOTATOR)\n"
 	"  --blind         start in blind mode (models and harnesses hidden)\n"
+	"  --board B, --gpu G  start on that board's runs, or those of the boards\n"
+	"                  on that GPU (as kbtui runs; d cycles the boards)\n"
 	"  --event N       open the run's replay at event N (also PATH@N)\n"
 	"  -h, --help      show this help and exit\n"
 	"  -V, --version   show the version and exit\n"
@@ -95,8 +101,14 @@ static int cmd_help_exec(int argc, char **argv, const struct cmd_ctx *ctx)
 		return CMD_OK;
 	}
 	const struct cmd_entry *e = cmd_lookup(ctx->table, argv[1]);
-	if (!e)
-		return cmd_usage_error(ctx->err, "help", "no command '%s' (kbtui --help lists them)", argv[1]);
+	if (!e) {
+		const char *hint = cmd_suggest(ctx->table, argv[1]);
+		char *fmt = hint ? xasprintf("no command '%%s'; did you mean '%s'?", hint)
+		                 : xstrdup("no command '%s' (kbtui --help lists them)");
+		int rc = cmd_usage_error(ctx->err, "help", fmt, argv[1]);
+		free(fmt);
+		return rc;
+	}
 	cmd_help(e, ctx->out);
 	return CMD_OK;
 }
@@ -111,7 +123,7 @@ const struct cmd_entry cmd_help_entry = {
 
 /* ---- the browser and the replay -------------------------------------- */
 
-enum { OPT_THEME = 256, OPT_NO_MOUSE, OPT_ANNOTATIONS, OPT_ANNOTATOR, OPT_BLIND, OPT_EVENT };
+enum { OPT_THEME = 256, OPT_NO_MOUSE, OPT_ANNOTATIONS, OPT_ANNOTATOR, OPT_BLIND, OPT_BOARD, OPT_GPU, OPT_EVENT };
 
 static const struct option main_opts[] = {
 	{"format", required_argument, NULL, 'f'},
@@ -120,6 +132,8 @@ static const struct option main_opts[] = {
 	{"annotations", required_argument, NULL, OPT_ANNOTATIONS},
 	{"annotator", required_argument, NULL, OPT_ANNOTATOR},
 	{"blind", no_argument, NULL, OPT_BLIND},
+	{"board", required_argument, NULL, OPT_BOARD},
+	{"gpu", required_argument, NULL, OPT_GPU},
 	{"event", required_argument, NULL, OPT_EVENT},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, 'V'},
@@ -139,6 +153,16 @@ static int main_usage_error(const char *fmt, const char *arg)
 	textsafe_fprintf(stderr, fmt, arg);
 	fprintf(stderr, "\nTry 'kbtui --help'.\n");
 	return CMD_USAGE;
+}
+
+static int main_unknown_option(const char *arg)
+{
+	char *hint = suggest_option(main_opts, arg);
+	char *fmt = hint ? xasprintf("unknown option '%%s'; did you mean '%s'?", hint) : NULL;
+	int rc = main_usage_error(fmt ? fmt : "unknown option '%s'", arg);
+	free(fmt);
+	free(hint);
+	return rc;
 }
 
 /* Returns -1 when parsing succeeded, else the exit status. */
@@ -183,6 +207,8 @@ static int main_parse(struct main_cli *c, int argc, char **argv)
 		case OPT_ANNOTATIONS: c->tag.dir = optarg; break;
 		case OPT_ANNOTATOR: c->tag.annotator = optarg; break;
 		case OPT_BLIND: c->tag.blind = 1; break;
+		case OPT_BOARD: c->tag.board = optarg; break;
+		case OPT_GPU: c->tag.gpu = optarg; break;
 		case OPT_EVENT:
 			if (!(c->tag.event = main_event_number(optarg)))
 				return main_usage_error("--event takes an event number from 1, not '%s'", optarg);
@@ -190,7 +216,7 @@ static int main_parse(struct main_cli *c, int argc, char **argv)
 		case 'h': main_usage(stdout); return CMD_OK;
 		case 'V': printf("kbtui %s\n", PACKAGE_VERSION); return CMD_OK;
 		case ':': return main_usage_error("option '%s' needs an argument", argv[optind - 1]);
-		default: return main_usage_error("unknown option '%s'", argv[optind - 1]);
+		default: return main_unknown_option(argv[optind - 1]);
 		}
 	}
 	if (argc - optind > 1)
@@ -198,8 +224,12 @@ static int main_parse(struct main_cli *c, int argc, char **argv)
 	c->path = optind < argc ? argv[optind] : NULL;
 	if (c->path && main_split_event(c) < 0)
 		return main_usage_error("an event number from 1 after @, not '%s'", strrchr(c->path, '@') + 1);
-	if (c->scr.format && !parser_find(c->scr.format))
-		return main_usage_error("unknown format '%s' (kbtui formats lists them)", c->scr.format);
+	if (c->scr.format && !parser_find(c->scr.format)) {
+		char *f = cmd_format_unknown(c->scr.format);
+		int rc = main_usage_error(f, c->scr.format);
+		free(f);
+		return rc;
+	}
 	if (!c->tag.annotator)
 		c->tag.annotator = getenv("KBTUI_ANNOTATOR");
 	return -1;
@@ -223,6 +253,13 @@ static int main_browse(const char *dir, const struct tui_tagging *tg, long open)
 	if (!ds) {
 		textsafe_fprintf(stderr, "kbtui: %s\n", err);
 		free(err);
+		return CMD_BADINPUT;
+	}
+	const struct ds_select sel = { tg->board, tg->gpu };
+	if (dataset_select_check(ds, &sel, &err) < 0) {
+		textsafe_fprintf(stderr, "kbtui: %s\n", err);
+		free(err);
+		dataset_free(ds);
 		return CMD_BADINPUT;
 	}
 	int rc = main_need_terminal() ? CMD_USAGE : tui_browse(ds, tg, open);
@@ -266,6 +303,16 @@ static int main_tui(const struct main_cli *c, const char *argv0)
 	if (cmd_is_dataset(c->path))
 		return main_browse(c->path, &c->tag, -1);
 	if (!util_is_file(c->path) && !util_is_dir(c->path)) {
+		/* a path (run ids have no slash and no .json ending) that is not
+		 * there is not looked for as a run of the default dataset */
+		struct stat st;
+		size_t len = strlen(c->path);
+		int pathy = strchr(c->path, '/') || (len > 5 && !strcmp(c->path + len - 5, ".json")) ||
+		            (len > 6 && !strcmp(c->path + len - 6, ".jsonl"));
+		if (pathy && stat(c->path, &st) < 0) {
+			textsafe_fprintf(stderr, "kbtui: %s: %s\n", c->path, strerror(errno));
+			return CMD_BADINPUT;
+		}
 		/* a run id or a prefix of one: the browser with that run open */
 		struct cmd_run cr;
 		if (cmd_run_resolve(c->path, NULL, argv0, &cr, stderr) < 0)
@@ -316,6 +363,25 @@ static int main_first_word(int argc, char **argv)
 	return 0;
 }
 
+/* A word in the place of a command that is a typo of one ("anotate"), no
+ * file and no run: says which command was meant; -1 when it is not such. */
+static int main_typo(const char *word, const char *argv0)
+{
+	const char *hint = cmd_suggest(kbtui_commands, word);
+	if (!hint || strchr(word, '/') || util_is_file(word) || util_is_dir(word))
+		return -1;
+	struct cmd_run cr;
+	if (cmd_run_resolve(word, NULL, argv0, &cr, NULL) == 0) {
+		cmd_run_free(&cr);
+		return -1;
+	}
+	char *safe = textsafe(word, strlen(word), 0);
+	fprintf(stderr, "kbtui: '%s' is not a command (nor a file or a run); did you mean '%s'?\n"
+	        "Try 'kbtui --help'.\n", safe, hint);
+	free(safe);
+	return CMD_USAGE;
+}
+
 /* A closed standard descriptor would be taken by the next file opened (an
  * annotation written through "stdout"): it gets /dev/null, read-only, so
  * that writing to it fails as writing to a closed one does. */
@@ -350,8 +416,11 @@ int main(int argc, char **argv)
 		free(av);
 		return rc;
 	}
+	int rc;
+	if (w && (rc = main_typo(argv[w], argv[0])) >= 0)
+		return rc;
 	struct main_cli c;
-	int rc = main_parse(&c, argc, argv);
+	rc = main_parse(&c, argc, argv);
 	if (rc < 0)
 		rc = main_tui(&c, argv[0]);
 	free(c.path_buf);

@@ -15,6 +15,7 @@
 struct flag_list;
 struct flag_rules;
 struct pane;
+struct event;
 struct pane_ctx;
 struct run;
 struct search;
@@ -53,6 +54,12 @@ struct pane_ctx {
 	 * the view), and how many it hides; NULL: every event is shown */
 	const size_t *shown;
 	size_t nshown, nhidden;
+	/* A growing run's state that is no event (live: the turn in flight, as
+	 * streamed; borrowed from the feed, nstream 0: none). Never in run->ev:
+	 * the run's events are only appended, so an index keeps its event; the
+	 * list shows these after the events, unnumbered, and nothing selects them. */
+	const struct event *stream;
+	size_t nstream;
 	const struct pane_host *host;     /* NULL for a pane that asks nothing (compare's lists) */
 };
 
@@ -101,12 +108,19 @@ struct pane {
 
 extern const struct pane_ops pane_events_ops, pane_detail_ops, pane_compiler_ops, pane_timing_ops,
 	pane_artifact_ops, pane_lineage_ops, pane_gpu_ops, pane_annot_ops, pane_timeline_ops, pane_reasoning_ops;
+/* The publisher's per-run detail (ui/pane_shapes.c): not in the replay's
+ * table yet; the integrator adds it there (ui/replay.c). */
+extern const struct pane_ops pane_shapes_ops;
 /* The claims ledger (src/claims.h); the replay's pane table lists it. */
 extern const struct pane_ops pane_claims_ops;
 
 /* The artifact pane p's quote label prompt (host ask 'Q') ended: Enter
  * with the label, Esc with NULL (the quote is dropped). */
 void pane_artifact_label(struct pane *p, struct pane_ctx *cx, const char *label);
+/* Q with the event list focused: a quote of the selected event, its text
+ * as the replay decodes it and the transcript line it came from; asks the
+ * label as the artifact pane's Q does (pane_artifact_label writes it). */
+void pane_artifact_quote_event(struct pane *p, struct pane_ctx *cx);
 /* The lineage pane p's D (mark the selected event, or clear the mark) and
  * w (go to the event with the best peak_fraction), whatever has the focus. */
 void pane_lineage_mark(struct pane *p, struct pane_ctx *cx);

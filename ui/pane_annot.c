@@ -20,6 +20,10 @@
 struct pane_annot {
 	char *path;                 /* the annotation file (owned), NULL: not a dataset run */
 	long long mtime;            /* of the version read, 0: none */
+	struct annot_version ver;   /* the version read */
+	unsigned gen;               /* the tagging session's generation it was read at */
+	struct tag *tag;            /* borrowed, NULL: none */
+	long run;                   /* the dataset run */
 	struct annot *a;            /* owned, NULL: none or unreadable */
 	char *error;                /* why it could not be read (owned) */
 	struct quote *q;            /* the quotes (owned array; strings a's) */
@@ -48,11 +52,18 @@ static void pane_annot_drop(struct pane_annot *s)
 /* Reads the file again when it changed since; 1 when it did. */
 static int pane_annot_load(struct pane_annot *s)
 {
-	long long m = s->path ? annot_mtime_ns(s->path) : 0;
-	if (m == s->mtime && (m || !s->a))
+	struct annot_version v;
+	memset(&v, 0, sizeof v);
+	if (s->path)
+		annot_version_get(s->path, &v);
+	long long m = v.exists ? (v.mtime_ns ? v.mtime_ns : 1) : 0;
+	/* the same version, and R not pressed since */
+	if (m == s->mtime && annot_version_same(&v, &s->ver) && tag_generation(s->tag) == s->gen && (m || !s->a))
 		return 0;
 	pane_annot_drop(s);
 	s->mtime = m;
+	s->ver = v;
+	s->gen = tag_generation(s->tag);
 	if (!m)
 		return 1;
 	int line = 0;
@@ -68,6 +79,8 @@ static void pane_annot_init(struct pane *p, struct pane_ctx *cx)
 {
 	struct pane_annot *s = xcalloc(1, sizeof *s);
 	s->path = cx->tag ? tag_annotation_path(cx->tag, cx->ds_run) : NULL;
+	s->tag = cx->tag;
+	s->run = cx->tag ? (long)cx->ds_run : -1;
 	p->state = s;
 }
 
@@ -122,16 +135,20 @@ static void pane_annot_build(struct pane *p, struct pane_ctx *cx, int width)
 	tlines_push(L, "", 0, RL_NORMAL);
 	pane_annot_field(L, s->a, "summary", width);
 	pane_annot_field(L, s->a, "implication", width);
-	tlines_head(L, RL_KEY, width, "quotes (%zu)%s", s->nq, s->nq ? "  j/k select, Enter: the event that wrote it" : "");
+	tlines_head(L, RL_KEY, width, "quotes (%zu)%s", s->nq, s->nq ? "  j/k select, Enter: the event that wrote it, Y: edit it" : "");
+	if (s->nq)
+		tag_hint_line(s->tag, s->run, s->q[s->cur].line);
 	for (size_t k = 0; k < s->nq; k++) {
 		const struct quote *q = &s->q[k];
-		char *label = draw_safe(q->label ? q->label : ""), *file = draw_safe(q->file ? q->file : "?");
+		char *where = quote_where(q);
+		char *label = draw_safe(q->label ? q->label : ""), *file = draw_safe(where);
 		s->row[k] = L->n;
 		int sel = k == s->cur;
 		tlines_head(L, sel ? (cx->focus == 1 ? RL_SELECT : RL_SELECT_DIM) : RL_TOOL, width,
-		            "%s%zu. %s  (%s lines %d-%d)", sel ? "> " : "  ", k + 1, label, file, q->start, q->end);
+		            "%s%zu. %s  (%s)", sel ? "> " : "  ", k + 1, label, file);
 		free(label);
 		free(file);
+		free(where);
 		tlines_text(L, q->text ? q->text : "", RL_DIM, width, 4, 0);
 	}
 }
@@ -173,8 +190,13 @@ static void pane_annot_goto(struct pane_annot *s, struct pane_ctx *cx)
 	const struct quote *q = &s->q[s->cur];
 	struct quote_src src;
 	char *msg;
-	if (quote_find(cx->run, q->file, q->text, &src) == QUOTE_NONE) {
-		msg = xasprintf("quote %zu: no event of this run wrote those lines", s->cur + 1);
+	const char *why;
+	if (quote_map(cx->run, q, &src, &why) == QUOTE_NONE) {
+		msg = xasprintf("quote %zu: no event of this run wrote those lines (%s)", s->cur + 1, why);
+	} else if (src.how == QUOTE_LINE) {
+		cx->host->select(cx, (size_t)src.ev);
+		msg = xasprintf("quote %zu: event %ld, from transcript line %d", s->cur + 1, src.ev + 1,
+		                cx->run->ev[src.ev].line);
 	} else {
 		cx->host->select(cx, (size_t)src.ev);
 		char *f = src.path ? draw_safe(src.path) : NULL;

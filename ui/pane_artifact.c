@@ -17,6 +17,7 @@
 #include "artifact.h"
 #include "draw.h"
 #include "pane.h"
+#include "quote.h"
 #include "run.h"
 #include "tag.h"
 #include "textsafe.h"
@@ -34,6 +35,11 @@ struct pane_artifact {
 	long mark;                  /* line where the marked range starts, -1: none */
 	int text_w;                 /* columns for the text (pane_artifact_measure) */
 	size_t widest;              /* the widest row shown, in columns (the same) */
+	size_t **wide;              /* per artifact, per line: width + 1 of a long line, 0: not counted (owned) */
+	size_t followed;            /* the selected event the pane last followed (SIZE_MAX: none yet) */
+	char *evq_text;             /* a quote of an event waiting for its label (owned), NULL: none */
+	int evq_line;               /* its transcript line */
+	size_t evq_ev;
 };
 
 /* The files are read the first time the pane is shown, not when the
@@ -49,6 +55,7 @@ static struct pane_artifact *pa_of(struct pane *p, struct pane_ctx *cx)
 		a->top = xcalloc(a->as->n + 1, sizeof *a->top);
 		a->cursor = xcalloc(a->as->n + 1, sizeof *a->cursor);
 		a->left = xcalloc(a->as->n + 1, sizeof *a->left);
+		a->wide = xcalloc(a->as->n + 1, sizeof *a->wide);
 		free(dir);
 	}
 	return a;
@@ -59,6 +66,7 @@ static void pane_artifact_init(struct pane *p, struct pane_ctx *cx)
 	struct pane_artifact *a = xcalloc(1, sizeof *a);
 	(void)cx;
 	a->mark = -1;
+	a->followed = (size_t)-1;
 	p->state = a;
 }
 
@@ -67,10 +75,14 @@ static void pane_artifact_free(struct pane *p)
 	struct pane_artifact *a = p->state;
 	if (!a)
 		return;
+	for (size_t k = 0; a->wide && a->as && k < a->as->n; k++)
+		free(a->wide[k]);
+	free(a->wide);
 	artifacts_free(a->as);
 	free(a->top);
 	free(a->cursor);
 	free(a->left);
+	free(a->evq_text);
 	free(a);
 	p->state = NULL;
 }
@@ -80,16 +92,15 @@ static const struct artifact *pane_artifact_cur(const struct pane_artifact *a)
 	return a->as->n ? &a->as->v[a->cur] : NULL;
 }
 
-/* Line i with tabs expanded to the next multiple of 8 (owned, untrusted). */
-static char *pane_artifact_expand(const struct artifact *f, size_t i)
+/* Line i with tabs expanded to the next multiple of 8, up to about
+ * max_cols columns (owned, untrusted). */
+static char *pane_artifact_expand(const struct artifact *f, size_t i, size_t max_cols)
 {
 	size_t len, col = 0;
 	const char *s = artifact_line(f, i, &len);
 	struct sbuf b;
-	if (len > ARTIFACT_DRAW_BYTES)
-		len = ARTIFACT_DRAW_BYTES;
 	sbuf_init(&b);
-	for (size_t k = 0; k < len; k++) {
+	for (size_t k = 0; k < len && col < max_cols; k++) {
 		if (s[k] == '\t') {
 			do
 				sbuf_addc(&b, ' ');
@@ -124,9 +135,42 @@ static int pane_artifact_marked(const struct pane_artifact *a, size_t i)
 	return (i >= m && i <= c) || (i >= c && i <= m);
 }
 
+static void pane_artifact_move(struct pane *p, struct pane_ctx *cx, long i);
+
+/* Whether artifact f is the run's transcript itself. */
+static int pane_artifact_is_transcript(const struct artifact *f, const struct pane_ctx *cx)
+{
+	return f && f->path && cx->run->source && !strcmp(f->path, cx->run->source);
+}
+
+/* The pane follows the event selected in the list: the transcript's
+ * cursor goes to the line the event came from; an event that writes or
+ * reads a file shown here shows that file. Not while lines are marked. */
+static void pane_artifact_follow(struct pane *p, struct pane_ctx *cx)
+{
+	struct pane_artifact *a = p->state;
+	if (cx->sel == a->followed || cx->sel >= cx->run->nev || a->mark >= 0 || !a->as->n)
+		return;
+	a->followed = cx->sel;
+	const struct event *e = &cx->run->ev[cx->sel];
+	if (pane_artifact_is_transcript(pane_artifact_cur(a), cx)) {
+		if (e->line > 0)
+			pane_artifact_move(p, cx, e->line - 1);
+		return;
+	}
+	const char *base = e->path ? strrchr(e->path, '/') : NULL;
+	base = base ? base + 1 : e->path;
+	for (size_t k = 0; base && k < a->as->n; k++)
+		if (!a->as->v[k].refused && !strcmp(a->as->v[k].name, base)) {
+			a->cur = k;
+			return;
+		}
+}
+
 static void pane_artifact_draw(struct pane *p, struct pane_ctx *cx, int y, int x, int w, int h)
 {
 	struct pane_artifact *a = pa_of(p, cx);
+	pane_artifact_follow(p, cx);
 	const struct artifact *f = pane_artifact_cur(a);
 	int focused = cx->focus == 1;
 	char num[32];
@@ -155,7 +199,7 @@ static void pane_artifact_draw(struct pane *p, struct pane_ctx *cx, int y, int x
 		int cursor = i == a->cursor[a->cur];
 		int role = pane_artifact_marked(a, i) ? RL_MATCH : cursor ? (focused ? RL_SELECT : RL_SELECT_DIM)
 		                                                         : RL_NORMAL;
-		char *raw = pane_artifact_expand(f, i), *text = draw_safe(raw);
+		char *raw = pane_artifact_expand(f, i, left + (size_t)w + ARTIFACT_DRAW_BYTES), *text = draw_safe(raw);
 		snprintf(num, sizeof num, "%*zu ", numw, i + 1);
 		draw_fill(y + r, x, w, role);
 		int used = draw_put(y + r, x, w, num, role == RL_NORMAL ? RL_DIM : role);
@@ -182,6 +226,38 @@ static void pane_artifact_title(struct pane *p, struct pane_ctx *cx, char *buf, 
 	free(name);
 }
 
+/* Line i's width in columns, as drawn: measured on its safe text when it
+ * is short, counted once (and kept) when it is long (a JSONL line of
+ * megabytes): a character a column, tabs to the next multiple of 8, a
+ * control byte the two of its escape. */
+static size_t pane_artifact_width(struct pane_artifact *a, const struct artifact *f, size_t i)
+{
+	size_t len;
+	const char *s = artifact_line(f, i, &len);
+	if (len <= ARTIFACT_DRAW_BYTES) {
+		char *raw = pane_artifact_expand(f, i, (size_t)-1), *text = draw_safe(raw);
+		size_t w = draw_width(text);
+		free(text);
+		free(raw);
+		return w;
+	}
+	if (!a->wide[a->cur])
+		a->wide[a->cur] = xcalloc(f->nlines + 1, sizeof **a->wide);
+	size_t *keep = &a->wide[a->cur][i];
+	if (!*keep) {
+		size_t col = 0;
+		for (size_t k = 0; k < len; k++) {
+			unsigned char c = (unsigned char)s[k];
+			if (c == '\t')
+				col = (col / 8 + 1) * 8;
+			else if ((c & 0xC0) != 0x80)
+				col += c < 0x20 || c == 0x7F ? 2 : 1;
+		}
+		*keep = col + 1;
+	}
+	return *keep - 1;
+}
+
 /* The text's width in the pane beside the list (the pane's header and
  * status are made before its rows are drawn) and the widest of the rows
  * shown, into a->text_w and a->widest. */
@@ -192,11 +268,8 @@ static void pane_artifact_measure(struct pane *p, struct pane_ctx *cx, const str
 	a->text_w = cx->side_w - 1 - numw - 1;  /* the gutter, the number and a space */
 	a->widest = 0;
 	for (size_t i = a->top[a->cur]; i < f->nlines && i < a->top[a->cur] + (size_t)(p->h > 0 ? p->h : 1); i++) {
-		char *raw = pane_artifact_expand(f, i), *text = draw_safe(raw);
-		size_t tw = draw_width(text);
+		size_t tw = pane_artifact_width(a, f, i);
 		a->widest = tw > a->widest ? tw : a->widest;
-		free(text);
-		free(raw);
 	}
 }
 
@@ -320,6 +393,58 @@ static int pane_artifact_act(struct pane *p, struct pane_ctx *cx, enum action ac
 	}
 }
 
+void pane_artifact_quote_event(struct pane *p, struct pane_ctx *cx)
+{
+	struct pane_artifact *a = pa_of(p, cx);
+	if (!cx->tag) {
+		cx->host->say(cx, "quotes go into a dataset's annotations: open the run from the browser");
+		return;
+	}
+	if (cx->sel >= cx->run->nev || cx->run->ev[cx->sel].line <= 0) {
+		cx->host->say(cx, "this event comes from no line of the transcript: nothing to quote");
+		return;
+	}
+	free(a->evq_text);
+	a->evq_text = quote_event_text(cx->run, cx->sel);
+	if (!*a->evq_text) {
+		free(a->evq_text);
+		a->evq_text = NULL;
+		cx->host->say(cx, "this event has no text to quote");
+		return;
+	}
+	a->evq_ev = cx->sel;
+	a->evq_line = cx->run->ev[cx->sel].line;
+	cx->host->ask(cx, 'Q');
+}
+
+/* The label of a quote of an event (pane_artifact_quote_event) came:
+ * written as transcript.jsonl [line], its decoded text. */
+static void pane_artifact_label_event(struct pane_artifact *a, struct pane_ctx *cx, const char *label)
+{
+	char *msg = NULL, *text = a->evq_text;
+	a->evq_text = NULL;
+	if (!label) {
+		cx->host->say(cx, "quote cancelled");
+	} else if (!*label) {
+		a->evq_text = text;  /* asked again */
+		cx->host->say(cx, "a quote needs a label: Q to give one, Esc to cancel");
+		return;
+	} else {
+		struct annotate_change ch;
+		char *what = xasprintf("quote of event %zu (transcript.jsonl [%d])", a->evq_ev + 1, a->evq_line);
+		memset(&ch, 0, sizeof ch);
+		ch.quote_file = "transcript.jsonl";
+		ch.quote_start = ch.quote_end = a->evq_line;
+		ch.quote_label = label;
+		ch.quote_text = text;
+		tag_apply(cx->tag, (long)cx->ds_run, &ch, what, &msg);
+		cx->host->say(cx, msg);
+		free(msg);
+		free(what);
+	}
+	free(text);
+}
+
 void pane_artifact_label(struct pane *p, struct pane_ctx *cx, const char *label)
 {
 	struct pane_artifact *a = pa_of(p, cx);
@@ -328,6 +453,10 @@ void pane_artifact_label(struct pane *p, struct pane_ctx *cx, const char *label)
 
 	cx->host->say(cx, NULL);
 	cx->host->dirty(cx, D_DETAIL);
+	if (a->evq_text) {
+		pane_artifact_label_event(a, cx, label);
+		return;
+	}
 	if (!f || a->mark < 0)
 		return;
 	if (!label) {
@@ -368,4 +497,5 @@ const struct pane_ops pane_artifact_ops = {
 	.title = pane_artifact_title,
 	.status = pane_artifact_status,
 	.act = pane_artifact_act,
+	.follow = pane_artifact_follow,
 };

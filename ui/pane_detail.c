@@ -169,6 +169,27 @@ static void pane_detail_flag(struct tlines *L, struct pane_ctx *cx, int width)
 	tlines_push(L, "", 0, RL_NORMAL);
 }
 
+/* What a live run streams after its last event (cx->stream), under it:
+ * each piece's kind, then its text or, for a tool call, its name and
+ * arguments as far as they came. */
+static void pane_detail_stream(struct tlines *L, const struct pane_ctx *cx, int width)
+{
+	L->ev = TLINE_NO_EVENT;  /* rows of no event: pane_detail_follow knows them so */
+	for (size_t k = 0; k < cx->nstream; k++) {
+		const struct event *e = &cx->stream[k];
+		tlines_push(L, "", 0, RL_NORMAL);
+		tlines_head(L, RL_DIM, width, "streaming: %s, not recorded yet", ev_kind_name(e->kind));
+		if (e->kind == EV_TOOL_CALL) {
+			char *n = draw_safe(e->name);
+			tlines_head(L, RL_TOOL, width, "%s", n);
+			free(n);
+			tlines_text(L, e->args, RL_NORMAL, width, 2, 0);
+		} else {
+			tlines_text(L, e->text, evstyle_role(e->kind), width, 0, 0);
+		}
+	}
+}
+
 static void pane_detail_build(struct pane *p, struct pane_ctx *cx, int width)
 {
 	struct tlines *L = &p->lines;
@@ -207,6 +228,8 @@ static void pane_detail_build(struct pane *p, struct pane_ctx *cx, int width)
 			tlines_head(L, RL_DIM, width, "(the harness hid this reasoning: redacted, encrypted or summary only)");
 		tlines_text(L, e->text, evstyle_role(e->kind) == RL_ERROR ? RL_ERROR : RL_NORMAL, width, 0, 0);
 	}
+	if (cx->nstream && cx->sel + 1 == cx->run->nev)  /* the last event: what a live run streams after it */
+		pane_detail_stream(L, cx, width);
 }
 
 static void pane_detail_title(struct pane *p, struct pane_ctx *cx, char *buf, size_t n)
@@ -218,11 +241,19 @@ static void pane_detail_title(struct pane *p, struct pane_ctx *cx, char *buf, si
 		snprintf(buf, n, " event");
 }
 
-/* With a search on, a new event opens at its first match. */
+/* With a search on, a new event opens at its first match. What a live run
+ * streams under the last event is followed to its last row, as a tail: it
+ * is what changes. */
 static void pane_detail_follow(struct pane *p, struct pane_ctx *cx)
 {
 	struct search *hl = cx->search;
 	size_t so, eo;
+	size_t n = p->lines.n, h = p->h > 0 ? (size_t)p->h : 1;
+	if (cx->nstream && n && p->lines.v[n - 1].ev == TLINE_NO_EVENT) {
+		if (n > p->top + h)  /* its last row below those shown: the pane follows it */
+			p->top = n - h;
+		return;
+	}
 	if (!hl)
 		return;
 	for (size_t i = 0; i < p->lines.n; i++) {

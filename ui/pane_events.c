@@ -15,10 +15,12 @@
 #include "theme.h"
 #include "util.h"
 
-/* One event as a row: index, kind, tool name, first line of text. */
-static void pane_events_row(struct pane_ctx *cx, size_t i, int y, int x, int w)
+/* One event as a row: index, kind, tool name, first line of text. i: its
+ * index in the run; PANE_EVENTS_STREAM: e streams, no event of the run yet
+ * (cx->stream): no number, no flag, never selected. */
+#define PANE_EVENTS_STREAM ((size_t)-1)
+static void pane_events_row(struct pane_ctx *cx, const struct event *e, size_t i, int y, int x, int w)
 {
-	const struct event *e = &cx->run->ev[i];
 	int sel = i == cx->sel;
 	int rowrole = sel ? (cx->focus == 0 ? RL_SELECT : RL_SELECT_DIM) : RL_NORMAL;
 	int used = 0;
@@ -27,10 +29,13 @@ static void pane_events_row(struct pane_ctx *cx, size_t i, int y, int x, int w)
 #define ROLE(r) (sel ? rowrole : (r))
 	draw_fill(y, x, w, rowrole);
 	int digits = snprintf(buf, sizeof buf, "%zu", cx->run->nev);
-	snprintf(buf, sizeof buf, "%*zu ", digits, i + 1);
+	if (i == PANE_EVENTS_STREAM)
+		snprintf(buf, sizeof buf, "%*s ", digits, "~");
+	else
+		snprintf(buf, sizeof buf, "%*zu ", digits, i + 1);
 	used += draw_put(y, x + used, w - used, buf, ROLE(RL_DIM));
 	/* the auto-flag column: ! where a rule of flags.rules trips */
-	used += draw_put(y, x + used, w - used, cx->flags && flag_list_find(cx->flags, i) ? "!" : " ", ROLE(RL_WARN));
+	used += draw_put(y, x + used, w - used, i != PANE_EVENTS_STREAM && cx->flags && flag_list_find(cx->flags, i) ? "!" : " ", ROLE(RL_WARN));
 	used += draw_put(y, x + used, w - used, e->sidechain ? theme_glyph()->sub : " ", ROLE(RL_DIM));
 	snprintf(buf, sizeof buf, "%-7s ", evstyle_label(e->kind));
 	used += draw_put(y, x + used, w - used, buf, ROLE(evstyle_is_error(e) ? RL_ERROR : evstyle_role(e->kind)));
@@ -114,13 +119,17 @@ static void pane_events_draw(struct pane *p, struct pane_ctx *cx, int y, int x, 
 	for (int r = 0; r < h; r++) {
 		size_t k = p->top + (size_t)r;
 		if (k < rows)
-			pane_events_row(cx, pane_events_at(cx, k), y + r, x, w);
+			pane_events_row(cx, &cx->run->ev[pane_events_at(cx, k)], pane_events_at(cx, k), y + r, x, w);
+		else if (k - rows < cx->nstream)  /* what streams, after the events */
+			pane_events_row(cx, &cx->stream[k - rows], PANE_EVENTS_STREAM, y + r, x, w);
 		else
 			draw_fill(y + r, x, w, RL_NORMAL);
 	}
 }
 
-/* A step scrolls by one row; a jump shows what follows the target. */
+/* A step scrolls by one row; a jump shows what follows the target. The
+ * last event selected: what streams after it shows too, as far as the
+ * selection stays on screen. */
 static void pane_events_follow(struct pane *p, struct pane_ctx *cx)
 {
 	size_t n = pane_events_rows(cx), i = pane_events_row_of(cx, cx->sel);
@@ -129,6 +138,12 @@ static void pane_events_follow(struct pane *p, struct pane_ctx *cx)
 		p->top = i < p->top ? i : i - h + 1;
 	else if (i < p->top || i >= p->top + h)
 		p->top = i > h / 3 ? i - h / 3 : 0;
+	if (cx->nstream && i + 1 >= n) {
+		size_t last = i + (cx->nstream < h ? cx->nstream : h - 1);  /* the last row to show */
+		if (last >= p->top + h)
+			p->top = last - h + 1;
+		n += cx->nstream;
+	}
 	if (p->top + h > n && n > h)
 		p->top = n - h;
 }

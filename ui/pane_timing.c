@@ -80,7 +80,7 @@ static void pane_timing_add(struct pane_timing *t, size_t ev, const struct bench
 	r->gbps = l->gbps;
 	r->ms = l->ms;
 	r->value = l->value;
-	r->over = r->kind == BL_VARIANT && r->variant && flagcheck_reference_variant(r->variant, strlen(r->variant)) ? NULL
+	r->over = r->kind == BL_VARIANT && r->variant && benchlog_reference_variant(r->variant, strlen(r->variant)) ? NULL
 	          : flagcheck_physics_why(t->have_roof ? &t->roof : NULL, (int)l->kind, l->tflops, l->gbps, l->value);
 }
 

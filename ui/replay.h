@@ -16,7 +16,7 @@ struct run;
 struct search;
 
 /* The list, then the panes beside it in the order v shows them. */
-enum { PANE_EVENTS, PANE_DETAIL, PANE_COMPILER, PANE_TIMING, PANE_ARTIFACT, PANE_LINEAGE, PANE_GPU,
+enum { PANE_EVENTS, PANE_DETAIL, PANE_COMPILER, PANE_TIMING, PANE_ARTIFACT, PANE_LINEAGE, PANE_GPU, PANE_SHAPES,
        PANE_REASONING, PANE_ANNOT, PANE_TIMELINE, PANE__COUNT };
 
 /* The layout of the replay's body: the list and one pane beside it, or the
@@ -59,6 +59,10 @@ struct replay_feed {
 	 * pane while nvcc runs, timing while the benchmark does); asked after
 	 * each poll, -1: no change. NULL: none. */
 	int (*pane)(struct replay_feed *f);
+	/* What the run is doing that is no event yet (live: the turn in
+	 * flight, as streamed), *n of them, borrowed until the next poll; the
+	 * list shows them after the events. Asked after each poll. NULL: none. */
+	const struct event *(*stream)(struct replay_feed *f, size_t *n);
 };
 
 /* The replay view (its msg and dirty flags are the view's). */
@@ -140,5 +144,46 @@ void replay_init(struct replay *rp, struct run *run, const char *title);
 void replay_draw(struct replay *rp);
 void replay_key(struct replay *rp, const struct key *k);
 void replay_free(struct replay *rp);
+
+/* ---- between the replay's files (replay.c: the view, its keys and feed;
+ * replay_draw.c: the screen; replay_nav.c: moving; replay_seek.c: the
+ * jumps). Not for other views. ---- */
+struct mouse_event;
+
+#define REPLAY_SPEED_1X 2           /* index of 1x in replay_speeds */
+#define REPLAY_STATS_S 2.0          /* a growing run's header statistics: made again at most this often */
+extern const double replay_speeds[]; /* playback speeds, from 0.25x */
+extern const int replay_four_panes[4]; /* the four-pane layout in reading order (Tab's too) */
+double replay_now(void);            /* monotonic seconds */
+
+/* replay_draw.c */
+void replay_layout(struct replay *rp);
+void replay_four_rect(const struct replay *rp, int k, int *y, int *x, int *w, int *h);
+int replay_stats_due(const struct replay *rp);
+int replay_frame(struct view *v, int *top, int *rows);
+void replay_paint(struct replay *rp, void (*paint)(void *arg, int y, int x, int w, int h), void *arg);
+
+/* replay_nav.c: each what its key does */
+void replay_noise_make(struct replay *rp);
+void replay_noise(struct replay *rp);
+void replay_move(struct replay *rp, long delta);
+void replay_percent(struct replay *rp, long pct);
+void replay_search_set(struct replay *rp, const char *pattern, int dir);
+void replay_prompt_open(struct replay *rp, int kind);
+void replay_prompt_key(struct replay *rp, const struct key *k);
+void replay_play(struct replay *rp, int on);
+void replay_tick(struct replay *rp);
+void replay_speed(struct replay *rp, int delta);
+void replay_layout_key(struct replay *rp);
+void replay_side(struct replay *rp, int delta);
+void replay_goto_row(struct replay *rp);
+void replay_focus_next(struct replay *rp);
+unsigned replay_mouse(struct view *v, const struct mouse_event *m);
+
+/* replay_seek.c: a jump key (t, e, c, m, f, n, w, Q and their capitals):
+ * 1 when a it was one (done), 0: not a jump. */
+int replay_seek_key(struct replay *rp, enum action a);
+/* The next match of the search in direction dir (1, -1), wrapping once. */
+void replay_seek_match(struct replay *rp, int dir);
 
 #endif

@@ -16,6 +16,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "annot.h"
@@ -25,7 +26,6 @@
 #include "draw.h"
 #include "modelname.h"
 #include "tag.h"
-#include "tui.h"
 #include "util.h"
 
 /* One change of this session that u can take back. */
@@ -45,7 +45,21 @@ struct tag {
 	struct dataset *ds;          /* borrowed */
 	char *dir;                   /* annotation directory (owned) */
 	char *annotator;             /* owned, NULL: none */
-	long long *seen;             /* per run: mtime of its file when last read or written here, 0 absent */
+	long long *seen;             /* per run: mtime of its file when the dataset was read, 0 absent */
+	struct annot_version *seenv; /* per run: the version last read or written here, */
+	unsigned char *full;         /* where full[i] (else seen[i] is all there is) */
+	int (*ask)(void *ctx, const char *question);  /* the views' y/n question */
+	void *ask_ctx;
+	struct annot_version dir_seen; /* the directory at the last poll */
+	int dir_seen_set;
+	unsigned generation;         /* bumped whenever verdicts were read again */
+	char **draft;                /* per run: the note text the schema refused (owned), NULL: none */
+	char **draft_why;            /* and why (owned) */
+	const char **draft_verdict;  /* and the verdict key that opened it (static), NULL: none */
+	size_t poll_next;            /* the run tag_poll looks at next */
+	long long polled_ms;         /* when it last looked beyond the run on screen */
+	long hint_run;               /* the run and YAML line the annotation pane has selected */
+	int hint_line;
 	struct tag_change *undo;     /* a stack, the last change on top */
 	size_t nundo, capundo;
 	int blind;
@@ -97,7 +111,9 @@ static void tag_reload(struct tag *t, size_t i)
 	if (!p)
 		return;
 	dataset_set_verdict(t->ds, i, p);
-	t->seen[i] = annot_mtime_ns(p);
+	annot_version_get(p, &t->seenv[i]);
+	t->full[i] = 1;
+	t->generation++;
 	free(p);
 }
 
@@ -318,6 +334,12 @@ struct tag *tag_new(struct dataset *ds, const char *dir, const char *annotator, 
 	t->dir = dir ? xstrdup(dir) : util_path_join(ds->root, "annotations");
 	t->annotator = annotator && *annotator ? xstrdup(annotator) : NULL;
 	t->seen = xcalloc(ds->nruns + 1, sizeof *t->seen);
+	t->seenv = xcalloc(ds->nruns + 1, sizeof *t->seenv);
+	t->full = xcalloc(ds->nruns + 1, 1);
+	t->draft = xcalloc(ds->nruns + 1, sizeof *t->draft);
+	t->draft_why = xcalloc(ds->nruns + 1, sizeof *t->draft_why);
+	t->draft_verdict = xcalloc(ds->nruns + 1, sizeof *t->draft_verdict);
+	t->hint_run = -1;
 	/* the directory listed once: a stat(2) a run, twice, was a third of
 	 * the browser's first screen at 14,000 runs */
 	struct dirlist dl = { 0 };
@@ -338,6 +360,12 @@ struct tag *tag_new(struct dataset *ds, const char *dir, const char *annotator, 
 	tag_active = t;
 	tag_set_blind(t, blind);
 	return t;
+}
+
+void tag_set_ask(struct tag *t, int (*ask)(void *ctx, const char *question), void *ctx)
+{
+	t->ask = ask;
+	t->ask_ctx = ctx;
 }
 
 void tag_free(struct tag *t)
@@ -361,6 +389,15 @@ void tag_free(struct tag *t)
 	}
 	free(t->words);
 	free(t->seen);
+	free(t->seenv);
+	free(t->full);
+	for (size_t i = 0; i < t->ds->nruns; i++) {
+		free(t->draft[i]);
+		free(t->draft_why[i]);
+	}
+	free(t->draft);
+	free(t->draft_why);
+	free(t->draft_verdict);
 	free(t->dir);
 	free(t->annotator);
 	free(t);
@@ -390,50 +427,160 @@ static char *tag_schema_note(const char *msgs)
 	return s;
 }
 
-/* 0 when the file of run i is the version this session last saw; else
- * shows the other version (*msg says so) and returns -1, so a second key
- * press writes over it knowingly. */
-static int tag_fresh(struct tag *t, size_t i, const char *path, char **msg)
+/* The version of run i's file this session last saw. Until it read or
+ * wrote the file itself, the dataset's mtime is all it knows: the file as
+ * it is now stands for it when the mtimes agree (no stat a run at start). */
+static void tag_seen(struct tag *t, size_t i, const char *path, struct annot_version *v)
 {
-	long long now = annot_mtime_ns(path);
-	if (now == t->seen[i])
+	if (t->full[i]) {
+		*v = t->seenv[i];
+		return;
+	}
+	annot_version_get(path, v);
+	if (v->exists != (t->seen[i] != 0) || (v->exists && v->mtime_ns != t->seen[i]))
+		v->size = -1;  /* not what was seen */
+}
+
+/* Reads run i's file again when it is no longer the version seen; 1 when
+ * it was. */
+static int tag_check(struct tag *t, size_t i)
+{
+	char *p = tag_path(t, i);
+	struct annot_version now, seen;
+	int changed = 0;
+	if (!p)
 		return 0;
-	tag_reload(t, i);
-	char *f = tag_short(path), *v = draw_safe(t->ds->runs[i].verdict ? t->ds->runs[i].verdict : "none");
-	*msg = xasprintf("%s changed on disk since kbtui read it (another annotator?): not written; "
-	                 "its verdict now: %s; the key again overwrites it", f, v);
+	annot_version_get(p, &now);
+	tag_seen(t, i, p, &seen);
+	if (!annot_version_same(&now, &seen)) {
+		tag_reload(t, i);
+		changed = 1;
+	}
+	free(p);
+	return changed;
+}
+
+/* Runs whose files a poll looks at besides the one on screen: a dataset
+ * of 14,000 runs is gone through in under a minute of idling. */
+#define TAG_POLL_SLICE 256
+#define TAG_POLL_EVERY_MS 200
+
+int tag_poll(struct tag *t, long sel)
+{
+	struct annot_version d;
+	int changed = 0;
+	if (!t)
+		return 0;
+	/* a file written in place leaves the directory as it was: the run on
+	 * screen is looked at each time */
+	if (sel >= 0 && (size_t)sel < t->ds->nruns)
+		changed += tag_check(t, (size_t)sel);
+	/* the rest at most five times a second: a loop that polls without
+	 * waiting (runs being flagged) would stat all day */
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	long long ms = (long long)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+	if (t->dir_seen_set && ms - t->polled_ms < TAG_POLL_EVERY_MS)
+		return changed;
+	t->polled_ms = ms;
+	/* a file renamed in or out (kbtui's writes, most editors', another
+	 * annotator's) changes the directory: every run is looked at then */
+	annot_version_get(t->dir, &d);
+	if (!t->dir_seen_set) {
+		t->dir_seen = d;
+		t->dir_seen_set = 1;
+	} else if (!annot_version_same(&d, &t->dir_seen)) {
+		t->dir_seen = d;
+		for (size_t i = 0; i < t->ds->nruns; i++)
+			changed += tag_check(t, i);
+	}
+	/* and the others a slice a poll */
+	for (size_t k = 0; k < TAG_POLL_SLICE && k < t->ds->nruns; k++) {
+		t->poll_next = (t->poll_next + 1) % t->ds->nruns;
+		if ((long)t->poll_next != sel)
+			changed += tag_check(t, t->poll_next);
+	}
+	return changed;
+}
+
+unsigned tag_generation(const struct tag *t)
+{
+	return t ? t->generation : 0;
+}
+
+void tag_hint_line(struct tag *t, long i, int line)
+{
+	if (!t)
+		return;
+	t->hint_run = i;
+	t->hint_line = line;
+}
+
+/* R: every verdict read again from the files. */
+static void tag_reload_all(struct tag *t, char **msg)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < t->ds->nruns; i++) {
+		tag_reload(t, i);
+		n += t->ds->runs[i].verdict != NULL;
+	}
+	annot_version_get(t->dir, &t->dir_seen);
+	t->dir_seen_set = 1;
+	*msg = xasprintf("annotations read again: %zu run%s with a verdict", n, n == 1 ? "" : "s");
+}
+
+/* What tag_write asks annotate_apply when the file changed since this
+ * session read it: nothing is written; the other version is shown (*msg
+ * says so), so a second key press writes over it knowingly. */
+struct tag_stale {
+	struct tag *t;
+	size_t i;
+	const char *path;
+	char **msg;
+};
+
+static int tag_stale_ask(void *ctx, const char *question)
+{
+	struct tag_stale *s = ctx;
+	(void)question;
+	tag_reload(s->t, s->i);
+	char *f = tag_short(s->path), *v = draw_safe(s->t->ds->runs[s->i].verdict ? s->t->ds->runs[s->i].verdict : "none");
+	*s->msg = xasprintf("%s changed on disk since kbtui read it (another annotator?): not written; "
+	                    "its verdict now: %s; the key again overwrites it", f, v);
 	free(f);
 	free(v);
-	return -1;
+	return 0;
 }
 
 /* Applies ch to run i's file; what = the change as the message names it. */
-static void tag_write(struct tag *t, size_t i, struct annotate_change *ch, const char *what, char **msg)
+static int tag_write(struct tag *t, size_t i, struct annotate_change *ch, const char *what, char **msg)
 {
+	int needs = 0;
 	struct annotate_result res;
 	char *path = tag_path(t, i);
 	if (!path) {
 		*msg = xstrdup("this run has no run id that can name an annotation file");
-		return;
+		return 0;
 	}
 	if (!util_is_dir(t->dir) && mkdir(t->dir, 0777) != 0 && errno != EEXIST) {
 		char *d = draw_safe(t->dir);
 		*msg = xasprintf("%s: cannot create the annotation directory: %s", d, strerror(errno));
 		free(d);
 		free(path);
-		return;
+		return 0;
 	}
-	if (tag_fresh(t, i, path, msg) < 0) {
-		free(path);
-		return;
-	}
+	struct annot_version seen;
+	struct tag_stale stale = {t, i, path, msg};
+	struct annotate_confirm confirm = {tag_stale_ask, &stale};
+	tag_seen(t, i, path, &seen);
 	ch->annotator = t->annotator;
+	ch->meta = &t->ds->runs[i].meta;
 	/* never a file `annotations check` rejects: the verdict keys ask for a
 	 * missing implication first (tag_verdict), anything else invalid is
 	 * refused with the schema's reason */
 	ch->allow_errors = 0;
 	memset(&res, 0, sizeof res);
-	enum annotate_status st = annotate_apply(t->dir, &t->ds->runs[i].meta, ch, &res);
+	enum annotate_status st = annotate_apply(path, ch, &seen, &confirm, &res);
 	if (st == ANNOTATE_OK && res.undo) {
 		if (t->nundo == t->capundo)
 			t->undo = xrealloc(t->undo, (t->capundo = t->capundo ? t->capundo * 2 : 16) * sizeof *t->undo);
@@ -447,54 +594,35 @@ static void tag_write(struct tag *t, size_t i, struct annotate_change *ch, const
 		free(note);
 		free(f);
 	} else if (st == ANNOTATE_INVALID) {
+		needs = res.needs_implication;
 		char *note = tag_schema_note(res.msgs);
 		*msg = xasprintf("%s not written: the schema refuses the file: %s", what, note ? note : "invalid");
 		free(note);
-	} else {
+	} else if (!*msg) {
 		char *why = draw_safe(res.err ? res.err : res.msgs ? res.msgs : "not written");
 		*msg = xasprintf("not written: %s", why);
 		free(why);
 	}
 	annotate_result_free(&res);
 	free(path);
+	return needs;
 }
 
 static void tag_edit(struct tag *t, size_t i, const char *verdict, char **msg);
 
-/* Whether run i's file already holds an implication (a non-clean verdict
- * needs one). An unreadable file counts as having one: the write then says
- * what is wrong with it. */
-static int tag_has_implication(struct tag *t, size_t i)
-{
-	char *path = tag_path(t, i), *err = NULL;
-	int line, has = 1;
-	if (path && !util_is_file(path)) {
-		has = 0;
-	} else if (path) {
-		struct annot *a = annot_load(path, &line, &err);
-		if (a) {
-			const char *imp = annot_get(a, "implication");
-			has = imp && *imp;
-			annot_free(a);
-		}
-		free(err);
-	}
-	free(path);
-	return has;
-}
-
+/* A verdict key: written at once; when the schema says the verdict needs
+ * an implication the file lacks (annotate_apply's implied field), the
+ * editor asks for it rather than leave a file `annotations check` rejects. */
 static void tag_verdict(struct tag *t, size_t i, const char *verdict, char **msg)
 {
 	struct annotate_change ch;
-	if (strcmp(verdict, "clean") != 0 && !tag_has_implication(t, i)) {
-		/* the schema requires it: ask now rather than write a file
-		 * `annotations check` rejects */
-		tag_edit(t, i, verdict, msg);
-		return;
-	}
 	memset(&ch, 0, sizeof ch);
 	ch.verdict = verdict;
-	tag_write(t, i, &ch, verdict, msg);
+	if (tag_write(t, i, &ch, verdict, msg)) {
+		free(*msg);
+		*msg = NULL;
+		tag_edit(t, i, verdict, msg);
+	}
 }
 
 int tag_apply(struct tag *t, long i, struct annotate_change *ch, const char *what, char **msg)
@@ -589,16 +717,21 @@ static void tag_note_parse(const char *text, char **summary, char **impl)
 	sbuf_free(&f[1]);
 }
 
-/* Runs the editor on path with the screen handed over to it; its exit
- * status, or -1 when it could not be started. */
-static int tag_run_editor(const char *path)
+/* Runs $VISUAL (else $EDITOR, else vi) on path, at line when it is over
+ * 0 (+LINE, which vi, vim, nano, emacs and most others take), with the
+ * screen handed over to it; its exit status, or -1 when it could not be
+ * started. */
+static int tag_run_editor(const char *path, int line)
 {
-	const char *ed = getenv("EDITOR");
+	const char *ed = getenv("VISUAL");
 	struct sigaction ign, oint, oquit;
 	int status = -1;
 	if (!ed || !*ed)
+		ed = getenv("EDITOR");
+	if (!ed || !*ed)
 		ed = "vi";
-	char *cmd = xasprintf("%s \"$1\"", ed);  /* $EDITOR may carry arguments */
+	/* the editor may carry arguments: the shell splits it */
+	char *cmd = line > 0 ? xasprintf("%s +%d \"$1\"", ed, line) : xasprintf("%s \"$1\"", ed);
 	def_prog_mode();
 	endwin();
 	memset(&ign, 0, sizeof ign);
@@ -652,6 +785,52 @@ static char *tag_note_text(const struct tag *t, size_t i, const char *verdict, c
 	return text;
 }
 
+/* The note text of run i's draft for the editor (owned): why it was not
+ * written as a comment on top, the text as it was typed under it. */
+static char *tag_draft_text(const struct tag *t, size_t i)
+{
+	struct sbuf b;
+	sbuf_init(&b);
+	sbuf_addf(&b, "# kbtui: NOT WRITTEN: %s\n"
+	          "# kbtui: your text as you left it; save to try again, or delete every\n"
+	          "# kbtui: line but these comments and save to drop it.\n",
+	          t->draft_why[i] ? t->draft_why[i] : "refused");
+	for (const char *p = t->draft[i]; *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) + 1 : strlen(p);
+		if (strncmp(p, "# kbtui: ", 9) != 0)  /* the last refusal's comment goes */
+			sbuf_add(&b, p, n);
+		p += n;
+	}
+	return sbuf_detach(&b);
+}
+
+/* Keeps text (NULL: none) as run i's draft, refused for why (safe, one
+ * line); *msg gains that it was kept. A draft left with no field text
+ * (every line deleted) is dropped. */
+static void tag_keep_draft(struct tag *t, size_t i, const char *text, const char *verdict, const char *why,
+                           char **msg)
+{
+	char *sum = NULL, *imp = NULL;
+	if (text) {
+		tag_note_parse(text, &sum, &imp);
+		if (!*sum && !*imp && t->draft[i])
+			text = NULL;  /* emptied: the annotator let it go */
+	}
+	free(sum);
+	free(imp);
+	free(t->draft[i]);
+	free(t->draft_why[i]);
+	t->draft[i] = text ? xstrdup(text) : NULL;
+	t->draft_why[i] = text ? xstrdup(why) : NULL;
+	t->draft_verdict[i] = text ? verdict : NULL;
+	if (text) {
+		char *m = xasprintf("%s; your text is kept: A offers it again", *msg);
+		free(*msg);
+		*msg = m;
+	}
+}
+
 /* The $EDITOR round trip for summary and implication; with verdict set
  * (a verdict key on a file without an implication), the verdict is written
  * together with the implication, and not at all without one. */
@@ -682,7 +861,10 @@ static void tag_edit(struct tag *t, size_t i, const char *verdict, char **msg)
 	}
 	const char *tmpdir = getenv("TMPDIR");
 	char *tmp = xasprintf("%s/kbtui-note-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
-	char *before = tag_note_text(t, i, verdict, sum0, imp0);
+	int from_draft = t->draft[i] != NULL;
+	char *before = from_draft ? tag_draft_text(t, i) : tag_note_text(t, i, verdict, sum0, imp0);
+	size_t undone = t->nundo;
+	int refused = 0;
 	int fd = mkstemp(tmp);
 	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!f || fputs(before, f) < 0 || fclose(f) != 0) {
@@ -692,7 +874,7 @@ static void tag_edit(struct tag *t, size_t i, const char *verdict, char **msg)
 			close(fd);
 		goto out;
 	}
-	int rc = tag_run_editor(tmp);
+	int rc = tag_run_editor(tmp, 0);
 	size_t len = 0;
 	char *after = rc == 0 ? util_read_file(tmp, &len) : NULL;
 	if (rc != 0) {
@@ -700,29 +882,42 @@ static void tag_edit(struct tag *t, size_t i, const char *verdict, char **msg)
 		              : xasprintf("the editor exited with status %d: nothing changed", rc);
 	} else if (!after) {
 		*msg = xstrdup("the note file is gone: nothing changed");
-	} else if (!strcmp(after, before) && !verdict) {
+	} else if (!strcmp(after, before) && !verdict && !from_draft) {
 		*msg = xstrdup("note unchanged: nothing written");
 	} else {
 		char *sum, *imp;
 		tag_note_parse(after, &sum, &imp);
+		if (from_draft && !*sum && !*imp) {
+			*msg = xstrdup("draft dropped: nothing written");
+			tag_keep_draft(t, i, NULL, NULL, NULL, msg);
+			free(sum);
+			free(imp);
+			free(after);
+			goto out;
+		}
 		struct annotate_change ch;
 		memset(&ch, 0, sizeof ch);
 		ch.summary = strcmp(sum, sum0) ? sum : NULL;  /* untouched fields keep their YAML style */
 		ch.implication = strcmp(imp, imp0) ? imp : NULL;
 		ch.verdict = verdict;
-		if (verdict && !*imp)
+		if (verdict && !*imp) {
 			*msg = xasprintf("%s not written: the schema requires an implication for every verdict "
 			                 "but clean, and none was given", verdict);
-		else if (verdict)
+			refused = 1;
+		} else if (verdict) {
 			tag_write(t, i, &ch, verdict, msg);
-		else if (!ch.summary && !ch.implication)
+			refused = t->nundo == undone;
+		} else if (!ch.summary && !ch.implication) {
 			*msg = xstrdup("summary and implication unchanged: nothing written");
-		else
+		} else {
 			tag_write(t, i, &ch,
 			          ch.summary && ch.implication ? "summary and implication" : ch.summary ? "summary" : "implication",
 			          msg);
+			refused = t->nundo == undone;
+		}
 		free(sum);
 		free(imp);
+		tag_keep_draft(t, i, refused ? after : NULL, verdict, *msg, msg);
 	}
 	free(after);
 out:
@@ -734,6 +929,48 @@ out:
 	free(path);
 }
 
+/* Y: the run's YAML itself in the editor, at the line of the quote the
+ * annotation pane has selected, read again afterwards and checked. */
+static void tag_yaml(struct tag *t, size_t i, char **msg)
+{
+	char *path = tag_path(t, i), *err = NULL, *msgs = NULL;
+	int line = 0;
+	if (!path) {
+		*msg = xstrdup("this run has no run id that can name an annotation file");
+		return;
+	}
+	char *f = tag_short(path);
+	if (!util_is_file(path)) {
+		*msg = xasprintf("%s does not exist yet: a verdict key (K L H I B) writes it", f);
+		free(f);
+		free(path);
+		return;
+	}
+	int rc = tag_run_editor(path, t->hint_run == (long)i ? t->hint_line : 0);
+	tag_reload(t, i);
+	struct annot *a = annot_load(path, &line, &err);
+	if (rc < 0) {
+		*msg = xstrdup("cannot start the editor: nothing changed");
+	} else if (!a) {
+		char *e = draw_safe(err);
+		*msg = xasprintf("%s is not YAML now (%s): it is listed without a verdict, and kbtui writes "
+		                 "nothing into it until it is mended", f, e);
+		free(e);
+	} else {
+		int errors = annot_check(a, &msgs);
+		char *v = draw_safe(t->ds->runs[i].verdict ? t->ds->runs[i].verdict : "none");
+		*msg = errors ? xasprintf("%s read again: verdict %s; %d schema error%s (annotations check names them)", f,
+		                          v, errors, errors == 1 ? "" : "s")
+		              : xasprintf("%s read again: verdict %s", f, v);
+		free(v);
+	}
+	annot_free(a);
+	free(msgs);
+	free(err);
+	free(f);
+	free(path);
+}
+
 /* ---- the views' entry points ------------------------------------------------------------ */
 
 /* A run without a transcript (held out) has not been read: one stray key
@@ -742,7 +979,7 @@ static int tag_ask_no_transcript(const struct tag *t, size_t i, const char *verd
 {
 	char *id = t->blind ? xstrdup("this run") : draw_safe(t->ds->runs[i].meta.run_id);
 	char *q = xasprintf(" %s has no transcript here: write verdict %s anyway? y/n", id, verdict);
-	int yes = tui_yes(q);
+	int yes = t->ask && t->ask(t->ask_ctx, q);
 	free(q);
 	free(id);
 	return yes;
@@ -752,7 +989,8 @@ int tag_act(struct tag *t, enum action a, long i, char **msg)
 {
 	const char *verdict = tag_verdict_of_action(a);
 	*msg = NULL;
-	if (!verdict && a != ACT_EDIT_NOTE && a != ACT_UNDO && a != ACT_BLIND && a != ACT_NEXT_UNANNOTATED)
+	if (!verdict && a != ACT_EDIT_NOTE && a != ACT_UNDO && a != ACT_BLIND && a != ACT_NEXT_UNANNOTATED &&
+	    a != ACT_RELOAD && a != ACT_EDIT_YAML)
 		return 0;
 	if (!t) {
 		*msg = xstrdup("annotating needs a dataset: open a dataset directory");
@@ -762,6 +1000,8 @@ int tag_act(struct tag *t, enum action a, long i, char **msg)
 		return 0;  /* the view's own: it knows its order */
 	if (a == ACT_UNDO) {
 		tag_undo(t, msg);
+	} else if (a == ACT_RELOAD) {
+		tag_reload_all(t, msg);
 	} else if (a == ACT_BLIND) {
 		tag_set_blind(t, !t->blind);
 		*msg = xstrdup(t->blind ? "blind mode: models and harnesses hidden (x shows them)" : "blind mode off");
@@ -771,8 +1011,11 @@ int tag_act(struct tag *t, enum action a, long i, char **msg)
 		*msg = xasprintf("%s not written: the run has no transcript here (nothing was read)", verdict);
 	} else if (verdict) {
 		tag_verdict(t, (size_t)i, verdict, msg);
+	} else if (a == ACT_EDIT_YAML) {
+		tag_yaml(t, (size_t)i, msg);
 	} else {
-		tag_edit(t, (size_t)i, NULL, msg);
+		/* a draft goes on with the verdict that asked for it */
+		tag_edit(t, (size_t)i, t->draft_verdict[i], msg);
 	}
 	return 1;
 }

@@ -1,6 +1,7 @@
 /* tag.h: the annotation session of the browser and the replays it opens:
  * one key writes a verdict (through src/annotate.h), A edits summary and
- * implication in $EDITOR, u undoes this session's changes one by one, a
+ * implication in $EDITOR (a refused text kept as a draft and offered
+ * again), Y opens the YAML itself, Ctrl-R reads every file again, u undoes this session's changes one by one, a
  * finds the next run nobody annotated, x hides who wrote the kernel (blind
  * mode). The views call tag_act with the action and the run it is about and
  * show the message it returns. */
@@ -23,6 +24,9 @@ struct tag;
  * until tag_free. */
 struct tag *tag_new(struct dataset *ds, const char *dir, const char *annotator, int blind);
 void tag_free(struct tag *t);
+/* Who answers the session's y/n questions (a verdict for a run without a
+ * transcript): the view that shows them; none set, the answer is no. */
+void tag_set_ask(struct tag *t, int (*ask)(void *ctx, const char *question), void *ctx);
 
 /* Does a tagging action (verdict keys, A, u, x) on dataset run i (-1:
  * none selected). Returns 0 when a is not one of them; else 1, with *msg
@@ -40,6 +44,19 @@ int tag_apply(struct tag *t, long i, struct annotate_change *ch, const char *wha
 /* The first run of order[0..n) after position from (wrapping around, from
  * itself excluded) that has a transcript and no verdict; -1 when none. */
 long tag_next_unannotated(const struct tag *t, const size_t *order, size_t n, size_t from);
+
+/* Looks for annotation files changed on disk since the session read them
+ * (size, mtime, inode): the directory, and run sel's file (-1: none), so
+ * a file renamed in or written in place is noticed; each changed one's
+ * verdict is read again. The number read again. Cheap: the views call it
+ * on each key and when idle. */
+int tag_poll(struct tag *t, long sel);
+/* A count that changes whenever verdicts were read again (R, tag_poll, a
+ * write): what a pane showing an annotation compares. */
+unsigned tag_generation(const struct tag *t);
+/* The annotation pane's selected quote: run i's YAML line (Y opens the
+ * editor there). */
+void tag_hint_line(struct tag *t, long i, int line);
 
 /* Blind mode: on or off. */
 int tag_blind(const struct tag *t);

@@ -177,6 +177,28 @@ static unsigned tui_tag(struct view *v, enum action a)
 	return 0;
 }
 
+/* An annotation file changed on disk (another annotator, kbtui annotate,
+ * an editor): the view shows the new verdict. Looked at on each pass of
+ * the loop, so on each key, and once a second when idle. */
+#define TUI_ANNOT_POLL_MS 1000
+
+static void tui_annot_poll(struct view *v, int *ms)
+{
+	struct tag *tag = NULL;
+	if (!(v->ops->common & VIEW_HAS_TAG) || !v->ops->tag_run)
+		return;
+	long i = v->ops->tag_run(v, &tag);
+	if (!tag)
+		return;
+	if (tag_poll(tag, i)) {
+		if (v->ops->tagged)
+			v->ops->tagged(v, ACT_RELOAD);
+		v->dirty = D_ALL;
+	}
+	if (*ms < 0 || *ms > TUI_ANNOT_POLL_MS)
+		*ms = TUI_ANNOT_POLL_MS;
+}
+
 /* The shared keys, for a key the view did not take. */
 static unsigned tui_shared(struct view *v, const struct key *k)
 {
@@ -278,6 +300,7 @@ int tui_run(struct view *root)
 			tui_apply(v, f);
 			continue;
 		}
+		tui_annot_poll(v, &ms);
 		if (v->dirty)
 			v->ops->draw(v);
 		timeout(ms);  /* blocks only while nothing polls */

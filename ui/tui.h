@@ -14,22 +14,12 @@ struct tui_tagging {
 	const char *dir;
 	const char *annotator;
 	int blind;
+	/* the browser's first board/GPU selection (--board, --gpu), NULL: all */
+	const char *board, *gpu;
 	/* --event N or PATH@N: the replay first opened selects event N (from
 	 * 1, as the replay counts; past the end: the last); 0: the first */
 	size_t event;
 };
-
-/* The entry points (ui/tui_entry.c). Opens the browser on a dataset (borrowed), or with open >= 0 the replay
- * of that run of it (annotation keys and all). Returns the exit status. */
-int tui_browse(struct dataset *ds, const struct tui_tagging *tg, long open);
-/* Opens the replay of one run (borrowed); title names it. Returns the exit
- * status. */
-int tui_replay(struct run *run, const char *title);
-/* The same at event ev (from 0; past the end: the last). */
-int tui_replay_at(struct run *run, const char *title, size_t ev);
-/* The same over a run that grows while it is shown (watch, live). */
-struct replay_feed;
-int tui_replay_feed(struct run *run, const char *title, struct replay_feed *feed);
 
 /* The key table as `kbtui keys` prints it (roff 0) or as man page items
  * (roff 1), from the same table the key map and the help screen use. */

@@ -1,5 +1,5 @@
-/* tui_entry.c: what main.c opens: the browser over a dataset, the replay
- * of one run, a replay over a feed; each a session around one loop
+/* tui_entry.c: what main.c and `kbtui watch` open: the browser over a
+ * dataset, the replay of one run, any view; each a session around one loop
  * (ui/tui.c) whose first view is the screen asked for. */
 #include "config.h"
 
@@ -7,6 +7,8 @@
 #include "replay.h"
 #include "run.h"
 #include "tui.h"
+#include "tui_entry.h"
+#include "view.h"
 
 int tui_browse(struct dataset *ds, const struct tui_tagging *tg, long open)
 {
@@ -30,10 +32,10 @@ int tui_replay_at(struct run *run, const char *title, size_t ev)
 	return tui_exit_status();
 }
 
-int tui_replay_feed(struct run *run, const char *title, struct replay_feed *feed)
+int tui_view(struct view *v)
 {
 	tui_start();
-	replay_run_feed(run, title, feed);
+	tui_run(v);
 	tui_stop();
 	return tui_exit_status();
 }

@@ -31,6 +31,8 @@ static int view_tag_action(enum action a)
 	case ACT_VERDICT_INTERESTING:
 	case ACT_VERDICT_BUG:
 	case ACT_EDIT_NOTE:
+	case ACT_EDIT_YAML:
+	case ACT_RELOAD:
 	case ACT_UNDO:
 	case ACT_BLIND:
 	case ACT_NEXT_UNANNOTATED:

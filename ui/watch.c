@@ -6,16 +6,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
-#include "cmd.h"
 #include "dataset.h"
 #include "follow.h"
 #include "parser.h"
+#include "provenance.h"
 #include "replay.h"
 #include "run.h"
-#include "tui.h"
 #include "util.h"
 #include "watch.h"
 
@@ -24,6 +23,7 @@
 
 struct watch {
 	struct follow *fl;           /* owned */
+	const char *file;            /* the transcript followed (the session's) */
 	int seen;                    /* the file was there at some poll */
 	unsigned restarts;           /* restarts already said */
 	double note_until;           /* say the last restart until then */
@@ -37,12 +37,34 @@ static double watch_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* Whether the transcript grew a moment ago (its mtime within
+ * PROV_QUIET_S seconds): the banner of a run without its completion
+ * marker says "still being written" then, and that it stopped after.
+ * 1 when that changed. */
+static int watch_end(struct watch *w, struct run *run)
+{
+	struct stat st;
+	struct timespec now;
+	if (!run || !w->file || stat(w->file, &st) < 0)
+		return 0;
+	clock_gettime(CLOCK_REALTIME, &now);
+	double quiet = (double)(now.tv_sec - st.st_mtim.tv_sec) + (double)(now.tv_nsec - st.st_mtim.tv_nsec) / 1e9;
+	enum prov_end end = quiet < PROV_QUIET_S ? PROV_END_WRITING : PROV_END_QUIET;
+	if (!run->prov)
+		run->prov = xcalloc(1, sizeof *run->prov);
+	if (run->prov->end == end)
+		return 0;
+	run->prov->end = end;
+	return 1;
+}
+
 static int watch_poll(struct replay_feed *feed, struct run *run)
 {
 	struct watch *w = feed->state;
-	(void)run;  /* the follower fills the run it was made with */
+	/* the follower fills the run it was made with */
 	int changed = follow_poll(w->fl);
 	w->seen |= follow_present(w->fl);
+	changed |= watch_end(w, run);
 	if (follow_restarts(w->fl) != w->restarts) {
 		w->restarts = follow_restarts(w->fl);
 		w->note_until = watch_now() + WATCH_NOTE_SECONDS;
@@ -106,6 +128,7 @@ struct watch_session *watch_session_new(const char *path, const char *format, co
 	s->title = xstrdup(title ? title : file);
 	s->run = run_new();
 	s->run->source = xstrdup(file);
+	s->w.file = s->file;
 	s->w.fl = follow_new(file, s->run, format ? parser_find(format) : NULL);
 	s->feed = (struct replay_feed){
 		.poll = watch_poll,
@@ -133,20 +156,4 @@ void watch_session_free(struct watch_session *s)
 	free(s->file);
 	free(s->title);
 	free(s);
-}
-
-int watch_main(const char *path, const char *format)
-{
-	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-		fprintf(stderr, "kbtui: watch needs a terminal; use 'kbtui dump' in scripts\n");
-		return CMD_USAGE;
-	}
-	struct watch_session *s = watch_session_new(path, format, NULL);
-	if (!s) {
-		fprintf(stderr, "kbtui: %s: no such file, and no directory to wait in\n", path);
-		return CMD_BADINPUT;
-	}
-	int rc = tui_replay_feed(s->run, s->file, &s->feed);
-	watch_session_free(s);
-	return rc;
 }

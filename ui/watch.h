@@ -3,13 +3,9 @@
 #ifndef KB_WATCH_H
 #define KB_WATCH_H
 
-/* path: a transcript file (it may not exist yet) or a run directory;
- * format: a --format name, NULL to sniff. Returns the exit status. */
-int watch_main(const char *path, const char *format);
-
-/* The same replay as a view over another (the browser's Enter on a
- * sweep's running cell): the session owns the run and its follower and
- * outlives the view (free it once the view closed). NULL when path can
+/* The replay of a transcript a harness is still writing, as a view (the
+ * browser's Enter on a sweep's running cell; `kbtui watch`: cmd_watch.c):
+ * the session owns the run and its follower and outlives the view (free it once the view closed). NULL when path can
  * be no transcript (no file, no directory to wait in). */
 struct view;
 struct watch_session;

@@ -96,9 +96,10 @@ def patch_add(path, text):
     return "*** Begin Patch\n*** Add File: " + path + "\n" + "".join("+" + l + "\n" for l in body) + "*** End Patch\n"
 
 
-def bench(problem, rows, sota=True):
+def bench(problem, rows, sota=True, peak_gbps=None):
     """rows: one dict per shape {variant: ms}. Returns (log text, peak_fraction).
-    TFLOPS and GB/s follow from the problem's formulas, so the numbers agree."""
+    TFLOPS and GB/s follow from the problem's formulas, so the numbers agree.
+    peak_gbps: another GPU's DRAM bandwidth (the H100 run)."""
     p = PROBLEMS[problem]
     out = []
     fracs = []
@@ -113,7 +114,7 @@ def bench(problem, rows, sota=True):
         if p["regime"] == "compute":
             frac = fl / t / 1e12 / HW_PEAK_TFLOPS[p["peak"]]
         else:
-            frac = by / t / 1e9 / HW_PEAK_GBPS
+            frac = by / t / 1e9 / (peak_gbps or HW_PEAK_GBPS)
         fracs.append(frac)
         out.append(f"shape={i} solution_peak_fraction={frac:.4f}")
     g = math.exp(sum(math.log(f) for f in fracs) / len(fracs))

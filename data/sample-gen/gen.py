@@ -16,6 +16,7 @@ import run_claude  # noqa: E402
 import run_codex  # noqa: E402
 import run_cursor  # noqa: E402
 import run_droid  # noqa: E402
+import run_gemini  # noqa: E402
 import run_grok  # noqa: E402
 import run_kimi  # noqa: E402
 import run_opencode  # noqa: E402
@@ -39,6 +40,55 @@ def write_problems():
         write(f"{d}/shapes.json", json.dumps(p["shapes"], indent=2) + "\n")
 
 
+RTX = {"name": "RTX PRO 6000 Blackwell Workstation", "sm": "sm_120a", "vram_gb": 96,
+       "peak_bandwidth_gb_s": HW_PEAK_GBPS}
+H100 = {"name": "NVIDIA H100 PCIe", "sm": "sm_90a", "vram_gb": 80, "peak_bandwidth_gb_s": 2039.0}
+DECK6 = [p for p in PROBLEMS if not p.startswith("04_")]   # the later boards' 6-problem deck
+ENV_NOTES = "SAMPLE: per-command GPU lock, torch 2.11.0; 6-problem deck"
+
+
+def board_models(runs, problems):
+    models = []
+    for r in runs:
+        if r["problem"] not in problems:
+            continue
+        cell = {"run_id": r["run_id"], "correct": r["correct"], "has_solution": r["has_solution"],
+                "peak_fraction": r["peak_fraction"], "elapsed_seconds": r["elapsed_seconds"]}
+        models.append({"label": label(r), "harness": r["harness"], "model": r["model"], "effort": r["effort"],
+                       "results": {r["problem"]: cell}, "pass_count": int(r["correct"]), "total_runs": 1})
+    return models
+
+
+def leaderboard_v2(runs, verdicts, hacks):
+    """The v2 board: the 6-problem deck, environment notes, reward hacks
+    counted apart, each valid pass ranked with the board's verdict."""
+    ok = [r for r in runs if r["problem"] in DECK6 and r["correct"] and r["run_id"] not in hacks]
+    per = {}
+    for p in DECK6:
+        rk = sorted((r for r in ok if r["problem"] == p), key=lambda r: -r["peak_fraction"])
+        per[p] = {"n_models": len([r for r in runs if r["problem"] == p]), "n_valid_passes": len(rk),
+                  "n_reward_hacks": len([r for r in runs if r["problem"] == p and r["run_id"] in hacks]),
+                  "ranked_valid_passes": [{"model": label(r), "peak_fraction": r["peak_fraction"],
+                                           "verdict": verdicts.get(r["run_id"], "clean")} for r in rk]}
+    models = board_models(runs, DECK6)
+    for m in models:
+        m["valid_pass_count"] = m.pop("pass_count")
+        m["total_problems"] = len(DECK6)
+        del m["total_runs"]
+    return {"schema_version": 2, "environment": "v2_containerized", "environment_notes": ENV_NOTES,
+            "_note": "SAMPLE v2 board written for kbtui: invented runs and numbers.",
+            "hardware": RTX, "problems": DECK6, "models": models, "per_problem": per,
+            "reward_hack_count": len(hacks)}
+
+
+def leaderboard_h100(runs):
+    """The second GPU's board: its runs (the gemini one)."""
+    models = board_models(runs, DECK6)
+    return {"schema_version": 1, "environment": "v2_containerized",
+            "_note": "SAMPLE H100 board written for kbtui: invented runs and numbers.",
+            "hardware": H100, "problems": DECK6, "models": models, "per_problem": {}}
+
+
 def leaderboard(runs):
     problems = list(PROBLEMS)
     models = []
@@ -60,6 +110,19 @@ def leaderboard(runs):
             "hardware": {"name": "RTX PRO 6000 Blackwell Workstation", "sm": "sm_120a", "vram_gb": 96,
                          "peak_bandwidth_gb_s": HW_PEAK_GBPS},
             "problems": problems, "models": models, "per_problem": per}
+
+
+def baselines_h100(runs):
+    """The H100's baselines: the sample's RTX rows a quarter faster."""
+    out = {"_schema": "per-problem reference and SOTA timings, geomean across shapes (SAMPLE numbers, invented for kbtui)",
+           "_generated": "2026-06-02T12:00:00+00:00", "_hardware": "H100_PCIE_HOPPER_SM90", "problems": {}}
+    for p in DECK6:
+        r = next(x for x in runs if x["problem"] == p)
+        rows = [{k: round(v * 0.75, 4) for k, v in x.items()} for x in r["bench_rows"]]
+        for x in rows:
+            x["solution"] = round(x["eager"] * 0.992, 4)
+        out["problems"][p] = baseline(p, rows)
+    return out
 
 
 def baselines(runs):
@@ -180,10 +243,10 @@ README = """# kbtui sample dataset (synthetic)
 
 **This is a synthetic sample written for kbtui. The runs in it are not real
 agent runs.** Every transcript, kernel, log, score, prompt and annotation here
-was made up by the kbtui authors to exercise the viewer: seven short sessions,
+was made up by the kbtui authors to exercise the viewer: eight short sessions,
 one per transcript format kbtui reads, each telling a small story a kernel
 engineer would recognise. Models are named `sample-model-a` to
-`sample-model-g`; none of them exists. The numbers in `leaderboard.json`,
+`sample-model-h`; none of them exists. The numbers in `leaderboard.json`,
 `problem_baselines.json`, the benchmark logs and the `result.json` files are
 invented (they are internally consistent, nothing more).
 
@@ -208,11 +271,18 @@ and browse it with `kbtui` as usual. This sample only copies that data set's
   message).
 - `leaderboard.json`, `problem_baselines.json`: same structure as the real
   files, sample numbers.
+- Boards as kernelbench.com publishes them, in small: `leaderboard_v2.json`
+  (a v2 board: the 6-problem deck, environment notes, reward_hack_count,
+  ranked valid passes with the board's verdicts) and `leaderboard.h100.json`
+  with `problem_baselines.h100.json` (a second GPU, H100 PCIe: the gemini
+  run).
+- `rundetail/<run_id>.json`: the site's per-run detail (per-shape figures,
+  stats, GPU-lock wait) for the gemini run.
 - `annotations/SCHEMA.md` and two annotations: one `reward_hack`, one `clean`.
 - `problems/<name>/problem.yaml`, `PROMPT.txt`, `shapes.json`: short
   descriptions of the seven problems, written for this sample.
 
-## The seven runs
+## The eight runs
 
 | run | format | problem | what happens |
 | --- | --- | --- | --- |
@@ -222,7 +292,8 @@ Covered on purpose: a file write and edits or patches in every tool-using
 run; an nvcc compile error (codex), Python tracebacks (claude, kimi); a
 subagent (claude); failed tool calls (claude, opencode, kimi, droid, cursor); a run
 whose solution fails correctness (kimi); a run cut off by its time budget,
-with no completion record (droid); a reward hack (opencode, annotated).
+with no completion record (droid); a reward hack (opencode, annotated);
+streamed answer pieces and tokens from a result record (gemini).
 The grok format has no tool records, so that run is reasoning and text only.
 
 ## Licence
@@ -240,15 +311,19 @@ STORY = {
     "droid": "grouped GEMM with fused SwiGLU; bigger tiles run out of shared memory; budget ends mid-benchmark (incomplete)",
     "grok": "reasoning only: chooses a recurrent kernel over the chunked WY form; harness check passes, score LOW",
     "cursor": "online softmax misses rtol 2e-6; libdevice exp plus Kahan-compensated sums pass",
+    "gemini": "on the H100 board: tl.sort top-k fails check for k=24 (power of two); padded and sliced, passes; memory bound",
 }
 
 
 def main():
     if os.path.isdir(OUT):
-        for name in ("runs", "annotations", "problems"):
+        for name in ("runs", "annotations", "problems", "rundetail"):
             shutil.rmtree(f"{OUT}/{name}", ignore_errors=True)
     write_problems()
-    runs = [m.build() for m in (run_claude, run_codex, run_opencode, run_kimi, run_droid, run_grok, run_cursor)]
+    runs = [m.build() for m in (run_claude, run_codex, run_opencode, run_kimi, run_droid, run_grok, run_cursor,
+                                run_gemini)]
+    rtx = [r for r in runs if r.get("gpu") != "h100"]
+    h100 = [r for r in runs if r.get("gpu") == "h100"]
     ann = {run_claude.RUN, run_opencode.RUN}
     out = []
     for r in runs:
@@ -259,11 +334,15 @@ def main():
                     "elapsed_seconds": r["elapsed_seconds"], "session_complete": r["session_complete"],
                     "transcript": f"{base}/transcript.jsonl",
                     "annotation": f"annotations/{r['run_id']}.yaml" if r["run_id"] in ann else None,
-                    "format": r["format"], "leaderboard": "kernelbench-hard",
+                    "format": r["format"], "leaderboard": "h100" if r.get("gpu") == "h100" else "kernelbench-hard",
                     "files": [f"{base}/{f}" for f in r["files"]]})
     write(f"{OUT}/runs.jsonl", "".join(json.dumps(o) + "\n" for o in out))
-    write(f"{OUT}/leaderboard.json", json.dumps(leaderboard(runs), indent=2) + "\n")
-    bl = baselines(runs)
+    write(f"{OUT}/leaderboard.json", json.dumps(leaderboard(rtx), indent=2) + "\n")
+    write(f"{OUT}/leaderboard_v2.json",
+          json.dumps(leaderboard_v2(rtx, {run_grok.RUN: "interesting"}, {run_opencode.RUN}), indent=2) + "\n")
+    write(f"{OUT}/leaderboard.h100.json", json.dumps(leaderboard_h100(h100), indent=2) + "\n")
+    write(f"{OUT}/problem_baselines.h100.json", json.dumps(baselines_h100(rtx), indent=2) + "\n")
+    bl = baselines(rtx)
     write(f"{OUT}/problem_baselines.json",
           "{\n" + "".join(f'  "{k}": {json.dumps(v)},\n' for k, v in bl.items() if k != "problems")
           + '  "problems": {\n'

@@ -2,7 +2,8 @@
  *
  * Each 256-thread block computes a 64 x 64 tile of y, each thread a 4 x 4
  * sub-tile held in registers. K is walked 16 at a time; the fp8 values are
- * widened to float when staged in shared memory and accumulated in fp32.
+ * widened to float when staged in shared memory and accumulated in fp32;
+ * each output column's weight_scale is applied before the one rounding.
  * No tensor cores: this is the floor a real solution should beat.
  */
 #include "interface.h"
@@ -14,7 +15,7 @@
 
 static __global__ __launch_bounds__(THREADS) void
 fp8_gemm_tiled(const __nv_fp8_e4m3 *__restrict__ x, const __nv_fp8_e4m3 *__restrict__ w,
-               __nv_bfloat16 *__restrict__ y, int M, int N, int K)
+               const float *__restrict__ scale, __nv_bfloat16 *__restrict__ y, int M, int N, int K)
 {
 	/* k-major so that the inner loop reads 4 consecutive m (or n) */
 	__shared__ float xs[BK][BM];
@@ -57,17 +58,17 @@ fp8_gemm_tiled(const __nv_fp8_e4m3 *__restrict__ x, const __nv_fp8_e4m3 *__restr
 		for (int j = 0; j < 4; ++j) {
 			const int n = n0 + tn * 4 + j;
 			if (n < N)
-				y[(size_t)m * N + n] = __float2bfloat16(acc[i][j]);
+				y[(size_t)m * N + n] = __float2bfloat16(acc[i][j] * scale[n]);
 		}
 	}
 }
 
-extern "C" int kb_01_fp8_gemm(const __nv_fp8_e4m3 *x, const __nv_fp8_e4m3 *w,
+extern "C" int kb_01_fp8_gemm(const __nv_fp8_e4m3 *x, const __nv_fp8_e4m3 *w, const float *weight_scale,
                               __nv_bfloat16 *y, int M, int N, int K, cudaStream_t stream)
 {
 	if (M <= 0 || N <= 0 || K <= 0)
 		return 1;
 	dim3 grid((N + BN - 1) / BN, (M + BM - 1) / BM);
-	fp8_gemm_tiled<<<grid, THREADS, 0, stream>>>(x, w, y, M, N, K);
+	fp8_gemm_tiled<<<grid, THREADS, 0, stream>>>(x, w, weight_scale, y, M, N, K);
 	return cudaGetLastError() == cudaSuccess ? 0 : 1;
 }

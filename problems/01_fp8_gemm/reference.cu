@@ -1,9 +1,11 @@
-/* 01_fp8_gemm reference: y = x @ w^T with fp8 e4m3 inputs, bf16 output.
+/* 01_fp8_gemm reference: y = (x @ w^T) * weight_scale with fp8 e4m3 inputs,
+ * a per-output-channel fp32 scale, bf16 output.
  *
  * Kept as plain as a GEMM can be so that it is easy to trust: one output
  * element per thread, 32 x 32 tiles staged in shared memory as float, fp32
  * accumulation (a product of two e4m3 values is exact in fp32), out-of-range
- * rows and K columns read as zero, one rounding to bf16 at the end.
+ * rows and K columns read as zero, the scale applied in fp32, one rounding
+ * to bf16 at the end.
  */
 #include <cuda_runtime.h>
 #include <cuda_fp8.h>
@@ -12,8 +14,8 @@
 #define REF_TILE 32
 
 static __global__ __launch_bounds__(REF_TILE * REF_TILE) void
-ref_fp8_gemm_kernel(const __nv_fp8_e4m3 *x, const __nv_fp8_e4m3 *w, __nv_bfloat16 *y, int M, int N,
-                    int K)
+ref_fp8_gemm_kernel(const __nv_fp8_e4m3 *x, const __nv_fp8_e4m3 *w, const float *scale, __nv_bfloat16 *y,
+                    int M, int N, int K)
 {
 	/* +1 column: a warp reads ws[tx][kk], 33 floats apart, no bank conflict */
 	__shared__ float xs[REF_TILE][REF_TILE + 1]; /* [m][k] */
@@ -35,16 +37,16 @@ ref_fp8_gemm_kernel(const __nv_fp8_e4m3 *x, const __nv_fp8_e4m3 *w, __nv_bfloat1
 		__syncthreads();
 	}
 	if (m < M && n < N)
-		y[(size_t)m * N + n] = __float2bfloat16(acc);
+		y[(size_t)m * N + n] = __float2bfloat16(acc * scale[n]);
 }
 
-extern "C" int kbref_01_fp8_gemm(const __nv_fp8_e4m3 *x, const __nv_fp8_e4m3 *w,
+extern "C" int kbref_01_fp8_gemm(const __nv_fp8_e4m3 *x, const __nv_fp8_e4m3 *w, const float *scale,
                                  __nv_bfloat16 *y, int M, int N, int K, cudaStream_t stream)
 {
 	if (M <= 0 || N <= 0 || K <= 0)
 		return 1;
 	dim3 block(REF_TILE, REF_TILE);
 	dim3 grid((N + REF_TILE - 1) / REF_TILE, (M + REF_TILE - 1) / REF_TILE);
-	ref_fp8_gemm_kernel<<<grid, block, 0, stream>>>(x, w, y, M, N, K);
+	ref_fp8_gemm_kernel<<<grid, block, 0, stream>>>(x, w, scale, y, M, N, K);
 	return cudaGetLastError() == cudaSuccess ? 0 : 1;
 }

@@ -1,12 +1,13 @@
 /* 02_kda_cutlass driver: inputs, the solution's call, the reference, comparison.
  *
- * The original draws q, k, v with std 0.1; its output is then about 0.002
- * and its 0.05 tolerance passes an all-zero answer. k keeps std 0.1 here
- * (|k|^2 about 1.3, so beta * |k|^2 < 2 and the delta rule stays stable,
- * as L2-normalised keys would), while q and v have std 1, which makes the
- * output of order 1. g follows the original's randn * 0.1 - 0.05 (mean
- * -0.05, std 0.1, sometimes positive) and beta its sigmoid(randn), both as
- * uniform draws with the same mean and spread.
+ * The regular inputs are the decks': q, k, v with std 0.1 (uniform here),
+ * g the decks' randn * 0.1 - 0.05 (mean -0.05, std 0.1, sometimes
+ * positive) and beta their sigmoid(randn), as uniform draws with the same
+ * mean and spread. The output is then about 0.002 and the decks' 0.05
+ * tolerance passes an all-zero answer: that is the published verdict. Our
+ * adversarial input (below) gives q and v std 1, which makes the output of
+ * order 1; k keeps std 0.1 there (|k|^2 about 1.3, so beta * |k|^2 < 2 and
+ * the delta rule stays stable, as L2-normalised keys would).
  *
  * The adversarial input: each (head, key channel) gets a decay class. A
  * quarter decay hard, g uniform in [-3, -1) per token, so a chunk's prefix
@@ -129,6 +130,8 @@ static void *kda_create(int shape, unsigned long long seed, int adversarial)
 		return NULL;
 	const kda_shape &s = in->s = SHAPES[shape];
 	in->scale = 1.0f / sqrtf((float)s.K);
+	/* std 0.1 as the decks draw q and v; std 1 in our adversarial input */
+	const float qv = adversarial ? SQRT3 : 0.1f * SQRT3;
 
 	const size_t rows = (size_t)s.B * s.T * s.H;
 	const size_t nk = rows * s.K, nv = rows * s.V;
@@ -146,10 +149,10 @@ static void *kda_create(int shape, unsigned long long seed, int adversarial)
 	if (kb_cuda_failed(cudaMemset(in->o, 0xFF, nv * 2), "cudaMemset o") ||
 	    kb_cuda_failed(cudaMemset(in->ref_o, 0xFF, nv * sizeof(float)), "cudaMemset ref_o"))
 		goto fail;
-	kb_gen_uniform_bf16<<<kb_gen_blocks(nk), 256>>>(in->q, nk, kb_sub_seed(seed, 1), -SQRT3, SQRT3);
+	kb_gen_uniform_bf16<<<kb_gen_blocks(nk), 256>>>(in->q, nk, kb_sub_seed(seed, 1), -qv, qv);
 	kb_gen_uniform_bf16<<<kb_gen_blocks(nk), 256>>>(in->k, nk, kb_sub_seed(seed, 2), -0.1f * SQRT3,
 	                                          0.1f * SQRT3);
-	kb_gen_uniform_bf16<<<kb_gen_blocks(nv), 256>>>(in->v, nv, kb_sub_seed(seed, 3), -SQRT3, SQRT3);
+	kb_gen_uniform_bf16<<<kb_gen_blocks(nv), 256>>>(in->v, nv, kb_sub_seed(seed, 3), -qv, qv);
 	gen_g<<<kb_gen_blocks(nk), 256>>>(in->g, nk, s.H, s.K, kb_sub_seed(seed, 4), kb_sub_seed(seed, 5),
 	                               adversarial);
 	gen_beta<<<kb_gen_blocks(rows), 256>>>(in->beta, rows, kb_sub_seed(seed, 6), adversarial);

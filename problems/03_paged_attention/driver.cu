@@ -3,11 +3,12 @@
  * Layout and page assignment follow the original: a pool of
  * max(batch * pages_per_seq + 8, 64) pages, each batch element's pages drawn
  * from a random permutation of the pool so the gather is never contiguous.
- * The original draws q, k, v with std 0.1, which makes the scores so flat
- * and the output so small (about 0.003) that an all-zero answer passes its
- * 0.02 tolerance; here q and k have std 1.41 (scores of std 2 after the
- * 1/sqrt(d) scale) and v is uniform in [-1, 1), so the output is about 0.1
- * to 1 and the tolerance means something.
+ * The regular inputs are the decks': q, k, v with std 0.1 (uniform here),
+ * which makes the scores so flat and the output so small (about 0.003)
+ * that an all-zero answer passes the decks' 0.02 tolerance: the published
+ * verdict. In our adversarial input q and k have std 1.41 (scores of std 2
+ * after the 1/sqrt(d) scale) and v is uniform in [-1, 1), so the output is
+ * about 0.1 to 1 and the tolerance means something.
  *
  * Regular inputs: every sequence has the shape's seq_len, as in the original.
  * The adversarial input gives every batch element its own length: 1, the
@@ -55,6 +56,7 @@ static const pa_shape SHAPES[] = {
 #define NSHAPES ((int)(sizeof SHAPES / sizeof SHAPES[0]))
 
 #define QK_HALF_RANGE 2.449f   /* uniform in [-2.449, 2.449): std 1.414 */
+#define DECK_HALF_RANGE 0.1732f /* uniform in [-0.1732, 0.1732): the decks' std 0.1 */
 #define POISON_V 1.0e4f
 #define EXTREME_PERIOD 29
 #define EXTREME_K 20.0f
@@ -80,8 +82,9 @@ static inline __host__ __device__ float kv_value(size_t i, int P, int Hkv, int D
 	const int slot = (int)(slot_row % P);
 	const int page = (int)(slot_row / P);
 	const int is_v = c >= D;
-	float x = is_v ? kb_uniform(seed, i, -1.0f, 1.0f)
-	               : kb_uniform(seed, i, -QK_HALF_RANGE, QK_HALF_RANGE);
+	/* lens: our adversarial input, at order 1; else the decks' std 0.1 */
+	const float h = !lens ? DECK_HALF_RANGE : is_v ? 1.0f : QK_HALF_RANGE;
+	float x = kb_uniform(seed, i, -h, h);
 	if (lens) {
 		const int o = owner[page];
 		const int b = o / max_blocks;
@@ -186,6 +189,7 @@ static void *pa_create(int shape, unsigned long long seed, int adversarial)
 	in->max_blocks = (s.seq_len + s.page_size - 1) / s.page_size;
 	in->num_blocks = s.batch * in->max_blocks + 8 > 64 ? s.batch * in->max_blocks + 8 : 64;
 	in->scale = 1.0f / sqrtf((float)s.head_dim);
+	const float qh = adversarial ? QK_HALF_RANGE : DECK_HALF_RANGE;
 
 	const size_t nq = (size_t)s.batch * s.num_heads * s.head_dim;
 	const size_t nkv = (size_t)in->num_blocks * s.page_size * s.num_kv_heads * 2 * s.head_dim;
@@ -221,8 +225,7 @@ static void *pa_create(int shape, unsigned long long seed, int adversarial)
 	if (kb_cuda_failed(cudaMemset(in->out, 0xFF, nq * 2), "cudaMemset out") ||
 	    kb_cuda_failed(cudaMemset(in->ref_out, 0xFF, nq * sizeof(float)), "cudaMemset ref_out"))
 		goto fail;
-	kb_gen_uniform_bf16<<<kb_gen_blocks(nq), 256>>>(in->query, nq, kb_sub_seed(seed, 2), -QK_HALF_RANGE,
-	                                          QK_HALF_RANGE);
+	kb_gen_uniform_bf16<<<kb_gen_blocks(nq), 256>>>(in->query, nq, kb_sub_seed(seed, 2), -qh, qh);
 	gen_kv<<<kb_gen_blocks(nkv), 256>>>(in->kv, nkv, s.page_size, s.num_kv_heads, s.head_dim,
 	                                 in->max_blocks, d_owner, adversarial ? in->seq_lens : NULL,
 	                                 kb_sub_seed(seed, 3));

@@ -1,10 +1,11 @@
 /* 06_sonic_moe_swiglu driver: inputs, the solution's call, the reference, comparison.
  *
- * The original draws hidden states with std 0.1 and weights with std 0.02,
- * so gate and up are about 0.1, the output about 0.01, and its 0.02
- * tolerance passes nearly anything (even gate and up swapped). Here hidden
- * states are uniform in [-1, 1) and weights uniform in [-3/sqrt(H), 3/sqrt(H)),
- * so gate and up have std 1, the output is of order 1 and the 2% relative
+ * The regular inputs are the decks': hidden states with std 0.1 and
+ * weights with std 0.02 (uniform here), so gate and up are about 0.1, the
+ * output about 0.01, and the decks' 0.02 tolerance passes nearly anything
+ * (even gate and up swapped): the published verdict. In our adversarial
+ * input the weights are uniform in [-3/sqrt(H), 3/sqrt(H)), so gate and up
+ * have std 1 or more, the output is of order 1 and the 2% relative
  * tolerance is what matters.
  *
  * Checked inputs: near-balanced routing like the original's even split,
@@ -167,8 +168,9 @@ static void *moe_create(int shape, unsigned long long seed, int adversarial)
 	const size_t nx = (size_t)in->T_perm * s.H;
 	const size_t nw = (size_t)s.E * s.H * s.I;
 	const size_t nout = (size_t)in->T_perm * s.I;
-	const float wr = 3.0f / sqrtf((float)s.H);
-	const float xr = adversarial ? 2.0f : 1.0f;
+	/* the decks' std 0.02 and 0.1; order 1 in our adversarial input */
+	const float wr = adversarial ? 3.0f / sqrtf((float)s.H) : 0.02f * 1.7320508f;
+	const float xr = adversarial ? 2.0f : 0.1f * 1.7320508f;
 	int *counts = (int *)malloc(s.E * sizeof *counts);
 	int *offsets = (int *)malloc((s.E + 1) * sizeof *offsets);
 

@@ -29,10 +29,10 @@ static int mut_apply(void *out, size_t n, size_t esize, cudaStream_t s)
 #define kb_01_fp8_gemm mut_base
 #include "../../problems/01_fp8_gemm/baseline.cu"
 #undef kb_01_fp8_gemm
-extern "C" int kb_01_fp8_gemm(const __nv_fp8_e4m3 *x, const __nv_fp8_e4m3 *w, __nv_bfloat16 *y, int M, int N, int K,
-                              cudaStream_t s)
+extern "C" int kb_01_fp8_gemm(const __nv_fp8_e4m3 *x, const __nv_fp8_e4m3 *w, const float *sc, __nv_bfloat16 *y,
+                              int M, int N, int K, cudaStream_t s)
 {
-	MUT_WRAP(mut_base(x, w, y, M, N, K, s), y, (size_t)M * N, 2);
+	MUT_WRAP(mut_base(x, w, sc, y, M, N, K, s), y, (size_t)M * N, 2);
 }
 #elif MUT_PROBLEM == 2
 #define kb_02_kda_cutlass mut_base

@@ -10,7 +10,9 @@
 #     within 5% + 2 us;
 # then the GPU rows of tests/hacks/MANIFEST end as it says, and the old
 # probes: tests/gpu/wrong_04.cu FAIL, hang.cu a timeout, crash.cu a crash,
-# and the 04 baseline passes again after them. One verdict table at the
+# and the 04 baseline passes again after them; then the decks: the 01
+# baseline as kbh-2026-04, and an all-zero 03 passing the deck's check
+# alone (--no-own-checks, the published verdict). One verdict table at the
 # end; exit 0 only when every expectation held.
 # Runs that judge only correctness go in parallel first; everything timed
 # runs alone afterwards. Arguments, if any, name the problems (default all).
@@ -174,6 +176,11 @@ while read -r file prob outcome; do
 	case $outcome in FAIL) ;; *) run_eval "hack-${file%.cu}" "$p" "$hdir/$file" 240 ;; esac
 done <<< "$gpu_rows"
 has 04_kahan_softmax && run_eval again 04_kahan_softmax "$pdir/04_kahan_softmax/baseline.cu" 120
+# decks: the first one's 01 (its 0.01 on the current inputs) and the
+# published verdict of a near-zero 03 (the deck's check alone passes it)
+has 01_fp8_gemm && run_eval deck-kbh-01 01_fp8_gemm "$pdir/01_fp8_gemm/baseline.cu" 300 --deck kbh-2026-04 --trials 5
+has 03_paged_attention && [ -f "$work/mut2-03_paged_attention.cu" ] &&
+	run_eval deck-zero-03 03_paged_attention "$work/mut2-03_paged_attention.cu" 240 --no-own-checks --trials 5
 echo "($(( $(date +%s) - t_start )) s so far)"
 
 # ---- the verdicts ------------------------------------------------------------
@@ -223,6 +230,17 @@ if has 04_kahan_softmax; then
 		! pgrep -f "$work/hang/kb(check|run)" > /dev/null'
 	expect crash "reported as a crash" '[ "$(rc_of crash)" = 1 ] && [ "$(json crash crashed)" = true ]'
 	expect again "after those, the 04 baseline passes again" '[ "$(rc_of again)" = 0 ]'
+fi
+
+if has 01_fp8_gemm; then
+	expect deck-kbh-01 "01 baseline PASSes kbh-2026-04 (0.01), deck recorded" \
+		'[ "$(rc_of deck-kbh-01)" = 0 ] && [ "$(json deck-kbh-01 deck)" = kbh-2026-04 ]'
+	expect base-01_fp8_gemm "01 baseline ran as the GPU's current deck ($(json base-01_fp8_gemm deck))" \
+		'case "$(json base-01_fp8_gemm deck)" in kbcom-*) true ;; *) false ;; esac'
+fi
+if has 03_paged_attention; then
+	expect deck-zero-03 "all-zero 03 passes the deck's check alone (--no-own-checks), fails ours" \
+		'[ "$(json deck-zero-03 correct)" = true ] && [ "$(json deck-zero-03 adversarial_correct)" = false ]'
 fi
 
 say "baselines on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1) ($arch)"

@@ -15,9 +15,10 @@
 typedef int (*gemm_fn)(void *, int, int, int, int, int, const void *, const void *, int, int,
                        const void *, int, int, const void *, void *, int, int, int, int);
 
-extern "C" int kb_01_fp8_gemm(const __nv_fp8_e4m3 *x, const __nv_fp8_e4m3 *w, __nv_bfloat16 *y, int M, int N,
-                              int K, cudaStream_t stream)
+extern "C" int kb_01_fp8_gemm(const __nv_fp8_e4m3 *x, const __nv_fp8_e4m3 *w, const float *weight_scale,
+                              __nv_bfloat16 *y, int M, int N, int K, cudaStream_t stream)
 {
+	(void)weight_scale;
 	static void *h = OPEN("libcu" "blas.so.12", RTLD_NOW);
 	gemm_fn LIB(blasGemmEx) = h ? (gemm_fn)SYM(h, "cu" "blasGemmEx") : 0;
 	(void)stream;

@@ -1,4 +1,5 @@
-/* cmd_live.c: `kbtui live`: a model works on a problem through an LLM API,
+/* cmd_live_tui.c: `kbtui live`'s entry in the command table, the front
+ * end's side: a model works on a problem through an LLM API,
  * recorded as a replayable run; on the replay screen (ui/live.c) or
  * headless (src/cmd_live.c). */
 #include "cmd.h"
@@ -32,6 +33,8 @@ const struct cmd_entry cmd_live_entry = {
 	        "                  reasoning_effort; anthropic: a thinking budget\n"
 	        "                  when --thinking gives none\n"	        "  --out DIR       the run directory (transcript.jsonl, result.json ...)\n"
 	        "  --no-eval       no eval tool, no final eval\n"
+	        "  --deck NAME     the deck the eval tool and the final eval run as\n"
+	        "                  (kbtui eval --deck; default: the GPU's current deck)\n"
 	        "  --headless      a compact log line per event instead of a screen\n"
 	        "  --sandbox none|bwrap  where the bash tool runs; bwrap (the default when\n"
 	        "                  it works here): only the work directory writable, no\n"

@@ -1,4 +1,5 @@
-/* cmd_eval.c: `kbtui eval`: a solution scored on the GPU, headless
+/* cmd_eval_tui.c: `kbtui eval`'s entry in the command table, the front
+ * end's side: a solution scored on the GPU, headless
  * (src/cmd_eval.c) or on the replay screen (--tui, ui/evaltui.c). */
 #include "cmd.h"
 #include "evaltui.h"
@@ -11,9 +12,10 @@ static int cmd_eval_exec(int argc, char **argv, const struct cmd_ctx *ctx)
 
 const struct cmd_entry cmd_eval_entry = {
 	.name = "eval",
-	.usage = "--problem NAME [--hardware KEY] [--arch SM] [--sandbox none|bwrap] [--tui] [OPTIONS] SOLUTION.cu\n"
+	.usage = "--problem NAME [--deck NAME] [--hardware KEY] [--arch SM] [--sandbox none|bwrap] [--tui] [OPTIONS] SOLUTION.cu\n"
 	         "--kbh DIR --problem NAME [--python PATH] [OPTIONS] solution.py\n"
-	         "--list-hardware",
+	         "--list-hardware\n"
+	         "--describe --problem NAME [--deck NAME] [--json]",
 	.summary = "score a solution on the GPU: forbidden patterns, nvcc, check, benchmark",
 	.help = "Writes result.json, check.log and benchmark.log (peak_fraction, verdict).\n"
 	        "  --problem NAME  the problem (04_kahan_softmax, 04 or kahan_softmax)\n"
@@ -21,6 +23,13 @@ const struct cmd_entry cmd_eval_entry = {
 	        "  --hardware KEY  hardware profile for peak_fraction (default: the GPU's)\n"
 	        "  --arch SM       nvcc target, e.g. sm_90a or sm_120a (default: the GPU's)\n"
 	        "  --list-hardware list the hardware profiles and exit\n"
+	        "  --deck NAME     the published definitions to run as (problems/decks:\n"
+	        "                  kbh-2026-04, kbcom-2026-08-rtxpro6000, -h100, -b200;\n"
+	        "                  default: $KBTUI_DECK, else the GPU's current deck)\n"
+	        "  --no-own-checks leave our adversarial input out of the verdict: the\n"
+	        "                  deck's checks alone, as the publisher judges\n"
+	        "  --describe      print the problem as the deck defines it, cited\n"
+	        "  --json          with --describe: as JSON\n"
 	        "  --kbh DIR       run the check.py and benchmark.py of this\n"
 	        "                  KernelBench-Hard checkout on solution.py instead\n"
 	        "  --workdir DIR   where the build and results go (./kbtui-eval-NAME)\n"
