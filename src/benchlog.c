@@ -356,3 +356,12 @@ const struct benchlog_entry *benchlog_find(const struct benchlog *b, enum benchl
 	}
 	return NULL;
 }
+
+int benchlog_reference_variant(const char *v, size_t n)
+{
+	static const char *const refs[] = { "eager", "compiled", "sota", "reference", NULL };
+	for (int i = 0; v && refs[i]; i++)
+		if (strlen(refs[i]) == n && !strncmp(v, refs[i], n))
+			return 1;
+	return 0;
+}

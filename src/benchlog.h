@@ -43,6 +43,11 @@ struct benchlog_line {
 	size_t text_len;
 };
 
+/* Whether a variant is the harness's own (eager, compiled, sota,
+ * reference), not the agent's kernel: a line of theirs above the roofline
+ * says the table or the byte formula is off, not that a kernel cheats. */
+int benchlog_reference_variant(const char *v, size_t n);
+
 /* What the line is; stateless. */
 enum benchlog_kind benchlog_classify(const char *line, size_t len, struct benchlog_line *out);
 

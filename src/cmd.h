@@ -156,6 +156,7 @@ void cmd_json_end(struct cmd_json_list *l);
 
 /* `kbtui flags [--rules FILE] [--json] [DIR|RUN]`; argv[0] is "flags". */
 int cmd_flags(int argc, char **argv, FILE *out, FILE *err);
+int cmd_judge(int argc, char **argv, const char *argv0, FILE *out, FILE *err);
 /* `kbtui search [-i] [-l] [-c] [--format FMT] REGEX [DIR]`; argv[0] is "search". */
 int cmd_search(int argc, char **argv, FILE *out, FILE *err);
 

@@ -4,11 +4,54 @@
 #include "cmd.h"
 #include "dataset.h"
 #include "export.h"
+#include "htmlexport.h"
+#include "parser.h"
+#include "run.h"
 #include "util.h"
 
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* --format html: a run's page, or a dataset's index. */
+static int cmd_export_html(const char *arg, const char *argv0, FILE *out, FILE *err)
+{
+	struct sbuf b;
+	sbuf_init(&b);
+	if (!arg || cmd_is_dataset(arg)) {
+		struct dataset *ds = cmd_open_dataset(arg, argv0, err);
+		if (!ds)
+			return CMD_BADINPUT;
+		htmlexport_index(&b, ds);
+		dataset_free(ds);
+	} else {
+		struct cmd_run cr;
+		if (cmd_run_resolve(arg, NULL, argv0, &cr, err) < 0)
+			return CMD_BADINPUT;
+		char *e = NULL;
+		struct run *r = NULL;
+		if (!cr.transcript)
+			e = xasprintf("%s: this run has no transcript", cr.name);
+		else if (cr.ds)
+			r = dataset_load(cr.ds, (size_t)cr.idx);
+		else
+			r = parser_load_final(cr.transcript, NULL, &e);
+		if (!r) {
+			textsafe_fprintf(err, "kbtui export: %s\n", e ? e : cr.ds && cr.ds->runs[cr.idx].load_error
+			                                                     ? cr.ds->runs[cr.idx].load_error : cr.name);
+			free(e);
+			cmd_run_free(&cr);
+			return CMD_BADINPUT;
+		}
+		htmlexport_run(&b, r, cr.name, cr.ds ? cr.ds->runs[cr.idx].annotation : NULL);
+		if (!cr.ds)
+			run_free(r);
+		cmd_run_free(&cr);
+	}
+	fwrite(b.s, 1, b.len, out);
+	sbuf_free(&b);
+	return CMD_OK;
+}
 
 int cmd_export(int argc, char **argv, const char *argv0, FILE *out, FILE *err)
 {
@@ -32,7 +75,7 @@ int cmd_export(int argc, char **argv, const char *argv0, FILE *out, FILE *err)
 		switch (c) {
 		case 'f':
 			if ((fmt = export_format_parse(optarg)) < 0)
-				return cmd_usage_error(err, "export", "unknown format '%s' (csv, json, jsonl or md)", optarg);
+				return cmd_usage_error(err, "export", "unknown format '%s' (csv, json, jsonl, md or html)", optarg);
 			break;
 		case 'F': o.full = 1; break;
 		case 'a': o.annot_dir = optarg; break;
@@ -43,9 +86,11 @@ int cmd_export(int argc, char **argv, const char *argv0, FILE *out, FILE *err)
 		}
 	}
 	if (fmt < 0)
-		return cmd_usage_error(err, "export", "%s", "needs --format csv, json, jsonl or md");
+		return cmd_usage_error(err, "export", "%s", "needs --format csv, json, jsonl, md or html");
 	if (argc - optind > 1)
 		return cmd_usage_error(err, "export", "takes one DIR, got '%s' too", argv[optind + 1]);
+	if (fmt == EXPORT_HTML)
+		return cmd_export_html(optind < argc ? argv[optind] : NULL, argv0, out, err);
 	struct dataset *ds = cmd_open_dataset(optind < argc ? argv[optind] : NULL, argv0, err);
 	if (!ds)
 		return CMD_BADINPUT;
@@ -93,15 +138,18 @@ static int cmd_export_exec(int argc, char **argv, const struct cmd_ctx *ctx)
 
 const struct cmd_entry cmd_export_entry = {
 	.name = "export",
-	.usage = "--format csv|json|jsonl|md [--full] [--annotations DIR] [--board B] [--gpu G] [DIR]",
-	.summary = "one row per run with its verdict: CSV, JSON or Markdown",
+	.usage = "--format csv|json|jsonl|md|html [--full] [--annotations DIR] [--board B] [--gpu G] [DIR|RUN]",
+	.summary = "one row per run with its verdict: CSV, JSON or Markdown; a run as an HTML page",
 	.help = "DIR: the dataset (default: the one the working directory is in, else\n"
 	        "the default one).\n"
 	        "  -f, --format F  csv (RFC 4180, cells guarded against formulas), json\n"
 	        "                  (one document, an array of objects), jsonl (the same\n"
 	        "                  objects one a line) or md (a table of runs, then\n"
 	        "                  models by problems); each row has the run key: label,\n"
-	        "                  harness, model, effort, problem, gpu\n"
+	        "                  harness, model, effort, problem, gpu; html: RUN as one\n"
+	        "                  self-contained page (events with anchors #eN,\n"
+	        "                  annotation, flags, hack timeline, timing plot, claims),\n"
+	        "                  DIR as an index page linking RUN_ID.html\n"
 	        "  --full          also summary, implication, quotes (FILE [START-END]\n"
 	        "                  LABEL: TEXT) and flags (the shipped rules that trip,\n"
 	        "                  LABEL (event N)): lists joined with \"; \" in csv and\n"

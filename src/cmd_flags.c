@@ -44,6 +44,12 @@ static void cmd_flags_print(struct cmd_flags *c, const char *run_id, const struc
 			cJSON_AddStringToObject(o, "in", flag_where_name(h->where));
 			cJSON_AddNumberToObject(o, "line", h->line);
 			cJSON_AddStringToObject(o, "text", h->text);
+			if (h->note)
+				cJSON_AddStringToObject(o, "note", h->note);
+			if (h->other)
+				cJSON_AddStringToObject(o, "other_run", h->other);
+			if (h->other && h->overlap >= 0)
+				cJSON_AddNumberToObject(o, "overlap", h->overlap);
 			char *js = cJSON_PrintUnformatted(o);
 			cmd_json_item(&c->list, js);
 			cJSON_free(js);
@@ -60,11 +66,67 @@ static void cmd_flags_print(struct cmd_flags *c, const char *run_id, const struc
 		while (to < strlen(h->text) && ((unsigned char)h->text[to] & 0xC0) == 0x80)
 			to++;
 		char *t = textsafe(h->text + from, to - from, 0);
-		textsafe_fprintf(c->out, "%s:%zu: %s: %s%s%s\n", id, h->event + 1, label, from ? "..." : "", t,
-		        to < strlen(h->text) ? "..." : "");
+		char *note = h->note ? textsafe(h->note, strlen(h->note), 0) : NULL;
+		textsafe_fprintf(c->out, "%s:%zu: %s: %s%s%s%s%s%s\n", id, h->event + 1, label, from ? "..." : "", t,
+		        to < strlen(h->text) ? "..." : "", note ? " [" : "", note ? note : "", note ? "]" : "");
+		free(note);
 		free(t);
 		free(id);
 	}
+}
+
+/* The judge's suggestions kept beside the run's transcript (kbtui judge),
+ * listed after its flags as "suggested": never counted as flags. */
+static void cmd_flags_suggested(struct cmd_flags *c, const struct run *r, const char *run_id)
+{
+	if (!r->source)
+		return;
+	char *dir = xstrdup(r->source), *slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	char *path = slash ? util_path_join(dir, "suggested.json") : xstrdup("suggested.json");
+	size_t len;
+	char *text = util_is_file(path) ? util_read_file(path, &len) : NULL;
+	cJSON *doc = text ? cJSON_ParseWithLength(text, len) : NULL;
+	const cJSON *it, *list = cJSON_GetObjectItemCaseSensitive(doc, "suggestions");
+	const cJSON *model = cJSON_GetObjectItemCaseSensitive(doc, "model");
+	const char *m = cJSON_IsString(model) ? model->valuestring : "?";
+	if (!cJSON_IsArray(list))
+		list = NULL;
+	cJSON_ArrayForEach(it, list) {
+		const cJSON *cl = cJSON_GetObjectItemCaseSensitive(it, "class"), *q = cJSON_GetObjectItemCaseSensitive(it, "quote");
+		const cJSON *st = cJSON_GetObjectItemCaseSensitive(it, "status"), *ev = cJSON_GetObjectItemCaseSensitive(it, "event");
+		const char *cls = cJSON_IsString(cl) ? cl->valuestring : "?", *quote = cJSON_IsString(q) ? q->valuestring : "";
+		const char *status = cJSON_IsString(st) ? st->valuestring : "suggested";
+		long e = cJSON_IsNumber(ev) ? (long)ev->valuedouble : 0;
+		if (c->json) {
+			cJSON *o = cJSON_CreateObject();
+			cJSON_AddStringToObject(o, "run_id", run_id);
+			cJSON_AddNumberToObject(o, "event", (double)e);
+			cJSON_AddStringToObject(o, "suggested", cls);
+			cJSON_AddStringToObject(o, "status", status);
+			cJSON_AddStringToObject(o, "model", m);
+			cJSON_AddStringToObject(o, "text", quote);
+			char *js = cJSON_PrintUnformatted(o);
+			cmd_json_item(&c->list, js);
+			cJSON_free(js);
+			cJSON_Delete(o);
+		} else {
+			char *id = textsafe(run_id, strlen(run_id), 0), *k = textsafe(cls, strlen(cls), 0);
+			char *mm = textsafe(m, strlen(m), 0), *qq = textsafe(quote, strlen(quote), 0);
+			char *ss = textsafe(status, strlen(status), 0);
+			fprintf(c->out, "%s:%ld: %s (%s, %s): %s\n", id, e, k, ss, mm, qq);
+			free(id);
+			free(k);
+			free(mm);
+			free(qq);
+			free(ss);
+		}
+	}
+	cJSON_Delete(doc);
+	free(text);
+	free(path);
+	free(dir);
 }
 
 /* Flags of one loaded run; returns whether it is flagged. */
@@ -73,8 +135,9 @@ static int cmd_flags_run(struct cmd_flags *c, const struct run *r, const char *r
 	struct flag_list l;
 	int nf = 0;
 	char **forbidden = flag_forbidden(c->problems, problem, &nf);
-	flag_eval(c->rs, r, problem, forbidden, nf, &l);
+	flag_eval_in(c->rs, r, problem, c->problems, forbidden, nf, &l);
 	cmd_flags_print(c, run_id, &l);
+	cmd_flags_suggested(c, r, run_id);
 	int seen[64] = { 0 };
 	for (size_t i = 0; i < l.n; i++) {
 		size_t k = l.hits[i].rule;
@@ -329,6 +392,8 @@ const struct cmd_entry cmd_flags_entry = {
 	        "  --verdicts DIR  verdicts from DIR/RUN_ID.yaml first (another annotator's\n"
 	        "                  files), else the dataset's\n"
 	        "  --json          one JSON document: an array of an object per flagged event\n"
-	        "  --jsonl         the same objects as JSON Lines, one per line\n",
+	        "  --jsonl         the same objects as JSON Lines, one per line\n"
+	        "The judge's suggestions (kbtui judge) follow a run's flags as\n"
+	        "run_id:event: class (status, model): quote; they are not counted.\n",
 	.exec = cmd_flags_exec,
 };

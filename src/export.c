@@ -1,5 +1,6 @@
 /* export.c: leaderboard cells with verdicts as CSV, JSON and Markdown. */
 #include "config.h"
+#include "claims.h"
 #include "export.h"
 #include "quote.h"
 #include "annot.h"
@@ -19,7 +20,7 @@ static const char *const export_columns[] = {"run_id", "model", "harness", "prob
                                              "peak_fraction", "verdict", "annotator", "label", "effort",
                                              "gpu", NULL};
 static const char *const export_board_columns[] = {"boards", "board_verdict", NULL};
-static const char *const export_full_columns[] = {"summary", "implication", "quotes", "flags", NULL};
+static const char *const export_full_columns[] = {"summary", "implication", "quotes", "flags", "claims", NULL};
 static const char *const export_detail_columns[] = {"agent_s", "check_s", "benchmark_s", "cost_usd", "template_mutated",
                                                     "gpu_lock_wait_s", "shapes", NULL};
 
@@ -35,6 +36,8 @@ int export_format_parse(const char *s)
 		return EXPORT_JSONL;
 	if (!strcmp(s, "md") || !strcmp(s, "markdown"))
 		return EXPORT_MD;
+	if (!strcmp(s, "html"))
+		return EXPORT_HTML;
 	return -1;
 }
 
@@ -79,6 +82,12 @@ static void export_flags(struct export_row *r, struct dataset *ds, size_t i, str
 		sbuf_addf(w, "%s (no flags exported)\n", ds->runs[i].load_error ? ds->runs[i].load_error : "unreadable");
 		return;
 	}
+	struct claims c;
+	claims_build(run, &c);
+	r->claims = xcalloc(c.n + 1, sizeof *r->claims);
+	for (size_t k = 0; k < c.n; k++)
+		r->claims[r->nclaims++] = claims_line(&c.v[k]);
+	claims_free(&c);
 	struct flag_list *l = flag_run_default(run, &rs);
 	/* one run in memory at a time: an export of every run stays bounded */
 	ds->runs[i].run = NULL;
@@ -215,6 +224,9 @@ void export_rows_free(struct export_row *rows, size_t n)
 		for (size_t k = 0; k < rows[i].nquotes; k++)
 			free(rows[i].quotes[k]);
 		free(rows[i].quotes);
+		for (size_t k = 0; k < rows[i].nclaims; k++)
+			free(rows[i].claims[k]);
+		free(rows[i].claims);
 		for (size_t k = 0; k < rows[i].nflags; k++)
 			free(rows[i].flags[k]);
 		free(rows[i].flags);
@@ -323,6 +335,7 @@ void export_csv(struct sbuf *b, const struct export_row *rows, size_t n, int ful
 		}
 		if (full & EXPORT_FULL) {
 			char *q = export_join(r->quotes, r->nquotes), *f = export_join(r->flags, r->nflags);
+			char *cl = export_join(r->claims, r->nclaims);
 			sbuf_addc(b, ',');
 			export_csv_field(b, r->summary);
 			sbuf_addc(b, ',');
@@ -331,6 +344,9 @@ void export_csv(struct sbuf *b, const struct export_row *rows, size_t n, int ful
 			export_csv_field(b, q);
 			sbuf_addc(b, ',');
 			export_csv_field(b, f);
+			sbuf_addc(b, ',');
+			export_csv_field(b, cl);
+			free(cl);
 			free(q);
 			free(f);
 		}
@@ -412,6 +428,8 @@ static void export_json_obj(struct sbuf *b, const struct export_row *r, int full
 		export_json_list(b, r->quotes, r->nquotes);
 		sbuf_adds(b, ", \"flags\": ");
 		export_json_list(b, r->flags, r->nflags);
+		sbuf_adds(b, ", \"claims\": ");
+		export_json_list(b, r->claims, r->nclaims);
 	}
 	if (full & EXPORT_DETAIL) {
 		const double v[] = { r->agent_s, r->check_s, r->benchmark_s, r->cost_usd };
@@ -567,7 +585,7 @@ void export_md(struct sbuf *b, const struct export_row *rows, size_t n, int full
 		export_md_cell(b, export_full_columns[c]);
 	sbuf_adds(b, "\n| --- | --- | --- | --- | --- | ---: | --- | --- | --- | --- | --- |");
 	sbuf_adds(b, full & EXPORT_BOARDS ? " --- | --- |" : "");
-	sbuf_adds(b, full & EXPORT_FULL ? " --- | --- | --- | --- |\n" : "\n");
+	sbuf_adds(b, full & EXPORT_FULL ? " --- | --- | --- | --- | --- |\n" : "\n");
 	for (size_t i = 0; i < n; i++) {
 		const struct export_row *r = &rows[i];
 		char num[64] = "";
@@ -591,10 +609,13 @@ void export_md(struct sbuf *b, const struct export_row *rows, size_t n, int full
 		}
 		if (full & EXPORT_FULL) {
 			char *q = export_join(r->quotes, r->nquotes), *f = export_join(r->flags, r->nflags);
+			char *cl = export_join(r->claims, r->nclaims);
 			export_md_cell(b, r->summary);
 			export_md_cell(b, r->implication);
 			export_md_cell(b, q);
 			export_md_cell(b, f);
+			export_md_cell(b, cl);
+			free(cl);
 			free(q);
 			free(f);
 		}

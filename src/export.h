@@ -10,7 +10,7 @@
 
 struct dataset;
 
-enum export_format { EXPORT_CSV, EXPORT_JSON, EXPORT_MD, EXPORT_JSONL };
+enum export_format { EXPORT_CSV, EXPORT_JSON, EXPORT_MD, EXPORT_JSONL, EXPORT_HTML };
 
 struct export_row {
 	char *run_id, *model, *harness, *problem; /* owned, NULL when unknown */
@@ -36,6 +36,9 @@ struct export_row {
 	double agent_s, check_s, benchmark_s, cost_usd, lock_wait_s;
 	int template_mutated;
 	char *shapes;
+	/* with --full: the claims ledger (src/claims.h), one claims_line each */
+	char **claims;
+	size_t nclaims;
 };
 
 /* What the writers' `full` argument holds, as bits. */
@@ -50,7 +53,7 @@ struct export_opts {
 	const char *board, *gpu;  /* only the runs of these boards (NULL: all) */
 };
 
-/* "csv", "json", "jsonl" or "md" (also "markdown"); -1 otherwise. */
+/* "csv", "json", "jsonl", "md" (also "markdown") or "html"; -1 otherwise. */
 int export_format_parse(const char *s);
 
 /* One row per run of ds (of the boards o selects), in the dataset's order. Annotations that cannot
@@ -65,7 +68,7 @@ void export_rows_free(struct export_row *rows, size_t n);
  * verdict (the annotation's, else the boards'), annotator, label, effort,
  * gpu (the last three after the first eight, so that a reader by position
  * still works); with EXPORT_BOARDS boards, board_verdict; with EXPORT_FULL
- * also summary, implication, quotes, flags
+ * also summary, implication, quotes, flags, claims
  * (lists joined with "; " in csv and md, arrays of strings in json). */
 void export_csv(struct sbuf *b, const struct export_row *rows, size_t n, int full);
 void export_json(struct sbuf *b, const struct export_row *rows, size_t n, int full);

@@ -19,6 +19,7 @@
 #include <cjson/cJSON.h>
 
 #include "dataset.h"
+#include "flagcheck.h"
 #include "flags.h"
 #include "idcache.h"
 #include "problem.h"
@@ -37,6 +38,7 @@ struct flag_rule {
 	char **problems;          /* globs; NULL: every problem */
 	int nproblems;
 	pcre2_code *re, *file, *tool, *unless;
+	const struct flagcheck_ops *check;  /* check NAME: a rule written in C */
 	int line;                 /* where the rule starts, for messages */
 };
 
@@ -241,7 +243,7 @@ static int flag_rule_finish(struct flag_rule *r, char **msg)
 		*msg = xasprintf("rule '%s' has no why", r->label);
 		return -1;
 	}
-	if (!r->nmatch && !r->forbidden) {
+	if (!r->nmatch && !r->forbidden && !r->check) {
 		*msg = xasprintf("rule '%s' has no match", r->label);
 		return -1;
 	}
@@ -262,6 +264,11 @@ static int flag_directive(struct flag_rule *r, const char *key, const char *v, c
 		return flag_parse_in(r, v, msg);
 	} else if (!strcmp(key, "problem")) {
 		flag_parse_problems(r, v);
+	} else if (!strcmp(key, "check")) {
+		if (!(r->check = flagcheck_find(v))) {
+			*msg = xasprintf("unknown check '%s' (%s)", v, flagcheck_names());
+			return -1;
+		}
 	} else if (!strcmp(key, "match") && !strcmp(v, "@forbidden")) {
 		r->forbidden = 1;
 	} else if (!strcmp(key, "match")) {
@@ -279,7 +286,7 @@ static int flag_directive(struct flag_rule *r, const char *key, const char *v, c
 		}
 		return (*slot = flag_compile(v, msg)) ? 0 : -1;
 	} else {
-		*msg = xasprintf("unknown directive '%s' (rule, why, match, in, problem, file, tool or unless)", key);
+		*msg = xasprintf("unknown directive '%s' (rule, why, match, check, in, problem, file, tool or unless)", key);
 		return -1;
 	}
 	return 0;
@@ -522,6 +529,14 @@ struct flag_ctx {
 	struct flag_hit *hit;
 };
 
+static void flag_hit_clear(struct flag_hit *h)
+{
+	free(h->text);
+	free(h->note);
+	free(h->other);
+	h->text = h->note = h->other = NULL;
+}
+
 static int flag_match(pcre2_code *re, pcre2_match_data *md, const char *s, size_t len, size_t start,
                       size_t *so, size_t *eo)
 {
@@ -603,7 +618,7 @@ static int flag_field_cb(void *ud, const struct flag_field *f)
 		int hit = flag_scan(x, r->re, &added) || (r->forbidden && flag_scan(x, x->forbidden, &added));
 		x->hit = keep;
 		if (hit) {
-			free(keep->text);
+			flag_hit_clear(keep);
 			*keep = h;
 			keep->rule = k;
 			x->best = k;
@@ -649,24 +664,52 @@ struct flag_prep {
 	const struct flag_rules *rs;   /* borrowed */
 	pcre2_code *fre;
 	unsigned char *ok_problem, *applies;
+	void **state;                  /* per rule: its check's state for the run (owned by the check) */
 };
 
-static void flag_prep_init(struct flag_prep *p, const struct flag_rules *rs, const char *problem,
-                           char *const *forbidden, int nforbidden)
+static void flag_prep_init(struct flag_prep *p, const struct flag_rules *rs, const struct run *run,
+                           const char *problem, const char *problems_dir, char *const *forbidden, int nforbidden)
 {
 	p->rs = rs;
 	p->fre = flag_forbidden_re(forbidden, nforbidden);
 	p->ok_problem = xcalloc(rs->n + 1, 1);
 	p->applies = xcalloc(rs->n + 1, 1);
-	for (size_t k = 0; k < rs->n; k++)
-		p->ok_problem[k] = flag_problem_ok(&rs->r[k], problem) && !(rs->r[k].forbidden && !rs->r[k].re && !p->fre);
+	p->state = xcalloc(rs->n + 1, sizeof *p->state);
+	for (size_t k = 0; k < rs->n; k++) {
+		const struct flag_rule *r = &rs->r[k];
+		p->ok_problem[k] = flag_problem_ok(r, problem) && !(r->forbidden && !r->re && !p->fre);
+		if (r->check && p->ok_problem[k])
+			p->state[k] = r->check->prep(run, problem, problems_dir);
+	}
 }
 
 static void flag_prep_free(struct flag_prep *p)
 {
+	for (size_t k = 0; k < p->rs->n; k++)
+		if (p->rs->r[k].check)
+			p->rs->r[k].check->free(p->state[k]);
+	free(p->state);
 	free(p->ok_problem);
 	free(p->applies);
 	pcre2_code_free(p->fre);
+}
+
+/* The checks (rules written in C) before the best rule so far. */
+static void flag_checks(struct flag_prep *p, const struct run *run, size_t i, struct flag_ctx *x)
+{
+	for (size_t k = 0; k < x->best; k++) {
+		const struct flag_rule *r = &p->rs->r[k];
+		if (!r->check || !p->applies[k])
+			continue;
+		struct flag_hit h = { .event = i };
+		if (r->check->event(p->state[k], run, i, &h)) {
+			flag_hit_clear(x->hit);
+			*x->hit = h;
+			x->hit->rule = k;
+			x->best = k;
+			return;
+		}
+	}
 }
 
 /* The rules on event i: 1 with *hit filled (its text owned) when one trips. */
@@ -690,6 +733,7 @@ static int flag_event(struct flag_prep *p, const struct run *run, size_t i, stru
 		return 0;
 	struct flag_ctx x = { .rs = rs, .forbidden = p->fre, .applies = p->applies, .best = rs->n, .hit = hit };
 	flag_fields(run, i, flag_field_cb, &x);  /* one walk: arguments are parsed once */
+	flag_checks(p, run, i, &x);
 	return x.best < rs->n;
 }
 
@@ -705,8 +749,14 @@ static void flag_list_push(struct flag_list *l, const struct flag_hit *h)
 void flag_eval(const struct flag_rules *rs, const struct run *run, const char *problem,
                char *const *forbidden, int nforbidden, struct flag_list *out)
 {
+	flag_eval_in(rs, run, problem, NULL, forbidden, nforbidden, out);
+}
+
+void flag_eval_in(const struct flag_rules *rs, const struct run *run, const char *problem, const char *problems_dir,
+                  char *const *forbidden, int nforbidden, struct flag_list *out)
+{
 	struct flag_prep p;
-	flag_prep_init(&p, rs, problem, forbidden, nforbidden);
+	flag_prep_init(&p, rs, run, problem, problems_dir, forbidden, nforbidden);
 	memset(out, 0, sizeof *out);
 	for (size_t i = 0; i < run->nev; i++) {
 		struct flag_hit hit;
@@ -720,7 +770,7 @@ void flag_eval(const struct flag_rules *rs, const struct run *run, const char *p
 void flag_list_free(struct flag_list *l)
 {
 	for (size_t i = 0; i < l->n; i++)
-		free(l->hits[i].text);
+		flag_hit_clear(&l->hits[i]);
 	free(l->hits);
 	free(l->problem);
 	free(l->problems_dir);
@@ -840,7 +890,7 @@ void flag_run(const struct flag_rules *rs, const struct run *r, const char *prob
 {
 	int nf = 0;
 	char **forbidden = flag_forbidden(problems_dir, problem, &nf);
-	flag_eval(rs, r, problem, forbidden, nf, out);
+	flag_eval_in(rs, r, problem, problems_dir, forbidden, nf, out);
 	problem_names_free(forbidden, nf);
 }
 
@@ -887,7 +937,7 @@ size_t flag_list_advance(struct flag_list *l, const struct run *r, size_t max_ev
 	size_t end = r->nev - l->upto > max_events ? l->upto + max_events : r->nev;
 	if (l->upto < end) {
 		struct flag_prep p;
-		flag_prep_init(&p, rs, l->problem, l->forbidden, l->nforbidden);
+		flag_prep_init(&p, rs, r, l->problem, l->problems_dir, l->forbidden, l->nforbidden);
 		for (size_t i = l->upto; i < end; i++) {
 			struct flag_hit h;
 			if (flag_event(&p, r, i, &h))
@@ -917,7 +967,7 @@ static void flag_list_redo(struct flag_list *l, struct flag_prep *p, const struc
 	struct flag_hit h;
 	int hit = flag_event(p, r, i, &h);
 	if (had)
-		free(l->hits[k].text);
+		flag_hit_clear(&l->hits[k]);
 	if (hit && had) {
 		l->hits[k] = h;
 	} else if (hit) {
@@ -955,7 +1005,7 @@ struct flag_list *flag_run_update(struct flag_list *l, const struct run *r, size
 	const struct flag_rules *rs = flag_rules_default(&err);
 	*rsp = rs;
 	struct flag_prep p;
-	flag_prep_init(&p, rs, l->problem, l->forbidden, l->nforbidden);
+	flag_prep_init(&p, rs, r, l->problem, l->problems_dir, l->forbidden, l->nforbidden);
 	/* a new result takes its tool and file from its call: the call is read
 	 * again too, in case the result completed it (a path, a diff); calls
 	 * not evaluated yet will be read with their result there */
@@ -971,7 +1021,7 @@ struct flag_list *flag_run_update(struct flag_list *l, const struct run *r, size
 	}
 	size_t k = flag_lower(l, from);  /* from on: evaluated again */
 	for (size_t j = k; j < l->n; j++)
-		free(l->hits[j].text);
+		flag_hit_clear(&l->hits[j]);
 	l->n = k;
 	l->upto = from;
 	flag_prep_free(&p);

@@ -9,19 +9,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "flaghit.h"
 #include "run.h"
-
-/* Where in an event a rule looks (`in` of a rule). */
-enum flag_where {
-	FW_TOOL_ARGS = 1,      /* a tool call's arguments, each JSON string value */
-	FW_TOOL_RESULT = 2,    /* a tool result's text */
-	FW_TEXT = 4,           /* the agent's text (and user/system text) */
-	FW_REASONING = 8,      /* reasoning */
-	FW_PATH = 16,          /* the file a tool call reads or writes */
-	FW_WRITE_PATH = 32,    /* the file a tool call writes or edits (it has a diff) */
-	FW_DIFF = 64,          /* the lines a write or edit adds */
-	FW_ANY = 127,
-};
 
 /* One searchable part of an event: a field, or one decoded argument. */
 struct flag_field {
@@ -67,16 +56,6 @@ char *flag_rules_default_path(void);
  * problem_names_free. */
 char **flag_forbidden(const char *problems_dir, const char *problem, int *n);
 
-/* One flagged event: the first rule (in file order) that trips on it. */
-struct flag_hit {
-	size_t event;          /* index into run->ev */
-	size_t rule;           /* index into the rules */
-	enum flag_where where; /* the part it matched in */
-	int line;              /* 1-based line of that part */
-	char *text;            /* the matching line, raw (owned; make it safe to show) */
-	size_t so, eo;         /* the match within text */
-};
-
 struct flag_list {
 	struct flag_hit *hits; /* by event, one per flagged event */
 	size_t n, cap;
@@ -94,6 +73,10 @@ struct flag_list {
  * rule needs one). Fills out (empty when nothing trips). */
 void flag_eval(const struct flag_rules *rs, const struct run *r, const char *problem,
                char *const *forbidden, int nforbidden, struct flag_list *out);
+/* The same with the problems the run's checks read (its GPU for physics);
+ * NULL: the installed ones. */
+void flag_eval_in(const struct flag_rules *rs, const struct run *r, const char *problem, const char *problems_dir,
+                  char *const *forbidden, int nforbidden, struct flag_list *out);
 void flag_list_free(struct flag_list *l);
 /* The hit of event ev, NULL when it is not flagged. */
 const struct flag_hit *flag_list_find(const struct flag_list *l, size_t ev);

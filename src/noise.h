@@ -1,10 +1,10 @@
 /* noise.h: the events a reader of a run can do without: token usage
  * records, system events, and tool calls that change nothing (reads,
  * greps, listings: a read-only tool, or a shell command made only of
- * read-only programs (git only with status, log, diff, show ...), with no output redirection and no file diff), with
- * their results. The replay's s hides them, so the rules lean to showing:
- * a hack must not hide behind s (LD_PRELOAD=, sed -i or its w command,
- * sort -o, nvidia-smi -lgc, env prog ... are shown). */
+ * known programs with known options that neither write nor run anything,
+ * and no file diff), with their results. The replay's s hides them, so
+ * the rules fail safe: a hack must not hide behind s (anything unknown,
+ * --i for --in-place, sed --expression='1w f', >&file, ./cat are shown). */
 #ifndef KB_NOISE_H
 #define KB_NOISE_H
 
@@ -13,9 +13,11 @@
 struct run;
 
 /* Whether a shell command only reads: every command of its pipelines and
- * lists (|, &&, ||, ;) is a read-only program (cat, ls, grep, sed -n ...),
- * and it writes no file (no > but to /dev/null or 2>&1, no tee, no here
- * document, no command substitution). NULL: no. */
+ * lists (|, &&, ||, ;) is a known program by its bare name (cat, ls, grep,
+ * sed -n ...) whose every option is known and harmless (long options
+ * abbreviated as getopt_long allows), and it writes no file (no > but to
+ * /dev/null or a descriptor, no tee, no here document, no command
+ * substitution). NULL: no. */
 int noise_command_reads(const char *cmd);
 /* Whether event i of r is noise. */
 int noise_event(struct run *r, size_t i);

@@ -8,10 +8,12 @@
 #include "benchlog.h"
 #include "compilerlog.h"
 #include "diff.h"
+#include "flagcheck.h"
 #include "flags.h"
 #include "ftrack.h"
 #include "milestones.h"
 #include "run.h"
+#include "taint.h"
 #include "timeline.h"
 #include "util.h"
 
@@ -65,7 +67,7 @@ static int timeline_verdict(const char *text)
 
 /* What followed row w's version before the next one. */
 static void timeline_results(const struct run *r, const struct flag_list *fl, struct compilerlog *cl,
-                             struct timeline_row *w)
+                             const struct taint *tt, struct timeline_row *w)
 {
 	w->check_ev = w->peak_ev = w->flag_ev = -1;
 	w->peak = -1;
@@ -77,6 +79,7 @@ static void timeline_results(const struct run *r, const struct flag_list *fl, st
 		}
 		if (e->kind != EV_TOOL_RESULT || !e->text)
 			continue;
+		w->ntainted += taint_at(tt, i) >= 0;
 		int v = w->check ? 0 : timeline_verdict(e->text);
 		if (v) {
 			w->check = v;
@@ -86,6 +89,8 @@ static void timeline_results(const struct run *r, const struct flag_list *fl, st
 		if (pk >= 0) {
 			w->peak = pk;
 			w->peak_ev = (long)i;
+			w->peak_tainted = taint_at(tt, i) >= 0;
+			w->peak_over = flagcheck_physics_why(NULL, BL_PEAK, -1, -1, pk) != NULL;
 		}
 		if (cl) {
 			struct compilerlog_report rep = { 0 };
@@ -173,10 +178,12 @@ int timeline_build(struct run *r, const struct flag_list *fl, struct compilerlog
 	}
 	if (t->n > nver)
 		qsort(t->rows, t->n, sizeof *t->rows, timeline_cmp);
+	struct taint *tt = taint_build(r);
 	for (size_t k = 0; k < t->n; k++) {
 		t->rows[k].until = k + 1 < t->n ? t->rows[k + 1].ev : r->nev;
-		timeline_results(r, fl, cl, &t->rows[k]);
+		timeline_results(r, fl, cl, tt, &t->rows[k]);
 	}
+	taint_free(tt);
 	return 0;
 }
 

@@ -31,6 +31,9 @@ struct timeline_row {
 	size_t compile_errors;    /* compiler error lines in [ev, until) (with rules) */
 	size_t nflags;            /* flagged events in [ev, until) */
 	long flag_ev;             /* the first, -1 */
+	size_t ntainted;          /* measurements in [ev, until) under an edited grading file (src/taint.h) */
+	int peak_tainted;         /* the peak's own result is one of them */
+	int peak_over;            /* the peak is above 1 by more than the noise (src/flagcheck.h) */
 };
 
 struct timeline {

@@ -146,14 +146,14 @@ if command -v jq > /dev/null 2>&1; then
 	t "--full: its quotes, file [lines] label: text" \
 		'[ "$(jq -r --arg k "$K" ".[] | select(.run_id == \$k) | .quotes[1]" "$tmp/full.json")" = "solution.py [60-60] Pinned to Ampere (Sm80), not Blackwell (Sm120): using SmArch = cutlass::arch::Sm80;" ]'
 	t "--full: the flags that trip, with their first event" \
-		'[ "$(jq -r --arg k "$Z" ".[] | select(.run_id == \$k) | .flags | join(\",\")" "$tmp/full.json")" = "admission (event 28),fp8-downcast (event 77),grader-edit (event 133)" ]'
+		'[ "$(jq -r --arg k "$Z" ".[] | select(.run_id == \$k) | .flags | join(\",\")" "$tmp/full.json")" = "admission (event 28),fp8-downcast (event 77),grader-edit (event 133),tainted-measurement (event 141)" ]'
 	t "--full: a run without an annotation has null text and no quotes" \
 		'jq -e --arg k "$Z" ".[] | select(.run_id == \$k) | .summary == null and .implication == null and .quotes == []" "$tmp/full.json" > /dev/null'
 else
 	echo "# SKIP jq is not installed"
 fi
 "$kb" export --format csv --full "$kbh" > "$tmp/full.csv" 2>/dev/null
-t "--full csv: four more columns" 'head -1 "$tmp/full.csv" | tr -d "\r" | grep -qx "run_id,model,harness,problem,correct,peak_fraction,verdict,annotator,label,effort,gpu,summary,implication,quotes,flags"'
+t "--full csv: five more columns" 'head -1 "$tmp/full.csv" | tr -d "\r" | grep -qx "run_id,model,harness,problem,correct,peak_fraction,verdict,annotator,label,effort,gpu,summary,implication,quotes,flags,claims"'
 t "--full csv: the flags joined with ; " 'grep -q "^$Z,.*,admission (event 28); fp8-downcast (event 77); grader-edit (event 133)" "$tmp/full.csv"'
 "$kb" export --format md --full "$kbh" > "$tmp/full.md" 2>/dev/null
 t "--full md: the columns and the summary in the row" 'grep -q "| summary | implication | quotes | flags |" "$tmp/full.md" && grep -q "^| $K .*| Casts fp8 inputs to bf16" "$tmp/full.md"'

@@ -337,6 +337,32 @@ static void noise_check(const char *rel, size_t *nread)
 	run_free(r);
 }
 
+/* The corpus of tests/fixtures/noise/corpus.txt: each command hidden or
+ * shown as the line says. */
+static void test_noise_corpus(void)
+{
+	size_t len = 0;
+	char *text = util_read_file(tap_path("tests/fixtures/noise/corpus.txt"), &len);
+	ok(text != NULL, "the noise corpus reads");
+	size_t n = 0, hidden = 0;
+	for (char *line = text, *next; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		char *tab = strchr(line, '\t');
+		if (!*line || *line == '#' || !tab)
+			continue;
+		*tab = '\0';
+		int want = !strcmp(line, "hidden");
+		ok(want || !strcmp(line, "shown"), "corpus: '%s' is hidden or shown", line);
+		is_int(noise_command_reads(tab + 1), want, "corpus: %s %s", want ? "hidden" : "shown", tab + 1);
+		n++;
+		hidden += want;
+	}
+	ok(n > 100 && hidden > 20, "corpus: %zu commands, %zu of them hidden", n, hidden);
+	free(text);
+}
+
 static void test_noise_runs(void)
 {
 	size_t nread;
@@ -375,6 +401,7 @@ int main(void)
 	test_timeline_opus();
 	test_timeline_codex();
 	test_noise_commands();
+	test_noise_corpus();
 	test_noise_runs();
 	return tap_done();
 }

@@ -129,6 +129,9 @@ static unsigned browse_open_at(struct browse *b, long sel)
 		return 0;
 	}
 	struct replay_opts o = { .tag = b->tag, .ds_run = i };
+	if (b->open_event && run->nev)  /* RUN@N: the first replay only */
+		o.ev = b->open_event - 1 < run->nev ? b->open_event - 1 : run->nev - 1;
+	b->open_event = 0;
 	b->pushed = BROWSE_PUSHED_REPLAY;
 	return view_push(&b->v, replay_view_new(run, b->ds->runs[i].meta.run_id ? b->ds->runs[i].meta.run_id
 	                                                                        : b->ds->runs[i].transcript, &o));
@@ -540,6 +543,7 @@ struct view *browse_new(struct dataset *ds, const struct tui_tagging *tg)
 	grid_set_sweep(b->sweep);
 	b->tag = tag_new(ds, tg ? tg->dir : NULL, tg ? tg->annotator : NULL, tg ? tg->blind : 0);
 	tag_set_ask(b->tag, browse_ask, NULL);
+	b->open_event = tg ? tg->event : 0;
 	b->order = xcalloc(ds->nruns + 1, sizeof *b->order);
 	b->details_wait = ds->details_left > 0;
 	b->board = -1;

@@ -66,6 +66,7 @@ struct browse {
 	size_t cmp_mark;           /* c: the run marked for comparison, index + 1; 0: none */
 	int pushed;                /* BROWSE_PUSHED_*: the view over it */
 	int open_only;             /* kbtui RUN_DIR: quit once its replays end */
+	size_t open_event;         /* kbtui RUN@N: the first replay opens at event N (from 1); 0: none */
 	struct sweepwatch *sweep;  /* a sweep directory's cells, polled (owned), NULL: no sweep */
 	/* the boards shown: board < 0 all (or those on gpu, from --gpu), else
 	 * ds->boards[board] alone */

@@ -37,6 +37,7 @@
 	X(keys) \
 	X(compare) \
 	X(flags) \
+	X(judge) \
 	X(search) \
 	X(cache) \
 	X(fetch) \
@@ -75,6 +76,7 @@ static const char main_options[] =
 	"  --blind         start in blind mode (models and harnesses hidden)\n"
 	"  --board B, --gpu G  start on that board's runs, or those of the boards\n"
 	"                  on that GPU (as kbtui runs; d cycles the boards)\n"
+	"  --event N       open the run's replay at event N (also PATH@N)\n"
 	"  -h, --help      show this help and exit\n"
 	"  -V, --version   show the version and exit\n"
 	"\n"
@@ -122,7 +124,7 @@ const struct cmd_entry cmd_help_entry = {
 
 /* ---- the browser and the replay -------------------------------------- */
 
-enum { OPT_THEME = 256, OPT_NO_MOUSE, OPT_ANNOTATIONS, OPT_ANNOTATOR, OPT_BLIND, OPT_BOARD, OPT_GPU };
+enum { OPT_THEME = 256, OPT_NO_MOUSE, OPT_ANNOTATIONS, OPT_ANNOTATOR, OPT_BLIND, OPT_BOARD, OPT_GPU, OPT_EVENT };
 
 static const struct option main_opts[] = {
 	{"format", required_argument, NULL, 'f'},
@@ -133,6 +135,7 @@ static const struct option main_opts[] = {
 	{"blind", no_argument, NULL, OPT_BLIND},
 	{"board", required_argument, NULL, OPT_BOARD},
 	{"gpu", required_argument, NULL, OPT_GPU},
+	{"event", required_argument, NULL, OPT_EVENT},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, 'V'},
 	{NULL, 0, NULL, 0},
@@ -142,6 +145,7 @@ struct main_cli {
 	struct cmd_screen scr;  /* --format, --theme, --no-mouse */
 	struct tui_tagging tag; /* --annotations, --annotator, --blind */
 	const char *path;       /* NULL: the default dataset */
+	char *path_buf;         /* PATH of PATH@N (owned), NULL */
 };
 
 static int main_usage_error(const char *fmt, const char *arg)
@@ -163,6 +167,33 @@ static int main_unknown_option(const char *arg)
 }
 
 /* Returns -1 when parsing succeeded, else the exit status. */
+/* "123" -> 123; 0 for anything else (events count from 1). */
+static size_t main_event_number(const char *s)
+{
+	char *end;
+	if (!*s || *s < '0' || *s > '9')
+		return 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	return *end || v > (size_t)-1 / 2 ? 0 : (size_t)v;
+}
+
+/* PATH@N, a link to one event: the path without @N (kept in c->path_buf),
+ * N in c->tag.event. A path that exists as written is not split. -1: the
+ * part after @ is no event number. */
+static int main_split_event(struct main_cli *c)
+{
+	const char *at = strrchr(c->path, '@');
+	if (!at || util_is_file(c->path) || util_is_dir(c->path))
+		return 0;
+	size_t ev = main_event_number(at + 1);
+	if (!ev)
+		return -1;
+	c->path_buf = xstrndup(c->path, (size_t)(at - c->path));
+	c->path = c->path_buf;
+	c->tag.event = ev;
+	return 0;
+}
+
 static int main_parse(struct main_cli *c, int argc, char **argv)
 {
 	int ch;
@@ -179,6 +210,10 @@ static int main_parse(struct main_cli *c, int argc, char **argv)
 		case OPT_BLIND: c->tag.blind = 1; break;
 		case OPT_BOARD: c->tag.board = optarg; break;
 		case OPT_GPU: c->tag.gpu = optarg; break;
+		case OPT_EVENT:
+			if (!(c->tag.event = main_event_number(optarg)))
+				return main_usage_error("--event takes an event number from 1, not '%s'", optarg);
+			break;
 		case 'h': main_usage(stdout); return CMD_OK;
 		case 'V': printf("kbtui %s\n", PACKAGE_VERSION); return CMD_OK;
 		case ':': return main_usage_error("option '%s' needs an argument", argv[optind - 1]);
@@ -188,6 +223,8 @@ static int main_parse(struct main_cli *c, int argc, char **argv)
 	if (argc - optind > 1)
 		return main_usage_error("one PATH at most, got '%s' too", argv[optind + 1]);
 	c->path = optind < argc ? argv[optind] : NULL;
+	if (c->path && main_split_event(c) < 0)
+		return main_usage_error("an event number from 1 after @, not '%s'", strrchr(c->path, '@') + 1);
 	if (c->scr.format && !parser_find(c->scr.format)) {
 		char *f = cmd_format_unknown(c->scr.format);
 		int rc = main_usage_error(f, c->scr.format);
@@ -233,7 +270,7 @@ static int main_browse(const char *dir, const struct tui_tagging *tg, long open)
 
 /* The replay of one transcript outside any dataset; a file that is no
  * transcript kbtui knows is an error here, not an empty replay. */
-static int main_replay(const char *file, const char *format)
+static int main_replay(const char *file, const char *format, size_t event)
 {
 	char *err = NULL;
 	struct run *r = parser_load_final(file, format ? parser_find(format) : NULL, &err);
@@ -247,7 +284,7 @@ static int main_replay(const char *file, const char *format)
 		cmd_report_run(r, stderr);
 		rc = CMD_BADINPUT;
 	} else {
-		rc = main_need_terminal() ? CMD_USAGE : tui_replay(r, file);
+		rc = main_need_terminal() ? CMD_USAGE : tui_replay_at(r, file, event ? event - 1 : 0);
 	}
 	run_free(r);
 	return rc;
@@ -299,7 +336,7 @@ static int main_tui(const struct main_cli *c, const char *argv0)
 		textsafe_fprintf(stderr, "kbtui: %s: not a dataset (no runs.jsonl or runs/) and no transcript in it\n", c->path);
 		return CMD_BADINPUT;
 	}
-	rc = main_replay(file, c->scr.format);
+	rc = main_replay(file, c->scr.format, c->tag.event);
 	free(file);
 	return rc;
 }
@@ -387,6 +424,7 @@ int main(int argc, char **argv)
 	rc = main_parse(&c, argc, argv);
 	if (rc < 0)
 		rc = main_tui(&c, argv[0]);
+	free(c.path_buf);
 	if (cmd_write_failed(stdout, stderr) && rc == CMD_OK)
 		rc = CMD_BADINPUT;
 	return rc;

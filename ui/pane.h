@@ -111,6 +111,8 @@ extern const struct pane_ops pane_events_ops, pane_detail_ops, pane_compiler_ops
 /* The publisher's per-run detail (ui/pane_shapes.c): not in the replay's
  * table yet; the integrator adds it there (ui/replay.c). */
 extern const struct pane_ops pane_shapes_ops;
+/* The claims ledger (src/claims.h); the replay's pane table lists it. */
+extern const struct pane_ops pane_claims_ops;
 
 /* The artifact pane p's quote label prompt (host ask 'Q') ended: Enter
  * with the label, Esc with NULL (the quote is dropped). */

@@ -16,10 +16,12 @@
 #include "artifact.h"
 #include "diff.h"
 #include "draw.h"
+#include "flagcheck.h"
 #include "ftrack.h"
 #include "milestones.h"
 #include "pane.h"
 #include "run.h"
+#include "taint.h"
 #include "theme.h"
 #include "util.h"
 
@@ -223,7 +225,30 @@ void pane_lineage_best(struct pane_ctx *cx)
 		return;
 	}
 	cx->host->select(cx, (size_t)ev);
-	pane_lineage_say(cx, xasprintf("best peak_fraction %.4g at event %ld", peak, ev + 1));
+	/* the best may be what an edited grader or a broken clock measured:
+	 * said with it, and the best measured under the grader as shipped */
+	struct taint *t = taint_build(cx->run);
+	char *tn = taint_note(t, (size_t)ev), *clean = NULL;
+	if (tn) {
+		double best = -1;
+		long at = -1;
+		for (size_t i = 0; i < cx->run->nev; i++) {
+			const struct event *e = &cx->run->ev[i];
+			double pk = e->kind == EV_TOOL_RESULT && e->text && taint_at(t, i) < 0 ? milestones_text_peak(e->text) : -1;
+			if (pk > best) {
+				best = pk;
+				at = (long)i;
+			}
+		}
+		clean = at >= 0 ? xasprintf("; the best untainted %.4g at event %ld", best, at + 1)
+		                : xstrdup("; none untainted");
+	}
+	pane_lineage_say(cx, xasprintf("best peak_fraction %.4g at event %ld%s%s%s%s%s", peak, ev + 1,
+	                               peak > 1 + FLAGCHECK_MARGIN ? " (above 1: more than the GPU can do)" : "",
+	                               tn ? " (" : "", tn ? tn : "", tn ? ")" : "", clean ? clean : ""));
+	free(tn);
+	free(clean);
+	taint_free(t);
 }
 
 const struct pane_ops pane_lineage_ops = {

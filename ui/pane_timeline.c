@@ -102,6 +102,7 @@ static void pane_timeline_build(struct pane *p, struct pane_ctx *cx, int width)
 	tlines_head(L, RL_DIM, width, "%-3s %6s %11s %6s  %-12s %-15s %s", "#", "event", "changed", "lines", "check",
 	            "peak_fraction", "flags");
 	long at = timeline_at(&s->t, cx->sel);
+	int over = 0, tainted = 0;
 	for (size_t k = 0; k < s->t.n; k++) {
 		const struct timeline_row *w = &s->t.rows[k];
 		char chg[48], chk[48], pk[48], fl[80];
@@ -116,13 +117,19 @@ static void pane_timeline_build(struct pane *p, struct pane_ctx *cx, int width)
 		else
 			snprintf(chk, sizeof chk, "-");
 		if (w->peak >= 0)
-			snprintf(pk, sizeof pk, "%.4f@%ld", w->peak, w->peak_ev + 1);
+			snprintf(pk, sizeof pk, "%.4f@%ld%s%s", w->peak, w->peak_ev + 1, w->peak_over ? "!" : "",
+			         w->peak_tainted ? "T" : "");
 		else
 			snprintf(pk, sizeof pk, "-");
+		int nfl = 0;
 		if (w->nflags)
-			snprintf(fl, sizeof fl, "%zu flagged from %ld", w->nflags, w->flag_ev + 1);
+			nfl = snprintf(fl, sizeof fl, "%zu flagged from %ld", w->nflags, w->flag_ev + 1);
 		else
-			snprintf(fl, sizeof fl, "-");
+			nfl = snprintf(fl, sizeof fl, "-");
+		if (w->ntainted)
+			snprintf(fl + nfl, sizeof fl - (size_t)nfl, "; %zu tainted", w->ntainted);
+		over |= w->peak_over;
+		tainted |= w->ntainted > 0;
 		int role = k == s->cur ? (cx->focus == 1 ? RL_SELECT : RL_SELECT_DIM)
 		         : w->nflags ? RL_WARN : w->check > 0 ? RL_OK : w->check < 0 ? RL_FAIL : RL_NORMAL;
 		L->ev = w->ev;
@@ -132,6 +139,12 @@ static void pane_timeline_build(struct pane *p, struct pane_ctx *cx, int width)
 		            pk, fl, (long)k == at ? "  <- here" : "");
 	}
 	L->ev = TLINE_NO_EVENT;
+	if (over || tainted) {
+		tlines_push(L, "", 0, RL_NORMAL);
+		tlines_head(L, RL_WARN, width, "%s%s%s", over ? "! a peak_fraction above 1: more than the GPU can do" : "",
+		            over && tainted ? "; " : "",
+		            tainted ? "T, tainted: measured while a grading file was edited" : "");
+	}
 	for (size_t k = 0; k < s->t.n; k++)
 		if (s->t.rows[k].lost) {
 			tlines_push(L, "", 0, RL_NORMAL);

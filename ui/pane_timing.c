@@ -15,8 +15,11 @@
 #include "benchlog.h"
 #include "draw.h"
 #include "evstyle.h"
+#include "flagcheck.h"
+#include "flags.h"
 #include "pane.h"
 #include "run.h"
+#include "taint.h"
 #include "theme.h"
 #include "util.h"
 #include "textsafe.h"
@@ -31,6 +34,7 @@ struct pane_timing_row {
 	int shape;
 	char *variant;              /* variant, timing label, FAIL message, RESULT word (untrusted, owned) */
 	double tflops, gbps, ms, value;
+	const char *over;           /* above the roofline: why (static), NULL */
 };
 
 /* One benchmark invocation: a tool result with a peak_fraction in it. */
@@ -56,6 +60,9 @@ struct pane_timing {
 	size_t tail_at;             /* where the rows below the table begin (result.json) */
 	struct tlines side;         /* result.json laid out beside the table */
 	int side_w;                 /* 0: result.json is below the table */
+	struct taint *taint;        /* measurements under an edited grading file (owned) */
+	struct flagcheck_roof roof; /* the run's GPU, for rows above its roofline */
+	int have_roof;
 };
 
 static void pane_timing_add(struct pane_timing *t, size_t ev, const struct benchlog_line *l)
@@ -73,6 +80,8 @@ static void pane_timing_add(struct pane_timing *t, size_t ev, const struct bench
 	r->gbps = l->gbps;
 	r->ms = l->ms;
 	r->value = l->value;
+	r->over = r->kind == BL_VARIANT && r->variant && benchlog_reference_variant(r->variant, strlen(r->variant)) ? NULL
+	          : flagcheck_physics_why(t->have_roof ? &t->roof : NULL, (int)l->kind, l->tflops, l->gbps, l->value);
 }
 
 static void pane_timing_point(struct pane_timing *t, size_t ev, double peak)
@@ -140,6 +149,9 @@ static void pane_timing_init(struct pane *p, struct pane_ctx *cx)
 	p->state = t;
 	t->nev = cx->run->nev;
 	t->has = xcalloc(t->nev + 1, 1);
+	t->taint = taint_build(cx->run);
+	t->have_roof = flagcheck_roof(cx->flags ? cx->flags->problem : NULL, cx->flags ? cx->flags->problems_dir : NULL,
+	                              &t->roof) == 0;
 	for (size_t i = 0; i < t->nev; i++)
 		if (cx->run->ev[i].kind == EV_TOOL_RESULT)
 			pane_timing_scan(t, i, cx->run->ev[i].text);
@@ -160,6 +172,8 @@ static void pane_timing_free(struct pane *p)
 	free(t->has);
 	free(t->result);
 	tlines_free(&t->side);
+	taint_free(t->taint);
+	flagcheck_roof_free(&t->roof);
 	free(t);
 	p->state = NULL;
 }
@@ -216,6 +230,11 @@ static void pane_timing_row_text(struct tlines *L, const struct pane_timing_row 
 		buf[0] = '\0';
 	}
 	free(v);
+	if (r->over) {  /* more than the GPU can do: the physics flag's row */
+		size_t n = strlen(buf);
+		snprintf(buf + n, sizeof buf - n, "  ! %s", r->over);
+		role = RL_WARN;
+	}
 	tlines_wrap(L, buf, strlen(buf), role, width);
 }
 
@@ -240,10 +259,14 @@ static void pane_timing_group(struct tlines *L, const struct run *run, const str
 	L->ev = TLINE_NO_EVENT;
 	tlines_push(L, "", 0, RL_NORMAL);
 	L->ev = ev;
+	char *taint = taint_note(t->taint, ev);
+	if (taint)  /* measured under an edited grader: said before what it measured */
+		tlines_head(L, RL_WARN, width, "event %zu  %s", ev + 1, taint);
 	if (peak >= 0)
 		tlines_head(L, RL_TOOL, width, "event %zu  peak %.4f  %s %s", ev + 1, peak, name, what);
 	else
 		tlines_head(L, RL_TOOL, width, "event %zu  %s %s", ev + 1, name, what);
+	free(taint);
 	free(name);
 	free(what);
 }
@@ -317,6 +340,7 @@ static int pane_timing_grow(struct pane *p, struct pane_ctx *cx, size_t from)
 	t->has = xrealloc(t->has, r->nev + 1);
 	memset(t->has + from, 0, r->nev + 1 - from);
 	t->nev = r->nev;
+	taint_update(t->taint, r, from);
 	for (size_t i = from; i < r->nev; i++)
 		if (r->ev[i].kind == EV_TOOL_RESULT)
 			pane_timing_scan(t, i, r->ev[i].text);
@@ -383,8 +407,9 @@ static void pane_timing_summary(const struct pane_timing *t, const struct pane_c
 		draw_put(y, x + 1, w - 1, buf, RL_DIM);
 		return;
 	}
-	int n = snprintf(buf, sizeof buf, " peak_fraction over %zu benchmark runs: best %.4f (event %zu)", t->npts, best,
-	                 best_ev + 1);
+	int n = snprintf(buf, sizeof buf, " peak_fraction over %zu benchmark runs: best %.4f (event %zu%s%s)", t->npts,
+	                 best, best_ev + 1, taint_at(t->taint, best_ev) >= 0 ? ", tainted" : "",
+	                 flagcheck_physics_why(NULL, BL_PEAK, -1, -1, best) ? ", above 1" : "");
 	if (sofar >= 0)
 		snprintf(buf + n, sizeof buf - (size_t)n, ", best so far %.4f", sofar);
 	else

@@ -16,6 +16,9 @@ struct tui_tagging {
 	int blind;
 	/* the browser's first board/GPU selection (--board, --gpu), NULL: all */
 	const char *board, *gpu;
+	/* --event N or PATH@N: the replay first opened selects event N (from
+	 * 1, as the replay counts; past the end: the last); 0: the first */
+	size_t event;
 };
 
 /* The key table as `kbtui keys` prints it (roff 0) or as man page items

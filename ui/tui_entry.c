@@ -5,6 +5,7 @@
 
 #include "browse.h"
 #include "replay.h"
+#include "run.h"
 #include "tui.h"
 #include "tui_entry.h"
 #include "view.h"
@@ -19,7 +20,12 @@ int tui_browse(struct dataset *ds, const struct tui_tagging *tg, long open)
 
 int tui_replay(struct run *run, const char *title)
 {
-	struct replay_opts o = { 0 };
+	return tui_replay_at(run, title, 0);
+}
+
+int tui_replay_at(struct run *run, const char *title, size_t ev)
+{
+	struct replay_opts o = { .ev = run->nev && ev >= run->nev ? run->nev - 1 : ev };
 	tui_start();
 	replay_open(run, title, &o);
 	tui_stop();

@@ -6,6 +6,8 @@
 #ifndef KB_TUI_ENTRY_H
 #define KB_TUI_ENTRY_H
 
+#include <stddef.h>
+
 #include "tui.h"
 
 struct dataset;
@@ -17,6 +19,8 @@ int tui_browse(struct dataset *ds, const struct tui_tagging *tg, long open);
 /* Opens the replay of one run (borrowed); title names it. Returns the exit
  * status. */
 int tui_replay(struct run *run, const char *title);
+/* The same at event ev (from 0; past the end: the last). */
+int tui_replay_at(struct run *run, const char *title, size_t ev);
 /* Any view (owned) as the first of the loop (`kbtui watch`: the replay
  * over a growing file). */
 struct view;
