@@ -152,6 +152,9 @@ fi
 # ---- a link to one event: PATH@N, --event N --------------------------------------------
 start e "$kb" "$r07@30"
 t "RUN_DIR@30 opens the replay at event 30" 'wait_for e "event 30/33"'
+keys e y
+t "y: the event's reference RUN@30 said in the status line (and sent by OSC 52)" \
+	'wait_for e "copied [0-9_a-z-]+07_w4a16_gemm@30 \(kbtui [0-9_a-z-]+07_w4a16_gemm@30 opens it\)"'
 keys e q
 start f "$kb" --event 10 "$fl/taint.jsonl"
 t "--event 10 on a transcript opens at event 10" 'wait_for f "event 10/43"'

@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "draw.h"
+#include "evlink.h"
 #include "flags.h"
 #include "keys.h"
 #include "reeval_view.h"
@@ -39,6 +40,7 @@ static const struct pane_ops *const replay_pane_ops[PANE__COUNT] = {
 	[PANE_LINEAGE] = &pane_lineage_ops,
 	[PANE_GPU] = &pane_gpu_ops,
 	[PANE_SHAPES] = &pane_shapes_ops,
+	[PANE_CLAIMS] = &pane_claims_ops,
 	[PANE_ANNOT] = &pane_annot_ops,
 	[PANE_TIMELINE] = &pane_timeline_ops,
 	[PANE_REASONING] = &pane_reasoning_ops,
@@ -138,6 +140,23 @@ void replay_free(struct replay *rp)
 /* An action on the replay; the loop's shared keys (help, theme, the
  * annotation keys, q) are left to it, but a with a session leaves for the
  * next run without a verdict. */
+/* y: the selected event's reference on the terminal's clipboard (OSC 52,
+ * base64: nothing of the run id reaches the terminal raw) and, made safe,
+ * in the status line. */
+static void replay_copy_link(struct replay *rp)
+{
+	const char *id = rp->cx.run->meta.run_id ? rp->cx.run->meta.run_id : rp->title;
+	char *ref = evlink_ref(id, rp->cx.sel), *osc = evlink_osc52(ref), *safe = draw_safe(ref);
+	fputs(osc, stdout);
+	fflush(stdout);
+	char *msg = xasprintf("copied %s (kbtui %s opens it)", safe, safe);
+	view_say(&rp->v, msg);
+	free(msg);
+	free(safe);
+	free(osc);
+	free(ref);
+}
+
 static unsigned replay_do(struct replay *rp, enum action a, long count)
 {
 	long page = rp->cx.body_h > 2 ? rp->cx.body_h - 2 : 1;
@@ -185,6 +204,7 @@ static unsigned replay_do(struct replay *rp, enum action a, long count)
 		struct view *ov = reeval_view_new(&rp->v, &rp->cx);  /* over the side pane, a view of its own */
 		return ov ? view_push(&rp->v, ov) : 0;
 	}
+	case ACT_COPY_LINK: replay_copy_link(rp); break;
 	case ACT_ZOOM:
 		rp->zoom = !rp->zoom;
 		rp->v.dirty = D_ALL;

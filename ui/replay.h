@@ -16,7 +16,7 @@ struct run;
 struct search;
 
 /* The list, then the panes beside it in the order v shows them. */
-enum { PANE_EVENTS, PANE_DETAIL, PANE_COMPILER, PANE_TIMING, PANE_ARTIFACT, PANE_LINEAGE, PANE_GPU, PANE_SHAPES,
+enum { PANE_EVENTS, PANE_DETAIL, PANE_COMPILER, PANE_TIMING, PANE_ARTIFACT, PANE_LINEAGE, PANE_GPU, PANE_SHAPES, PANE_CLAIMS,
        PANE_REASONING, PANE_ANNOT, PANE_TIMELINE, PANE__COUNT };
 
 /* The layout of the replay's body: the list and one pane beside it, or the
