@@ -101,7 +101,7 @@ t "a board's hostile GPU name and environment: no escape reaches the output" \
 # the bundled sample imitates the layout: two GPUs, a v2 board, a Gemini run
 sm="$KB_SRCDIR/data/sample"
 G=20260602_090000_gemini_sample-model-h_05_topk_bitonic
-"$kb" runs --jsonl "$sm" > "$tmp/sm" 2> "$tmp/err"; rc=$?
+"$kb" runs --jsonl --count-events "$sm" > "$tmp/sm" 2> "$tmp/err"; rc=$?
 t "sample: 8 runs, 7 on the RTX PRO 6000 and the gemini one on the H100" \
 	'[ $rc -eq 0 ] && [ ! -s "$tmp/err" ] && [ "$(wc -l < "$tmp/sm")" -eq 8 ] &&
 	 [ "$(grep -c "\"gpu\":\"$RTX\"" "$tmp/sm")" -eq 7 ] && grep "$G" "$tmp/sm" | grep -qF "\"gpu\":\"NVIDIA H100 PCIe\""'
