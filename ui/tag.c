@@ -1,5 +1,6 @@
 /* tag.c: the annotation session: verdict keys, the $EDITOR round trip for
- * summary and implication, the undo stack, next-unannotated and blind mode.
+ * summary and implication, the undo stack, next-unannotated; blind mode
+ * is blind.c's.
  * Every change to a file goes through src/annotate.h; this file decides
  * which change, guards against overwriting another annotator's work, and
  * keeps the dataset's in-memory verdicts in step so the views update. */
@@ -21,6 +22,7 @@
 
 #include "annot.h"
 #include "annotate.h"
+#include "blind.h"
 #include "dataset.h"
 #include "dirlist.h"
 #include "draw.h"
@@ -32,13 +34,6 @@
 struct tag_change {
 	struct annotate_undo *undo;  /* owned */
 	size_t run;
-};
-
-/* A name blind mode keeps off the screen, and what stands in for it. */
-struct tag_word {
-	char *s;                     /* owned */
-	size_t n;
-	char *mask;                  /* owned */
 };
 
 struct tag {
@@ -62,15 +57,8 @@ struct tag {
 	int hint_line;
 	struct tag_change *undo;     /* a stack, the last change on top */
 	size_t nundo, capundo;
-	int blind;
-	char **blind_label;          /* per model label number: "model 3" (owned) */
-	size_t *blind_of;            /* per run: index into blind_label */
-	struct tag_word *words;      /* longest first */
-	size_t nwords;
+	struct blind *blind;         /* blind mode (owned) */
 };
-
-/* The session blind mode and the draw filter read (one at a time). */
-static struct tag *tag_active;
 
 static const char tag_hint[] = "KLHIB verdict  A note  u undo  a next  x blind";
 
@@ -117,212 +105,19 @@ static void tag_reload(struct tag *t, size_t i)
 	free(p);
 }
 
-/* ---- blind mode -------------------------------------------------------------- */
-
 static int tag_cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int tag_cmp_word(const void *a, const void *b)
+int tag_blind(const struct tag *t)
 {
-	const struct tag_word *x = a, *y = b;
-	return x->n != y->n ? (x->n < y->n) - (x->n > y->n) : strcmp(x->s, y->s);
-}
-
-/* The words being gathered (tag_blind_init): a hash set of them, case
- * ignored, so that de-duplicating costs one probe, not a scan of all. */
-struct tag_wordset {
-	size_t cap;       /* of t->words */
-	size_t *slot;     /* index + 1 into t->words; 0: free */
-	size_t nslot;     /* a power of two, more than twice the words */
-};
-
-/* FNV-1a of the lower-cased bytes (strcasecmp's equality). */
-static size_t tag_word_hash(const char *s)
-{
-	size_t h = 14695981039346656037ULL & SIZE_MAX;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)tolower((unsigned char)*s)) * (size_t)1099511628211ULL;
-	return h;
-}
-
-/* The slot of s: the one holding it, else the free one it would take. */
-static size_t *tag_wordset_find(struct tag *t, struct tag_wordset *ws, const char *s)
-{
-	size_t i = tag_word_hash(s) & (ws->nslot - 1);
-	while (ws->slot[i] && strcasecmp(t->words[ws->slot[i] - 1].s, s))
-		i = (i + 1) & (ws->nslot - 1);
-	return &ws->slot[i];
-}
-
-static void tag_wordset_grow(struct tag *t, struct tag_wordset *ws)
-{
-	free(ws->slot);
-	ws->nslot = ws->nslot ? ws->nslot * 2 : 64;
-	ws->slot = xcalloc(ws->nslot, sizeof *ws->slot);
-	for (size_t k = 0; k < t->nwords; k++)
-		*tag_wordset_find(t, ws, t->words[k].s) = k + 1;
-}
-
-static void tag_add_word(struct tag *t, struct tag_wordset *ws, const char *s, const char *mask)
-{
-	if (!s || strlen(s) < 3)  /* shorter names would mask ordinary words */
-		return;
-	if (strcasestr("[model] [harness]", s))  /* a mask must not be masked again */
-		return;
-	if ((t->nwords + 1) * 2 > ws->nslot)
-		tag_wordset_grow(t, ws);
-	size_t *slot = tag_wordset_find(t, ws, s);
-	if (*slot)
-		return;
-	if (t->nwords == ws->cap)
-		t->words = xrealloc(t->words, (ws->cap = ws->cap ? ws->cap * 2 : 32) * sizeof *t->words);
-	t->words[t->nwords].s = xstrdup(s);
-	t->words[t->nwords].n = strlen(s);
-	t->words[t->nwords].mask = xstrdup(mask);
-	*slot = ++t->nwords;
-}
-
-/* A name and each of its parts between '/' and ':' ("deepseek" and
- * "deepseek-v4-flash" of "deepseek/deepseek-v4-flash"). */
-static void tag_add_name(struct tag *t, struct tag_wordset *ws, const char *s)
-{
-	if (!s)
-		return;
-	tag_add_word(t, ws, s, "[model]");
-	for (const char *p = s; *p;) {
-		size_t n = strcspn(p, "/:");
-		if (n < strlen(s)) {
-			char *part = xstrndup(p, n);
-			tag_add_word(t, ws, part, "[model]");
-			free(part);
-		}
-		p += n + (p[n] ? 1 : 0);
-	}
-}
-
-/* A run id names harness and model: in blind mode it reads
- * "20260428_040539_[model 3]_01_fp8_gemm" (time and problem kept). */
-static void tag_add_run_id(struct tag *t, struct tag_wordset *ws, const struct run_meta *m, const char *label)
-{
-	const char *id = m->run_id;
-	if (!id)
-		return;
-	size_t n = strlen(id), pl = m->problem ? strlen(m->problem) : 0, ts = 0;
-	while (ts < n && ts < 16 && (id[ts] == '_' || (id[ts] >= '0' && id[ts] <= '9')))
-		ts++;
-	int has_problem = pl && pl < n && !strcmp(id + n - pl, m->problem);
-	char *mask = xasprintf("%.*s[%s]%s%s", (int)ts, id, label, has_problem ? "_" : "", has_problem ? m->problem : "");
-	tag_add_word(t, ws, id, mask);
-	free(mask);
-}
-
-/* Numbers the models of the dataset in a shuffled order that is the same
- * every time (a fixed seed), so "model 3" stays model 3 across sessions
- * but says nothing of the name; and lists the names to mask in text. */
-static void tag_blind_init(struct tag *t)
-{
-	size_t n = t->ds->nruns, nl = 0;
-	struct tag_wordset ws = { 0 };
-	char **real = xcalloc(n + 1, sizeof *real), **labels = xcalloc(n + 1, sizeof *labels);
-	for (size_t i = 0; i < n; i++)
-		labels[i] = real[i] = modelname(&t->ds->runs[i].meta);
-	qsort(labels, n, sizeof *labels, tag_cmp_str);
-	for (size_t i = 0; i < n; i++)
-		if (!nl || strcmp(labels[nl - 1], labels[i]))
-			labels[nl++] = labels[i];
-	/* Fisher-Yates with a fixed xorshift seed */
-	unsigned long long x = 0x6b62747569ULL;
-	for (size_t i = nl; i > 1; i--) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		size_t j = (size_t)(x % i);
-		char *s = labels[i - 1];
-		labels[i - 1] = labels[j];
-		labels[j] = s;
-	}
-	int digits = snprintf(NULL, 0, "%zu", nl);
-	t->blind_label = xcalloc(nl + 1, sizeof *t->blind_label);
-	t->blind_of = xcalloc(n + 1, sizeof *t->blind_of);
-	for (size_t k = 0; k < nl; k++)
-		t->blind_label[k] = xasprintf("model %0*zu", digits, k + 1);  /* padded: sorts in order */
-	for (size_t i = 0; i < n; i++)
-		for (size_t k = 0; k < nl; k++)
-			if (!strcmp(real[i], labels[k]))
-				t->blind_of[i] = k;
-	for (size_t i = 0; i < n; i++) {
-		const struct run_meta *m = &t->ds->runs[i].meta;
-		tag_add_run_id(t, &ws, m, t->blind_label[t->blind_of[i]]);
-		tag_add_word(t, &ws, m->harness, "[harness]");  /* before the labels that contain it */
-		tag_add_word(t, &ws, real[i], "[model]");
-		tag_add_name(t, &ws, m->label);
-		tag_add_name(t, &ws, m->model);
-	}
-	free(ws.slot);  /* sorting moves the words: the set is of no more use */
-	if (t->nwords)
-		qsort(t->words, t->nwords, sizeof *t->words, tag_cmp_word);
-	for (size_t i = 0; i < n; i++)
-		free(real[i]);
-	free(real);
-	free(labels);
-}
-
-/* The draw filter of blind mode: every name of a model or harness in a
- * string on its way to the screen becomes a mask (NULL: nothing to mask). */
-static char *tag_mask(const char *s)
-{
-	const struct tag *t = tag_active;
-	struct sbuf b;
-	int hit = 0;
-	if (!t || !t->blind)
-		return NULL;
-	sbuf_init(&b);
-	for (const char *p = s; *p;) {
-		const struct tag_word *w = NULL;
-		for (size_t k = 0; k < t->nwords && !w; k++)
-			if ((*p | 0x20) == (t->words[k].s[0] | 0x20) && !strncasecmp(p, t->words[k].s, t->words[k].n))
-				w = &t->words[k];
-		if (w) {
-			sbuf_adds(&b, w->mask);
-			p += w->n;
-			hit = 1;
-		} else {
-			sbuf_addc(&b, *p++);
-		}
-	}
-	if (!hit) {
-		sbuf_free(&b);
-		return NULL;
-	}
-	return sbuf_detach(&b);
-}
-
-static void tag_set_blind(struct tag *t, int on)
-{
-	if (on && !t->blind_label)
-		tag_blind_init(t);  /* on first use: a big dataset opens without it */
-	t->blind = on;
-	draw_set_filter(on ? tag_mask : NULL);
+	return t && blind_on(t->blind);
 }
 
 const char *tag_blind_model(const struct run_meta *m)
 {
-	const struct tag *t = tag_active;
-	if (!t || !t->blind || !t->ds->nruns)
-		return NULL;
-	/* which run m is the meta of, without a search: the grid asks often */
-	uintptr_t p = (uintptr_t)m, base = (uintptr_t)&t->ds->runs[0].meta;
-	size_t i = (size_t)(p - base) / sizeof *t->ds->runs;
-	if (p < base || (p - base) % sizeof *t->ds->runs || i >= t->ds->nruns)
-		return NULL;
-	return t->blind_label[t->blind_of[i]];
-}
-
-int tag_blind(const struct tag *t)
-{
-	return t && t->blind;
+	return blind_model(m);
 }
 
 /* ---- the session ----------------------------------------------------------------- */
@@ -357,8 +152,7 @@ struct tag *tag_new(struct dataset *ds, const char *dir, const char *annotator, 
 		}
 	}
 	dirlist_free(&dl);
-	tag_active = t;
-	tag_set_blind(t, blind);
+	t->blind = blind_new(ds, blind);
 	return t;
 }
 
@@ -372,22 +166,10 @@ void tag_free(struct tag *t)
 {
 	if (!t)
 		return;
-	if (tag_active == t) {
-		draw_set_filter(NULL);
-		tag_active = NULL;
-	}
 	for (size_t k = 0; k < t->nundo; k++)
 		annotate_undo_free(t->undo[k].undo);
 	free(t->undo);
-	for (size_t i = 0; t->blind_label && t->blind_label[i]; i++)
-		free(t->blind_label[i]);
-	free(t->blind_label);
-	free(t->blind_of);
-	for (size_t k = 0; k < t->nwords; k++) {
-		free(t->words[k].s);
-		free(t->words[k].mask);
-	}
-	free(t->words);
+	blind_free(t->blind);
 	free(t->seen);
 	free(t->seenv);
 	free(t->full);
@@ -775,7 +557,7 @@ static char *tag_note_text(const struct tag *t, size_t i, const char *verdict, c
 	                       "# write the annotation; quit without saving to change nothing.\n"
 	                       "summary:\n%s%s\n"
 	                       "implication:\n%s%s",
-	                       t->blind ? "this run (blind mode)" : r->meta.run_id,
+	                       blind_on(t->blind) ? "this run (blind mode)" : r->meta.run_id,
 	                       verdict ? verdict : r->verdict ? r->verdict : "none",
 	                       verdict ? "# The schema requires an implication for every verdict but clean:\n"
 	                                 "# the verdict is written with it, or not at all.\n" : "",
@@ -977,7 +759,7 @@ static void tag_yaml(struct tag *t, size_t i, char **msg)
  * must not give it a verdict, so ask first. 1 for y. */
 static int tag_ask_no_transcript(const struct tag *t, size_t i, const char *verdict)
 {
-	char *id = t->blind ? xstrdup("this run") : draw_safe(t->ds->runs[i].meta.run_id);
+	char *id = blind_on(t->blind) ? xstrdup("this run") : draw_safe(t->ds->runs[i].meta.run_id);
 	char *q = xasprintf(" %s has no transcript here: write verdict %s anyway? y/n", id, verdict);
 	int yes = t->ask && t->ask(t->ask_ctx, q);
 	free(q);
@@ -1003,8 +785,8 @@ int tag_act(struct tag *t, enum action a, long i, char **msg)
 	} else if (a == ACT_RELOAD) {
 		tag_reload_all(t, msg);
 	} else if (a == ACT_BLIND) {
-		tag_set_blind(t, !t->blind);
-		*msg = xstrdup(t->blind ? "blind mode: models and harnesses hidden (x shows them)" : "blind mode off");
+		blind_set(t->blind, !blind_on(t->blind));
+		*msg = xstrdup(blind_on(t->blind) ? "blind mode: models and harnesses hidden (x shows them)" : "blind mode off");
 	} else if (i < 0 || (size_t)i >= t->ds->nruns) {
 		*msg = xstrdup("no run selected");
 	} else if (verdict && !t->ds->runs[i].transcript && !tag_ask_no_transcript(t, (size_t)i, verdict)) {
