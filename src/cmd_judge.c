@@ -15,6 +15,7 @@
 #include "llm.h"
 #include "parser.h"
 #include "run.h"
+#include "suggested.h"
 #include "textsafe.h"
 #include "util.h"
 
@@ -144,45 +145,23 @@ static int cmd_judge_decide(const char *arg, const char *argv0, const char *outp
 	if (outpath) {
 		path = xstrdup(outpath);
 	} else {
-		char *dir = xstrdup(cr.transcript ? cr.transcript : "."), *slash = strrchr(dir, '/');
-		if (slash)
-			*slash = '\0';
-		path = slash ? util_path_join(dir, "suggested.json") : xstrdup("suggested.json");
-		free(dir);
+		path = suggested_path(cr.transcript);
 		cmd_run_free(&cr);
 	}
-	size_t len;
-	char *text = util_read_file(path, &len), *e = NULL;
-	cJSON *doc = text ? cJSON_ParseWithLength(text, len) : NULL;
-	cJSON *list = doc ? cJSON_GetObjectItemCaseSensitive(doc, "suggestions") : NULL;
-	cJSON *s = cJSON_IsArray(list) ? cJSON_GetArrayItem(list, (int)which - 1) : NULL;
+	char *e = NULL, *cls = NULL, *was = NULL;
 	int rc = CMD_OK;
-	if (!s) {
-		textsafe_fprintf(err, "kbtui judge: %s: %s\n", path, !text ? "cannot read it (kbtui judge writes it)"
-		                                                  : !doc ? "not JSON" : "no such suggestion");
+	/* the replay's keys decide through the same call (ui/pane_annot.c) */
+	if (suggested_decide(path, which, accept > 0, getenv("KBTUI_ANNOTATOR"), &cls, &was, &e) < 0) {
+		textsafe_fprintf(err, "kbtui judge: %s\n", e);
+		free(e);
 		rc = CMD_BADINPUT;
 	} else {
-		const char *who = getenv("KBTUI_ANNOTATOR");
-		cJSON_DeleteItemFromObjectCaseSensitive(s, "status");
-		cJSON_AddStringToObject(s, "status", accept > 0 ? "accepted" : "rejected");
-		cJSON_DeleteItemFromObjectCaseSensitive(s, "decided_by");
-		if (who && *who)
-			cJSON_AddStringToObject(s, "decided_by", who);
-		char *js = cJSON_Print(doc);
-		if (annot_replace(path, js, strlen(js), &e) < 0) {
-			textsafe_fprintf(err, "kbtui judge: %s\n", e);
-			free(e);
-			rc = CMD_BADINPUT;
-		} else {
-			const cJSON *c = cJSON_GetObjectItemCaseSensitive(s, "class");
-			char *cls = cJSON_IsString(c) ? textsafe(c->valuestring, strlen(c->valuestring), 0) : xstrdup("?");
-			fprintf(out, "suggestion %zu (%s) %s\n", which, cls, accept > 0 ? "accepted" : "rejected");
-			free(cls);
-		}
-		cJSON_free(js);
+		char *c = textsafe(cls, strlen(cls), 0);
+		fprintf(out, "suggestion %zu (%s) %s\n", which, c, accept > 0 ? "accepted" : "rejected");
+		free(c);
 	}
-	cJSON_Delete(doc);
-	free(text);
+	free(cls);
+	free(was);
 	free(path);
 	return rc;
 }
