@@ -41,10 +41,13 @@ static void cmd_judge_print(const struct judge_result *jr, const char *model, FI
 		fprintf(out, "no suggestion\n");
 }
 
+static size_t cmd_judge_nmatch;  /* --question: the places named, over all runs */
+
 /* --question's answers: RUN:EVENT: "QUOTE" WHY, made safe. */
 static void cmd_judge_matches(const struct judge_result *jr, const char *name, FILE *out)
 {
 	char *n = textsafe(name, strlen(name), 0);
+	cmd_judge_nmatch += jr->n;
 	for (size_t i = 0; i < jr->n; i++) {
 		char *q = textsafe(jr->s[i].quote, strlen(jr->s[i].quote), 0), *w = textsafe(jr->s[i].why, strlen(jr->s[i].why), 0);
 		fprintf(out, "%s:%ld: \"%s\" %s\n", n, jr->s[i].event, q, w);
@@ -188,7 +191,8 @@ static int cmd_judge_dataset(struct llm_opts *o, const char *dir, int dry, FILE 
 			continue;
 		}
 		const char *name = d->meta.run_id ? d->meta.run_id : d->transcript;
-		textsafe_fprintf(out, "== %s\n", name);
+		if (!cmd_judge_question || dry)  /* a search's lines name their run */
+			textsafe_fprintf(out, "== %s\n", name);
 		if (cmd_judge_run(o, r, name, d->transcript, NULL, dry, out, err) != CMD_OK)
 			rc = CMD_BADINPUT;
 		run_free(r);  /* one run in memory at a time */
@@ -220,6 +224,7 @@ int cmd_judge(int argc, char **argv, const char *argv0, FILE *out, FILE *err)
 	optind = 0;
 	opterr = 0;
 	cmd_judge_question = NULL;
+	cmd_judge_nmatch = 0;
 	while ((ch = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (ch) {
 		case O_MODEL: o.model = optarg; break;
@@ -274,6 +279,16 @@ int cmd_judge(int argc, char **argv, const char *argv0, FILE *out, FILE *err)
 		run_free(r);
 	cmd_run_free(&cr);
 	return rc;
+}
+
+int cmd_judge_search(int argc, char **argv, const char *argv0, FILE *out, FILE *err)
+{
+	int rc = cmd_judge(argc, argv, argv0, out, err), dry = 0;
+	for (int i = 1; i < argc; i++)
+		dry |= !strcmp(argv[i], "--dry-run");
+	if (rc == CMD_OK && cmd_judge_question && !dry)
+		return cmd_judge_nmatch ? 0 : 1;
+	return rc == CMD_OK ? 0 : 2;  /* usage, no key, the server's error: search's trouble */
 }
 
 static int cmd_judge_exec(int argc, char **argv, const struct cmd_ctx *ctx)

@@ -108,5 +108,45 @@ start b KBTUI_LAYOUT=one "$kb" "$tmp/alone/transcript.jsonl"
 t "without a suggested.json: J says how to get one" 'wait_for b "event 1/" && keys b J && wait_for b "no judge.s suggestions for this run \(kbtui judge RUN --model M proposes them\)"'
 keys b q
 
+# ---- kbtui search --judge: a semantic search through the judge's path ---------------------------
+q="Where does the agent claim more than it measured?"
+"$kb" search --judge "$q" --dry-run "$ds" > "$tmp/prompt" 2> "$tmp/err"; rc=$?
+t "search --judge --dry-run: the question and the condensed run, its size said, nothing sent" \
+	'[ $rc -eq 0 ] && grep -q "to answer this question: $q" "$tmp/prompt" && grep -q "^\[17\] agent: Final: peak_fraction 2.5" "$tmp/prompt" && grep -q "about [0-9]* tokens to send (--dry-run: nothing sent)" "$tmp/err"'
+"$kb" search --model m "$ds" > /dev/null 2> "$tmp/err"; rc=$?
+t "search --model without --judge: usage error 2, named" '[ $rc -eq 2 ] && grep -q "go with --judge QUESTION" "$tmp/err"'
+"$kb" search -l --judge "$q" --model m "$ds" > /dev/null 2> "$tmp/err"; rc=$?
+t "search -l --judge: usage error 2" '[ $rc -eq 2 ] && grep -q "are for a REGEX, not --judge" "$tmp/err"'
+env -u OPENAI_API_KEY "$kb" search --judge "$q" --model m "$ds" > /dev/null 2> "$tmp/err"; rc=$?
+t "search --judge without a key: exit 2, the variable named" '[ $rc -eq 2 ] && grep -q "no API key: set OPENAI_API_KEY" "$tmp/err"'
+fakellm="$KB_BUILDDIR/tests/fakellm"
+if [ -x "$fakellm" ] && command -v python3 > /dev/null 2>&1; then
+	a1='{"suggestions": [{"class": "match", "quote": "peak_fraction 2.5 on all shapes", "event": 17, "why": "claims 2.5 where 1.3 was measured."}, {"class": "match", "quote": "an invented sentence", "event": 3, "why": "made up"}]}'
+	a2='Nothing here: {"suggestions": []}'
+	for a in "$a1" "$a2"; do
+		printf '%s' "$a" | python3 -c 'import json,sys; print(json.dumps({"text": sys.stdin.read(), "prompt_tokens": 1800, "completion_tokens": 40}))'
+	done > "$tmp/search.ndjson"
+	"$fakellm" --script "$tmp/search.ndjson" --log "$tmp/search.log" --timeout 60 > "$tmp/search.port" 2> "$tmp/search.err" &
+	spid=$!
+	port=""; i=0
+	while [ $i -lt 100 ] && [ -z "$port" ]; do
+		port=$(sed -n 's/^port=//p' "$tmp/search.port"); [ -n "$port" ] || sleep 0.1; i=$((i + 1))
+	done
+	cp "$sg" "$tmp/sg.before"
+	OPENAI_API_KEY=sk-test-search "$kb" search --judge "$q" --model fake-judge --base-url "http://127.0.0.1:$port/v1" "$ds" > "$tmp/out" 2> "$tmp/err"; rc=$?
+	t "search --judge DIR: exit 0, the place with its run, event and quote; the invented one dropped" \
+		'[ $rc -eq 0 ] && [ "$(cat "$tmp/out")" = "$id:17: \"peak_fraction 2.5 on all shapes\" claims 2.5 where 1.3 was measured." ]'
+	t "its cost said before and its tokens after" 'grep -q "about [0-9]* tokens to send$" "$tmp/err" && grep -q "tokens in 1800 out 40" "$tmp/err"'
+	t "the question went to the model through the live client; the key never in the body" \
+		'grep -q "to answer this question: $q" "$tmp/search.log" && grep -q "\"model\":\"fake-judge\"" "$tmp/search.log" && ! grep -q "sk-test-search" "$tmp/search.log" "$tmp/out" "$tmp/err"'
+	t "nothing kept: suggested.json as it was" 'cmp -s "$sg" "$tmp/sg.before"'
+	OPENAI_API_KEY=sk-test-search "$kb" search --judge "$q" --model fake-judge --base-url "http://127.0.0.1:$port/v1" "$ds/runs/$id" > "$tmp/out" 2> "$tmp/err"; rc=$?
+	t "search --judge RUN, no place named: exit 1, nothing printed" '[ $rc -eq 1 ] && [ ! -s "$tmp/out" ] && grep -q "tokens in 1800 out 40" "$tmp/err"'
+	kill $spid 2> /dev/null
+	wait $spid 2> /dev/null
+else
+	echo "# SKIP tests/fakellm is not built or python3 is missing: no search --judge test against the scripted server"
+fi
+
 echo "1..$n"
 exit $fail
