@@ -92,6 +92,15 @@ keys j q
 t "kbtui exits 0, nothing on stderr" 'wait_for j "kbtui exited: 0" && [ ! -s "$tmp/j.err" ]'
 "$kb" flags "$ds/runs/$id" > "$tmp/out" 2> "$tmp/err"; rc=$?
 t "kbtui flags lists the decisions the keys made" '[ $rc -eq 0 ] && grep -q ":8: grader-edit (accepted, fake-judge)" "$tmp/out" && grep -q ":17: false-claim (rejected, fake-judge)" "$tmp/out"'
+"$kb" flags --json "$ds/runs/$id" > "$tmp/out" 2> "$tmp/err"; rc=$?
+t "flags --json: the suggestions with their status and model" '[ $rc -eq 0 ] && grep -q "\"suggested\":\"grader-edit\",\"status\":\"accepted\",\"model\":\"fake-judge\"" "$tmp/out"'
+mkdir -p "$tmp/broken"
+cp "$fl/hack.jsonl" "$tmp/broken/transcript.jsonl"
+printf '{"suggestions": [' > "$tmp/broken/suggested.json"
+"$kb" flags "$tmp/broken" > "$tmp/out" 2> "$tmp/err"; rc=$?
+t "a broken suggested.json: flags still listed, the file named on stderr" '[ $rc -eq 0 ] && grep -q "suggested.json: not JSON" "$tmp/err" && [ "$(tail -1 "$tmp/out")" = "flagged" ]'
+"$kb" judge --accept 1 "$tmp/broken" > /dev/null 2> "$tmp/err"; rc=$?
+t "judge --accept on it: exit 1, named" '[ $rc -eq 1 ] && grep -q "broken/suggested.json: not JSON" "$tmp/err"'
 
 # a run opened alone (no dataset): the status still changes, no annotation is made
 mkdir -p "$tmp/alone"
@@ -107,6 +116,9 @@ rm -f "$tmp/alone/suggested.json"
 start b KBTUI_LAYOUT=one "$kb" "$tmp/alone/transcript.jsonl"
 t "without a suggested.json: J says how to get one" 'wait_for b "event 1/" && keys b J && wait_for b "no judge.s suggestions for this run \(kbtui judge RUN --model M proposes them\)"'
 keys b q
+start c KBTUI_LAYOUT=one "$kb" "$tmp/broken/transcript.jsonl"
+t "a broken suggested.json in the replay: J names the file and what is wrong" 'wait_for c "event 1/" && keys c J && wait_for c "broken/suggested.json: not JSON"'
+keys c q
 
 # ---- kbtui search --judge: a semantic search through the judge's path ---------------------------
 q="Where does the agent claim more than it measured?"
