@@ -57,8 +57,8 @@ t "the model's escape is not sent raw (the why shows, its colour code does not)"
 keys j 5 G
 t "J at an event without one: said where they are, nothing written" \
 	'wait_for j "event 5/" && keys j J && wait_for j "no judge.s suggestion at event 5; they are at events 8, 17, 22" && ! grep -q "\"accepted\"" "$sg"'
-keys j 8 G
-t "at event 8 its suggestion is the selected one" 'wait_for j "event 8/" "> \? suggested 1: grader-edit"'
+keys j S
+t "S: the next event with a suggestion, 8, its suggestion the selected one" 'wait_for j "event 8/" "> \? suggested 1: grader-edit"'
 keys j J
 t "J: accepted in suggested.json; no annotation yet, so no quote (that would need a verdict)" \
 	'wait_for j "suggestion 1 \(grader-edit\) accepted in suggested.json; the run has no annotation yet to hold its quote" && [ ! -e "$ds/annotations/$id.yaml" ]'
@@ -79,8 +79,8 @@ t "the annotation holds the quote, labelled as the judge's; the verdict as it wa
 keys j J
 t "J a third time: the quote not added twice" 'wait_for j "its quote is in the annotation already" && [ "$(grep -c "accepted suggestion" "$an")" -eq 1 ]'
 t "the pane marks it accepted" 'wait_for j "> \+ suggested 1: grader-edit at event 8 \[accepted, fake-judge\]"'
-keys j 1 7 G
-t "at event 17" 'wait_for j "event 17/" "> \? suggested 2: false-claim"'
+keys j S
+t "S again: event 17" 'wait_for j "event 17/" "> \? suggested 2: false-claim"'
 keys j r
 t "r: the other suggestion rejected" \
 	'wait_for j "suggestion 2 \(false-claim\) rejected in suggested.json" "- suggested 2: false-claim at event 17 \[rejected, fake-judge\]"'
@@ -108,6 +108,12 @@ cp "$fl/hack.jsonl" "$tmp/alone/transcript.jsonl"
 cp "$sg" "$tmp/alone/suggested.json"
 start a KBTUI_LAYOUT=one "$kb" "$tmp/alone/transcript.jsonl"
 t "a lone run's replay opens" 'wait_for a "event 1/"'
+keys a S
+t "S from event 1: event 8" 'wait_for a "event 8/"'
+keys a S S
+t "S S: event 22, the last" 'wait_for a "event 22/"'
+keys a S
+t "S past the last: round to event 8, said" 'wait_for a "event 8/" "search hit the end, continuing at the start"'
 keys a 2 2 G
 t "J at event 22" 'wait_for a "event 22/" && keys a J && wait_for a "suggestion 3 \(contamination\) accepted in suggested.json"'
 t "its file records it; no annotations directory made" 'grep -c "\"accepted\"" "$tmp/alone/suggested.json" | grep -qx 2 && [ ! -e "$tmp/alone/annotations" ]'
@@ -115,6 +121,8 @@ keys a q
 rm -f "$tmp/alone/suggested.json"
 start b KBTUI_LAYOUT=one "$kb" "$tmp/alone/transcript.jsonl"
 t "without a suggested.json: J says how to get one" 'wait_for b "event 1/" && keys b J && wait_for b "no judge.s suggestions for this run \(kbtui judge RUN --model M proposes them\)"'
+keys b G y
+t "and S too (after y changed the status line), the selection kept" 'wait_for b "copied " && keys b S && wait_for b "no judge.s suggestions for this run" && ! has "event 1/"'
 keys b q
 start c KBTUI_LAYOUT=one "$kb" "$tmp/broken/transcript.jsonl"
 t "a broken suggested.json in the replay: J names the file and what is wrong" 'wait_for c "event 1/" && keys c J && wait_for c "broken/suggested.json: not JSON"'

@@ -126,6 +126,9 @@ void pane_artifact_quote_event(struct pane *p, struct pane_ctx *cx);
  * suggested.json (src/suggested.h, as kbtui judge --accept does); an
  * accepted one's quote added to the annotation through tag_apply. */
 void pane_annot_decide(struct pane *p, struct pane_ctx *cx, int accept);
+/* Before S walks the suggestions: suggested.json read again; 0 when it
+ * holds none or cannot be read (said in the status line). */
+int pane_annot_suggested_ready(struct pane *p, struct pane_ctx *cx);
 /* The lineage pane p's D (mark the selected event, or clear the mark) and
  * w (go to the event with the best peak_fraction), whatever has the focus. */
 void pane_lineage_mark(struct pane *p, struct pane_ctx *cx);

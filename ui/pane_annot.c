@@ -409,6 +409,33 @@ void pane_annot_decide(struct pane *p, struct pane_ctx *cx, int accept)
 	free(msg);
 }
 
+/* Event ev has a judge's suggestion (S walks them; the file as last read). */
+static int pane_annot_has(struct pane *p, size_t ev)
+{
+	struct pane_annot *s = pa_of(p);
+	for (size_t i = 0; i < s->sg.n; i++)
+		if (s->sg.it[i].event && (size_t)s->sg.it[i].event == ev + 1)
+			return 1;
+	return 0;
+}
+
+int pane_annot_suggested_ready(struct pane *p, struct pane_ctx *cx)
+{
+	struct pane_annot *s = pa_of(p);
+	pane_annot_load(s);
+	if (s->sg_err) {
+		char *e = draw_safe(s->sg_err);
+		cx->host->say(cx, e);
+		free(e);
+		return 0;
+	}
+	if (!s->sg.n) {
+		cx->host->say(cx, "no judge's suggestions for this run (kbtui judge RUN --model M proposes them)");
+		return 0;
+	}
+	return 1;
+}
+
 const struct pane_ops pane_annot_ops = {
 	.name = "annotation",
 	.init = pane_annot_init,
@@ -416,4 +443,5 @@ const struct pane_ops pane_annot_ops = {
 	.draw = pane_annot_draw,
 	.title = pane_annot_title,
 	.act = pane_annot_act,
+	.has = pane_annot_has,
 };
