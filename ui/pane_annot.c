@@ -210,7 +210,7 @@ static void pane_annot_suggested(struct pane_annot *s, struct tlines *L, struct 
 	char *m = draw_safe(s->sg.model);
 	tlines_push(L, "", 0, RL_NORMAL);
 	tlines_head(L, RL_KEY, width, "judge's suggestions (%zu, model %s): proposals, not verdicts", s->sg.n, m);
-	tlines_head(L, RL_DIM, width, "  J accepts, r rejects the suggestion at the selected event");
+	tlines_head(L, RL_DIM, width, "  S: the next event with one; J accepts, r rejects the one at the selected event");
 	for (size_t k = 0; k < s->sg.n; k++) {
 		const struct suggested_item *it = &s->sg.it[k];
 		char *c = draw_safe(it->cls), *st = draw_safe(it->status), *q = draw_safe(it->quote), *w = draw_safe(it->why);
