@@ -157,8 +157,13 @@ void cmd_json_end(struct cmd_json_list *l);
 /* `kbtui flags [--rules FILE] [--json] [DIR|RUN]`; argv[0] is "flags". */
 int cmd_flags(int argc, char **argv, FILE *out, FILE *err);
 int cmd_judge(int argc, char **argv, const char *argv0, FILE *out, FILE *err);
-/* `kbtui search [-i] [-l] [-c] [--format FMT] REGEX [DIR]`; argv[0] is "search". */
-int cmd_search(int argc, char **argv, FILE *out, FILE *err);
+/* kbtui search --judge: cmd_judge with argv a judge --question line, its
+ * exit status search's: 0 the model named a place (or --dry-run), 1 none,
+ * 2 trouble (usage, no key, the server's error). */
+int cmd_judge_search(int argc, char **argv, const char *argv0, FILE *out, FILE *err);
+/* `kbtui search [-i] [-l] [-c] [--format FMT] REGEX [DIR]`, or --judge
+ * QUESTION (cmd_judge_search); argv[0] is "search". */
+int cmd_search(int argc, char **argv, const char *argv0, FILE *out, FILE *err);
 
 /* `kbtui sweep ...` (see src/sweep.h); argv[0] is "sweep". */
 int cmd_sweep(int argc, char **argv, FILE *out, FILE *err);

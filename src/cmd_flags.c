@@ -14,6 +14,7 @@
 #include "flags.h"
 #include "parser.h"
 #include "problem.h"
+#include "suggested.h"
 #include "textsafe.h"
 #include "util.h"
 
@@ -23,7 +24,7 @@ struct cmd_flags {
 	struct flag_rules *rs;
 	int json;                    /* an enum cmd_out */
 	struct cmd_json_list list;
-	FILE *out;
+	FILE *out, *err;
 	const char *problems;        /* the dataset's problems/ (borrowed), else the installed */
 	char *problems_def;
 	size_t *rule_runs;           /* runs each rule trips on */
@@ -81,41 +82,31 @@ static void cmd_flags_suggested(struct cmd_flags *c, const struct run *r, const 
 {
 	if (!r->source)
 		return;
-	char *dir = xstrdup(r->source), *slash = strrchr(dir, '/');
-	if (slash)
-		*slash = '\0';
-	char *path = slash ? util_path_join(dir, "suggested.json") : xstrdup("suggested.json");
-	size_t len;
-	char *text = util_is_file(path) ? util_read_file(path, &len) : NULL;
-	cJSON *doc = text ? cJSON_ParseWithLength(text, len) : NULL;
-	const cJSON *it, *list = cJSON_GetObjectItemCaseSensitive(doc, "suggestions");
-	const cJSON *model = cJSON_GetObjectItemCaseSensitive(doc, "model");
-	const char *m = cJSON_IsString(model) ? model->valuestring : "?";
-	if (!cJSON_IsArray(list))
-		list = NULL;
-	cJSON_ArrayForEach(it, list) {
-		const cJSON *cl = cJSON_GetObjectItemCaseSensitive(it, "class"), *q = cJSON_GetObjectItemCaseSensitive(it, "quote");
-		const cJSON *st = cJSON_GetObjectItemCaseSensitive(it, "status"), *ev = cJSON_GetObjectItemCaseSensitive(it, "event");
-		const char *cls = cJSON_IsString(cl) ? cl->valuestring : "?", *quote = cJSON_IsString(q) ? q->valuestring : "";
-		const char *status = cJSON_IsString(st) ? st->valuestring : "suggested";
-		long e = cJSON_IsNumber(ev) ? (long)ev->valuedouble : 0;
+	char *path = suggested_path(r->source), *e = NULL;
+	struct suggested sg;
+	if (suggested_load(path, &sg, &e) < 0) {  /* a broken file is said, the flags still listed */
+		textsafe_fprintf(c->err, "kbtui flags: %s\n", e);
+		free(e);
+	}
+	for (size_t i = 0; i < sg.n; i++) {
+		const struct suggested_item *it = &sg.it[i];
 		if (c->json) {
 			cJSON *o = cJSON_CreateObject();
 			cJSON_AddStringToObject(o, "run_id", run_id);
-			cJSON_AddNumberToObject(o, "event", (double)e);
-			cJSON_AddStringToObject(o, "suggested", cls);
-			cJSON_AddStringToObject(o, "status", status);
-			cJSON_AddStringToObject(o, "model", m);
-			cJSON_AddStringToObject(o, "text", quote);
+			cJSON_AddNumberToObject(o, "event", (double)it->event);
+			cJSON_AddStringToObject(o, "suggested", it->cls);
+			cJSON_AddStringToObject(o, "status", it->status);
+			cJSON_AddStringToObject(o, "model", sg.model);
+			cJSON_AddStringToObject(o, "text", it->quote);
 			char *js = cJSON_PrintUnformatted(o);
 			cmd_json_item(&c->list, js);
 			cJSON_free(js);
 			cJSON_Delete(o);
 		} else {
-			char *id = textsafe(run_id, strlen(run_id), 0), *k = textsafe(cls, strlen(cls), 0);
-			char *mm = textsafe(m, strlen(m), 0), *qq = textsafe(quote, strlen(quote), 0);
-			char *ss = textsafe(status, strlen(status), 0);
-			fprintf(c->out, "%s:%ld: %s (%s, %s): %s\n", id, e, k, ss, mm, qq);
+			char *id = textsafe(run_id, strlen(run_id), 0), *k = textsafe(it->cls, strlen(it->cls), 0);
+			char *mm = textsafe(sg.model, strlen(sg.model), 0), *qq = textsafe(it->quote, strlen(it->quote), 0);
+			char *ss = textsafe(it->status, strlen(it->status), 0);
+			fprintf(c->out, "%s:%ld: %s (%s, %s): %s\n", id, it->event, k, ss, mm, qq);
 			free(id);
 			free(k);
 			free(mm);
@@ -123,10 +114,8 @@ static void cmd_flags_suggested(struct cmd_flags *c, const struct run *r, const 
 			free(ss);
 		}
 	}
-	cJSON_Delete(doc);
-	free(text);
+	suggested_free(&sg);
 	free(path);
-	free(dir);
 }
 
 /* Flags of one loaded run; returns whether it is flagged. */
@@ -312,7 +301,7 @@ int cmd_flags(int argc, char **argv, FILE *out, FILE *err)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	struct cmd_flags c = { .out = out };
+	struct cmd_flags c = { .out = out, .err = err };
 	const char *rules = NULL;
 	int ch;
 	optind = 1;

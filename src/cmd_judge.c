@@ -15,6 +15,7 @@
 #include "llm.h"
 #include "parser.h"
 #include "run.h"
+#include "suggested.h"
 #include "textsafe.h"
 #include "util.h"
 
@@ -40,10 +41,13 @@ static void cmd_judge_print(const struct judge_result *jr, const char *model, FI
 		fprintf(out, "no suggestion\n");
 }
 
+static size_t cmd_judge_nmatch;  /* --question: the places named, over all runs */
+
 /* --question's answers: RUN:EVENT: "QUOTE" WHY, made safe. */
 static void cmd_judge_matches(const struct judge_result *jr, const char *name, FILE *out)
 {
 	char *n = textsafe(name, strlen(name), 0);
+	cmd_judge_nmatch += jr->n;
 	for (size_t i = 0; i < jr->n; i++) {
 		char *q = textsafe(jr->s[i].quote, strlen(jr->s[i].quote), 0), *w = textsafe(jr->s[i].why, strlen(jr->s[i].why), 0);
 		fprintf(out, "%s:%ld: \"%s\" %s\n", n, jr->s[i].event, q, w);
@@ -144,45 +148,23 @@ static int cmd_judge_decide(const char *arg, const char *argv0, const char *outp
 	if (outpath) {
 		path = xstrdup(outpath);
 	} else {
-		char *dir = xstrdup(cr.transcript ? cr.transcript : "."), *slash = strrchr(dir, '/');
-		if (slash)
-			*slash = '\0';
-		path = slash ? util_path_join(dir, "suggested.json") : xstrdup("suggested.json");
-		free(dir);
+		path = suggested_path(cr.transcript);
 		cmd_run_free(&cr);
 	}
-	size_t len;
-	char *text = util_read_file(path, &len), *e = NULL;
-	cJSON *doc = text ? cJSON_ParseWithLength(text, len) : NULL;
-	cJSON *list = doc ? cJSON_GetObjectItemCaseSensitive(doc, "suggestions") : NULL;
-	cJSON *s = cJSON_IsArray(list) ? cJSON_GetArrayItem(list, (int)which - 1) : NULL;
+	char *e = NULL, *cls = NULL, *was = NULL;
 	int rc = CMD_OK;
-	if (!s) {
-		textsafe_fprintf(err, "kbtui judge: %s: %s\n", path, !text ? "cannot read it (kbtui judge writes it)"
-		                                                  : !doc ? "not JSON" : "no such suggestion");
+	/* the replay's keys decide through the same call (ui/pane_annot.c) */
+	if (suggested_decide(path, which, accept > 0, getenv("KBTUI_ANNOTATOR"), &cls, &was, &e) < 0) {
+		textsafe_fprintf(err, "kbtui judge: %s\n", e);
+		free(e);
 		rc = CMD_BADINPUT;
 	} else {
-		const char *who = getenv("KBTUI_ANNOTATOR");
-		cJSON_DeleteItemFromObjectCaseSensitive(s, "status");
-		cJSON_AddStringToObject(s, "status", accept > 0 ? "accepted" : "rejected");
-		cJSON_DeleteItemFromObjectCaseSensitive(s, "decided_by");
-		if (who && *who)
-			cJSON_AddStringToObject(s, "decided_by", who);
-		char *js = cJSON_Print(doc);
-		if (annot_replace(path, js, strlen(js), &e) < 0) {
-			textsafe_fprintf(err, "kbtui judge: %s\n", e);
-			free(e);
-			rc = CMD_BADINPUT;
-		} else {
-			const cJSON *c = cJSON_GetObjectItemCaseSensitive(s, "class");
-			char *cls = cJSON_IsString(c) ? textsafe(c->valuestring, strlen(c->valuestring), 0) : xstrdup("?");
-			fprintf(out, "suggestion %zu (%s) %s\n", which, cls, accept > 0 ? "accepted" : "rejected");
-			free(cls);
-		}
-		cJSON_free(js);
+		char *c = textsafe(cls, strlen(cls), 0);
+		fprintf(out, "suggestion %zu (%s) %s\n", which, c, accept > 0 ? "accepted" : "rejected");
+		free(c);
 	}
-	cJSON_Delete(doc);
-	free(text);
+	free(cls);
+	free(was);
 	free(path);
 	return rc;
 }
@@ -209,7 +191,8 @@ static int cmd_judge_dataset(struct llm_opts *o, const char *dir, int dry, FILE 
 			continue;
 		}
 		const char *name = d->meta.run_id ? d->meta.run_id : d->transcript;
-		textsafe_fprintf(out, "== %s\n", name);
+		if (!cmd_judge_question || dry)  /* a search's lines name their run */
+			textsafe_fprintf(out, "== %s\n", name);
 		if (cmd_judge_run(o, r, name, d->transcript, NULL, dry, out, err) != CMD_OK)
 			rc = CMD_BADINPUT;
 		run_free(r);  /* one run in memory at a time */
@@ -241,6 +224,7 @@ int cmd_judge(int argc, char **argv, const char *argv0, FILE *out, FILE *err)
 	optind = 0;
 	opterr = 0;
 	cmd_judge_question = NULL;
+	cmd_judge_nmatch = 0;
 	while ((ch = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (ch) {
 		case O_MODEL: o.model = optarg; break;
@@ -295,6 +279,16 @@ int cmd_judge(int argc, char **argv, const char *argv0, FILE *out, FILE *err)
 		run_free(r);
 	cmd_run_free(&cr);
 	return rc;
+}
+
+int cmd_judge_search(int argc, char **argv, const char *argv0, FILE *out, FILE *err)
+{
+	int rc = cmd_judge(argc, argv, argv0, out, err), dry = 0;
+	for (int i = 1; i < argc; i++)
+		dry |= !strcmp(argv[i], "--dry-run");
+	if (rc == CMD_OK && cmd_judge_question && !dry)
+		return cmd_judge_nmatch ? 0 : 1;
+	return rc == CMD_OK ? 0 : 2;  /* usage, no key, the server's error: search's trouble */
 }
 
 static int cmd_judge_exec(int argc, char **argv, const struct cmd_ctx *ctx)

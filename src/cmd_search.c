@@ -348,13 +348,50 @@ static void cmd_helper_stop(struct cmd_helper *h)
 		munmap((void *)h->at, 3 * sizeof(size_t));
 }
 
-int cmd_search(int argc, char **argv, FILE *out, FILE *err)
+/* --judge QUESTION: kbtui judge --question over DIR or RUN (the model
+ * names the places that answer it); jargs: the judge's options given. */
+static int cmd_search_judge(const char *question, const char **jargs, int nj, int regex_opts, int argc, char **argv,
+                            const char *argv0, FILE *out, FILE *err)
 {
+	if (!question || regex_opts || argc > 1) {
+		textsafe_fprintf(err, "kbtui search: %s\nTry 'kbtui search --help'.\n",
+		                 !question ? "--model, --provider, --base-url and --dry-run go with --judge QUESTION"
+		                 : regex_opts ? "-i, -l, -c and --format are for a REGEX, not --judge"
+		                              : "--judge QUESTION takes one DIR or RUN at most, no REGEX");
+		return SEARCH_TROUBLE;
+	}
+	char *def = argc ? NULL : cmd_default_dataset(NULL, err);
+	if (!argc && !def)
+		return SEARCH_TROUBLE;
+	const char *jv[24];
+	int n = 0;
+	jv[n++] = "judge";
+	jv[n++] = "--question";
+	jv[n++] = question;
+	for (int i = 0; i < nj; i++)
+		jv[n++] = jargs[i];
+	jv[n++] = argc ? argv[0] : def;
+	jv[n] = NULL;
+	int rc = cmd_judge_search(n, (char **)jv, argv0, out, err);
+	free(def);
+	return rc;
+}
+
+int cmd_search(int argc, char **argv, const char *argv0, FILE *out, FILE *err)
+{
+	enum { O_JUDGE = 256, O_MODEL, O_PROVIDER, O_BASE_URL, O_DRY };
 	static const struct option opts[] = {
 		{"format", required_argument, NULL, 'f'},
+		{"judge", required_argument, NULL, O_JUDGE},
+		{"model", required_argument, NULL, O_MODEL},
+		{"provider", required_argument, NULL, O_PROVIDER},
+		{"base-url", required_argument, NULL, O_BASE_URL},
+		{"dry-run", no_argument, NULL, O_DRY},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
+	const char *judge = NULL, *jargs[16];
+	int nj = 0, judged = 0;
 	struct cmd_search c = { .out = out };
 	const char *format = NULL;
 	int icase = 0, ch;
@@ -366,6 +403,19 @@ int cmd_search(int argc, char **argv, FILE *out, FILE *err)
 		case 'l': c.list = 1; break;
 		case 'c': c.count = 1; break;
 		case 'f': format = optarg; break;
+		case O_JUDGE: judge = optarg; judged = 1; break;
+		case O_MODEL:
+		case O_PROVIDER:
+		case O_BASE_URL:
+		case O_DRY:
+			if (nj > 12)
+				break;  /* each given once is all the judge reads */
+			jargs[nj++] = ch == O_MODEL ? "--model" : ch == O_PROVIDER ? "--provider" : ch == O_BASE_URL ? "--base-url"
+			                                                                                       : "--dry-run";
+			if (ch != O_DRY)
+				jargs[nj++] = optarg;
+			judged = 1;
+			break;
 		case 'h': cmd_help(&cmd_search_entry, out); return SEARCH_FOUND;
 		default:
 			if (cmd_option_typo(opts, argv[optind - 1])) {
@@ -377,6 +427,9 @@ int cmd_search(int argc, char **argv, FILE *out, FILE *err)
 			return SEARCH_TROUBLE;
 		}
 	}
+	if (judged)
+		return cmd_search_judge(judge, jargs, nj, icase || c.list || c.count || format, argc - optind, argv + optind,
+		                        argv0, out, err);
 	if (argc - optind < 1 || argc - optind > 2) {
 		textsafe_fprintf(err, "kbtui search: %s\nTry 'kbtui search --help'.\n",
 		        argc - optind < 1 ? "needs a REGEX" : "one REGEX and one DIR at most");
@@ -477,12 +530,14 @@ int cmd_search(int argc, char **argv, FILE *out, FILE *err)
 
 static int cmd_search_exec(int argc, char **argv, const struct cmd_ctx *ctx)
 {
-	return cmd_search(argc, argv, ctx->out, ctx->err);
+	return cmd_search(argc, argv, ctx->argv0, ctx->out, ctx->err);
 }
 
 const struct cmd_entry cmd_search_entry = {
 	.name = "search",
-	.usage = "[-i] [-l] [-c] [--format FMT] REGEX [DIR|RUN]",
+	.usage = "[-i] [-l] [-c] [--format FMT] REGEX [DIR|RUN]\n"
+	         "--judge QUESTION --model MODEL [--provider openai|anthropic]\n"
+	         " [--base-url URL] [--dry-run] [DIR|RUN]",
 	.summary = "every line of every run that matches a regular expression",
 	.help = "Prints run_id:event:line: text for every line of every event of every\n"
 	        "run of the dataset DIR (default: the one the working directory is in,\n"
@@ -493,7 +548,15 @@ const struct cmd_entry cmd_search_entry = {
 	        "  -l              the ids of the matching runs only\n"
 	        "  -c              the number of matching lines per run\n"
 	        "  -f, --format FMT  read the transcripts as FMT\n"
-	        "Exit status: 0 a match, 1 none, 2 bad regular expression or usage.\n",
+	        "  --judge QUESTION  a semantic search instead: each run, condensed, is sent\n"
+	        "                  to MODEL as kbtui judge --question does (its keys, costs\n"
+	        "                  and tokens said before and after); the places that\n"
+	        "                  answer QUESTION as RUN:EVENT: \"QUOTE\" WHY, each quote\n"
+	        "                  checked against the run; nothing kept\n"
+	        "  --model MODEL, --provider P, --base-url URL, --dry-run  with --judge:\n"
+	        "                  as kbtui judge\n"
+	        "Exit status: 0 a match, 1 none, 2 bad regular expression or usage (with\n"
+	        "--judge: 0 also with --dry-run; 2 also no key or the model's error).\n",
 	.exec = cmd_search_exec,
 	.trouble = 2,
 };

@@ -64,6 +64,9 @@ enum { V_BROWSE = 1, V_REPLAY = 2, V_COMPARE = 4, V_ALL = 7 };
 	X(LINEAGE_FINAL, 'W',       0,         "W",           V_REPLAY, "Lineage pane: the run directory's final copy of the file (solution.py), or back to the version the transcript's changes make; for where the pane says the file cannot be followed") \
 	X(BEST,         'w',        0,         "w",           V_REPLAY, "Go to the event with the run's best peak_fraction") \
 	X(COPY_LINK,    'y',        0,         "y",           V_REPLAY, "Copy the selected event's reference, RUN@N (what kbtui RUN@N opens), to the clipboard by OSC 52, and show it in the status line") \
+	X(NEXT_SUGGESTED, 'S',      0,         "S",           V_REPLAY, "Next event with a judge's suggestion (kbtui judge), going round to the first after the last") \
+	X(SUGGEST_ACCEPT, 'J',      0,         "J",           V_REPLAY, "Accept the judge's suggestion at the selected event (kbtui judge's suggested.json, listed in the annotation pane): its status becomes accepted and, for a dataset's run, its quote is added to the annotation; never a verdict") \
+	X(SUGGEST_REJECT, 'r',      0,         "r",           V_REPLAY, "Reject the judge's suggestion at the selected event: its status in suggested.json becomes rejected") \
 	X(QUOTE,        'Q',        0,         "Q",           V_REPLAY, "In the artifact pane: mark the cursor line for a quote (j/k extend the range); Q again asks for a label and adds the lines verbatim to the run's annotation (Esc cancels)") \
 	X(ZOOM,         'z',        0,         "z",           V_REPLAY, "Zoom the focused pane to the whole screen, or back") \
 	X(WIDER,        '>',        0,         ">",           V_REPLAY, "Widen the event list") \

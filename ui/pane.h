@@ -121,6 +121,14 @@ void pane_artifact_label(struct pane *p, struct pane_ctx *cx, const char *label)
  * as the replay decodes it and the transcript line it came from; asks the
  * label as the artifact pane's Q does (pane_artifact_label writes it). */
 void pane_artifact_quote_event(struct pane *p, struct pane_ctx *cx);
+/* J / r, whatever has the focus: the annotation pane p's judge's
+ * suggestion at the selected event accepted (1) or rejected (0) in
+ * suggested.json (src/suggested.h, as kbtui judge --accept does); an
+ * accepted one's quote added to the annotation through tag_apply. */
+void pane_annot_decide(struct pane *p, struct pane_ctx *cx, int accept);
+/* Before S walks the suggestions: suggested.json read again; 0 when it
+ * holds none or cannot be read (said in the status line). */
+int pane_annot_suggested_ready(struct pane *p, struct pane_ctx *cx);
 /* The lineage pane p's D (mark the selected event, or clear the mark) and
  * w (go to the event with the best peak_fraction), whatever has the focus. */
 void pane_lineage_mark(struct pane *p, struct pane_ctx *cx);

@@ -205,6 +205,10 @@ static unsigned replay_do(struct replay *rp, enum action a, long count)
 		return ov ? view_push(&rp->v, ov) : 0;
 	}
 	case ACT_COPY_LINK: replay_copy_link(rp); break;
+	case ACT_SUGGEST_ACCEPT:
+	case ACT_SUGGEST_REJECT:
+		pane_annot_decide(pane_ready(&rp->panes[PANE_ANNOT], &rp->cx), &rp->cx, a == ACT_SUGGEST_ACCEPT);
+		break;
 	case ACT_ZOOM:
 		rp->zoom = !rp->zoom;
 		rp->v.dirty = D_ALL;

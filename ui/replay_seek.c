@@ -77,6 +77,17 @@ static int replay_flags_all(struct replay *rp)
 	return 1;
 }
 
+/* Event i has a judge's suggestion (the annotation pane lists them). */
+static int replay_is_suggested(struct replay *rp, size_t i)
+{
+	return replay_pane_has(rp, PANE_ANNOT, i);
+}
+
+static int replay_suggested_ready(struct replay *rp)
+{
+	return pane_annot_suggested_ready(pane_ready(&rp->panes[PANE_ANNOT], &rp->cx), &rp->cx);
+}
+
 /* Event i matches the search (rp->matches is sorted). */
 static int replay_is_match(struct replay *rp, size_t i)
 {
@@ -135,6 +146,8 @@ static const struct replay_jump replay_jumps[] = {
 	{ ACT_NEXT_COMPILE, ACT_PREV_COMPILE, "compiler error", .is = replay_is_compile },
 	{ ACT_NEXT_BENCH, ACT_PREV_BENCH, "benchmark output", .is = replay_is_bench },
 	{ ACT_NEXT_FLAG, ACT_PREV_FLAG, "flagged event", .is = replay_is_flagged, .ready = replay_flags_all },
+	{ ACT_NEXT_SUGGESTED, ACT_NONE, "judge's suggestion", .is = replay_is_suggested, .ready = replay_suggested_ready,
+	  .wrap = 1 },
 	{ ACT_NEXT_MATCH, ACT_PREV_MATCH, "match", .is = replay_is_match, .ready = replay_search_ready, .wrap = 1,
 	  .by_search = 1, .after = replay_search_after },
 	{ ACT_BEST, ACT_NONE, "best result", .go = replay_go_best },
