@@ -139,6 +139,13 @@ char *rundetail_path_near(const char *transcript, const char *run_id)
 	return p;
 }
 
+/* The result.json beside a transcript (owned). */
+static char *rd_result_path(const char *transcript)
+{
+	const char *slash = transcript ? strrchr(transcript, '/') : NULL;
+	return slash ? xasprintf("%.*s/result.json", (int)(slash - transcript), transcript) : xstrdup("result.json");
+}
+
 struct rundetail *rundetail_for_run(const char *transcript, const char *run_id, char **why)
 {
 	char *path = rundetail_path_near(transcript, run_id);
@@ -148,8 +155,7 @@ struct rundetail *rundetail_for_run(const char *transcript, const char *run_id, 
 		free(path);
 		return d;
 	}
-	const char *slash = transcript ? strrchr(transcript, '/') : NULL;
-	path = slash ? xasprintf("%.*s/result.json", (int)(slash - transcript), transcript) : xstrdup("result.json");
+	path = rd_result_path(transcript);
 	struct rundetail *d = util_is_file(path) ? rundetail_load(path, why) : NULL;
 	/* a result.json without timed shapes (a failed check, a board's) says nothing per shape */
 	size_t timed = 0;
@@ -194,6 +200,49 @@ char *rundetail_stats_text(const struct rundetail *d)
 			sbuf_addf(&b, " (%lld acquisitions)", d->lock_acquisitions);
 	}
 	return sbuf_detach(&b);
+}
+
+/* " NAME Ns" when the figure is known. */
+static void rd_brief(struct sbuf *b, const char *name, double s)
+{
+	if (s >= 0)
+		sbuf_addf(b, "%s%s %.0fs", b->len ? " " : "", name, s);
+}
+
+char *rundetail_stats_brief(const struct rundetail *d)
+{
+	struct sbuf b;
+	sbuf_init(&b);
+	rd_brief(&b, "agent", d->agent_s);
+	rd_brief(&b, "check", d->check_s);
+	rd_brief(&b, "bench", d->benchmark_s);
+	if (d->cost_usd >= 0)
+		sbuf_addf(&b, "%s$%.2f", b.len ? " " : "", d->cost_usd);
+	rd_brief(&b, "lock", d->lock_wait_s);
+	if (d->template_mutated > 0)
+		sbuf_addf(&b, "%stemplate MUTATED", b.len ? " " : "");
+	if (!b.len) {
+		sbuf_free(&b);
+		return NULL;
+	}
+	return sbuf_detach(&b);
+}
+
+char *rundetail_result_deck(const char *transcript)
+{
+	char *path = rd_result_path(transcript);
+	size_t len;
+	char *buf = util_read_file(path, &len), *deck = NULL;
+	free(path);
+	if (!buf)
+		return NULL;
+	cJSON *o = jx_parse_cjson(buf, len);
+	free(buf);
+	const char *v = cJSON_IsObject(o) ? jx_str(o, "deck") : NULL;
+	if (v && *v)
+		deck = xstrdup(v);
+	cJSON_Delete(o);
+	return deck;
 }
 
 char *rundetail_shapes_text(const struct rundetail *d)

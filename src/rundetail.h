@@ -60,6 +60,13 @@ struct rundetail *rundetail_for_run(const char *transcript, const char *run_id, 
 /* "agent 2701 s  check 29 s  benchmark 133 s  cost -  template unchanged
  *  GPU lock wait 132 s (2 acquisitions)": the stats in one line (owned). */
 char *rundetail_stats_text(const struct rundetail *d);
+/* The same in brief for the replay's header: "agent 195s check 12s bench
+ * 28s $0.41 lock 5s" (template MUTATED when it was); owned, NULL when the
+ * file states none of them. */
+char *rundetail_stats_brief(const struct rundetail *d);
+/* The deck the result.json beside a transcript records (its "deck"),
+ * owned, raw; NULL when there is no such file or field. */
+char *rundetail_result_deck(const char *transcript);
 /* Each shape as "LABEL ms tflops gbps frac bound", "; " between (owned). */
 char *rundetail_shapes_text(const struct rundetail *d);
 /* The pane's text: the file it comes from and its table, a header naming

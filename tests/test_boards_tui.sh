@@ -1,7 +1,8 @@
 #!/bin/sh
 # Every board on screen (issue 26): d in the browser steps through the
 # boards, each with its GPU and roofline table in the header; the grid
-# shows the selected board's deck; --board/--gpu start on one.
+# shows the selected board's deck; --board/--gpu start on one. The
+# replay's header: the run's stats and deck (issue 26/31, round 2).
 . "$KB_SRCDIR/tests/tmux.sh"
 fx="$KB_SRCDIR/tests/fixtures/boards"
 cp -R "$fx" "$tmp/ds"
@@ -33,6 +34,26 @@ keys g q
 
 "$kb" --board nosuch "$tmp/ds" > /dev/null 2> "$tmp/bad.err" < /dev/null; rc=$?
 t "--board with no such board: exit 1, the boards named" '[ $rc -eq 1 ] && grep -q "its boards: main (leaderboard.json" "$tmp/bad.err"'
+
+# the replay's header: the sample gemini run's stats (its rundetail), and
+# the deck its result.json records, where there is room
+cp -R "$KB_SRCDIR/data/sample" "$tmp/sm"
+gr="$tmp/sm/runs/20260602_090000_gemini_sample-model-h_05_topk_bitonic"
+start r "$kb" "$gr/transcript.jsonl"
+t "replay header at 160: the run's stats in brief, from its rundetail" \
+	'wait_for r "^ kbtui replay .*  agent 195s check 12s bench 28s \\\$0\.41 lock 5s  .*gemini/sample-model-h .*correct 0\.0197"'
+keys r q
+t "q quits that replay cleanly" 'wait_for r "kbtui exited: 0" && [ ! -s "$tmp/r.err" ]'
+sed '1s/{/{"deck": "kbcom-2026-08-h100",/' "$gr/result.json" > "$tmp/res" && cp "$tmp/res" "$gr/result.json"
+tm new-session -d -s w -x 200 -y 30 "env -u NO_COLOR $kb '$gr/transcript.jsonl' 2> '$tmp/w.err'; echo \"kbtui exited: \$?\"; sleep 30" 2> /dev/null
+t "at 200 columns: the deck result.json records beside the stats" \
+	'wait_for w "^ kbtui replay .*  deck kbcom-2026-08-h100 · agent 195s check 12s bench 28s \\\$0\.41 lock 5s  "'
+tm new-session -d -s e -x 80 -y 30 "env -u NO_COLOR $kb '$gr/transcript.jsonl' 2> '$tmp/e.err'; echo \"kbtui exited: \$?\"; sleep 30" 2> /dev/null
+t "at 80 columns: neither, the model and outcome kept" \
+	'wait_for e "^ kbtui replay .*gemini/sample-model-h +correct 0\.0197" && ! grep -q "deck kbcom\|agent 195" "$scr"'
+keys w q
+keys e q
+t "both quit cleanly" 'wait_for w "kbtui exited: 0" && [ ! -s "$tmp/w.err" ] && wait_for e "kbtui exited: 0" && [ ! -s "$tmp/e.err" ]'
 
 echo "1..$n"
 exit $fail

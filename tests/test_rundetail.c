@@ -49,6 +49,9 @@ static void test_fixture(void)
 	is_str(st, "agent 1800 s  check 40 s  benchmark 60 s  cost $3.25  template unchanged  GPU lock wait 12 s (3 acquisitions)",
 	       "the stats as one line");
 	free(st);
+	st = rundetail_stats_brief(d);
+	is_str(st, "agent 1800s check 40s bench 60s $3.25 lock 12s", "and in brief, for the replay's header");
+	free(st);
 	char *sh = rundetail_shapes_text(d);
 	ok(strstr(sh, "8x1024x128 0.5 ms 1.5 TFLOPS 1020 GB/s frac 0.5000 memory; shape 1 1.25 ms") != NULL,
 	   "the shapes as one text: %s", sh);
@@ -161,6 +164,10 @@ static void test_own_result(void)
 		ok(strstr(b.s, "M=4096 N=4096 K=4096  0.25 ms  550 TFLOPS  400 GB/s  55.0% compute-bound") != NULL,
 		   "a shape's row");
 		ok(!strstr(b.s, "agent ") && !strstr(b.s, "cost -"), "no publisher stats line for our own");
+		ok(rundetail_stats_brief(d) == NULL, "nor any brief stats for the header");
+		char *deck = rundetail_result_deck(tr);
+		is_str(deck, "kbcom-2026-08-rtxpro6000", "the deck result.json records, for the header");
+		free(deck);
 		sbuf_free(&b);
 	}
 	rundetail_free(d);
