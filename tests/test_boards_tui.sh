@@ -55,5 +55,45 @@ keys w q
 keys e q
 t "both quit cleanly" 'wait_for w "kbtui exited: 0" && [ ! -s "$tmp/w.err" ] && wait_for e "kbtui exited: 0" && [ ! -s "$tmp/e.err" ]'
 
+# the shapes pane (v): the publisher's per-run detail, else the run's own
+# result.json as kbtui eval writes it, each naming its file and table
+to_shapes() { # to_shapes SESSION: v until the shapes pane is beside the list
+	ti=0
+	while [ $ti -lt 12 ]; do
+		keys "$1" v
+		tj=0
+		while [ $tj -lt 10 ]; do   # a second for the pane to come, then the next v
+			sleep 0.1
+			cap "$1"
+			grep -qE "│ shapes +[0-9]+ shapes" "$scr" && return 0
+			tj=$((tj+1))
+		done
+		ti=$((ti+1))
+	done
+	return 1
+}
+start p "$kb" "$gr/transcript.jsonl"
+t "shapes pane: the sample run's rundetail, named, with its roofline and bars" \
+	'wait_for p "kbtui replay" && to_shapes p &&
+	 wait_for p "│ from $(basename "$gr")\.json \(the publisher.s per-run" "│ detail\), table as the file.s peaks" \
+	 "│ roofline: h100  fp32 memory  peak 51\.2 TFLOPS, 2039 GB/s" "4 shapes \(publisher\)" "│  ████▁+"'
+keys p q
+t "q quits it cleanly, nothing on stderr" 'wait_for p "kbtui exited: 0" && [ ! -s "$tmp/p.err" ]'
+rm "$tmp/sm/rundetail/$(basename "$gr").json"
+cat > "$gr/result.json" <<'EOF'
+{"problem": "05_topk_bitonic", "harness": "kbtui-eval", "correct": true, "peak_fraction": 0.5,
+ "deck": "kbcom-2026-08-h100", "table": "h100-pcie-2026-08", "hardware": "H100", "regime": "memory",
+ "dtype": "fp32", "peak_tflops": 51.2, "peak_bw_gb_s": 2039,
+ "shapes": [{"shape": 0, "desc": "batch=1 n=65536 k=32", "ms": 0.01, "tflops": 0.5, "gbps": 1019.5,
+             "peak_fraction": 0.5, "frac": 0.5, "compute_util": 0.0098, "mem_util": 0.5, "bound": "memory"}]}
+EOF
+start o "$kb" "$gr/transcript.jsonl"
+t "no rundetail: the run's own result.json, its table named, a shape with its bar" \
+	'wait_for o "kbtui replay" && to_shapes o &&
+	 wait_for o "│ from result\.json \(kbtui.s own eval\), table h100-pcie-2026-08" "1 shapes \(kbtui eval\)" \
+	 "│ batch=1 n=65536 k=32  0\.01 ms  0\.5 TFLOPS  1020 GB/s  50\.0% memory-bound" "│  █{20,}▁{20,}"'
+keys o q
+t "q quits that one cleanly too" 'wait_for o "kbtui exited: 0" && [ ! -s "$tmp/o.err" ]'
+
 echo "1..$n"
 exit $fail
