@@ -139,10 +139,12 @@ char *rundetail_path_near(const char *transcript, const char *run_id)
 	return p;
 }
 
-/* The result.json beside a transcript (owned). */
+/* The result.json beside a transcript (owned), NULL without one (stdin). */
 static char *rd_result_path(const char *transcript)
 {
-	const char *slash = transcript ? strrchr(transcript, '/') : NULL;
+	if (!transcript || !*transcript)
+		return NULL;
+	const char *slash = strrchr(transcript, '/');
 	return slash ? xasprintf("%.*s/result.json", (int)(slash - transcript), transcript) : xstrdup("result.json");
 }
 
@@ -156,7 +158,7 @@ struct rundetail *rundetail_for_run(const char *transcript, const char *run_id, 
 		return d;
 	}
 	path = rd_result_path(transcript);
-	struct rundetail *d = util_is_file(path) ? rundetail_load(path, why) : NULL;
+	struct rundetail *d = path && util_is_file(path) ? rundetail_load(path, why) : NULL;
 	/* a result.json without timed shapes (a failed check, a board's) says nothing per shape */
 	size_t timed = 0;
 	for (size_t i = 0; d && i < d->nshapes; i++)
@@ -232,7 +234,7 @@ char *rundetail_result_deck(const char *transcript)
 {
 	char *path = rd_result_path(transcript);
 	size_t len;
-	char *buf = util_read_file(path, &len), *deck = NULL;
+	char *buf = path ? util_read_file(path, &len) : NULL, *deck = NULL;
 	free(path);
 	if (!buf)
 		return NULL;
