@@ -129,6 +129,10 @@ static void cmd_runs_json(struct cmd_json_list *l, const struct dataset *ds, siz
 	else
 		cJSON_AddNullToObject(o, "gpu");
 	cJSON_AddBoolToObject(o, "gpu_disagrees", dataset_gpu_split(ds, i));
+	if (d->deck)   /* the deck kbtui eval ran it as, as its result.json records */
+		cJSON_AddStringToObject(o, "deck", d->deck);
+	else
+		cJSON_AddNullToObject(o, "deck");
 	cmd_runs_boards(o, ds, d);
 	cJSON_AddStringToObject(o, "format", n && n->format[0] ? n->format : nz(d->meta.format));
 	cJSON_AddBoolToObject(o, "held_out", d->held_out);

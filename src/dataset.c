@@ -126,6 +126,14 @@ static void ds_set(char **dst, const char *v)
 		*dst = xstrdup(v);
 }
 
+/* The deck result.json records (kbtui eval's "deck"); only that file says it. */
+static void ds_result_deck(struct ds_run *r, const cJSON *o)
+{
+	const char *v = jx_str(o, "deck");
+	free(r->deck);
+	r->deck = v && *v ? xstrdup(v) : NULL;
+}
+
 /* Reads result.json of a run dir: what it says goes to the run's
  * provenance; with merge (no index said it) into meta too (missing fields
  * stay). */
@@ -143,9 +151,11 @@ static void ds_read_result(struct dataset *ds, struct ds_run *r, int merge)
 			ds_error(ds, path, 1, "result.json is not valid JSON");
 		} else if (!merge) {
 			prov_read_json(&r->prov.src[PROV_RESULT], o);
+			ds_result_deck(r, o);
 			cJSON_Delete(o);
 		} else {
 			prov_read_json(&r->prov.src[PROV_RESULT], o);
+			ds_result_deck(r, o);
 			ds_set(&r->meta.problem, jx_str(o, "problem"));
 			ds_set(&r->meta.harness, jx_str(o, "harness"));
 			ds_set(&r->meta.model, jx_str(o, "model"));
@@ -739,6 +749,7 @@ void dataset_free(struct dataset *ds)
 		free(r->verdict);
 		free(r->leaderboard);
 		free(r->board_verdict);
+		free(r->deck);
 		free(r->load_error);
 		run_free(r->run);
 	}

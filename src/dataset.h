@@ -36,6 +36,7 @@ struct ds_run {
 	char *board_verdict;
 	int board_verdict_split;
 	int held_out;             /* listed by the leaderboard, no transcript here */
+	char *deck;               /* the deck its result.json records (owned), NULL none */
 	struct run *run;          /* parsed transcript, loaded lazily (owned) */
 	char *load_error;         /* why the transcript did not load (owned) */
 	/* the outcome as each file says it (meta above is their merge); the

@@ -305,6 +305,7 @@ void eval_shapes_init(struct eval_ctx *x)
 		s->desc = problem_shape_desc(x->pb, i);
 		problem_work(x->pb, i, &s->flops, &s->bytes, NULL);
 		s->ms = s->min_ms = s->max_ms = s->tflops = s->gbps = s->peak_fraction = s->host_ms = -1;
+		s->compute_util = s->mem_util = -1;
 	}
 }
 
@@ -987,6 +988,25 @@ static double eval_peak_of(struct eval_ctx *x, double tflops, double gbps)
 	return (peak = hardware_tflops(roof, x->pb->peak_tflops_key)) > 0 ? fmax(0, tflops / peak) : -1;
 }
 
+/* The shape's utilisations and bound against the deck's table, which
+ * result.json names beside them (peak_fraction stays eval_peak_of's). */
+static void eval_shape_utils(struct eval_ctx *x, struct eval_shape *s)
+{
+	const struct hardware_profile *roof = eval_roof(x);
+	double pt = roof ? hardware_tflops(roof, x->pb->peak_tflops_key) : -1;
+	double pg = roof ? hardware_gbps(roof, x->pb->peak_bandwidth_key) : -1;
+	double pf = s->peak_fraction;
+	struct eval_result *r = x->r;
+	eval_shape_roofline(s, x->pb->regime, pt, pg);
+	s->peak_fraction = pf;
+	if (!r->regime) {
+		r->regime = xstrdup(x->pb->regime);
+		r->dtype = xstrdup(x->pb->peak_tflops_key);
+		r->peak_tflops = pt;
+		r->peak_gbps = pg;
+	}
+}
+
 /* A number above the roofline (beyond noise) cannot have been measured:
  * the shape's numbers are INVALID, said once, and never a score. */
 static void eval_roofline(struct eval_ctx *x, struct eval_step *st, struct eval_shape *s)
@@ -1027,6 +1047,7 @@ static void eval_bench_after(struct eval_step *st, const char *line, size_t len)
 	s->tflops = l.ms > 0 ? s->flops / (l.ms * 1e-3) / 1e12 : 0;
 	s->gbps = l.ms > 0 ? s->bytes / (l.ms * 1e-3) / 1e9 : 0;
 	s->peak_fraction = eval_peak_of(x, s->tflops, s->gbps);
+	eval_shape_utils(x, s);
 	char *h = xstrndup(line, len), *hm = strstr(h, " host_ms=");
 	s->host_ms = hm ? atof(hm + 9) : -1;
 	free(h);
@@ -1192,7 +1213,7 @@ int eval_run(const struct eval_opts *o, struct eval_result *r)
 	int rc;
 
 	memset(r, 0, sizeof *r);
-	r->peak_fraction = -1;
+	r->peak_fraction = r->peak_tflops = r->peak_gbps = -1;
 	r->kbh_correct = r->adversarial_correct = -1;
 	r->stage = EVAL_SETUP;
 	r->mode = xstrdup(o->kbh ? "kbh" : "native");

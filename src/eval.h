@@ -60,12 +60,19 @@ struct eval_shape {
 	double tflops, gbps;
 	double peak_fraction;       /* -1 without a hardware profile */
 	double host_ms;             /* the checker's host clock, median; -1 */
+	/* as the publisher's rundetail defines them: tflops and gbps against
+	 * the table's peaks (-1 without one); bound names the larger (static
+	 * string, NULL until timed) */
+	double compute_util, mem_util;
+	const char *bound;
 };
 
 struct eval_result {
 	char *problem, *hardware, *device, *arch, *solution, *workdir, *model;
 	char *mode;                 /* "native" or "kbh" */
 	char *deck, *table;         /* the deck run and its hardware table id; NULL: none */
+	char *regime, *dtype;       /* the problem's regime and peak_tflops key; NULL */
+	double peak_tflops, peak_gbps;  /* the roofline the shapes were scored on; -1 */
 	int own_checks;             /* 1: our adversarial check counted in correct */
 	int has_solution, correct;
 	double peak_fraction;       /* geomean over shapes; -1: none */
@@ -92,6 +99,11 @@ struct eval_result {
  * message is in r->failure. r is always filled; free with eval_result_free. */
 int eval_run(const struct eval_opts *o, struct eval_result *r);
 void eval_result_free(struct eval_result *r);
+
+/* A timed shape's peak_fraction, compute_util, mem_util and bound from its
+ * tflops and gbps against the peaks (<= 0: unknown), regime choosing which
+ * utilisation is the fraction, as the publisher's rundetail files do. */
+void eval_shape_roofline(struct eval_shape *s, const char *regime, double peak_tflops, double peak_gbps);
 
 /* result.json of r, written atomically. 0, or -1 with *err (owned). */
 int eval_write_result(const struct eval_result *r, const char *path, char **err);

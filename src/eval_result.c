@@ -29,9 +29,23 @@ void eval_result_free(struct eval_result *r)
 	free(r->mode);
 	free(r->deck);
 	free(r->table);
+	free(r->regime);
+	free(r->dtype);
 	free(r->verdict);
 	free(r->failure);
 	memset(r, 0, sizeof *r);
+}
+
+void eval_shape_roofline(struct eval_shape *s, const char *regime, double peak_tflops, double peak_gbps)
+{
+	s->compute_util = peak_tflops > 0 && s->tflops >= 0 ? s->tflops / peak_tflops : -1;
+	s->mem_util = peak_gbps > 0 && s->gbps >= 0 ? s->gbps / peak_gbps : -1;
+	s->peak_fraction = regime && !strcmp(regime, "memory") ? s->mem_util : s->compute_util;
+	/* the publisher's bound: whichever utilisation is the larger */
+	if (s->compute_util >= 0 || s->mem_util >= 0)
+		s->bound = s->compute_util > s->mem_util ? "compute" : "memory";
+	else
+		s->bound = NULL;
 }
 
 static void eval_json_num(cJSON *o, const char *key, double v, double scale)
@@ -82,6 +96,11 @@ cJSON *eval_result_json(const struct eval_result *r)
 	/* which published definitions the verdict is comparable with */
 	eval_json_str(o, "deck", r->deck);
 	eval_json_str(o, "table", r->table);
+	/* the roofline the shapes' frac and utilisations are against */
+	eval_json_str(o, "regime", r->regime);
+	eval_json_str(o, "dtype", r->dtype);
+	eval_json_num(o, "peak_tflops", r->peak_tflops > 0 ? r->peak_tflops : -1, 0);
+	eval_json_num(o, "peak_bw_gb_s", r->peak_gbps > 0 ? r->peak_gbps : -1, 0);
 	if (r->deck)
 		cJSON_AddBoolToObject(o, "own_checks", r->own_checks);
 	eval_json_str(o, "device", r->device);
@@ -102,6 +121,11 @@ cJSON *eval_result_json(const struct eval_result *r)
 		eval_json_num(j, "gbps", s->gbps, 1e3);
 		eval_json_num(j, "peak_fraction", s->peak_fraction, 1e4);
 		eval_json_num(j, "host_ms", s->host_ms, 1e6);
+		/* the publisher's per-run detail fields (rundetail/RUN_ID.json) */
+		eval_json_num(j, "frac", s->peak_fraction, 1e4);
+		eval_json_num(j, "compute_util", s->compute_util, 1e4);
+		eval_json_num(j, "mem_util", s->mem_util, 1e4);
+		eval_json_str(j, "bound", s->bound);
 		cJSON_AddItemToArray(a, j);
 	}
 	return o;

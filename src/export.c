@@ -20,7 +20,8 @@ static const char *const export_columns[] = {"run_id", "model", "harness", "prob
                                              "peak_fraction", "verdict", "annotator", "label", "effort",
                                              "gpu", NULL};
 static const char *const export_board_columns[] = {"boards", "board_verdict", NULL};
-static const char *const export_full_columns[] = {"summary", "implication", "quotes", "flags", "claims", NULL};
+static const char *const export_full_columns[] = {"summary", "implication", "quotes", "flags", "claims", "deck",
+                                                  NULL};
 static const char *const export_detail_columns[] = {"agent_s", "check_s", "benchmark_s", "cost_usd", "template_mutated",
                                                     "gpu_lock_wait_s", "shapes", NULL};
 
@@ -168,6 +169,7 @@ struct export_row *export_rows(struct dataset *ds, const struct export_opts *o, 
 		r->effort = d->meta.effort && *d->meta.effort ? xstrdup(d->meta.effort) : NULL;
 		r->correct = d->meta.has_result ? d->meta.correct : -1;
 		r->peak_fraction = d->meta.peak_fraction;
+		r->deck = o && o->full ? xstrdup(d->deck) : NULL;
 		char *own = o && o->annot_dir ? annotate_path(o->annot_dir, d->meta.run_id) : NULL;
 		const char *path = o && o->annot_dir ? own : d->annotation;
 		if (path && util_is_file(path)) {
@@ -213,6 +215,7 @@ void export_rows_free(struct export_row *rows, size_t n)
 		free(rows[i].problem);
 		free(rows[i].label);
 		free(rows[i].effort);
+		free(rows[i].deck);
 		free(rows[i].verdict);
 		free(rows[i].annotator);
 		free(rows[i].gpu);
@@ -346,6 +349,8 @@ void export_csv(struct sbuf *b, const struct export_row *rows, size_t n, int ful
 			export_csv_field(b, f);
 			sbuf_addc(b, ',');
 			export_csv_field(b, cl);
+			sbuf_addc(b, ',');
+			export_csv_field(b, r->deck);
 			free(cl);
 			free(q);
 			free(f);
@@ -430,6 +435,8 @@ static void export_json_obj(struct sbuf *b, const struct export_row *r, int full
 		export_json_list(b, r->flags, r->nflags);
 		sbuf_adds(b, ", \"claims\": ");
 		export_json_list(b, r->claims, r->nclaims);
+		sbuf_adds(b, ", \"deck\": ");
+		export_json_str(b, r->deck);
 	}
 	if (full & EXPORT_DETAIL) {
 		const double v[] = { r->agent_s, r->check_s, r->benchmark_s, r->cost_usd };
@@ -585,7 +592,7 @@ void export_md(struct sbuf *b, const struct export_row *rows, size_t n, int full
 		export_md_cell(b, export_full_columns[c]);
 	sbuf_adds(b, "\n| --- | --- | --- | --- | --- | ---: | --- | --- | --- | --- | --- |");
 	sbuf_adds(b, full & EXPORT_BOARDS ? " --- | --- |" : "");
-	sbuf_adds(b, full & EXPORT_FULL ? " --- | --- | --- | --- | --- |\n" : "\n");
+	sbuf_adds(b, full & EXPORT_FULL ? " --- | --- | --- | --- | --- | --- |\n" : "\n");
 	for (size_t i = 0; i < n; i++) {
 		const struct export_row *r = &rows[i];
 		char num[64] = "";
@@ -615,6 +622,7 @@ void export_md(struct sbuf *b, const struct export_row *rows, size_t n, int full
 			export_md_cell(b, q);
 			export_md_cell(b, f);
 			export_md_cell(b, cl);
+			export_md_cell(b, r->deck);
 			free(cl);
 			free(q);
 			free(f);

@@ -39,6 +39,8 @@ struct export_row {
 	/* with --full: the claims ledger (src/claims.h), one claims_line each */
 	char **claims;
 	size_t nclaims;
+	/* with --full: the deck its result.json records (owned, NULL none) */
+	char *deck;
 };
 
 /* What the writers' `full` argument holds, as bits. */

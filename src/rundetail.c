@@ -13,12 +13,13 @@ static char *rd_dup(const cJSON *o, const char *key)
 
 static void rd_shape(struct rd_shape *s, const cJSON *o)
 {
-	s->idx = (int)jx_num(o, "idx", -1);
-	s->label = rd_dup(o, "label");
+	/* kbtui's result.json names them shape, desc and peak_fraction */
+	s->idx = (int)jx_num(o, "idx", jx_num(o, "shape", -1));
+	s->label = rd_dup(o, jx_str(o, "label") ? "label" : "desc");
 	s->ms = jx_num(o, "ms", -1);
 	s->tflops = jx_num(o, "tflops", -1);
 	s->gbps = jx_num(o, "gbps", -1);
-	s->frac = jx_num(o, "frac", -1);
+	s->frac = jx_num(o, "frac", jx_num(o, "peak_fraction", -1));
 	s->compute_util = jx_num(o, "compute_util", -1);
 	s->mem_util = jx_num(o, "mem_util", -1);
 	s->bound = rd_dup(o, "bound");
@@ -41,7 +42,9 @@ struct rundetail *rundetail_load(const char *path, char **err)
 	}
 	struct rundetail *d = xcalloc(1, sizeof *d);
 	d->run_id = rd_dup(o, "run_id");
-	d->gpu = rd_dup(o, "gpu");
+	d->gpu = rd_dup(o, jx_str(o, "gpu") ? "gpu" : "hardware");
+	d->table = rd_dup(o, "table");
+	d->source = xstrdup(path);
 	d->problem = rd_dup(o, "problem");
 	d->regime = rd_dup(o, "regime");
 	d->dtype = rd_dup(o, "dtype");
@@ -86,6 +89,8 @@ void rundetail_free(struct rundetail *d)
 	free(d->regime);
 	free(d->dtype);
 	free(d->failure_reason);
+	free(d->table);
+	free(d->source);
 	free(d);
 }
 
@@ -134,6 +139,43 @@ char *rundetail_path_near(const char *transcript, const char *run_id)
 	return p;
 }
 
+/* The result.json beside a transcript (owned), NULL without one (stdin). */
+static char *rd_result_path(const char *transcript)
+{
+	if (!transcript || !*transcript)
+		return NULL;
+	const char *slash = strrchr(transcript, '/');
+	return slash ? xasprintf("%.*s/result.json", (int)(slash - transcript), transcript) : xstrdup("result.json");
+}
+
+struct rundetail *rundetail_for_run(const char *transcript, const char *run_id, char **why)
+{
+	char *path = rundetail_path_near(transcript, run_id);
+	*why = NULL;
+	if (path) {
+		struct rundetail *d = rundetail_load(path, why);
+		free(path);
+		return d;
+	}
+	path = rd_result_path(transcript);
+	struct rundetail *d = path && util_is_file(path) ? rundetail_load(path, why) : NULL;
+	/* a result.json without timed shapes (a failed check, a board's) says nothing per shape */
+	size_t timed = 0;
+	for (size_t i = 0; d && i < d->nshapes; i++)
+		timed += d->shapes[i].ms >= 0;
+	if (d && timed) {
+		d->own = 1;
+	} else {
+		rundetail_free(d);
+		d = NULL;
+		free(*why);
+		*why = xstrdup("No per-shape figures: no rundetail.json beside this run, nor rundetail/RUN_ID.json in "
+		               "its dataset, nor timed shapes in its result.json.");
+	}
+	free(path);
+	return d;
+}
+
 /* " NAME N s" when the figure is known. */
 static void rd_secs(struct sbuf *b, const char *name, double s)
 {
@@ -160,6 +202,49 @@ char *rundetail_stats_text(const struct rundetail *d)
 			sbuf_addf(&b, " (%lld acquisitions)", d->lock_acquisitions);
 	}
 	return sbuf_detach(&b);
+}
+
+/* " NAME Ns" when the figure is known. */
+static void rd_brief(struct sbuf *b, const char *name, double s)
+{
+	if (s >= 0)
+		sbuf_addf(b, "%s%s %.0fs", b->len ? " " : "", name, s);
+}
+
+char *rundetail_stats_brief(const struct rundetail *d)
+{
+	struct sbuf b;
+	sbuf_init(&b);
+	rd_brief(&b, "agent", d->agent_s);
+	rd_brief(&b, "check", d->check_s);
+	rd_brief(&b, "bench", d->benchmark_s);
+	if (d->cost_usd >= 0)
+		sbuf_addf(&b, "%s$%.2f", b.len ? " " : "", d->cost_usd);
+	rd_brief(&b, "lock", d->lock_wait_s);
+	if (d->template_mutated > 0)
+		sbuf_addf(&b, "%stemplate MUTATED", b.len ? " " : "");
+	if (!b.len) {
+		sbuf_free(&b);
+		return NULL;
+	}
+	return sbuf_detach(&b);
+}
+
+char *rundetail_result_deck(const char *transcript)
+{
+	char *path = rd_result_path(transcript);
+	size_t len;
+	char *buf = path ? util_read_file(path, &len) : NULL, *deck = NULL;
+	free(path);
+	if (!buf)
+		return NULL;
+	cJSON *o = jx_parse_cjson(buf, len);
+	free(buf);
+	const char *v = cJSON_IsObject(o) ? jx_str(o, "deck") : NULL;
+	if (v && *v)
+		deck = xstrdup(v);
+	cJSON_Delete(o);
+	return deck;
 }
 
 char *rundetail_shapes_text(const struct rundetail *d)
@@ -189,11 +274,21 @@ static void rd_bar(struct sbuf *b, double f, int w, const char *full, const char
 void rundetail_render(struct sbuf *b, const struct rundetail *d, int cols, const char *full, const char *empty)
 {
 	int bw = cols - 2 > 4 ? cols - 2 : 4;
+	/* where the figures come from, so kbtui's are not taken for the publisher's */
+	const char *base = d->source ? strrchr(d->source, '/') : NULL;
+	base = base ? base + 1 : d->source ? d->source : "?";
+	if (d->own)
+		sbuf_addf(b, "from %s (kbtui's own eval), table %s\n", base, d->table ? d->table : "unsaid");
+	else
+		sbuf_addf(b, "from %s (the publisher's per-run detail), table %s\n", base,
+		          d->table ? d->table : "as the file's peaks");
 	sbuf_addf(b, "roofline: %s  %s %s  peak %.4g TFLOPS, %.4g GB/s\n", d->gpu ? d->gpu : "GPU unsaid",
 	          d->dtype ? d->dtype : "", d->regime ? d->regime : "", d->peak_tflops, d->peak_bw_gb_s);
-	char *st = rundetail_stats_text(d);
-	sbuf_addf(b, "%s\n", st);
-	free(st);
+	if (!d->own) {
+		char *st = rundetail_stats_text(d);
+		sbuf_addf(b, "%s\n", st);
+		free(st);
+	}
 	if (!d->nshapes)
 		sbuf_adds(b, "no per-shape figures\n");
 	for (size_t i = 0; i < d->nshapes; i++) {

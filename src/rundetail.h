@@ -22,6 +22,9 @@ struct rd_shape {
 
 struct rundetail {
 	char *run_id, *gpu, *problem, *regime, *dtype, *failure_reason;  /* owned, NULL */
+	char *table;              /* the hardware table id result.json names (owned), NULL unsaid */
+	char *source;             /* the file read (owned) */
+	int own;                  /* 1: kbtui's own eval's result.json, 0: the publisher's rundetail */
 	double peak_tflops, peak_bw_gb_s;  /* the roofline it was measured against; < 0 */
 	double peak_fraction;     /* < 0 null */
 	/* stats; < 0 unsaid */
@@ -48,12 +51,26 @@ char *rundetail_path(const char *run_dir, const char *root, const char *run_id);
  * ROOT/runs/<id>/, ROOT/rundetail/<run_id>.json. */
 char *rundetail_path_near(const char *transcript, const char *run_id);
 
+/* What the replay's shapes pane shows for the run whose transcript is
+ * given: the publisher's rundetail (rundetail_path_near), else kbtui's own
+ * eval's result.json beside the transcript when it has timed shapes. NULL
+ * and *why (owned) when neither. */
+struct rundetail *rundetail_for_run(const char *transcript, const char *run_id, char **why);
+
 /* "agent 2701 s  check 29 s  benchmark 133 s  cost -  template unchanged
  *  GPU lock wait 132 s (2 acquisitions)": the stats in one line (owned). */
 char *rundetail_stats_text(const struct rundetail *d);
+/* The same in brief for the replay's header: "agent 195s check 12s bench
+ * 28s $0.41 lock 5s" (template MUTATED when it was); owned, NULL when the
+ * file states none of them. */
+char *rundetail_stats_brief(const struct rundetail *d);
+/* The deck the result.json beside a transcript records (its "deck"),
+ * owned, raw; NULL when there is no such file or field. */
+char *rundetail_result_deck(const char *transcript);
 /* Each shape as "LABEL ms tflops gbps frac bound", "; " between (owned). */
 char *rundetail_shapes_text(const struct rundetail *d);
-/* The pane's text: a header naming the roofline, the stats, then two rows
+/* The pane's text: the file it comes from and its table, a header naming
+ * the roofline, the stats (the publisher's file only), then two rows
  * a shape: its numbers, and a bar of width cols - 2 filled to its
  * fraction of the roofline (the glyphs given: full and empty cells). Lines
  * end in '\n'; untrusted text is left raw for the caller to make safe. */

@@ -153,7 +153,7 @@ else
 	echo "# SKIP jq is not installed"
 fi
 "$kb" export --format csv --full "$kbh" > "$tmp/full.csv" 2>/dev/null
-t "--full csv: five more columns" 'head -1 "$tmp/full.csv" | tr -d "\r" | grep -qx "run_id,model,harness,problem,correct,peak_fraction,verdict,annotator,label,effort,gpu,summary,implication,quotes,flags,claims"'
+t "--full csv: six more columns" 'head -1 "$tmp/full.csv" | tr -d "\r" | grep -qx "run_id,model,harness,problem,correct,peak_fraction,verdict,annotator,label,effort,gpu,summary,implication,quotes,flags,claims,deck"'
 t "--full csv: the flags joined with ; " 'grep -q "^$Z,.*,admission (event 28); fp8-downcast (event 77); grader-edit (event 133)" "$tmp/full.csv"'
 "$kb" export --format md --full "$kbh" > "$tmp/full.md" 2>/dev/null
 t "--full md: the columns and the summary in the row" 'grep -q "| summary | implication | quotes | flags |" "$tmp/full.md" && grep -q "^| $K .*| Casts fp8 inputs to bf16" "$tmp/full.md"'

@@ -85,6 +85,29 @@ t "export --full: the H100 run's stats and shapes from rundetail/" \
 "$kb" export --format csv "$tmp/ds" > "$tmp/plain" 2> "$tmp/err"
 t "without --full, no detail columns" '! head -1 "$tmp/plain" | grep -q agent_s'
 
+# the deck a run's result.json records (kbtui eval writes it): in runs
+# --json and export --full, null for a run whose result.json names none
+cp -R "$KB_SRCDIR/data/sample" "$tmp/dk"
+G=20260602_090000_gemini_sample-model-h_05_topk_bitonic
+sed '1s/{/{"deck": "kbcom-2026-08-h100",/' "$tmp/dk/runs/$G/result.json" > "$tmp/res" && cp "$tmp/res" "$tmp/dk/runs/$G/result.json"
+"$kb" runs --json "$tmp/dk" > "$tmp/dk.json" 2> "$tmp/err"; rc=$?
+t "runs --json: the deck the run's result.json records, null for the others" \
+	'[ $rc -eq 0 ] && [ ! -s "$tmp/err" ] && grep -F "$G" "$tmp/dk.json" | grep -qF "\"deck\":\"kbcom-2026-08-h100\"" &&
+	 [ "$(grep -c "\"deck\":null" "$tmp/dk.json")" -eq 7 ]'
+"$kb" export --format json --full "$tmp/dk" > "$tmp/dkx.json" 2> "$tmp/err"; rc=$?
+t "export --full json: the same deck, null for the others" \
+	'[ $rc -eq 0 ] && grep -F "$G" "$tmp/dkx.json" | grep -qF "\"deck\": \"kbcom-2026-08-h100\"" &&
+	 [ "$(grep -c "\"deck\": null" "$tmp/dkx.json")" -eq 7 ]'
+"$kb" export --format csv --full "$tmp/dk" > "$tmp/dkx.csv" 2> "$tmp/err"; rc=$?
+t "export --full csv: a deck column after claims" \
+	'[ $rc -eq 0 ] && head -1 "$tmp/dkx.csv" | grep -q ",claims,deck," && grep "^$G," "$tmp/dkx.csv" | grep -q ",kbcom-2026-08-h100,"'
+"$kb" export --format json "$tmp/dk" > "$tmp/dkp.json" 2> "$tmp/err"
+t "without --full, no deck" '! grep -q "\"deck\"" "$tmp/dkp.json"'
+sed '1s/{/{"deck": "x\\u001b[31my",/' "$tmp/dk/runs/$G/result.json" > "$tmp/res" && cp "$tmp/res" "$tmp/dk/runs/$G/result.json"
+"$kb" runs --json "$tmp/dk" > "$tmp/dk.json" 2> "$tmp/err"
+"$kb" export --format csv --full "$tmp/dk" >> "$tmp/dk.json" 2>> "$tmp/err"
+t "a hostile deck name reaches no terminal as an escape" '! grep -q "$(printf "\033")" "$tmp/dk.json"'
+
 # a board's own text is untrusted: its GPU name and environment reach no
 # terminal as escapes
 cp -R "$fx" "$tmp/hb"

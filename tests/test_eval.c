@@ -833,6 +833,15 @@ static void loop_pass(void)
 	cJSON *o2 = res ? jx_parse(res, strlen(res)) : NULL;
 	ok(jx_bool(o2, "correct", 0) == 1 && jx_num(o2, "peak_fraction", 0) == 0.4421, "result.json: correct, 0.4421");
 	is_str(jx_str(o2, "result"), "OK", "result.json: RESULT word");
+	/* the publisher's per-run detail fields, against the table named beside them */
+	const cJSON *s0 = cJSON_GetArrayItem(jx_get(o2, "shapes"), 0);
+	ok(jx_num(s0, "frac", -1) == 0.5592 && jx_num(s0, "mem_util", -1) == 0.5592 &&
+	   jx_num(s0, "frac", -1) == jx_num(s0, "peak_fraction", -2), "result.json: a shape's frac, its mem_util here");
+	ok(jx_num(s0, "compute_util", -1) >= 0 && jx_num(s0, "compute_util", -1) < 0.5592 &&
+	   jx_str(s0, "bound") && !strcmp(jx_str(s0, "bound"), "memory"), "its compute_util and bound (memory)");
+	ok(jx_str(o2, "regime") && !strcmp(jx_str(o2, "regime"), "memory") &&
+	   fabs(jx_num(o2, "peak_bw_gb_s", -1) * 0.5592 - 2684.355) < 1 && jx_num(o2, "peak_tflops", -1) > 0,
+	   "result.json: the regime and the peaks the shapes are scored on");
 	cJSON_Delete(o2);
 	has_str(seen.s, "check: PASS\n", "lines streamed to the caller by stage");
 	has_str(seen.s, "bench: peak_fraction: 0.4421\n", "bench lines streamed too");

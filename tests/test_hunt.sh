@@ -33,7 +33,7 @@ ds="$tmp/claims"
 mkdir -p "$ds/runs/20260101_000000_claude_m_01_fp8_gemm"
 cp "$fl/hack.jsonl" "$ds/runs/20260101_000000_claude_m_01_fp8_gemm/transcript.jsonl"
 "$kb" export --format csv --full "$ds" > "$tmp/out" 2> "$tmp/err"; rc=$?
-t "export --full: a claims column" '[ $rc -eq 0 ] && head -1 "$tmp/out" | tr -d "\r" | grep -q ",flags,claims$"'
+t "export --full: a claims column" '[ $rc -eq 0 ] && head -1 "$tmp/out" | tr -d "\r" | grep -q ",flags,claims,deck$"'
 t "export --full: the contradicted claim with both quotes" 'grep -q "claims peak_fraction 2.5: .*Final: peak_fraction 2.5 on all shapes\..*; measured 1.3 at event 13: .*shape=0 solution_peak_fraction=1.3000.*: contradicted" "$tmp/out"'
 t "and the flag in the flags column" 'grep -q "claim-contradicted (event " "$tmp/out"'
 

@@ -4,8 +4,10 @@
  * of the roofline; the site's own 115 files when ../shared is there. */
 #include "tap.h"
 #include "rundetail.h"
+#include "eval.h"
 
 #include <dirent.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,6 +49,9 @@ static void test_fixture(void)
 	is_str(st, "agent 1800 s  check 40 s  benchmark 60 s  cost $3.25  template unchanged  GPU lock wait 12 s (3 acquisitions)",
 	       "the stats as one line");
 	free(st);
+	st = rundetail_stats_brief(d);
+	is_str(st, "agent 1800s check 40s bench 60s $3.25 lock 12s", "and in brief, for the replay's header");
+	free(st);
 	char *sh = rundetail_shapes_text(d);
 	ok(strstr(sh, "8x1024x128 0.5 ms 1.5 TFLOPS 1020 GB/s frac 0.5000 memory; shape 1 1.25 ms") != NULL,
 	   "the shapes as one text: %s", sh);
@@ -55,8 +60,9 @@ static void test_fixture(void)
 	struct sbuf b;
 	sbuf_init(&b);
 	rundetail_render(&b, d, 22, "#", ".");
-	const char *head = "roofline: h100  bf16 memory  peak 756 TFLOPS, 2039 GB/s\n";
-	ok(strncmp(b.s, head, strlen(head)) == 0, "the header names the roofline: %.60s", b.s);
+	const char *head = "from " X1 ".json (the publisher's per-run detail), table as the file's peaks\n"
+	                   "roofline: h100  bf16 memory  peak 756 TFLOPS, 2039 GB/s\n";
+	ok(strncmp(b.s, head, strlen(head)) == 0, "the header names the source and the roofline: %.160s", b.s);
 	ok(strstr(b.s, "8x1024x128  0.5 ms  1.5 TFLOPS  1020 GB/s  50.0% memory-bound (compute 0.2%, memory 50.0%)\n"),
 	   "a shape's row: time, TFLOPS, GB/s, fraction, bound, utilisation");
 	/* bars of 20 cells: half, a tenth */
@@ -105,6 +111,83 @@ static void test_paths(void)
 	free(cmd);
 }
 
+/* kbtui's own eval writes the publisher's per-shape fields in result.json,
+ * and the shapes pane's loader falls back to them when no rundetail is
+ * there, naming the file and the table. */
+static void test_own_result(void)
+{
+	char tmpl[] = "/tmp/kbrdeXXXXXX";
+	char *dir = mkdtemp(tmpl), *err = NULL;
+	ok(dir != NULL, "a run directory");
+	if (!dir)
+		return;
+	char *tr = xasprintf("%s/transcript.jsonl", dir), *res = xasprintf("%s/result.json", dir);
+	struct eval_shape sh[2] = {
+		{.shape = 0, .desc = xstrdup("M=4096 N=4096 K=4096"), .ms = 0.25, .tflops = 550, .gbps = 400},
+		{.shape = 1, .desc = xstrdup("M=32 N=8192 K=8192"), .ms = 0.1, .tflops = 40, .gbps = 1500},
+	};
+	/* a compute-bound problem on the corrected RTX PRO 6000 fp8 peak */
+	for (int i = 0; i < 2; i++)
+		eval_shape_roofline(&sh[i], "compute", 1000, 1800);
+	ok(fabs(sh[0].peak_fraction - 0.55) < 1e-9 && fabs(sh[0].compute_util - 0.55) < 1e-9 &&
+	   !strcmp(sh[0].bound, "compute"), "a fast shape: frac is its compute utilisation, compute-bound");
+	ok(fabs(sh[1].peak_fraction - 0.04) < 1e-9 && fabs(sh[1].mem_util - 1500.0 / 1800) < 1e-9 &&
+	   !strcmp(sh[1].bound, "memory"), "a skinny one: frac stays the regime's, bound the larger (memory)");
+	struct eval_result r = {.problem = xstrdup("01_fp8_gemm"), .hardware = xstrdup("RTX_PRO_6000"),
+	                        .deck = xstrdup("kbcom-2026-08-rtxpro6000"), .table = xstrdup("rtxpro6000-2026-06-14"),
+	                        .regime = xstrdup("compute"), .dtype = xstrdup("fp8"), .peak_tflops = 1000,
+	                        .peak_gbps = 1800, .peak_fraction = 0.148, .kbh_correct = -1,
+	                        .adversarial_correct = -1, .nshapes = 2};
+	r.shapes = xcalloc(2, sizeof *r.shapes);
+	memcpy(r.shapes, sh, sizeof sh);
+	is_int(eval_write_result(&r, res, &err), 0, "result.json written (%s)", err ? err : "ok");
+	eval_result_free(&r);
+	char *why = NULL;
+	struct rundetail *d = rundetail_for_run(tr, "r1", &why);
+	ok(d != NULL, "the pane's loader reads it (%s)", why ? why : "ok");
+	if (d) {
+		ok(d->own == 1 && d->nshapes == 2, "as kbtui's own, two shapes");
+		is_str(d->table, "rtxpro6000-2026-06-14", "with the deck's table");
+		ok(d->peak_tflops == 1000 && d->peak_bw_gb_s == 1800 && !strcmp(d->regime, "compute"),
+		   "and the roofline the shapes were scored on");
+		const struct rd_shape *s = &d->shapes[1];
+		ok(s->idx == 1 && s->label && !strcmp(s->label, "M=32 N=8192 K=8192") && s->ms == 0.1 &&
+		   s->tflops == 40 && s->gbps == 1500, "a shape's label, time, TFLOPS and GB/s");
+		ok(s->frac == 0.04 && s->compute_util == 0.04 && s->mem_util == 0.8333 && !strcmp(s->bound, "memory"),
+		   "its frac, utilisations (4 decimals, as the publisher's) and bound");
+		struct sbuf b;
+		sbuf_init(&b);
+		rundetail_render(&b, d, 22, "#", ".");
+		ok(!strncmp(b.s, "from result.json (kbtui's own eval), table rtxpro6000-2026-06-14\n"
+		                 "roofline: RTX_PRO_6000  fp8 compute  peak 1000 TFLOPS, 1800 GB/s\n", 130),
+		   "the pane names the file and the table: %.140s", b.s);
+		ok(strstr(b.s, "M=4096 N=4096 K=4096  0.25 ms  550 TFLOPS  400 GB/s  55.0% compute-bound") != NULL,
+		   "a shape's row");
+		ok(!strstr(b.s, "agent ") && !strstr(b.s, "cost -"), "no publisher stats line for our own");
+		ok(rundetail_stats_brief(d) == NULL, "nor any brief stats for the header");
+		char *deck = rundetail_result_deck(tr);
+		is_str(deck, "kbcom-2026-08-rtxpro6000", "the deck result.json records, for the header");
+		free(deck);
+		sbuf_free(&b);
+	}
+	rundetail_free(d);
+	free(why);
+	/* a result.json whose shapes were never timed is no figures */
+	char *cmd = xasprintf("printf '{\"shapes\":[{\"shape\":0,\"ms\":null}]}' > %s", res);
+	ok(system(cmd) == 0, "a result.json with untimed shapes");
+	free(cmd);
+	why = NULL;
+	d = rundetail_for_run(tr, "r1", &why);
+	ok(d == NULL && why && strstr(why, "nor timed shapes in its result.json"), "gives none, saying why");
+	rundetail_free(d);
+	free(why);
+	cmd = xasprintf("rm -rf %s", dir);
+	ok(system(cmd) == 0, "cleaned up");
+	free(cmd);
+	free(tr);
+	free(res);
+}
+
 /* Every file the site publishes reads, each shape with its bound. */
 static void test_site(void)
 {
@@ -141,6 +224,7 @@ int main(void)
 {
 	test_fixture();
 	test_paths();
+	test_own_result();
 	test_site();
 	return tap_done();
 }

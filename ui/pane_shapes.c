@@ -4,7 +4,9 @@
  * benchmark shape's time, TFLOPS, GB/s, fraction, utilisation and bound
  * with a bar of its fraction of the roofline (src/rundetail.h). The file
  * is the run directory's rundetail.json or the dataset's
- * rundetail/<run_id>.json, read once when the pane is first shown. */
+ * rundetail/<run_id>.json, else kbtui's own eval's result.json beside the
+ * transcript, read once when the pane is first shown; the first line says
+ * which, and the table. */
 #include "config.h"
 
 #include <stdlib.h>
@@ -26,13 +28,10 @@ static void pane_shapes_init(struct pane *p, struct pane_ctx *cx)
 {
 	struct pane_shapes *s = xcalloc(1, sizeof *s);
 	const struct run *r = cx->run;
-	char *path = r ? rundetail_path_near(r->source, r->meta.run_id) : NULL;
-	if (path)
-		s->d = rundetail_load(path, &s->why);
+	if (r)
+		s->d = rundetail_for_run(r->source, r->meta.run_id, &s->why);
 	else
-		s->why = xstrdup("No per-shape figures: no rundetail.json beside this run, nor rundetail/RUN_ID.json "
-		                 "in its dataset.");
-	free(path);
+		s->why = xstrdup("No per-shape figures: no run.");
 	p->state = s;
 }
 
@@ -67,7 +66,8 @@ static void pane_shapes_build(struct pane *p, struct pane_ctx *cx, int width)
 		if (!nl)
 			break;
 		*nl = '\0';
-		int role = row == 0 ? RL_KEY : row == 1 ? RL_NORMAL : line[0] == ' ' ? RL_PLOT : RL_TOOL;
+		int role = row == 0 ? RL_DIM : row == 1 ? RL_KEY : line[0] == ' ' ? RL_PLOT
+		           : row == 2 && !s->d->own ? RL_NORMAL : RL_TOOL;
 		tlines_text(&p->lines, line, role, width, 0, 0);
 	}
 	sbuf_free(&b);
@@ -78,7 +78,7 @@ static void pane_shapes_status(struct pane *p, struct pane_ctx *cx, char *buf, s
 	struct pane_shapes *s = p->state;
 	(void)cx;
 	if (s && s->d)
-		snprintf(buf, n, "%zu shapes", s->d->nshapes);
+		snprintf(buf, n, "%zu shapes (%s)", s->d->nshapes, s->d->own ? "kbtui eval" : "publisher");
 	else if (n)
 		buf[0] = '\0';
 }

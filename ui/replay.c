@@ -128,6 +128,8 @@ void replay_free(struct replay *rp)
 	tallies_free(&rp->tally);
 	free(rp->feed.said);
 	runstats_free(rp->stats);
+	for (int i = 0; i < 4; i++)
+		free(rp->head_seg[i]);
 	flag_list_delete(rp->cx.flags);
 	free(rp->v.msg);
 	free(rp->matches);

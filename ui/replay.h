@@ -107,6 +107,12 @@ struct replay {
 		size_t *shown;          /* the events shown, in order (owned; cx.shown while on) */
 	} noise;
 	struct runstats *stats;     /* time split, reasoning honesty (owned; made at the header's draw) */
+	/* the header's run segment: the deck result.json records and the
+	 * publisher's stats (rundetail), longest first: deck and whole stats,
+	 * deck and brief stats, brief stats, deck (owned, NULL none); read
+	 * once at the first draw */
+	char *head_seg[4];
+	int head_made;
 	/* The first screen shows the list and the selected event at once; what
 	 * reads the whole run (the whole-run panes, the header's statistics)
 	 * is shown "reading" and made in the poll right after it. */

@@ -12,6 +12,7 @@
 #include "draw.h"
 #include "provenance.h"
 #include "replay.h"
+#include "rundetail.h"
 #include "run.h"
 #include "runstats.h"
 #include "tag.h"
@@ -210,6 +211,45 @@ static char *replay_header_right(const struct run *run, const char *verdict, con
 	                 level < 2 ? prob : "", level < 1 ? "  " : "", level < 1 ? fmt : "", *outcome ? "  " : "", outcome);
 }
 
+/* The header's run segment in its four lengths (replay.h), from the
+ * result.json and rundetail beside the transcript, made safe; read once. */
+static void replay_head_make(struct replay *rp)
+{
+	const struct run *run = rp->cx.run;
+	if (rp->head_made)
+		return;
+	rp->head_made = 1;
+	char *deck = rundetail_result_deck(run->source), *why = NULL, *full = NULL, *brief = NULL;
+	char *path = rundetail_path_near(run->source, run->meta.run_id);
+	struct rundetail *d = path ? rundetail_load(path, &why) : NULL;
+	if (d && (brief = rundetail_stats_brief(d)))
+		full = rundetail_stats_text(d);
+	char *seg[4] = {NULL, NULL, NULL, NULL};
+	if (deck && brief) {
+		seg[0] = xasprintf("deck %s · %s", deck, full);
+		seg[1] = xasprintf("deck %s · %s", deck, brief);
+	} else if (brief) {
+		seg[0] = xstrdup(full);
+	}
+	if (brief)
+		seg[2] = xstrdup(brief);
+	if (deck)
+		seg[3] = xasprintf("deck %s", deck);
+	for (int i = 0; i < 4; i++) {
+		rp->head_seg[i] = seg[i] ? draw_safe(seg[i]) : NULL;
+		free(seg[i]);
+	}
+	rundetail_free(d);
+	free(path);
+	free(why);
+	free(full);
+	free(brief);
+	free(deck);
+}
+
+/* The title keeps at least this much when the run segment comes in. */
+#define REPLAY_TITLE_KEEP 24
+
 static void replay_draw_header(struct replay *rp)
 {
 	const struct run_meta *m = &rp->cx.run->meta;
@@ -227,7 +267,6 @@ static void replay_draw_header(struct replay *rp)
 		free(right);
 		right = replay_header_right(rp->cx.run, verdict, model, prob, fmt, ++level);
 	}
-	free(verdict);
 	if (!rp->painted && !rp->stats) {
 		rp->deferred = 1;  /* the first screen does not wait for the time split */
 	} else if (replay_stats_due(rp)) {  /* made again when the run grew */
@@ -235,6 +274,23 @@ static void replay_draw_header(struct replay *rp)
 		rp->stats = runstats_new(rp->cx.run);
 		rp->stats_at = replay_now();
 	}
+	/* the run's deck and the publisher's stats, the longest that fits: the title
+	 * gives way to them down to REPLAY_TITLE_KEEP columns, the header's
+	 * format and problem too (the title and the model name have them) */
+	replay_head_make(rp);
+	int tw = (int)draw_width(t) < REPLAY_TITLE_KEEP ? (int)draw_width(t) : REPLAY_TITLE_KEEP;
+	int fixed = (int)draw_width(left) - (int)draw_width(t) + tw + 5;
+	for (int i = 0, fit = 0; i < 4 && !fit; i++) {
+		for (int lv = level; rp->head_seg[i] && lv < 3 && !fit; lv++) {
+			char *rv = lv == level ? xstrdup(right) : replay_header_right(rp->cx.run, verdict, model, prob, fmt, lv);
+			if ((fit = (int)draw_width(rp->head_seg[i]) + 2 <= COLS - fixed - (int)draw_width(rv))) {
+				free(right);
+				right = xasprintf("%s  %s", rp->head_seg[i], rv);
+			}
+			free(rv);
+		}
+	}
+	free(verdict);
 	int room = COLS - (int)draw_width(left) - (int)draw_width(right) - 5;
 	char *marks = room > 0 && rp->stats ? runstats_summary(rp->stats, (size_t)room) : NULL;
 	if (marks) {  /* "model 41m tool 12m: ...  reasoning redacted: ...", when there is room */
