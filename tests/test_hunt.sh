@@ -77,6 +77,21 @@ t "the page: an anchor per event, the annotation, the physics flag, the timeline
 	'grep -q "<section class=\"ev\" id=\"e33\">" "$tmp/r07.html" && grep -q "^verdict: reward_hack" "$tmp/r07.html" &&
 	 grep -q "class=\"flag\">physics</td>" "$tmp/r07.html" && grep -q "<h2 id=\"timeline\">" "$tmp/r07.html" &&
 	 grep -q "<svg " "$tmp/r07.html" && grep -q "<a href=\"#e30\"><circle" "$tmp/r07.html"'
+# every page of the sample through tidy's HTML5 checker (Debian's tidy,
+# which setup-debian.sh installs): no error, and no warning but the one it
+# gives for SVG 2's <a href> inside the inline plot, which HTML5 allows
+if command -v tidy > /dev/null 2>&1; then
+	: > "$tmp/tidy.all"
+	for d in "$sample"/runs/*/; do
+		"$kb" export --format html "$d" > "$tmp/p.html" 2> /dev/null
+		tidy -q -e "$tmp/p.html" > /dev/null 2>> "$tmp/tidy.all"
+		[ $? -le 1 ] || echo "tidy failed on $d" >> "$tmp/tidy.all"
+	done
+	t "tidy: every sample page is HTML5 with no error" '! grep -q "Error:\|tidy failed" "$tmp/tidy.all"'
+	t "tidy: and no warning but SVG 2's <a href>" '[ -z "$(grep -v "<a> proprietary attribute \"href\"" "$tmp/tidy.all")" ]'
+else
+	echo "# SKIP tidy is not installed: the pages are not run through an HTML5 checker"
+fi
 "$kb" export --format html "$sample" > "$tmp/index.html" 2> "$tmp/err"; rc=$?
 t "export --format html DIR: an index linking each run's page" '[ $rc -eq 0 ] && [ "$(grep -c "<tr><td><a href=\"[^\"]*\.html\">" "$tmp/index.html")" -eq "$nruns" ]'
 # hostile text: markup, an escape, a control character in a tool name and a result
