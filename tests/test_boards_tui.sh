@@ -47,7 +47,7 @@ t "q quits that replay cleanly" 'wait_for r "kbtui exited: 0" && [ ! -s "$tmp/r.
 sed '1s/{/{"deck": "kbcom-2026-08-h100",/' "$gr/result.json" > "$tmp/res" && cp "$tmp/res" "$gr/result.json"
 tm new-session -d -s w -x 200 -y 30 "env -u NO_COLOR $kb '$gr/transcript.jsonl' 2> '$tmp/w.err'; echo \"kbtui exited: \$?\"; sleep 30" 2> /dev/null
 t "at 200 columns: the deck result.json records beside the stats" \
-	'wait_for w "^ kbtui replay .*  deck kbcom-2026-08-h100 · agent 195s check 12s bench 28s \\\$0\.41 lock 5s  "'
+	'wait_for w "^ kbtui replay .*  deck kbcom-2026-08-h100 \\| agent 195s check 12s bench 28s \\\$0\.41 lock 5s  "'
 tm new-session -d -s e -x 80 -y 30 "env -u NO_COLOR $kb '$gr/transcript.jsonl' 2> '$tmp/e.err'; echo \"kbtui exited: \$?\"; sleep 30" 2> /dev/null
 t "at 80 columns: neither, the model and outcome kept" \
 	'wait_for e "^ kbtui replay .*gemini/sample-model-h +correct 0\.0197" && ! grep -q "deck kbcom\|agent 195" "$scr"'

@@ -226,8 +226,8 @@ static void replay_head_make(struct replay *rp)
 		full = rundetail_stats_text(d);
 	char *seg[4] = {NULL, NULL, NULL, NULL};
 	if (deck && brief) {
-		seg[0] = xasprintf("deck %s · %s", deck, full);
-		seg[1] = xasprintf("deck %s · %s", deck, brief);
+		seg[0] = xasprintf("deck %s | %s", deck, full);
+		seg[1] = xasprintf("deck %s | %s", deck, brief);
 	} else if (brief) {
 		seg[0] = xstrdup(full);
 	}
