@@ -22,6 +22,13 @@ const char *search_pattern(const struct search *s);
  * past it. */
 int search_next(struct search *s, const char *text, size_t len, size_t start, size_t *so, size_t *eo);
 
+/* The literal every match of the pattern contains (relit.h), used to skip
+ * text before PCRE2 runs; NULL when there is none or it is off. On by
+ * default; search_set_prefilter(s, 0) turns it off (tests compare). */
+struct relit;
+const struct relit *search_literal(const struct search *s);
+void search_set_prefilter(struct search *s, int on);
+
 /* Whether an event matches: its text, tool name, file path, diff, and its
  * arguments (each JSON string value decoded, and the raw JSON text). */
 int search_event(struct search *s, const struct event *e);
