@@ -224,6 +224,7 @@ static int rl_escape(struct rl *r, char *u)
 }
 
 static struct rl_str rl_alt(struct rl *r, int depth);
+static void rl_anchors(struct relit *l);
 
 /* A group from its '(', consumed up to its ')': its literal, or none for
  * a lookaround (which consumes nothing). */
@@ -365,6 +366,7 @@ size_t relit_extract(const char *pattern, int caseless, struct relit *l)
 	l->n = lit.n;
 	l->icase = r.icase;
 	l->one_line = !r.newline;
+	rl_anchors(l);
 	return l->n;
 }
 
@@ -375,44 +377,85 @@ static int rl_lower(int c)
 	return c >= 'A' && c <= 'Z' ? c + 32 : c;
 }
 
-/* The literal, case ignored: candidates by its first byte in either case
- * (sixteen bytes a step with SSE2), each checked whole. */
-static size_t rl_find_icase(const struct relit *l, const char *t, size_t len, size_t i)
+/* How common a byte is in transcripts, roughly (English text, code): the
+ * scan looks for the two rarest bytes of the literal at once, so that
+ * few places are checked whole. */
+static int rl_common_byte(unsigned char c, int icase)
 {
-	unsigned char lo = (unsigned char)l->s[0], up = (unsigned char)(lo >= 'a' && lo <= 'z' ? lo - 32 : lo);
-	size_t last = len - l->n;
-	while (i <= last) {
-#ifdef __SSE2__
-		const __m128i a = _mm_set1_epi8((char)lo), b = _mm_set1_epi8((char)up);
-		while (last - i >= 16) {
-			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(t + i));
-			int m = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, a), _mm_cmpeq_epi8(v, b)));
-			if (m) {
-				i += (size_t)__builtin_ctz((unsigned)m);
-				break;
-			}
-			i += 16;
-		}
-#endif
-		if ((unsigned char)t[i] == lo || (unsigned char)t[i] == up) {
-			size_t k = 1;
-			while (k < l->n && rl_lower((unsigned char)t[i + k]) == (unsigned char)l->s[k])
-				k++;
-			if (k == l->n)
-				return i;
-		}
-		i++;
-	}
-	return len;
+	static const char freq[] = "etaoinsrhldcumfpgwybvkxjqz";
+	if (icase)
+		c = (unsigned char)rl_lower(c);
+	if (c == ' ')
+		return 255;
+	if (c >= 'a' && c <= 'z')
+		return 100 + 5 * (26 - (int)(strchr(freq, c) - freq));
+	if (c >= '0' && c <= '9')
+		return 90;
+	if (c == '_' || c == '.' || c == '\n' || c == '"' || c == ',')
+		return 80;
+	if (c >= 'A' && c <= 'Z')
+		return 60;
+	return c < 0x80 ? 40 : 20;
+}
+
+static void rl_anchors(struct relit *l)
+{
+	size_t a = 0, b = 0;
+	for (size_t i = 1; i < l->n; i++)
+		if (rl_common_byte((unsigned char)l->s[i], l->icase) < rl_common_byte((unsigned char)l->s[a], l->icase))
+			a = i;
+	b = a ? 0 : l->n > 1;
+	for (size_t i = 0; i < l->n; i++)
+		if (i != a && rl_common_byte((unsigned char)l->s[i], l->icase) < rl_common_byte((unsigned char)l->s[b], l->icase))
+			b = i;
+	l->o1 = a;
+	l->o2 = b;
+}
+
+static int rl_at(const struct relit *l, const char *t)
+{
+	if (!l->icase)
+		return memcmp(t, l->s, l->n) == 0;
+	for (size_t k = 0; k < l->n; k++)
+		if (rl_lower((unsigned char)t[k]) != (unsigned char)l->s[k])
+			return 0;
+	return 1;
+}
+
+static unsigned char rl_upper(const struct relit *l, unsigned char c)
+{
+	return l->icase && c >= 'a' && c <= 'z' ? (unsigned char)(c - 32) : c;
 }
 
 size_t relit_find(const struct relit *l, const char *text, size_t len, size_t start)
 {
 	if (!l->n || start > len || len - start < l->n)
 		return len;
-	if (l->icase)
-		return rl_find_icase(l, text, len, start);
-	const char *m = l->n == 1 ? memchr(text + start, l->s[0], len - start)
-	                          : memmem(text + start, len - start, l->s, l->n);
-	return m ? (size_t)(m - text) : len;
+	unsigned char a1 = (unsigned char)l->s[l->o1], a2 = (unsigned char)l->s[l->o2];
+	unsigned char b1 = rl_upper(l, a1), b2 = rl_upper(l, a2);
+	const char *t1 = text + l->o1, *t2 = text + l->o2;
+	size_t i = start, last = len - l->n;
+#ifdef __SSE2__
+	/* sixteen places a step: both anchor bytes in place (either case) */
+	const __m128i x1 = _mm_set1_epi8((char)a1), y1 = _mm_set1_epi8((char)b1);
+	const __m128i x2 = _mm_set1_epi8((char)a2), y2 = _mm_set1_epi8((char)b2);
+	for (; i <= last && last - i >= 15; i += 16) {
+		__m128i v1 = _mm_loadu_si128((const __m128i *)(const void *)(t1 + i));
+		__m128i v2 = _mm_loadu_si128((const __m128i *)(const void *)(t2 + i));
+		__m128i m1 = _mm_or_si128(_mm_cmpeq_epi8(v1, x1), _mm_cmpeq_epi8(v1, y1));
+		__m128i m2 = _mm_or_si128(_mm_cmpeq_epi8(v2, x2), _mm_cmpeq_epi8(v2, y2));
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_and_si128(m1, m2));
+		for (; m; m &= m - 1) {
+			size_t k = i + (size_t)__builtin_ctz(m);
+			if (rl_at(l, text + k))
+				return k;
+		}
+	}
+#endif
+	for (; i <= last; i++) {
+		unsigned char c1 = (unsigned char)t1[i], c2 = (unsigned char)t2[i];
+		if ((c1 == a1 || c1 == b1) && (c2 == a2 || c2 == b2) && rl_at(l, text + i))
+			return i;
+	}
+	return len;
 }

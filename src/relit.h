@@ -16,6 +16,7 @@ struct relit {
 	size_t n;                 /* 0: none (no prefilter) */
 	int icase;                /* ASCII case ignored (its letters have no other Unicode fold) */
 	int one_line;             /* no match can hold a '\n': a line without the literal has no match */
+	size_t o1, o2;            /* its two rarest bytes, looked for first */
 };
 
 /* The literal of pattern, compiled case-blind when caseless (smart case,

@@ -16,7 +16,8 @@ struct search {
 	pcre2_code *re;
 	pcre2_match_data *md;
 	struct relit lit;         /* what every match holds; n 0: none */
-	int prefilter;            /* lit is used (search_set_prefilter) */
+	int prefilter;            /* SEARCH_PREFILTER_* (search_set_prefilter) */
+	int pcre_first;           /* PCRE2 knows the first code unit (or a few): its JIT scans as fast */
 };
 
 /* The literal every match holds: ours (relit.c), else the one code unit
@@ -31,6 +32,14 @@ static void search_literal_of(struct search *s, const char *pattern, uint32_t op
 	pcre2_pattern_info(s->re, PCRE2_INFO_NEWLINE, &nl);
 	if (nl != PCRE2_NEWLINE_LF && nl != PCRE2_NEWLINE_ANYCRLF && nl != PCRE2_NEWLINE_ANY)
 		s->lit.one_line = 0;
+	const uint8_t *map = NULL;
+	int bits = 0;
+	pcre2_pattern_info(s->re, PCRE2_INFO_FIRSTCODETYPE, &type);
+	pcre2_pattern_info(s->re, PCRE2_INFO_FIRSTBITMAP, &map);
+	for (int k = 0; map && k < 32; k++)
+		bits += __builtin_popcount(map[k]);
+	s->pcre_first = type == 1 || (map && bits <= 8);   /* a few first bytes: as fast */
+	type = 0;
 	pcre2_pattern_info(s->re, PCRE2_INFO_ALLOPTIONS, &all);
 	if (s->lit.n || (all & PCRE2_CASELESS) || strstr(pattern, "(?") || strstr(pattern, "(*"))
 		return;
@@ -97,7 +106,7 @@ struct search *search_new(const char *pattern, char **err)
 	s->md = pcre2_match_data_create_from_pattern(re, NULL);
 	if (!s->md)
 		abort();
-	s->prefilter = 1;
+	s->prefilter = SEARCH_PREFILTER_AUTO;
 	search_literal_of(s, pattern, opts);
 	return s;
 }
@@ -134,12 +143,14 @@ int search_next(struct search *s, const char *text, size_t len, size_t start, si
 
 const struct relit *search_literal(const struct search *s)
 {
-	return s->prefilter && s->lit.n ? &s->lit : NULL;
+	if (!s->lit.n || s->prefilter == SEARCH_PREFILTER_OFF)
+		return NULL;
+	return s->prefilter == SEARCH_PREFILTER_ALWAYS || !s->pcre_first ? &s->lit : NULL;
 }
 
-void search_set_prefilter(struct search *s, int on)
+void search_set_prefilter(struct search *s, int mode)
 {
-	s->prefilter = on;
+	s->prefilter = mode;
 }
 
 static int search_str(struct search *s, const char *t)

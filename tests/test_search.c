@@ -258,6 +258,23 @@ static void test_relit(void)
 	is_int((long long)relit_find(&l, t, strlen(t), 4), 8, "from an offset");
 	is_int((long long)relit_find(&l, t, strlen(t), 9), (long long)strlen(t), "none: the length");
 	ok(matches("k", "\u212a") && matches("s", "\u017f"), "PCRE2 folds k and s beyond ASCII: why they end a literal");
+	int placed = 1;
+	struct relit cs;
+	relit_extract("cuda_graph", 1, &l);
+	relit_extract("cudaMalloc", 0, &cs);
+	for (size_t at = 0; at + 10 <= 200; at++) {   /* every place, the sixteen-byte steps and the tail */
+		char buf[201];
+		memset(buf, 'a', 200);
+		buf[200] = '\0';
+		memcpy(buf + at, "CUDA_Graph", 10);
+		placed &= relit_find(&l, buf, 200, 0) == at && relit_find(&l, buf, 200, at + 1) == 200;
+		memset(buf + at, 'a', 10);
+		memcpy(buf + at, "cudaMalloc", 10);
+		placed &= relit_find(&cs, buf, 200, 0) == at && relit_find(&cs, buf, at + 9, 0) == at + 9;
+		buf[at] = 'C';
+		placed &= relit_find(&cs, buf, 200, 0) == 200;
+	}
+	ok(placed, "a literal found at every place of a text, case-blind or not, and not past the end given");
 	relit_extract("tflops=", 1, &l);
 	t = "TFLOP\u017f=";
 	ok(matches("tflops=", t) && relit_find(&l, t, strlen(t), 0) == 0, "tflops= matches TFLOP\u017f=, and its literal is there");
@@ -292,21 +309,28 @@ static int transcripts(const char *dir, char **out, int max, int n)
 	return n;
 }
 
-/* What a search finds with the literal prefilter and without it: the same
- * lines (kbtui search) and the same events (the replay's / and n). */
+/* What a search finds with the literal prefilter (forced on, and as it is
+ * by default) and without it: the same lines (kbtui search) and the same
+ * events (the replay's / and n). */
 static int same_with_and_without(struct search *s, const struct run *r, const struct runtext *t, size_t *lines)
 {
 	struct sbuf a, b;
 	size_t *ea = NULL, *eb = NULL;
 	sbuf_init(&a);
 	sbuf_init(&b);
-	search_set_prefilter(s, 1);
+	search_set_prefilter(s, SEARCH_PREFILTER_ALWAYS);
 	size_t na = runtext_grep(s, t, lines_of, &a), ma = search_events(s, r, &ea);
-	search_set_prefilter(s, 0);
+	search_set_prefilter(s, SEARCH_PREFILTER_OFF);
 	size_t nb = runtext_grep(s, t, lines_of, &b), mb = search_events(s, r, &eb);
-	search_set_prefilter(s, 1);
 	int same = na == nb && a.len == b.len && (!a.len || !memcmp(a.s, b.s, a.len)) && ma == mb &&
 	           (!ma || !memcmp(ea, eb, ma * sizeof *ea));
+	search_set_prefilter(s, SEARCH_PREFILTER_AUTO);
+	if (search_literal(s)) {
+		sbuf_free(&a);
+		sbuf_init(&a);
+		na = runtext_grep(s, t, lines_of, &a);
+		same &= na == nb && a.len == b.len && (!a.len || !memcmp(a.s, b.s, a.len));
+	}
 	*lines += na;
 	sbuf_free(&a);
 	sbuf_free(&b);
@@ -343,7 +367,7 @@ static void test_prefilter_corpus(void)
 		printf("# no ../shared/kbh: fixtures and tests/realworld only\n");
 	free(runs);
 	struct search *s[64];
-	int np = 0, same = 1, nrun = 0, filtered = 0;
+	int np = 0, same = 1, nrun = 0, filtered = 0, byauto = 0;
 	size_t lines = 0;
 	for (const char *const *p = prefilter_pats; *p; p++) {
 		char *err = NULL;
@@ -352,7 +376,10 @@ static void test_prefilter_corpus(void)
 			printf("# /%s/: %s\n", *p, err);
 			same = 0;
 		} else {
+			search_set_prefilter(s[np], SEARCH_PREFILTER_ALWAYS);
 			filtered += search_literal(s[np]) != NULL;
+			search_set_prefilter(s[np], SEARCH_PREFILTER_AUTO);
+			byauto += search_literal(s[np]) != NULL;
 			np++;
 		}
 		free(err);
@@ -377,9 +404,11 @@ static void test_prefilter_corpus(void)
 	free(files);
 	for (int k = 0; k < np; k++)
 		search_free(s[k]);
-	printf("# %d runs, %d patterns (%d with a literal), %zu lines found\n", nrun, np, filtered, lines);
+	printf("# %d runs, %d patterns (%d with a literal, used by default for %d), %zu lines found\n", nrun, np, filtered,
+	       byauto, lines);
 	ok(nrun >= 40, "the shipped transcripts load (%d runs)", nrun);
 	ok(np >= 40 && filtered >= 25, "%d patterns compile, %d of them with a literal", np, filtered);
+	ok(byauto >= 3 && byauto < filtered, "used by default where PCRE2 has no first code unit (%d)", byauto);
 	ok(lines > 1000, "and they find lines (%zu)", lines);
 	ok(same, "with the prefilter and without it: the same lines and the same events, every run, every pattern");
 }
