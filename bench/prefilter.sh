@@ -38,8 +38,8 @@ echo "== kbtui search: the literal prefilter (CPU ms, median of 3; cold: empty c
 for ds in "$kbh" "$work/ds10x"; do
 	reps=10; [ "$ds" = "$kbh" ] || reps=3
 	files=$(find "$ds/runs" -name transcript.jsonl -size +0 | sort)
-	echo "-- $(grep -c . "$ds/runs.jsonl") runs, $(du -cL $files | tail -1 | cut -f1) KB read by grep"
-	for re in 'tflops=' 'cudaMalloc|cudaFree|torch\.cuda' 'peak_fraction:\s*[0-9.]+' 'no such words at all' '\w+_kernel\('; do
+	echo "-- $(grep -c . "$ds/runs.jsonl") runs, $(du -cl $files | tail -1 | cut -f1) KB read by grep"
+	for re in 'tflops=' 'cudaMalloc|cudaFree|torch\.cuda' 'peak_fraction:\s*[0-9.]+' 'no such words at all' '\w+_kernel\(' '[a-z]+_fraction'; do
 		gi=; printf '%s' "$re" | grep -q '[A-Z]' || gi=-i
 		g=$(cpu "echo '$files' | xargs grep $gi -E '$re'")
 		line="/$re/: grep -E $g"
