@@ -194,7 +194,8 @@ static int rl_escape(struct rl *r, char *u)
 		return 0;
 	}
 	if ((unsigned char)c < 0x80 && !((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || rl_digit(c))) {
-		*u = c;   /* an escaped punctuation mark is itself */
+		*u = c;   /* an escaped punctuation mark (or space, or newline) is itself */
+		r->newline |= c == '\n';
 		return 1;
 	}
 	const char *l = strchr(lit, c);

@@ -252,6 +252,8 @@ static void test_relit(void)
 		       cases[i].one_line ? "a match stays on one line" : "a match may cross lines");
 	}
 	struct relit l;
+	ok(relit_extract("a\\\n", 0, &l) == 2 && !memcmp(l.s, "a\n", 2) && !l.one_line,
+	   "a backslash before a newline: the newline, and a match may cross lines");
 	relit_extract("cuda", 1, &l);
 	const char *t = "xx CUDA cUdA";
 	is_int((long long)relit_find(&l, t, strlen(t), 0), 3, "found case-blind");
