@@ -282,6 +282,47 @@ static void test_relit(void)
 	ok(matches("tflops=", t) && relit_find(&l, t, strlen(t), 0) == 0, "tflops= matches TFLOP\u017f=, and its literal is there");
 }
 
+/* Random patterns over a small alphabet of regex syntax, random texts
+ * with the letters PCRE2 folds beyond ASCII (U+212A, U+017F): wherever
+ * PCRE2 finds a match, the literal is in the text, and a match said to
+ * stay on one line holds no newline. A fixed seed: the same draw always. */
+static void test_relit_random(void)
+{
+	static const char syn[] = "ab(?:)|[]^-\\*+?{2}ks<=!KwWd1.$\n\xc3\xa9\xe2\x84\xaa\xc5\xbf";
+	static const char txt[] = "abkKsS01.\n-=\xe2\x84\xaa\xc5\xbf\xc3\xa9 ";
+	unsigned long x = 12345;
+	long tried = 0, bad = 0, compiled = 0;
+#define RND() (x = x * 6364136223846793005UL + 1442695040888963407UL, (unsigned)(x >> 33))
+	for (int it = 0; it < 20000; it++) {
+		char p[16], t[32];
+		int n = 1 + (int)(RND() % 14);
+		for (int i = 0; i < n; i++)
+			p[i] = syn[RND() % (sizeof syn - 1)];
+		p[n] = '\0';
+		char *err = NULL;
+		struct search *s = search_new(p, &err);
+		free(err);
+		if (!s)
+			continue;
+		compiled++;
+		search_set_prefilter(s, SEARCH_PREFILTER_ALWAYS);
+		const struct relit *l = search_literal(s);
+		for (int k = 0; l && k < 20; k++) {
+			size_t m = RND() % 32, so, eo;
+			for (size_t i = 0; i < m; i++)
+				t[i] = txt[RND() % (sizeof txt - 1)];
+			tried++;
+			if (search_next(s, t, m, 0, &so, &eo) &&
+			    (relit_find(l, t, m, 0) == m || (l->one_line && so < eo && memchr(t + so, '\n', eo - so))))
+				bad++;
+		}
+		search_free(s);
+	}
+#undef RND
+	ok(compiled > 2000 && tried > 10000, "random patterns: %ld compiled, %ld texts tried", compiled, tried);
+	is_int(bad, 0, "every match PCRE2 finds holds the literal, on one line where it says so");
+}
+
 static int lines_of(void *ud, size_t ev, int line, const char *text, size_t len)
 {
 	sbuf_addf(ud, "%zu:%d:%.*s\n", ev, line, (int)len, text);
@@ -418,6 +459,7 @@ static void test_prefilter_corpus(void)
 int main(void)
 {
 	test_relit();
+	test_relit_random();
 	test_prefilter_corpus();
 	test_events_more();
 	test_compile();
