@@ -9,6 +9,8 @@ bench="$KB_BUILDDIR/bench/kbbench"
 sh "$KB_SRCDIR/bench/scale.sh"
 # issue #28: the cache, listing from the index, search cold and warm
 sh "$KB_SRCDIR/bench/cache.sh"
+# issue #28: the literal prefilter, search against grep -E at 1x and 10x
+sh "$KB_SRCDIR/bench/prefilter.sh"
 if [ ! -f "$kbh/runs.jsonl" ]; then
 	echo "bench: $kbh is absent; nothing to measure"
 	exit 0

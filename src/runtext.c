@@ -18,6 +18,7 @@
 #include "crc32c.h"
 #include "flags.h"
 #include "idcache.h"
+#include "relit.h"
 #include "runtext.h"
 #include "search.h"
 #include "util.h"
@@ -155,6 +156,7 @@ struct rt_grep {
 	int (*fn)(void *ud, size_t ev, int line, const char *text, size_t len);
 	void *ud;
 	size_t hits;
+	const struct relit *line_lit;   /* borrowed: a line without it has no match; NULL: none */
 };
 
 /* The '\n' in s[0, n): sixteen bytes a step with SSE2 (a byte counter per
@@ -185,7 +187,17 @@ static int runtext_part(struct rt_grep *g, const struct runtext *t, const struct
 	const char *s = t->buf + f->off;
 	size_t start = 0, so, eo, counted = 0;
 	int line = 1;
-	while (search_next(g->s, s, f->len, start, &so, &eo)) {
+	for (;;) {
+		if (g->line_lit) {   /* the expression starts on the first line that holds the literal */
+			size_t q = relit_find(g->line_lit, s, f->len, start);
+			if (q >= f->len)
+				break;
+			const char *a = q > start ? memrchr(s + start, '\n', q - start) : NULL;
+			if (a)
+				start = (size_t)(a - s) + 1;
+		}
+		if (!search_next(g->s, s, f->len, start, &so, &eo))
+			break;
 		const char *a = so ? memrchr(s, '\n', so) : NULL;
 		const char *b = memchr(s + so, '\n', f->len - so);
 		size_t ls = a ? (size_t)(a - s) + 1 : 0, le = b ? (size_t)(b - s) : f->len;
@@ -217,7 +229,22 @@ static size_t runtext_part_at(const struct runtext *t, size_t q)
 size_t runtext_grep(struct search *s, const struct runtext *t,
                     int (*fn)(void *ud, size_t ev, int line, const char *text, size_t len), void *ud)
 {
-	struct rt_grep g = { s, fn, ud, 0 };
+	const struct relit *l = search_literal(s);
+	struct rt_grep g = { s, fn, ud, 0, l && l->one_line ? l : NULL };
+	if (l) {
+		/* A part is searched alone, so one without the literal has no
+		 * match: the scan for it (memmem, or a two-case scan) leads from
+		 * part to part, and PCRE2 confirms. */
+		size_t at = 0;
+		while (at < t->nbuf) {
+			size_t q = relit_find(l, t->buf, t->nbuf, at);
+			size_t i = q < t->nbuf ? runtext_part_at(t, q) : t->nf;
+			if (i >= t->nf || runtext_part(&g, t, &t->f[i]))
+				break;
+			at = i + 1 < t->nf ? t->f[i + 1].off : t->nbuf;
+		}
+		return g.hits;
+	}
 	if (!runtext_whole_ok(search_pattern(s))) {
 		for (size_t i = 0; i < t->nf; i++)
 			if (runtext_part(&g, t, &t->f[i]))

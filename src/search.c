@@ -7,6 +7,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "relit.h"
 #include "search.h"
 #include "util.h"
 
@@ -14,7 +15,48 @@ struct search {
 	char *pattern;
 	pcre2_code *re;
 	pcre2_match_data *md;
+	struct relit lit;         /* what every match holds; n 0: none */
+	int prefilter;            /* SEARCH_PREFILTER_* (search_set_prefilter) */
+	int pcre_first;           /* PCRE2 knows the first code unit (or a few): its JIT scans as fast */
 };
+
+/* The literal every match holds: ours (relit.c), else the one code unit
+ * PCRE2 knows a match needs, where the pattern is case-sensitive and sets
+ * no option inside (PCRE2 does not say whether its unit is caseless). A
+ * line may be skipped only where PCRE2's newline is LF (or any of CR, LF,
+ * CRLF): '.' and \N then never match a '\n'. */
+static void search_literal_of(struct search *s, const char *pattern, uint32_t opts)
+{
+	uint32_t nl = 0, type = 0, cu = 0, all = 0;
+	relit_extract(pattern, (opts & PCRE2_CASELESS) != 0, &s->lit);
+	pcre2_pattern_info(s->re, PCRE2_INFO_NEWLINE, &nl);
+	if (nl != PCRE2_NEWLINE_LF && nl != PCRE2_NEWLINE_ANYCRLF && nl != PCRE2_NEWLINE_ANY)
+		s->lit.one_line = 0;
+	const uint8_t *map = NULL;
+	int bits = 0;
+	pcre2_pattern_info(s->re, PCRE2_INFO_FIRSTCODETYPE, &type);
+	pcre2_pattern_info(s->re, PCRE2_INFO_FIRSTBITMAP, &map);
+	for (int k = 0; map && k < 32; k++)
+		bits += __builtin_popcount(map[k]);
+	s->pcre_first = type == 1 || (map && bits <= 8);   /* a few first bytes: as fast */
+	type = 0;
+	pcre2_pattern_info(s->re, PCRE2_INFO_ALLOPTIONS, &all);
+	if (s->lit.n || (all & PCRE2_CASELESS) || strstr(pattern, "(?") || strstr(pattern, "(*"))
+		return;
+	pcre2_pattern_info(s->re, PCRE2_INFO_LASTCODETYPE, &type);
+	if (type == 1) {
+		pcre2_pattern_info(s->re, PCRE2_INFO_LASTCODEUNIT, &cu);
+	} else {
+		pcre2_pattern_info(s->re, PCRE2_INFO_FIRSTCODETYPE, &type);
+		if (type == 1)
+			pcre2_pattern_info(s->re, PCRE2_INFO_FIRSTCODEUNIT, &cu);
+	}
+	if (type == 1 && cu < 256) {
+		s->lit.s[0] = (char)cu;
+		s->lit.n = 1;
+		s->lit.one_line = 0;
+	}
+}
 
 /* vi's smartcase: any upper-case letter (outside an escape like \S or \W)
  * makes the search case-sensitive. */
@@ -64,6 +106,8 @@ struct search *search_new(const char *pattern, char **err)
 	s->md = pcre2_match_data_create_from_pattern(re, NULL);
 	if (!s->md)
 		abort();
+	s->prefilter = SEARCH_PREFILTER_AUTO;
+	search_literal_of(s, pattern, opts);
 	return s;
 }
 
@@ -97,10 +141,27 @@ int search_next(struct search *s, const char *text, size_t len, size_t start, si
 	return 1;
 }
 
+const struct relit *search_literal(const struct search *s)
+{
+	if (!s->lit.n || s->prefilter == SEARCH_PREFILTER_OFF)
+		return NULL;
+	return s->prefilter == SEARCH_PREFILTER_ALWAYS || !s->pcre_first ? &s->lit : NULL;
+}
+
+void search_set_prefilter(struct search *s, int mode)
+{
+	s->prefilter = mode;
+}
+
 static int search_str(struct search *s, const char *t)
 {
-	size_t so, eo;
-	return t && search_next(s, t, strlen(t), 0, &so, &eo);
+	size_t so, eo, n;
+	if (!t)
+		return 0;
+	n = strlen(t);
+	if (search_literal(s) && relit_find(&s->lit, t, n, 0) == n)
+		return 0;   /* no match can lack it */
+	return search_next(s, t, n, 0, &so, &eo);
 }
 
 /* JSON string values, decoded, anywhere in the tree. */

@@ -22,6 +22,17 @@ const char *search_pattern(const struct search *s);
  * past it. */
 int search_next(struct search *s, const char *text, size_t len, size_t start, size_t *so, size_t *eo);
 
+/* The literal every match of the pattern contains (relit.h), used to skip
+ * text before PCRE2 runs; NULL when there is none or it is not used. By
+ * default (AUTO) it is used where PCRE2 knows no first code unit of the
+ * match: PCRE2's JIT scans for one as fast as memmem does, but a pattern
+ * that starts with \w+ or a class it tries at every byte. OFF and ALWAYS
+ * are for tests that compare. */
+enum { SEARCH_PREFILTER_OFF, SEARCH_PREFILTER_AUTO, SEARCH_PREFILTER_ALWAYS };
+struct relit;
+const struct relit *search_literal(const struct search *s);
+void search_set_prefilter(struct search *s, int mode);
+
 /* Whether an event matches: its text, tool name, file path, diff, and its
  * arguments (each JSON string value decoded, and the raw JSON text). */
 int search_event(struct search *s, const struct event *e);

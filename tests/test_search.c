@@ -3,11 +3,15 @@
  * events with wrap-around. */
 #include "config.h"
 
+#include <dirent.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "parser.h"
+#include "relit.h"
 #include "run.h"
+#include "runtext.h"
 #include "search.h"
 #include "tap.h"
 #include "util.h"
@@ -189,8 +193,274 @@ static void test_events_more(void)
 	search_free(s);
 }
 
+/* The literal every match must hold, as relit reads the pattern: NULL
+ * where there is none (or it is not sure). */
+static void test_relit(void)
+{
+	static const struct { const char *pat; int icase; const char *lit; int one_line; } cases[] = {
+		{"Error", 0, "Error", 1},
+		{"tflops=", 1, "tflop", 1},               /* s folds with U+017F: it ends the run */
+		{"speedup", 1, "peedup", 1},
+		{"cudaMalloc|cudaFree|torch\\.cuda", 0, "cuda", 1},   /* common to the branches */
+		{"colou?r", 1, "colo", 1},               /* an optional letter ends the run */
+		{"x+yz", 0, "xyz", 1},                   /* the last x is followed by yz */
+		{"a{2,}b", 0, "ab", 1},
+		{"ab*c", 0, "a", 1},
+		{"foo(bar)?qux", 0, "foo", 1},
+		{"(foo|foobar)qu", 0, "foo", 1},
+		{"ptx(as)+info", 0, "info", 1},
+		{"^ptxas", 1, "ptxa", 1},
+		{"\\bnvcc\\b", 1, "nvcc", 1},
+		{"(?i)Kernel", 0, "ernel", 1},           /* kbtui search -i; k folds with U+212A */
+		{"Kernel", 1, "ernel", 1},
+		{"(?=foo)bar", 0, "bar", 1},             /* a lookahead consumes nothing */
+		{"(?<=ms=)\\d+", 0, NULL, 0},
+		{"(\\w+) \\1", 0, " ", 0},               /* a back reference may hold anything */
+		{"[[:alpha:]]+_kernel", 0, "_kernel", 0},
+		{"[0-9]+\\.[0-9]+ ms", 0, " ms", 1},
+		{"\\d+\\.\\d+ ms", 0, " ms", 1},
+		{"tflops=\\s*\\d", 0, "tflops=", 0},      /* \\s may be a newline */
+		{"[^x]foo", 0, "foo", 0},
+		{"foo\\nbar", 0, "foo\nbar", 0},
+		{"\u00e9+t", 0, "\u00e9t", 1},           /* a quantifier takes the whole character */
+		{"r\u00e9sum\u00e9", 1, "um", 1},           /* Unicode case folding is PCRE2's */
+		{"(?<name>abc)d", 0, "abc", 1},
+		{"a.c", 0, "a", 1},
+		{"k", 1, NULL, 0},
+		{"a|", 0, NULL, 0},
+		{"a{,3}b", 0, NULL, 0},                  /* read differently by PCRE2 versions */
+		{"\\x41bc", 0, NULL, 0},
+		{"\\Qa.b\\E", 0, NULL, 0},
+		{"(?s)def.*return", 0, NULL, 0},
+		{"a(?i)bc", 0, NULL, 0},
+		{"(*UTF)abc", 0, NULL, 0},
+		{"x*", 0, NULL, 0},
+		{"[abc]", 0, NULL, 0},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct relit l;
+		size_t n = relit_extract(cases[i].pat, cases[i].icase, &l);
+		if (!cases[i].lit) {
+			is_int((long long)n, 0, "/%s/%s: no literal", cases[i].pat, cases[i].icase ? "i" : "");
+			continue;
+		}
+		char got[RELIT_MAX + 1];
+		memcpy(got, l.s, n);
+		got[n] = '\0';
+		is_str(got, cases[i].lit, "/%s/%s: the literal", cases[i].pat, cases[i].icase ? "i" : "");
+		is_int(l.one_line, cases[i].one_line, "/%s/: %s", cases[i].pat,
+		       cases[i].one_line ? "a match stays on one line" : "a match may cross lines");
+	}
+	struct relit l;
+	ok(relit_extract("a\\\n", 0, &l) == 2 && !memcmp(l.s, "a\n", 2) && !l.one_line,
+	   "a backslash before a newline: the newline, and a match may cross lines");
+	relit_extract("cuda", 1, &l);
+	const char *t = "xx CUDA cUdA";
+	is_int((long long)relit_find(&l, t, strlen(t), 0), 3, "found case-blind");
+	is_int((long long)relit_find(&l, t, strlen(t), 4), 8, "from an offset");
+	is_int((long long)relit_find(&l, t, strlen(t), 9), (long long)strlen(t), "none: the length");
+	ok(matches("k", "\u212a") && matches("s", "\u017f"), "PCRE2 folds k and s beyond ASCII: why they end a literal");
+	int placed = 1;
+	struct relit cs;
+	relit_extract("cuda_graph", 1, &l);
+	relit_extract("cudaMalloc", 0, &cs);
+	for (size_t at = 0; at + 10 <= 200; at++) {   /* every place, the sixteen-byte steps and the tail */
+		char buf[201];
+		memset(buf, 'a', 200);
+		buf[200] = '\0';
+		memcpy(buf + at, "CUDA_Graph", 10);
+		placed &= relit_find(&l, buf, 200, 0) == at && relit_find(&l, buf, 200, at + 1) == 200;
+		memset(buf + at, 'a', 10);
+		memcpy(buf + at, "cudaMalloc", 10);
+		placed &= relit_find(&cs, buf, 200, 0) == at && relit_find(&cs, buf, at + 9, 0) == at + 9;
+		buf[at] = 'C';
+		placed &= relit_find(&cs, buf, 200, 0) == 200;
+	}
+	ok(placed, "a literal found at every place of a text, case-blind or not, and not past the end given");
+	relit_extract("tflops=", 1, &l);
+	t = "TFLOP\u017f=";
+	ok(matches("tflops=", t) && relit_find(&l, t, strlen(t), 0) == 0, "tflops= matches TFLOP\u017f=, and its literal is there");
+}
+
+/* Random patterns over a small alphabet of regex syntax, random texts
+ * with the letters PCRE2 folds beyond ASCII (U+212A, U+017F): wherever
+ * PCRE2 finds a match, the literal is in the text, and a match said to
+ * stay on one line holds no newline. A fixed seed: the same draw always. */
+static void test_relit_random(void)
+{
+	static const char syn[] = "ab(?:)|[]^-\\*+?{2}ks<=!KwWd1.$\n\xc3\xa9\xe2\x84\xaa\xc5\xbf";
+	static const char txt[] = "abkKsS01.\n-=\xe2\x84\xaa\xc5\xbf\xc3\xa9 ";
+	unsigned long x = 12345;
+	long tried = 0, bad = 0, compiled = 0;
+#define RND() (x = x * 6364136223846793005UL + 1442695040888963407UL, (unsigned)(x >> 33))
+	for (int it = 0; it < 20000; it++) {
+		char p[16], t[32];
+		int n = 1 + (int)(RND() % 14);
+		for (int i = 0; i < n; i++)
+			p[i] = syn[RND() % (sizeof syn - 1)];
+		p[n] = '\0';
+		char *err = NULL;
+		struct search *s = search_new(p, &err);
+		free(err);
+		if (!s)
+			continue;
+		compiled++;
+		search_set_prefilter(s, SEARCH_PREFILTER_ALWAYS);
+		const struct relit *l = search_literal(s);
+		for (int k = 0; l && k < 20; k++) {
+			size_t m = RND() % 32, so, eo;
+			for (size_t i = 0; i < m; i++)
+				t[i] = txt[RND() % (sizeof txt - 1)];
+			tried++;
+			if (search_next(s, t, m, 0, &so, &eo) &&
+			    (relit_find(l, t, m, 0) == m || (l->one_line && so < eo && memchr(t + so, '\n', eo - so))))
+				bad++;
+		}
+		search_free(s);
+	}
+#undef RND
+	ok(compiled > 2000 && tried > 10000, "random patterns: %ld compiled, %ld texts tried", compiled, tried);
+	is_int(bad, 0, "every match PCRE2 finds holds the literal, on one line where it says so");
+}
+
+static int lines_of(void *ud, size_t ev, int line, const char *text, size_t len)
+{
+	sbuf_addf(ud, "%zu:%d:%.*s\n", ev, line, (int)len, text);
+	return 0;
+}
+
+static int transcripts(const char *dir, char **out, int max, int n)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	while (d && n < max && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		char *p = util_path_join(dir, de->d_name);
+		size_t l = strlen(p);
+		if (util_is_dir(p)) {
+			n = transcripts(p, out, max, n);
+			free(p);
+		} else if (l > 6 && !strcmp(p + l - 6, ".jsonl") && strcmp(de->d_name, "runs.jsonl")) {
+			out[n++] = p;
+		} else {
+			free(p);
+		}
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* What a search finds with the literal prefilter (forced on, and as it is
+ * by default) and without it: the same lines (kbtui search) and the same
+ * events (the replay's / and n). */
+static int same_with_and_without(struct search *s, const struct run *r, const struct runtext *t, size_t *lines)
+{
+	struct sbuf a, b;
+	size_t *ea = NULL, *eb = NULL;
+	sbuf_init(&a);
+	sbuf_init(&b);
+	search_set_prefilter(s, SEARCH_PREFILTER_ALWAYS);
+	size_t na = runtext_grep(s, t, lines_of, &a), ma = search_events(s, r, &ea);
+	search_set_prefilter(s, SEARCH_PREFILTER_OFF);
+	size_t nb = runtext_grep(s, t, lines_of, &b), mb = search_events(s, r, &eb);
+	int same = na == nb && a.len == b.len && (!a.len || !memcmp(a.s, b.s, a.len)) && ma == mb &&
+	           (!ma || !memcmp(ea, eb, ma * sizeof *ea));
+	search_set_prefilter(s, SEARCH_PREFILTER_AUTO);
+	if (search_literal(s)) {
+		sbuf_free(&a);
+		sbuf_init(&a);
+		na = runtext_grep(s, t, lines_of, &a);
+		same &= na == nb && a.len == b.len && (!a.len || !memcmp(a.s, b.s, a.len));
+	}
+	*lines += na;
+	sbuf_free(&a);
+	sbuf_free(&b);
+	free(ea);
+	free(eb);
+	return same;
+}
+
+static const char *const prefilter_pats[] = {
+	"tflops=", "speedup", "cudaMalloc|cudaFree|torch\\.cuda", "colou?r", "error|warning", "Error", "(?i)ERROR",
+	"^import ", "return$", "\\bnvcc\\b", "ptxas info\\s*:", "[0-9]+\\.[0-9]+ ms", "peak_fraction:\\s*[0-9.]+",
+	"def \\w+\\(", "(self|cls)?\\.forward", "x+yz", "torch\\.(float|bfloat)16", "(?<=\\.)cuda", "cuda(?!Malloc)",
+	"(?=.*kernel)def", "(\\w)\\1{2}", "(['\"]).{0,20}\\1", "\u00e9", "r\u00e9sum\u00e9|na\u00efve|\u2014",
+	"\\p{Lu}\\p{Ll}+Error", "[[:upper:]]{3}_", "^$", "\\s+$", "(?s)def.*return", "a{2,}", "\\d{3,}",
+	"(?>\\w+)\\s*=", "shared_?mem", "__global__", "\\.cu\\b", "k", "sk", "Kernel", "(?i)kernel", "\\x41",
+	"\\Qa.b\\E", "foo\\nbar", "\\n\\s*return", "ms$", "ab|cd|", "#include <cuda", "\\bthe\\b.*\\bkernel\\b",
+	"[^\\x00-\\x7f]+", "tflops=\\s*[0-9]", "\\.pyc?", "solution_?\\.py",
+	"\\.cuh?\\b", "(_an_optional_group)?kernel", NULL,
+};
+
+/* Every shipped transcript (fixtures, tests/realworld, ../shared/kbh when
+ * present), every pattern: the prefilter changes nothing found. */
+static void test_prefilter_corpus(void)
+{
+	enum { MAX = 1200 };
+	char **files = xcalloc(MAX, sizeof *files);
+	int n = transcripts(tap_path("tests/fixtures"), files, MAX, 0);
+	n = transcripts(tap_path("tests/realworld"), files, MAX, n);
+	const char *kbh = tap_shared_kbh();
+	char *runs = kbh ? util_path_join(kbh, "runs") : NULL;
+	if (runs)
+		n = transcripts(runs, files, MAX, n);
+	else
+		printf("# no ../shared/kbh: fixtures and tests/realworld only\n");
+	free(runs);
+	struct search *s[64];
+	int np = 0, same = 1, nrun = 0, filtered = 0, byauto = 0;
+	size_t lines = 0;
+	for (const char *const *p = prefilter_pats; *p; p++) {
+		char *err = NULL;
+		s[np] = search_new(*p, &err);
+		if (!s[np]) {
+			printf("# /%s/: %s\n", *p, err);
+			same = 0;
+		} else {
+			search_set_prefilter(s[np], SEARCH_PREFILTER_ALWAYS);
+			filtered += search_literal(s[np]) != NULL;
+			search_set_prefilter(s[np], SEARCH_PREFILTER_AUTO);
+			byauto += search_literal(s[np]) != NULL;
+			np++;
+		}
+		free(err);
+	}
+	for (int i = 0; i < n; i++) {
+		char *e = NULL;
+		struct run *r = parser_load_final(files[i], NULL, &e);
+		free(e);
+		if (r) {
+			nrun++;
+			struct runtext *t = runtext_new(r);
+			for (int k = 0; k < np; k++)
+				if (!same_with_and_without(s[k], r, t, &lines)) {
+					printf("# %s, /%s/: the prefilter changed what is found\n", files[i], search_pattern(s[k]));
+					same = 0;
+				}
+			runtext_free(t);
+			run_free(r);
+		}
+		free(files[i]);
+	}
+	free(files);
+	for (int k = 0; k < np; k++)
+		search_free(s[k]);
+	printf("# %d runs, %d patterns (%d with a literal, used by default for %d), %zu lines found\n", nrun, np, filtered,
+	       byauto, lines);
+	ok(nrun >= 40, "the shipped transcripts load (%d runs)", nrun);
+	ok(np >= 40 && filtered >= 25, "%d patterns compile, %d of them with a literal", np, filtered);
+	ok(byauto >= 3 && byauto < filtered, "used by default where PCRE2 has no first code unit (%d)", byauto);
+	ok(lines > 1000, "and they find lines (%zu)", lines);
+	ok(same, "with the prefilter and without it: the same lines and the same events, every run, every pattern");
+}
+
 int main(void)
 {
+	test_relit();
+	test_relit_random();
+	test_prefilter_corpus();
 	test_events_more();
 	test_compile();
 	test_case();

@@ -1,0 +1,54 @@
+#!/bin/sh
+# prefilter.sh: `kbtui search` cold and warm against grep -rE over the same
+# transcripts, on the sample (1x) and on a copy ten times its size (files
+# hard-linked, as kbbench dataset makes them), for patterns with a literal
+# every match holds (skipped to by memmem before PCRE2 runs) and without
+# one. Run alone: KB_SRCDIR=. KB_BUILDDIR=. sh bench/prefilter.sh; with
+# KB_BEFORE=path/to/an/older/kbtui the same figures for that binary beside
+# (the before and after of a change, on the same machine in one run). CPU
+# ms (user + sys), the median of three: on a shared machine wall time
+# measures the neighbours too.
+kb="$KB_BUILDDIR/kbtui"
+bench="$KB_BUILDDIR/bench/kbbench"
+kbh="${KB_SHARED:-$KB_SRCDIR/../shared}/kbh"
+[ -f "$kbh/runs.jsonl" ] || kbh="$KB_SRCDIR/tests/fixtures/kbh"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export XDG_CACHE_HOME="$work/cache"  # the cache under test, not the user's
+unset KBTUI_NO_CACHE KBTUI_CACHE_MAX
+if [ ! -x /usr/bin/time ]; then
+	echo "prefilter: /usr/bin/time is not installed (package time): no CPU times"
+	exit 0
+fi
+
+# cpu CMD [PREP]: CPU ms of the shell command CMD (run $reps times: CPU
+# time comes in ticks of 10 ms), the median of three, PREP run before each
+# (timed too: an rm of a few ms)
+cpu() {
+	for k in 1 2 3; do
+		/usr/bin/time -f "%U %S" -o "$work/t" sh -c "i=0; while [ \$i -lt $reps ]; do ${2:-:}; $1; i=\$((i+1)); done" >/dev/null 2>&1
+		tail -1 "$work/t" | awk -v n="$reps" '{ printf "%.0f\n", ($1 + $2) * 1000 / n }'
+	done | sort -n | sed -n 2p
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", a / (b > 0 ? b : 10) }'; }
+
+n=$(grep -c . "$kbh/runs.jsonl")
+"$bench" dataset "$kbh" $((n * 10)) "$work/ds10x" > /dev/null
+echo "== kbtui search: the literal prefilter (CPU ms, median of 3; cold: empty cache) =="
+for ds in "$kbh" "$work/ds10x"; do
+	reps=10; [ "$ds" = "$kbh" ] || reps=3
+	files=$(find "$ds/runs" -name transcript.jsonl -size +0 | sort)
+	echo "-- $(grep -c . "$ds/runs.jsonl") runs, $(du -cl $files | tail -1 | cut -f1) KB read by grep"
+	for re in 'tflops=' 'cudaMalloc|cudaFree|torch\.cuda' 'peak_fraction:\s*[0-9.]+' 'no such words at all' '\w+_kernel\(' '[a-z]+_fraction'; do
+		gi=; printf '%s' "$re" | grep -q '[A-Z]' || gi=-i
+		g=$(cpu "echo '$files' | xargs grep $gi -E '$re'")
+		line="/$re/: grep -E $g"
+		for bin in $KB_BEFORE "$kb"; do
+			tag=after; [ "$bin" = "$kb" ] || tag=before
+			c=$(cpu "'$bin' search '$re' '$ds'" "rm -rf '$work/cache'")
+			w=$(cpu "'$bin' search '$re' '$ds'")
+			line="$line, $tag cold $c ($(ratio "$c" "$g")x) warm $w ($(ratio "$w" "$g")x)"
+		done
+		echo "$line"
+	done
+done
