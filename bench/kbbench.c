@@ -121,7 +121,7 @@ static int bench_search(const char *dir, int npat, char **pats)
 		double cpu_best = 1e9;
 		for (int k = 0; k < SEARCH_REPS; k++) {
 			double t0 = now_ms(), c0 = cpu_ms();
-			rc = cmd_search(3, argv, null, stderr);
+			rc = cmd_search(3, argv, "kbbench", null, stderr);
 			v[k] = now_ms() - t0;
 			if (cpu_ms() - c0 < cpu_best)
 				cpu_best = cpu_ms() - c0;
