@@ -113,11 +113,15 @@ static double claims_num_before(const char *s, const char *p)
 	return d < p && isdigit((unsigned char)*d) ? strtod(d, NULL) : -1;
 }
 
+/* word in [s, e), case ignored; the first byte compared inline, so that
+ * strncasecmp runs only where a match can start (a whole run is scanned
+ * at every poll of a watched file) */
 static const char *claims_find(const char *s, const char *e, const char *word)
 {
 	size_t n = strlen(word);
+	char lo = (char)tolower((unsigned char)word[0]), up = (char)toupper((unsigned char)word[0]);
 	for (const char *p = s; p + n <= e; p++)
-		if (!strncasecmp(p, word, n))
+		if ((*p == lo || *p == up) && !strncasecmp(p, word, n))
 			return p;
 	return NULL;
 }
