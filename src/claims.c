@@ -225,36 +225,143 @@ static int claims_writes_solution(const struct run *r, size_t i)
 	return !strncmp(b ? b + 1 : e->path, "solution.", 9);
 }
 
+/* What the ledger knows of a run read up to `upto`, and the measurements
+ * as they stood before its last event: a watched run's last event is read
+ * again at each poll (it may have been cut mid-line), and going back one
+ * event must not mean reading the whole run again. */
+struct claims_state {
+	struct claims c;
+	struct claims_meas m, snap;   /* snap: m before event snap_at */
+	size_t upto;
+	long snap_at;                 /* -1: no snapshot */
+};
+
+static const struct claims_meas claims_meas0 = { .sol_ev = -1, .check_ev = -1, .peak_ev = -1, .tflops_ev = -1,
+	                                          .speedup_ev = -1, .peak = -1, .tflops = -1, .speedup = -1 };
+
+static void claims_meas_free(struct claims_meas *m)
+{
+	free(m->check_line);
+	free(m->peak_line);
+	free(m->tflops_line);
+	free(m->speedup_line);
+	*m = claims_meas0;
+}
+
+static char *claims_dup0(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+static void claims_meas_copy(struct claims_meas *to, const struct claims_meas *from)
+{
+	claims_meas_free(to);
+	*to = *from;
+	to->check_line = claims_dup0(from->check_line);
+	to->peak_line = claims_dup0(from->peak_line);
+	to->tflops_line = claims_dup0(from->tflops_line);
+	to->speedup_line = claims_dup0(from->speedup_line);
+}
+
+/* The claims of events from ev on dropped. */
+static void claims_truncate(struct claims *c, size_t ev)
+{
+	while (c->n && c->v[c->n - 1].ev >= ev) {
+		struct claim *x = &c->v[--c->n];
+		c->contradicted -= x->verdict < 0;
+		free(x->quote);
+		free(x->meas_quote);
+	}
+}
+
+/* Event i read into the ledger. */
+static void claims_event(struct claims_state *s, const struct run *r, size_t i)
+{
+	const struct event *e = &r->ev[i];
+	struct claims *out = &s->c;
+	if (claims_writes_solution(r, i))
+		s->m.sol_ev = (long)i;
+	/* a result may complete its call (a path, a diff) after the call was read */
+	if (e->kind == EV_TOOL_RESULT && e->link >= 0 && e->link > s->m.sol_ev && claims_writes_solution(r, (size_t)e->link))
+		s->m.sol_ev = e->link;
+	if (e->kind == EV_TOOL_RESULT && e->text) {
+		claims_measure(&s->m, i, e->text);
+		return;
+	}
+	if (e->kind != EV_TEXT || !e->text)
+		return;
+	size_t first = out->n;
+	for (const char *p = e->text; *p;) {
+		const char *nl = strchr(p, '\n'), *le = nl ? nl : p + strlen(p);
+		claims_line_scan(out, i, p, le);
+		p = nl ? nl + 1 : le;
+	}
+	for (size_t k = first; k < out->n; k++) {
+		claims_judge(&out->v[k], &s->m);
+		out->contradicted += out->v[k].verdict < 0;
+	}
+}
+
+struct claims_state *claims_state_new(void)
+{
+	struct claims_state *s = xcalloc(1, sizeof *s);
+	s->m = claims_meas0;
+	s->snap = claims_meas0;
+	s->snap_at = -1;
+	return s;
+}
+
+const struct claims *claims_state_update(struct claims_state *s, const struct run *r, size_t from)
+{
+	size_t start = s->upto;
+	if (from < s->upto) {
+		if (s->snap_at >= 0 && from >= (size_t)s->snap_at) {
+			start = (size_t)s->snap_at;  /* back to the state before the last event */
+			claims_meas_copy(&s->m, &s->snap);
+		} else {
+			start = 0;                   /* further back: all again */
+			claims_meas_free(&s->m);
+		}
+		claims_truncate(&s->c, start);
+	}
+	if (start > r->nev) {                /* the run shrank: all again */
+		start = 0;
+		claims_meas_free(&s->m);
+		claims_truncate(&s->c, 0);
+	}
+	for (size_t i = start; i < r->nev; i++) {
+		if (i + 1 == r->nev) {
+			claims_meas_copy(&s->snap, &s->m);
+			s->snap_at = (long)i;
+		}
+		claims_event(s, r, i);
+	}
+	s->upto = r->nev;
+	return &s->c;
+}
+
+const struct claims *claims_state_get(const struct claims_state *s)
+{
+	return &s->c;
+}
+
+void claims_state_free(struct claims_state *s)
+{
+	if (!s)
+		return;
+	claims_free(&s->c);
+	claims_meas_free(&s->m);
+	claims_meas_free(&s->snap);
+	free(s);
+}
+
 void claims_build(const struct run *r, struct claims *out)
 {
-	struct claims_meas m = { .sol_ev = -1, .check_ev = -1, .peak_ev = -1, .tflops_ev = -1, .speedup_ev = -1,
-		                  .peak = -1, .tflops = -1, .speedup = -1 };
-	memset(out, 0, sizeof *out);
-	for (size_t i = 0; i < r->nev; i++) {
-		const struct event *e = &r->ev[i];
-		if (claims_writes_solution(r, i))
-			m.sol_ev = (long)i;
-		if (e->kind == EV_TOOL_RESULT && e->text) {
-			claims_measure(&m, i, e->text);
-			continue;
-		}
-		if (e->kind != EV_TEXT || !e->text)
-			continue;
-		size_t first = out->n;
-		for (const char *p = e->text; *p;) {
-			const char *nl = strchr(p, '\n'), *le = nl ? nl : p + strlen(p);
-			claims_line_scan(out, i, p, le);
-			p = nl ? nl + 1 : le;
-		}
-		for (size_t k = first; k < out->n; k++) {
-			claims_judge(&out->v[k], &m);
-			out->contradicted += out->v[k].verdict < 0;
-		}
-	}
-	free(m.check_line);
-	free(m.peak_line);
-	free(m.tflops_line);
-	free(m.speedup_line);
+	struct claims_state *s = claims_state_new();
+	claims_state_update(s, r, 0);
+	*out = s->c;
+	memset(&s->c, 0, sizeof s->c);
+	claims_state_free(s);
 }
 
 void claims_free(struct claims *c)

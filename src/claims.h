@@ -37,6 +37,15 @@ struct claims {
 /* The claims of r's agent messages. */
 void claims_build(const struct run *r, struct claims *out);
 void claims_free(struct claims *c);
+
+/* The same ledger kept up to date as r grows (watch, live): events from
+ * `from` on are new or changed. Reading the last event again costs that
+ * event; going back further reads the run again. */
+struct claims_state;
+struct claims_state *claims_state_new(void);
+const struct claims *claims_state_update(struct claims_state *s, const struct run *r, size_t from);
+const struct claims *claims_state_get(const struct claims_state *s);
+void claims_state_free(struct claims_state *s);
 /* "speedup", "peak_fraction", "TFLOPS", "tests pass". */
 const char *claims_kind_name(enum claim_kind k);
 /* One line for a ledger: "event 12 claims peak_fraction 0.91; measured

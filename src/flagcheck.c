@@ -339,6 +339,12 @@ static void *fc_taint_prep(const struct run *r, const char *problem, const char 
 	return taint_build(r);
 }
 
+static int fc_taint_grow(void *st, const struct run *r, size_t from)
+{
+	taint_update(st, r, from);
+	return 0;
+}
+
 static void fc_taint_free(void *st)
 {
 	taint_free(st);
@@ -397,6 +403,38 @@ static void *fc_exposure_prep(const struct run *r, const char *problem, const ch
 {
 	(void)problems_dir;
 	return fc_contam_prep(r, problem, 0);
+}
+
+/* Exposure reads nothing of the run ahead; use reads its final solution,
+ * which only a new write of a solution file (or a result completing one)
+ * can change. */
+static int fc_contam_writes_solution(const struct run *r, size_t i)
+{
+	const struct event *e = &r->ev[i];
+	if (e->kind == EV_TOOL_RESULT && e->link >= 0 && (size_t)e->link < r->nev)
+		e = &r->ev[e->link];
+	if (e->kind != EV_TOOL_CALL || !e->path)
+		return 0;
+	const char *b = strrchr(e->path, '/');
+	return !strncmp(b ? b + 1 : e->path, "solution.", 9);
+}
+
+static int fc_use_grow(void *st, const struct run *r, size_t from)
+{
+	const struct fc_contam *s = st;
+	if (!s || (!s->id && r->meta.run_id))  /* the id named late, in the metadata */
+		return -1;
+	for (size_t i = from; i < r->nev; i++)
+		if (fc_contam_writes_solution(r, i))
+			return -1;
+	return 0;
+}
+
+static int fc_exposure_grow(void *st, const struct run *r, size_t from)
+{
+	const struct fc_contam *s = st;
+	(void)from;
+	return s && (s->id || !r->meta.run_id) ? 0 : -1;
 }
 
 static void fc_contam_free(void *st)
@@ -501,24 +539,38 @@ static void *fc_claims_prep(const struct run *r, const char *problem, const char
 {
 	(void)problem;
 	(void)problems_dir;
-	struct claims *c = xcalloc(1, sizeof *c);
-	claims_build(r, c);
-	return c;
+	struct claims_state *s = claims_state_new();
+	claims_state_update(s, r, 0);
+	return s;
+}
+
+static int fc_claims_grow(void *st, const struct run *r, size_t from)
+{
+	claims_state_update(st, r, from);
+	return 0;
 }
 
 static void fc_claims_free(void *st)
 {
-	if (st)
-		claims_free(st);
-	free(st);
+	claims_state_free(st);
 }
 
 /* The first claim of event i that the measurements contradict. */
 static int fc_claims_event(void *st, const struct run *r, size_t i, struct flag_hit *hit)
 {
-	const struct claims *c = st;
+	const struct claims *c = st ? claims_state_get(st) : NULL;
 	(void)r;
-	for (size_t k = 0; c && k < c->n; k++) {
+	if (!c)
+		return 0;
+	size_t lo = 0, hi = c->n;  /* claims are in event order: the first of event i */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (c->v[mid].ev < i)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t k = lo; k < c->n && c->v[k].ev == i; k++) {
 		const struct claim *x = &c->v[k];
 		if (x->ev != i || x->verdict >= 0)
 			continue;
@@ -535,11 +587,13 @@ static int fc_claims_event(void *st, const struct run *r, size_t i, struct flag_
 
 static const struct flagcheck_ops flagcheck_table[] = {
 	{ .name = "physics", .prep = fc_phys_prep, .event = fc_phys_event, .free = fc_phys_free },
-	{ .name = "taint", .prep = fc_taint_prep, .event = fc_taint_event, .free = fc_taint_free },
-	{ .name = "claims", .prep = fc_claims_prep, .event = fc_claims_event, .free = fc_claims_free },
-	{ .name = "contamination-use", .prep = fc_use_prep, .event = fc_use_event, .free = fc_contam_free },
+	{ .name = "taint", .prep = fc_taint_prep, .event = fc_taint_event, .free = fc_taint_free, .grow = fc_taint_grow },
+	{ .name = "claims", .prep = fc_claims_prep, .event = fc_claims_event, .free = fc_claims_free,
+	  .grow = fc_claims_grow },
+	{ .name = "contamination-use", .prep = fc_use_prep, .event = fc_use_event, .free = fc_contam_free,
+	  .grow = fc_use_grow },
 	{ .name = "contamination-exposure", .prep = fc_exposure_prep, .event = fc_exposure_event,
-	  .free = fc_contam_free },
+	  .free = fc_contam_free, .grow = fc_exposure_grow },
 };
 
 const struct flagcheck_ops *flagcheck_find(const char *name)

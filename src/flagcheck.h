@@ -21,6 +21,11 @@ struct flagcheck_ops {
 	 * NULL) filled when event i trips; hit->event is set by the caller */
 	int (*event)(void *st, const struct run *r, size_t i, struct flag_hit *hit);
 	void (*free)(void *st);
+	/* the run grew (watch, live): events from `from` on are new or changed.
+	 * 0 when st now stands for r as it is; -1 when it must be prepared
+	 * again. NULL: always prepared again. A watched run is flagged at each
+	 * poll, so a check that reads the whole run makes this cheap. */
+	int (*grow)(void *st, const struct run *r, size_t from);
 };
 
 /* The check of that name; NULL when none. */

@@ -694,6 +694,40 @@ static void flag_prep_free(struct flag_prep *p)
 	pcre2_code_free(p->fre);
 }
 
+/* The checks' states brought up to r as it stands: events from `from` on
+ * are new or changed. A check that cannot follow is prepared again. */
+static void flag_prep_grow(struct flag_prep *p, const struct run *run, size_t from, const char *problem,
+                           const char *problems_dir)
+{
+	for (size_t k = 0; k < p->rs->n; k++) {
+		const struct flagcheck_ops *c = p->rs->r[k].check;
+		if (!c || !p->ok_problem[k] || (c->grow && c->grow(p->state[k], run, from) == 0))
+			continue;
+		c->free(p->state[k]);
+		p->state[k] = c->prep(run, problem, problems_dir);
+	}
+}
+
+/* A list's prep for r, made or grown (from: the first event that is new
+ * or changed since the list last saw r). */
+static struct flag_prep *flag_list_prep(struct flag_list *l, const struct flag_rules *rs, const struct run *r,
+                                        size_t from)
+{
+	if (l->prep && l->prep->rs != rs) {
+		flag_prep_free(l->prep);
+		free(l->prep);
+		l->prep = NULL;
+	}
+	if (!l->prep) {
+		l->prep = xcalloc(1, sizeof *l->prep);
+		flag_prep_init(l->prep, rs, r, l->problem, l->problems_dir, l->forbidden, l->nforbidden);
+	} else if (from < r->nev || r->nev != l->prep_nev) {
+		flag_prep_grow(l->prep, r, from < l->prep_nev ? from : l->prep_nev, l->problem, l->problems_dir);
+	}
+	l->prep_nev = r->nev;
+	return l->prep;
+}
+
 /* The checks (rules written in C) before the best rule so far. */
 static void flag_checks(struct flag_prep *p, const struct run *run, size_t i, struct flag_ctx *x)
 {
@@ -769,6 +803,10 @@ void flag_eval_in(const struct flag_rules *rs, const struct run *run, const char
 
 void flag_list_free(struct flag_list *l)
 {
+	if (l->prep) {
+		flag_prep_free(l->prep);
+		free(l->prep);
+	}
 	for (size_t i = 0; i < l->n; i++)
 		flag_hit_clear(&l->hits[i]);
 	free(l->hits);
@@ -936,14 +974,14 @@ size_t flag_list_advance(struct flag_list *l, const struct run *r, size_t max_ev
 		l->upto = r->nev;
 	size_t end = r->nev - l->upto > max_events ? l->upto + max_events : r->nev;
 	if (l->upto < end) {
-		struct flag_prep p;
-		flag_prep_init(&p, rs, r, l->problem, l->problems_dir, l->forbidden, l->nforbidden);
+		/* the run may have grown since the prep saw it, its last event
+		 * completed: that one is read again */
+		struct flag_prep *p = flag_list_prep(l, rs, r, l->prep_nev && l->prep_nev != r->nev ? l->prep_nev - 1 : r->nev);
 		for (size_t i = l->upto; i < end; i++) {
 			struct flag_hit h;
-			if (flag_event(&p, r, i, &h))
+			if (flag_event(p, r, i, &h))
 				flag_list_push(l, &h);
 		}
-		flag_prep_free(&p);
 		l->upto = end;
 	}
 	return r->nev - l->upto;
@@ -1004,8 +1042,7 @@ struct flag_list *flag_run_update(struct flag_list *l, const struct run *r, size
 	const char *err;
 	const struct flag_rules *rs = flag_rules_default(&err);
 	*rsp = rs;
-	struct flag_prep p;
-	flag_prep_init(&p, rs, r, l->problem, l->problems_dir, l->forbidden, l->nforbidden);
+	struct flag_prep *p = flag_list_prep(l, rs, r, from);
 	/* a new result takes its tool and file from its call: the call is read
 	 * again too, in case the result completed it (a path, a diff); calls
 	 * not evaluated yet will be read with their result there */
@@ -1013,18 +1050,15 @@ struct flag_list *flag_run_update(struct flag_list *l, const struct run *r, size
 	for (size_t i = from; i < r->nev; i++) {
 		int c = r->ev[i].link;
 		if (r->ev[i].kind == EV_TOOL_RESULT && c >= 0 && (size_t)c < done)
-			flag_list_redo(l, &p, r, (size_t)c);
+			flag_list_redo(l, p, r, (size_t)c);
 	}
-	if (l->upto < from) {  /* still evaluating lazily: the new events wait their turn */
-		flag_prep_free(&p);
+	if (l->upto < from)  /* still evaluating lazily: the new events wait their turn */
 		return l;
-	}
 	size_t k = flag_lower(l, from);  /* from on: evaluated again */
 	for (size_t j = k; j < l->n; j++)
 		flag_hit_clear(&l->hits[j]);
 	l->n = k;
 	l->upto = from;
-	flag_prep_free(&p);
 	if (!l->lazy)
 		flag_list_advance(l, r, (size_t)-1);
 	return l;

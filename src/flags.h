@@ -66,6 +66,10 @@ struct flag_list {
 	int nforbidden;
 	size_t upto;           /* events evaluated: [0, upto); the rest not yet */
 	int lazy;              /* from flag_run_lazy: flag_list_advance evaluates */
+	/* what the rules need for the whole run, kept between polls of a
+	 * growing run (owned, NULL until first needed) and the events it saw */
+	struct flag_prep *prep;
+	size_t prep_nev;
 };
 
 /* Evaluates the rules on a run of problem `problem` (NULL: rules with a

@@ -20,6 +20,7 @@ static const char *const taint_graders[] = {
 };
 
 #define TAINT_NG (sizeof taint_graders / sizeof taint_graders[0] - 1)
+#define TAINT_RING 32
 
 static const char *taint_base(const char *path, size_t len)
 {
@@ -220,8 +221,11 @@ struct taint {
 	const char **file;       /* per event: the grading file it edits or restores (static names) */
 	size_t cap;
 	struct taint_open open[TAINT_NG];   /* after the events done */
-	/* before the last event done, which a growing run may read again */
-	struct taint_open open_last[TAINT_NG];
+	/* the state before each of the last TAINT_RING events done: a growing
+	 * run reads its last event again, and a new result sends it back to
+	 * its call (parallel calls: several events back) */
+	struct taint_open ring[TAINT_RING][TAINT_NG];
+	long ring_ev[TAINT_RING];           /* the event slot k is before; -1 none */
 	size_t count;
 };
 
@@ -284,9 +288,12 @@ static void taint_step(struct taint *t, struct run *r, const struct ftrack *ft, 
 
 static void taint_reset(struct taint *t)
 {
-	for (size_t g = 0; g < TAINT_NG; g++) {
+	for (size_t g = 0; g < TAINT_NG; g++)
 		taint_open_clear(&t->open[g]);
-		taint_open_clear(&t->open_last[g]);
+	for (size_t k = 0; k < TAINT_RING; k++) {
+		for (size_t g = 0; g < TAINT_NG; g++)
+			taint_open_clear(&t->ring[k][g]);
+		t->ring_ev[k] = -1;
 	}
 	t->nev = 0;
 	t->count = 0;
@@ -295,8 +302,13 @@ static void taint_reset(struct taint *t)
 struct taint *taint_build(const struct run *r)
 {
 	struct taint *t = xcalloc(1, sizeof *t);
-	for (size_t g = 0; g < TAINT_NG; g++)
-		t->open[g] = t->open_last[g] = (struct taint_open){ -1, NULL, NULL, NULL };
+	for (size_t g = 0; g < TAINT_NG; g++) {
+		t->open[g] = (struct taint_open){ -1, NULL, NULL, NULL };
+		for (size_t k = 0; k < TAINT_RING; k++)
+			t->ring[k][g] = t->open[g];
+	}
+	for (size_t k = 0; k < TAINT_RING; k++)
+		t->ring_ev[k] = -1;
 	taint_update(t, r, 0);
 	return t;
 }
@@ -313,11 +325,16 @@ void taint_update(struct taint *t, const struct run *cr, size_t from)
 		if (r->ev[i].kind == EV_TOOL_RESULT && c >= 0 && (size_t)c < from)
 			from = (size_t)c;
 	}
-	if (from < t->nev && t->nev && from == t->nev - 1 && from < r->nev) {
-		/* the last event read again: the state before it, kept */
-		t->count -= t->by[from] >= 0;
+	const long *slot = &t->ring_ev[from % TAINT_RING];
+	if (from < t->nev && *slot == (long)from && from < r->nev) {
+		/* back a few events: the state before `from`, kept */
+		for (size_t i = from; i < t->nev; i++)
+			t->count -= t->by[i] >= 0;
 		for (size_t g = 0; g < TAINT_NG; g++)
-			taint_open_copy(&t->open[g], &t->open_last[g]);
+			taint_open_copy(&t->open[g], &t->ring[from % TAINT_RING][g]);
+		for (size_t k = 0; k < TAINT_RING; k++)  /* those after it saw events that changed */
+			if (t->ring_ev[k] > (long)from)
+				t->ring_ev[k] = -1;
 		t->nev = from;
 	} else if (from < t->nev || r->nev < t->nev) {
 		taint_reset(t);
@@ -328,9 +345,11 @@ void taint_update(struct taint *t, const struct run *cr, size_t from)
 		t->file = xrealloc(t->file, t->cap * sizeof *t->file);
 	}
 	for (size_t i = t->nev; i < r->nev; i++) {
-		if (i + 1 == r->nev)
+		if (i + TAINT_RING >= r->nev) {  /* only the last few: a full read copies nothing more */
 			for (size_t g = 0; g < TAINT_NG; g++)
-				taint_open_copy(&t->open_last[g], &t->open[g]);
+				taint_open_copy(&t->ring[i % TAINT_RING][g], &t->open[g]);
+			t->ring_ev[i % TAINT_RING] = (long)i;
+		}
 		taint_step(t, r, ft, i);
 	}
 	t->nev = r->nev;

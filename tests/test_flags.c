@@ -599,6 +599,26 @@ static void test_taint(void)
 	for (size_t i = 0; i < all; i++)
 		same &= taint_at(g, i) == taint_at(t, i);
 	ok(same && taint_count(g) == taint_count(t), "taint_update: grown event by event, the same as built at once");
+	/* sent back further at each step: a new result reads its call again
+	 * (parallel calls: several events back), within the kept states and
+	 * beyond them */
+	static const size_t backs[] = { 3, 7, 31, 33, 200 };
+	for (size_t b = 0; b < sizeof backs / sizeof backs[0]; b++) {
+		struct taint *h = NULL;
+		for (size_t k = 1; k <= all; k++) {
+			r->nev = k;
+			if (!h)
+				h = taint_build(r);
+			else
+				taint_update(h, r, k > backs[b] ? k - backs[b] : 0);
+		}
+		r->nev = all;
+		int eq = taint_count(h) == taint_count(t);
+		for (size_t i = 0; i < all; i++)
+			eq &= taint_at(h, i) == taint_at(t, i);
+		ok(eq, "taint_update: grown with each step read again from %zu events back, the same", backs[b]);
+		taint_free(h);
+	}
 	taint_update(g, r, 0);
 	ok(taint_count(g) == 3, "taint_update from 0: all again, the same three");
 	taint_free(g);
@@ -736,6 +756,27 @@ static void test_claims(void)
 			        "0.0893 at event 2: \"shape=0 solution_peak_fraction=0.0893\": contradicted", "claims_line: both quotes");
 			free(line);
 		}
+	/* kept up to date as the run grows (a watch's polls): the last event
+	 * read again, or a few back, or from the start; the same ledger */
+	static const size_t backs[] = { 1, 2, 5, 100 };
+	for (size_t b = 0; b < sizeof backs / sizeof backs[0]; b++) {
+		struct claims_state *st = claims_state_new();
+		size_t all = r->nev;
+		for (size_t k = 1; k <= all; k++) {
+			r->nev = k;
+			claims_state_update(st, r, k > backs[b] ? k - backs[b] : 0);
+		}
+		r->nev = all;
+		claims_state_update(st, r, all);
+		const struct claims *g = claims_state_get(st);
+		int eq = g->n == c.n && g->contradicted == c.contradicted;
+		for (size_t k = 0; eq && k < c.n; k++)
+			eq = g->v[k].ev == c.v[k].ev && g->v[k].verdict == c.v[k].verdict && g->v[k].meas_ev == c.v[k].meas_ev &&
+			     !strcmp(g->v[k].quote, c.v[k].quote);
+		ok(eq, "claims_state_update: grown a event at a time, read again from %zu back: the ledger built at once "
+		   "(%zu claims)", backs[b], c.n);
+		claims_state_free(st);
+	}
 	claims_free(&c);
 
 	char *err = NULL;
