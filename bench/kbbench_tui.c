@@ -7,7 +7,11 @@
  * opens the run with the largest transcript of DATASET;
  *   kbbench_tui browser DATASET [REPS]
  * times the browser's first screen as `kbtui DATASET` makes it: the index
- * opened, the browser set up, its first frame drawn. */
+ * opened, the browser set up, its first frame drawn;
+ *   kbbench_tui pager FILE
+ * times `kbtui FILE` on a big transcript (ui/pager.c): the first screen,
+ * a key pressed after each slice read while the rest is read, the time
+ * until the last event is there, and the memory held then. */
 #include "config.h"
 
 #include <curses.h>
@@ -19,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -27,6 +32,7 @@
 #include "browse.h"
 #include "dataset.h"
 #include "keys.h"
+#include "pager.h"
 #include "parser.h"
 #include "replay.h"
 #include "run.h"
@@ -400,6 +406,71 @@ static void bench_keys(struct replay *rp, int presses)
 	free(pc);
 }
 
+/* kbtui FILE as the loop runs it: the first screen, then polls (a slice
+ * read, the replay grown) each followed by a key (j, then k back) and its
+ * redraw, until the file is read; the longest a key waited is the longest
+ * poll plus its own time. */
+static int bench_pager(const char *file)
+{
+	char *err = NULL;
+	struct stat st;
+	if (stat(file, &st) < 0) {
+		perror(file);
+		return 1;
+	}
+	double c0 = cpu_ms(), t0 = now_ms();
+	struct parser_loader *ld = parser_loader_open(file, NULL, &err);
+	if (!ld || pager_first(ld, 0, &err) < 0) {
+		fprintf(stderr, "kbbench_tui: %s\n", err ? err : file);
+		return 1;
+	}
+	struct pager *pg = pager_new(ld);
+	struct run *run = parser_loader_run(ld);
+	struct replay_opts o = { .feed = pager_feed(pg) };
+	struct view *v = replay_view_new(run, file, &o);
+	struct replay *rp = (struct replay *)v;
+	erase();
+	replay_draw(rp);
+	double first = now_ms() - t0, first_cpu = cpu_ms() - c0;
+	size_t n = 0, cap = 1024;
+	double *poll = xcalloc(cap, sizeof *poll), *key = xcalloc(cap, sizeof *key), kc;
+	while (!rp->feed.ended) {
+		int ms;
+		double p0 = cpu_ms();
+		v->ops->poll(v, &ms);
+		if (v->dirty)
+			replay_draw(rp);
+		if (n == cap) {
+			cap *= 2;
+			poll = xrealloc(poll, cap * sizeof *poll);
+			key = xrealloc(key, cap * sizeof *key);
+		}
+		poll[n] = cpu_ms() - p0;  /* CPU: the neighbours' time slices are not the pager's */
+		if (getenv("KBBENCH_SLOW") && poll[n] > 20)
+			fprintf(stderr, "slow poll %zu: %.1f ms, %zu events\n", n, poll[n], run->nev);
+		key[n] = bench_press(rp, n % 2 ? 'k' : 'j', &kc);
+		n++;
+	}
+	double all = now_ms() - t0, all_cpu = cpu_ms() - c0;
+	double G = bench_press(rp, 'G', &kc);
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	double mb = (double)st.st_size / 1e6, rss = (double)ru.ru_maxrss * 1024 / 1e6;
+	printf("pager: %s, %.1f MB, %zu events\n", file, mb, run->nev);
+	printf("RESULT pager_first ms %.2f cpu %.2f\n", first, first_cpu);
+	double p99 = quantile(poll, n, 0.99), pmax = quantile(poll, n, 1), kmax = quantile(key, n, 1);
+	printf("RESULT pager_read ms %.1f cpu %.1f polls %zu poll_cpu_p99 %.2f poll_cpu_max %.2f key_max %.2f\n", all, all_cpu, n,
+	       p99, pmax, kmax);
+	printf("RESULT pager_last ms %.1f G %.2f\n", all + G, G);
+	printf("RESULT pager_rss mb %.1f ratio %.2f\n", rss, rss / mb);
+	free(poll);
+	free(key);
+	v->ops->free(v);
+	pager_free(pg);
+	parser_loader_free(ld);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int browser = argc > 2 && !strcmp(argv[1], "browser");
@@ -423,6 +494,16 @@ int main(int argc, char **argv)
 	unsetenv("COLUMNS");
 	signal(SIGPIPE, SIG_IGN);
 
+	if (argc == 3 && !strcmp(argv[1], "pager")) {
+		struct bench_term t;
+		if (bench_term_open(&t) < 0) {
+			fprintf(stderr, "kbbench_tui: cannot start curses on a pseudo-terminal\n");
+			return 1;
+		}
+		int rc = bench_pager(argv[2]);
+		bench_term_close(&t);
+		return rc;
+	}
 	if (browser) {
 		struct bench_term t;
 		if (bench_term_open(&t) < 0) {

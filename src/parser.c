@@ -6,10 +6,13 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define FORMAT(name) extern const struct parser_ops parse_##name##_ops;
 #include "formats.def"
@@ -444,54 +447,72 @@ struct run *parser_load_tally(const char *path, const struct parser_ops *forced,
 	return parser_load(path, forced, err, 1, t);
 }
 
-static struct run *parser_load(const char *path, const struct parser_ops *forced, char **err, int final,
-                               struct parser_tally *t)
-{
-	FILE *f = fopen(path, "rb");
-	struct run *run;
-	struct reader *rd;
-	char *buf;
-	size_t n;
+/* ---- a transcript read a slice at a time ---------------------------------------- */
 
-	if (!f) {
+struct parser_loader {
+	int fd;
+	char *path;
+	struct run *run;             /* owned until taken */
+	struct reader *rd;           /* owned */
+	int final;                   /* a finished file: its last line ends at EOF */
+	char last;                   /* the last byte read */
+	size_t done, total;          /* bytes read, the size at open */
+	int over;                    /* EOF seen and the run made final */
+	char *buf;                   /* PARSER_SLICE bytes */
+};
+
+#define PARSER_SLICE (1 << 20)
+
+static struct parser_loader *parser_loader_make(const char *path, const struct parser_ops *forced, char **err,
+                                                int final, struct parser_tally *t)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0) {
 		if (err)
 			*err = xasprintf("%s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
 		return NULL;
 	}
-	run = run_new();
-	run->source = xstrdup(path);
-	rd = reader_new(run, forced);
-	reader_tally(rd, t);
-	buf = xmalloc(1 << 20);
-	char last = '\n';
-	while ((n = fread(buf, 1, 1 << 20, f)) > 0) {
-		reader_feed(rd, buf, n);
-		last = buf[n - 1];
-	}
-	free(buf);
+	struct parser_loader *l = xcalloc(1, sizeof *l);
+	l->fd = fd;
+	l->path = xstrdup(path);
+	l->run = run_new();
+	l->run->source = xstrdup(path);
+	l->rd = reader_new(l->run, forced);
+	reader_tally(l->rd, t);
+	l->final = final;
+	l->last = '\n';
+	l->total = S_ISREG(st.st_mode) ? (size_t)st.st_size : 0;
+	l->buf = xmalloc(PARSER_SLICE);
+	return l;
+}
+
+struct parser_loader *parser_loader_open(const char *path, const struct parser_ops *forced, char **err)
+{
+	return parser_loader_make(path, forced, err, 1, NULL);
+}
+
+/* EOF: the last line and the format settled as a whole load settles them. */
+static void parser_loader_end(struct parser_loader *l)
+{
+	struct reader *rd = l->rd;
+	struct run *run = l->run;
 	/* a finished file: its last line ends here even without a newline
 	 * (a plain-text tail would otherwise wait for more, and a line cut off
 	 * mid-JSON would vanish instead of being reported with its number) */
-	if (!final)
+	if (!l->final)
 		;
-	else if (last != '\n' && rd->pending.len && rd->pending.s[0] == '{' && !(rd->ops && rd->ops->plain_text) &&
+	else if (l->last != '\n' && rd->pending.len && rd->pending.s[0] == '{' && !(rd->ops && rd->ops->plain_text) &&
 	    !parser_whole_json(rd->pending.s, rd->pending.len)) {
 		run_error(run, ++rd->ctx.lineno, "cut off: the last line ends without a newline, its JSON unfinished");
 		reader_pending_done(rd);
-	} else if (last != '\n' && rd->pending.len) {
+	} else if (l->last != '\n' && rd->pending.len) {
 		reader_feed(rd, "\n", 1);
 	}
-	if (ferror(f)) {
-		if (err)
-			*err = xasprintf("%s: read error: %s", path, strerror(errno));
-		fclose(f);
-		reader_free(rd);
-		run_free(run);
-		return NULL;
-	}
-	fclose(f);
 	reader_finish(rd);
-	if (final && !rd->ops && rd->nheld && !rd->unknown_reported++) {
+	if (l->final && !rd->ops && rd->nheld && !rd->unknown_reported++) {
 		/* a short file no format took: say what it is closest to */
 		char *why = parser_unknown_why(rd);
 		run_error(run, rd->held[0].lineno, "%s", why);
@@ -499,7 +520,93 @@ static struct run *parser_load(const char *path, const struct parser_ops *forced
 	}
 	if (rd->ops && !run->meta.format)
 		run->meta.format = xstrdup(rd->ops->name);
-	reader_free(rd);
+	l->over = 1;
+}
+
+int parser_loader_step(struct parser_loader *l, size_t budget, char **err)
+{
+	if (l->over)
+		return 0;
+	size_t start = l->done;
+	for (;;) {
+		size_t want = budget < PARSER_SLICE ? (budget > 4096 ? budget : 4096) : PARSER_SLICE;
+		ssize_t n = read(l->fd, l->buf, want);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			break;  /* a pipe with nothing more for now (parser_loader_nonblock) */
+		if (n < 0) {
+			if (err)
+				*err = xasprintf("%s: read error: %s", l->path, strerror(errno));
+			return -1;
+		}
+		if (n == 0) {
+			parser_loader_end(l);
+			return 0;
+		}
+		reader_feed(l->rd, l->buf, (size_t)n);
+		l->last = l->buf[n - 1];
+		l->done += (size_t)n;
+		/* until the first lines chose a format, on: a finish now would
+		 * choose one from fewer lines than a whole load sees */
+		if (l->done - start >= budget && reader_format(l->rd))
+			break;
+	}
+	/* what is read so far, linked and shown: the rest on the next step */
+	reader_finish(l->rd);
+	if (reader_format(l->rd) && !l->run->meta.format)
+		l->run->meta.format = xstrdup(reader_format(l->rd)->name);
+	return 1;
+}
+
+void parser_loader_nonblock(struct parser_loader *l)
+{
+	struct stat st;
+	if (fstat(l->fd, &st) == 0 && !S_ISREG(st.st_mode))
+		fcntl(l->fd, F_SETFL, fcntl(l->fd, F_GETFL) | O_NONBLOCK);
+}
+
+struct run *parser_loader_run(const struct parser_loader *l)
+{
+	return l->run;
+}
+
+struct run *parser_loader_take(struct parser_loader *l)
+{
+	struct run *r = l->run;
+	l->run = NULL;
+	return r;
+}
+
+void parser_loader_progress(const struct parser_loader *l, size_t *done, size_t *total)
+{
+	*done = l->done;
+	*total = l->total == 0 ? 0 : l->total > l->done ? l->total : l->done;
+}
+
+void parser_loader_free(struct parser_loader *l)
+{
+	if (!l)
+		return;
+	close(l->fd);
+	reader_free(l->rd);
+	run_free(l->run);
+	free(l->buf);
+	free(l->path);
+	free(l);
+}
+
+static struct run *parser_load(const char *path, const struct parser_ops *forced, char **err, int final,
+                               struct parser_tally *t)
+{
+	struct parser_loader *l = parser_loader_make(path, forced, err, final, t);
+	if (!l)
+		return NULL;
+	int rc;
+	while ((rc = parser_loader_step(l, (size_t)-1, err)) > 0)
+		;
+	struct run *run = rc < 0 ? NULL : parser_loader_take(l);
+	parser_loader_free(l);
 	return run;
 }
 

@@ -124,6 +124,29 @@ struct run *parser_load_final(const char *path, const struct parser_ops *forced,
 struct run *parser_load_tally(const char *path, const struct parser_ops *forced, char **err,
                               struct parser_tally *t);
 
+/* A finished transcript read a slice at a time, for the replay of a big
+ * file: its first screen comes from the first bytes, the rest is read
+ * between keys. Once done, the run is what parser_load_final makes. */
+struct parser_loader;
+/* NULL + *err (owned) when the file cannot be opened. */
+struct parser_loader *parser_loader_open(const char *path, const struct parser_ops *forced, char **err);
+/* Reads about budget bytes more (4 kB at least): 1 more to read,
+ * 0 done (the run final), -1 a read error (*err owned). The run is linked
+ * after each step, so it can be shown as it stands. */
+int parser_loader_step(struct parser_loader *l, size_t budget, char **err);
+/* A pipe or a terminal read from then on without waiting: a step reads
+ * what is there and returns 1 (the keys stay answered while a slow pipe
+ * fills). A regular file is left as it is. */
+void parser_loader_nonblock(struct parser_loader *l);
+/* The run as read so far (borrowed; NULL once taken). */
+struct run *parser_loader_run(const struct parser_loader *l);
+/* The run, owned by the caller from now on. */
+struct run *parser_loader_take(struct parser_loader *l);
+/* Bytes read, and the file's size (at open, or read since when larger;
+ * 0 for a pipe, whose size is not known). */
+void parser_loader_progress(const struct parser_loader *l, size_t *done, size_t *total);
+void parser_loader_free(struct parser_loader *l);
+
 /* Helpers for parsers. */
 /* Adds a tool_call; fills path and records the file change (its diff is
  * rendered on first use, run_event_diff) for known file-writing tools by

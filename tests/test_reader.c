@@ -6,6 +6,8 @@
 #include "jsonx.h"
 
 #include <dirent.h>
+#include <ftw.h>
+#include <sys/stat.h>
 #include <math.h>
 
 static const char doc[] =
@@ -164,8 +166,98 @@ static void test_parser_vs_cjson(void)
 	ok(lines > 0 && bad == 0, "jx_parse and cJSON agree on all %ld lines of shared/kbh", lines);
 }
 
+/* A run with its errors and format, for comparing two loads. */
+static char *loadsig(const struct run *r)
+{
+	char *ev = evsig(r);
+	struct sbuf b;
+	sbuf_init(&b);
+	sbuf_adds(&b, ev);
+	sbuf_addf(&b, "format=%s nerrors=%d\n", r->meta.format ? r->meta.format : "-", r->nerrors);
+	for (int i = 0; i < r->nerrors && i < RUN_MAX_ERRORS; i++)
+		sbuf_addf(&b, "error %d: %s\n", r->errors[i].line, r->errors[i].msg);
+	free(ev);
+	return sbuf_detach(&b);
+}
+
+static int loader_files, loader_bad;
+
+/* The stepped loader (the pager's) at small budgets against a whole load. */
+static int loader_check(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)ftw;
+	size_t len = strlen(path);
+	if (type != FTW_F || !S_ISREG(st->st_mode) || len < 5 ||
+	    (strcmp(path + len - 6, ".jsonl") && strcmp(path + len - 5, ".json") && strcmp(path + len - 4, ".txt")))
+		return 0;
+	char *err = NULL;
+	struct run *whole = parser_load_final(path, NULL, &err);
+	free(err);
+	if (!whole)
+		return 0;
+	char *want = loadsig(whole);
+	static const size_t budgets[] = { 1, 4096, 5003 };
+	for (size_t k = 0; k < sizeof budgets / sizeof budgets[0]; k++) {
+		struct parser_loader *l = parser_loader_open(path, NULL, &err);
+		int rc = l ? 1 : -1, steps = 0;
+		while (rc > 0) {
+			rc = parser_loader_step(l, budgets[k], &err);
+			steps++;
+		}
+		char *got = rc == 0 ? loadsig(parser_loader_run(l)) : NULL;
+		if (!got || strcmp(got, want)) {
+			if (loader_bad++ < 5)
+				printf("# %s: read %d steps of %zu bytes: not the whole load's run\n", path, steps, budgets[k]);
+		}
+		free(got);
+		free(err);
+		err = NULL;
+		parser_loader_free(l);
+	}
+	loader_files++;
+	free(want);
+	run_free(whole);
+	return 0;
+}
+
+static void test_loader(void)
+{
+	nftw(tap_path("tests/fixtures"), loader_check, 16, FTW_PHYS);
+	nftw(tap_path("tests/realworld"), loader_check, 16, FTW_PHYS);
+	if (util_is_dir(tap_path("../shared/kbh/runs")))  /* the real sample, where CI has it */
+		nftw(tap_path("../shared/kbh/runs"), loader_check, 16, FTW_PHYS);
+	ok(loader_files > 50 && loader_bad == 0, "parser_loader, read 1 byte, 4096 and 5003 bytes a step: the run, "
+	   "its errors and format as a whole load makes them, for all %d transcripts of the fixtures and realworld "
+	   "(%d differ)", loader_files, loader_bad);
+	/* the run taken, then nothing more to read */
+	char *err = NULL;
+	struct parser_loader *l = parser_loader_open(tap_path("tests/fixtures/flags/hack.jsonl"), NULL, &err);
+	while (l && parser_loader_step(l, 1 << 20, &err) > 0)
+		;
+	size_t done = 0, total = 0;
+	if (l)
+		parser_loader_progress(l, &done, &total);
+	struct run *r = l ? parser_loader_take(l) : NULL;
+	ok(r && r->nev > 0 && !parser_loader_run(l) && done == total && done > 0,
+	   "parser_loader: read whole (%zu of %zu bytes), the run taken leaves none behind", done, total);
+	ok(l && parser_loader_step(l, 1, &err) == 0, "parser_loader: a step after the end reads nothing");
+	parser_loader_free(l);
+	run_free(r);
+	l = parser_loader_open("/nonexistent/kbtui/t.jsonl", NULL, &err);
+	ok(!l && err && strstr(err, "/nonexistent/kbtui/t.jsonl") && strstr(err, "No such file"),
+	   "parser_loader_open: a missing file named in the error (%s)", err ? err : "-");
+	free(err);
+	err = NULL;
+	l = parser_loader_open(tap_path("tests"), NULL, &err);
+	ok(l && parser_loader_step(l, 1, &err) < 0 && err && strstr(err, "read error"),
+	   "parser_loader_step: a directory is a read error (%s)", err ? err : "-");
+	free(err);
+	parser_loader_free(l);
+}
+
 int main(void)
 {
+	test_loader();
 	size_t n = strlen(doc);
 	struct run *whole = feed_chunks(doc, n, n);
 	char *want = evsig(whole);

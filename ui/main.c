@@ -19,6 +19,7 @@
 #include "cmd.h"
 #include "cmd_screen.h"
 #include "dataset.h"
+#include "pager.h"
 #include "parser.h"
 #include "suggest.h"
 #include "tui.h"
@@ -269,24 +270,30 @@ static int main_browse(const char *dir, const struct tui_tagging *tg, long open)
 }
 
 /* The replay of one transcript outside any dataset; a file that is no
- * transcript kbtui knows is an error here, not an empty replay. */
+ * transcript kbtui knows is an error here, not an empty replay. The file
+ * is read as a pager reads: the first slices before the first screen (up
+ * to the event asked for), the rest between keys. */
 static int main_replay(const char *file, const char *format, size_t event)
 {
 	char *err = NULL;
-	struct run *r = parser_load_final(file, format ? parser_find(format) : NULL, &err);
-	if (!r) {
+	struct parser_loader *ld = parser_loader_open(file, format ? parser_find(format) : NULL, &err);
+	int rc = ld ? pager_first(ld, event ? event - 1 : 0, &err) : -1;
+	struct run *r = ld ? parser_loader_run(ld) : NULL;
+	if (rc < 0) {
 		textsafe_fprintf(stderr, "kbtui: %s\n", err);
 		free(err);
+		parser_loader_free(ld);
 		return CMD_BADINPUT;
 	}
-	int rc;
 	if (cmd_not_a_transcript(r, file, stderr)) {
 		cmd_report_run(r, stderr);
 		rc = CMD_BADINPUT;
+	} else if (main_need_terminal()) {
+		rc = CMD_USAGE;
 	} else {
-		rc = main_need_terminal() ? CMD_USAGE : tui_replay_at(r, file, event ? event - 1 : 0);
+		rc = rc == 0 ? tui_replay_at(r, file, event ? event - 1 : 0) : pager_replay(ld, file, event ? event - 1 : 0);
 	}
-	run_free(r);
+	parser_loader_free(ld);
 	return rc;
 }
 
@@ -303,6 +310,9 @@ static int main_tui(const struct main_cli *c, const char *argv0)
 	}
 	if (cmd_is_dataset(c->path))
 		return main_browse(c->path, &c->tag, -1);
+	struct stat pst;
+	if (stat(c->path, &pst) == 0 && S_ISFIFO(pst.st_mode))  /* a pipe: kbtui <(zcat run.jsonl.gz) */
+		return main_replay(c->path, c->scr.format, c->tag.event);
 	if (!util_is_file(c->path) && !util_is_dir(c->path)) {
 		/* a path (run ids have no slash and no .json ending) that is not
 		 * there is not looked for as a run of the default dataset */

@@ -268,7 +268,7 @@ static void replay_feed_poll(struct replay *rp)
 	struct replay_feed *f = rp->feed.f;
 	size_t old_n = rp->cx.run->nev;
 	int was_incomplete = rp->cx.run->incomplete;
-	int tail = old_n == 0 || rp->cx.sel + 1 >= old_n;
+	int tail = f->keep_place ? old_n > 1 && rp->cx.sel + 1 >= old_n : old_n == 0 || rp->cx.sel + 1 >= old_n;
 	int rc = f->poll(f, rp->cx.run);
 	unsigned restarts = f->restarts ? f->restarts(f) : 0;
 	if (restarts != rp->feed.restarts) {  /* read again from the start: no event is as it was */
@@ -466,7 +466,7 @@ struct view *replay_view_new(struct run *run, const char *title, const struct re
 	if (o->pattern && *o->pattern)
 		replay_search_set(rp, o->pattern, 1);
 	/* a growing run opens on its tail */
-	replay_goto(rp, o->feed && run->nev ? run->nev - 1 : o->ev);
+	replay_goto(rp, o->feed && !o->feed->keep_place && run->nev ? run->nev - 1 : o->ev);
 	view_say(&rp->v, NULL);  /* where the search stepped to is not news: the event is shown */
 	rp->v.dirty = D_ALL;
 	return &rp->v;

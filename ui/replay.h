@@ -63,6 +63,10 @@ struct replay_feed {
 	 * flight, as streamed), *n of them, borrowed until the next poll; the
 	 * list shows them after the events. Asked after each poll. NULL: none. */
 	const struct event *(*stream)(struct replay_feed *f, size_t *n);
+	/* A file being read rather than a run being written (ui/pager.c): the
+	 * selection starts at the event asked for and follows the end only
+	 * once the user went there (G). */
+	int keep_place;
 };
 
 /* The replay view (its msg and dirty flags are the view's). */

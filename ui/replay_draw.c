@@ -195,6 +195,10 @@ int replay_stats_due(const struct replay *rp)
 		return 1;
 	if (rp->stats->nev == rp->cx.run->nev)
 		return 0;
+	/* a file still being read (pager.c): once, when it is all in; made
+	 * again every few seconds they would hold up a key at a million events */
+	if (rp->feed.f && rp->feed.f->keep_place && !rp->feed.ended)
+		return 0;
 	return !rp->feed.f || replay_now() - rp->stats_at >= REPLAY_STATS_S;
 }
 
@@ -375,8 +379,8 @@ static void replay_draw_prompt(struct replay *rp)
 static int replay_feed_label(const struct replay *rp, struct sbuf *b)
 {
 	size_t n = rp->cx.run->nev;
-	if (!rp->feed.f)
-		return 0;
+	if (!rp->feed.f || (rp->feed.ended && !rp->feed.said))
+		return 0;  /* a file read to its end (pager.c) is a replay like any other */
 	if (rp->feed.said)
 		sbuf_addf(b, " %s", rp->feed.said);
 	if (n && rp->cx.sel + 1 < n)

@@ -1,0 +1,57 @@
+#!/bin/sh
+# A big transcript opened as a pager opens a file (ui/pager.c): the first
+# screen from the first bytes, the rest read between keys with how far it
+# got in the status line, the selection left where the user puts it; a
+# pipe (kbtui <(zcat run.jsonl.gz)) read without holding up the keys.
+. "$KB_SRCDIR/tests/tmux.sh"
+
+# 80,000 events (grok: a thought, then a text, in turns), 6 MB: many slices
+big="$tmp/big.jsonl"
+awk 'BEGIN { for (i = 1; i <= 40000; i++) printf "{\"type\":\"thought\",\"data\":\"thinking about tile %d of the gemm, and about its padding, at some length %d\"}\n{\"type\":\"text\",\"data\":\"step %d done\"}\n", i, i, i }' > "$big"
+"$kb" dump "$big" > "$tmp/dump" 2> "$tmp/dump.err"
+t "dump: the big transcript has 80000 events, exit 0, no stderr" '[ $? -eq 0 ] && [ $(wc -l < "$tmp/dump") -eq 80000 ] && [ ! -s "$tmp/dump.err" ]'
+
+# ---- a regular file ----------------------------------------------------------------
+start p "$kb" "$big"
+t "the replay reads the whole file, the selection staying on the first event" \
+	'wait_for p "event 1/80000 " && wait_gone p "reading [0-9]+% of"'
+keys p G
+t "G goes to the last event once all is read" 'wait_for p "event 80000/80000 " && has "step 40000 done"'
+keys p g
+t "g back to the first" 'wait_for p "event 1/80000 " && has "thinking about tile 1 of"'
+keys p q
+t "q quits with status 0, nothing on stderr" 'wait_for p "kbtui exited: 0" && [ ! -s "$tmp/p.err" ]'
+
+# --event beyond the first slices: read until it is there, opened on it
+start e "$kb" --event 70001 "$big"
+t "--event 70001 opens on event 70001 of a file read in slices" \
+	'wait_for e "event 70001/80000 " && has "thinking about tile 35001 of"'
+keys e q
+t "and quits with status 0, nothing on stderr" 'wait_for e "kbtui exited: 0" && [ ! -s "$tmp/e.err" ]'
+
+# ---- a pipe: its first part, then a pause, then the rest ---------------------------
+fifo="$tmp/pipe"
+mkfifo "$fifo"
+start f "$kb" "$fifo"
+exec 3> "$fifo"  # opens once kbtui opened it to read
+head -c 400000 "$big" >&3
+t "a pipe: the first screen once its first part came, how much so far in the status line" \
+	'wait_for f "reading: [0-9]+ kB so far" "event 1/[0-9]+ "'
+keys f j
+t "the keys are answered while the pipe waits for more" 'wait_for f "event 2/[0-9]+ " "reading: "'
+tail -c +400001 "$big" >&3
+exec 3>&-
+t "the rest, then the end of the pipe: all 80000 events, the status line says no more" \
+	'wait_for f "event 2/80000 " && wait_gone f "reading: "'
+keys f q
+t "q quits with status 0, nothing on stderr" 'wait_for f "kbtui exited: 0" && [ ! -s "$tmp/f.err" ]'
+
+# ---- what is no transcript is still refused before any screen ----------------------
+head -c 3000000 /dev/zero | tr '\0' 'x' > "$tmp/junk.jsonl"
+"$kb" "$tmp/junk.jsonl" > /dev/null 2> "$tmp/junk.err" < /dev/null
+rc=$?
+t "a big file that is no transcript: exit 1, the file and why on stderr" \
+	'[ $rc -eq 1 ] && grep -q "junk.jsonl:1: unrecognised transcript format" "$tmp/junk.err"'
+
+echo "1..$n"
+exit $fail
