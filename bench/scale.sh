@@ -129,6 +129,24 @@ echo "first screen at 100k events: kbtui ${fs:-?} ms CPU (goal < 100 ms), less $
 full=$(echo "$out" | awk '$1 == "RESULT" && $2 == "first_full" { print $6 }')
 echo "   the four panes and the header complete (one poll later): ${full:-?} ms wall median (measured, no goal)"
 
+# ---- a gigabyte transcript opened as a pager (ui/pager.c) against wc -l ------------
+# KB_BENCH_BIG_MB sets its size (default 1000 MB; 285 bytes an event)
+mb=${KB_BENCH_BIG_MB:-1000}
+echo "-- a ${mb} MB transcript: kbtui FILE (kbbench_tui pager) against wc -l on the same file"
+"$bench" synth $((mb * 1000000 / 285)) "$work/big.jsonl"
+wc_ms=$(cpu 3 "wc -l '$work/big.jsonl'")
+out=$("$KB_BUILDDIR/bench/kbbench_tui" pager "$work/big.jsonl" 2>&1)
+res() { echo "$out" | awk -v t="$1" -v f="$2" '$1 == "RESULT" && $2 == t { for (i = 3; i < NF; i++) if ($i == f) print $(i + 1) }'; }
+fs=$(res pager_first cpu)
+echo "first screen: kbtui ${fs:-?} ms CPU, wc -l ${wc_ms} ms: $(ratio "${fs:-1e9}" "$wc_ms")x wc -l (goal <= 1): $(verdict "$(ratio "${fs:-1e9}" "$wc_ms")" 1)"
+p99=$(res pager_read poll_cpu_p99); pmax=$(res pager_read poll_cpu_max); kmax=$(res pager_read key_max)
+echo "while it reads: a turn (slice read, replay grown, redraw) p99 ${p99:-?} ms CPU, max ${pmax:-?} ms; a key ${kmax:-?} ms at most (goal p99 <= 16): $(verdict "${p99:-1e9}" 16)"
+last=$(res pager_last ms); rcpu=$(res pager_read cpu)
+echo "last event (G) there after ${last:-?} ms wall, ${rcpu:-?} ms CPU (goal <= 2000): $(verdict "${last:-1e9}" 2000)"
+rss=$(res pager_rss mb); rr=$(res pager_rss ratio)
+echo "memory once read: ${rss:-?} MB, ${rr:-?}x the file (goal <= 0.25): $(verdict "${rr:-1e9}" 0.25)"
+rm -f "$work/big.jsonl"
+
 # ---- a big dataset: the browser's first screen at 1.4k and 14k runs --------------
 # runs made of the sample's (or the shipped fixtures'), files and annotations
 # hard-linked; each first screen in a fresh process (kbbench_tui browser)
