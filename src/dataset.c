@@ -900,34 +900,30 @@ int dataset_transcript_inside(const struct dataset *ds, size_t i)
 	return ds->runs[i].transcript && ds_inside(ds, ds->runs[i].transcript);
 }
 
-struct run *dataset_load(struct dataset *ds, size_t i)
+/* Whether run i can be read; load_error says why not. */
+static int ds_loadable(struct dataset *ds, size_t i)
 {
 	struct ds_run *r = &ds->runs[i];
-	char *err = NULL;
-	const struct parser_ops *forced = NULL;
-
 	if (r->run || r->load_error)
-		return r->run;
+		return 0;
 	dataset_details(ds, i);  /* the replay's banner says where the files disagree */
 	if (!r->transcript) {
 		r->load_error = xasprintf("%s: no transcript in this dataset%s", r->meta.run_id,
 		                          r->held_out ? " (held out)" : "");
-		return NULL;
+		return 0;
 	}
 	if (!ds_inside(ds, r->transcript)) {
 		r->load_error = xasprintf("%s: missing, or resolves outside the dataset", r->transcript);
-		return NULL;
+		return 0;
 	}
-	/* runs.jsonl names the format; trust content when it names none we know */
-	if (r->meta.format)
-		forced = parser_find(r->meta.format);
-	r->run = parser_load_final(r->transcript, forced, &err);
-	if (!r->run) {
-		r->load_error = err;
-		return NULL;
-	}
-	/* the index's metadata wins: it is what the leaderboard shows */
-	struct run_meta *m = &r->run->meta;
+	return 1;
+}
+
+/* The index's metadata onto a run read from its transcript: it is what
+ * the leaderboard shows, so it wins. */
+static void ds_meta_onto(struct ds_run *r, struct run *run)
+{
+	struct run_meta *m = &run->meta;
 #define DS_COPY(f) do { if (r->meta.f) { free(m->f); m->f = xstrdup(r->meta.f); } } while (0)
 	DS_COPY(run_id);
 	DS_COPY(harness);
@@ -936,6 +932,30 @@ struct run *dataset_load(struct dataset *ds, size_t i)
 	DS_COPY(problem);
 	DS_COPY(label);
 #undef DS_COPY
+}
+
+struct parser_loader *dataset_loader(struct dataset *ds, size_t i)
+{
+	struct ds_run *r = &ds->runs[i];
+	char *err = NULL;
+	if (!ds_loadable(ds, i))
+		return NULL;
+	/* runs.jsonl names the format; trust content when it names none we know */
+	struct parser_loader *l = parser_loader_open(r->transcript, r->meta.format ? parser_find(r->meta.format) : NULL,
+	                                             &err);
+	if (!l)
+		r->load_error = err;
+	else
+		ds_meta_onto(r, parser_loader_run(l));  /* the header's names while it is read */
+	return l;
+}
+
+struct run *dataset_adopt(struct dataset *ds, size_t i, struct run *run)
+{
+	struct ds_run *r = &ds->runs[i];
+	r->run = run;
+	ds_meta_onto(r, run);
+	struct run_meta *m = &run->meta;
 	/* no index (or one that names neither): the transcript says them */
 	if (!r->meta.harness && r->run->meta.format) {
 		const struct parser_ops *ops = parser_find(r->run->meta.format);
@@ -952,9 +972,31 @@ struct run *dataset_load(struct dataset *ds, size_t i)
 	m->elapsed_seconds = r->meta.elapsed_seconds;
 	/* the transcript states one thing: whether it ends with the marker */
 	prov_set(&r->prov.src[PROV_TRANSCRIPT], PROV_COMPLETE, !r->run->incomplete);
+	free(r->run->prov);
 	r->run->prov = xmalloc(sizeof *r->run->prov);
 	*r->run->prov = r->prov;
 	return r->run;
+}
+
+struct run *dataset_load(struct dataset *ds, size_t i)
+{
+	struct ds_run *r = &ds->runs[i];
+	if (r->run || r->load_error)
+		return r->run;
+	struct parser_loader *l = dataset_loader(ds, i);
+	if (!l)
+		return NULL;
+	char *err = NULL;
+	int rc;
+	while ((rc = parser_loader_step(l, (size_t)-1, &err)) > 0)
+		;
+	struct run *run = rc == 0 ? parser_loader_take(l) : NULL;
+	parser_loader_free(l);
+	if (!run) {
+		r->load_error = err;
+		return NULL;
+	}
+	return dataset_adopt(ds, i, run);
 }
 
 void dataset_fill_meta(struct dataset *ds)

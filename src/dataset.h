@@ -136,6 +136,13 @@ char *dataset_rundetail(const struct dataset *ds, size_t i);
  * (what dataset_load requires), without opening it. */
 int dataset_transcript_inside(const struct dataset *ds, size_t i);
 struct run *dataset_load(struct dataset *ds, size_t i);
+/* dataset_load in two halves, for a big transcript read between keys
+ * (ui/pager.c): the loader of run i's transcript, its run carrying the
+ * index's names already (NULL: load_error says why); then, once read,
+ * the run handed to the dataset as dataset_load would have it. */
+struct parser_loader;
+struct parser_loader *dataset_loader(struct dataset *ds, size_t i);
+struct run *dataset_adopt(struct dataset *ds, size_t i, struct run *run);
 /* Runs whose index names no harness or model (a directory without
  * runs.jsonl) get them from their parsed transcript: the format's harness,
  * the model the transcript names. Parses those runs once and frees them. */

@@ -5,27 +5,28 @@
 # pipe (kbtui <(zcat run.jsonl.gz)) read without holding up the keys.
 . "$KB_SRCDIR/tests/tmux.sh"
 
-# 80,000 events (grok: a thought, then a text, in turns), 6 MB: many slices
+# 220,000 events (grok: a thought, then a text, in turns), 18 MB: many
+# slices, and over the size the browser reads through a pager (16 MB)
 big="$tmp/big.jsonl"
-awk 'BEGIN { for (i = 1; i <= 40000; i++) printf "{\"type\":\"thought\",\"data\":\"thinking about tile %d of the gemm, and about its padding, at some length %d\"}\n{\"type\":\"text\",\"data\":\"step %d done\"}\n", i, i, i }' > "$big"
+awk 'BEGIN { for (i = 1; i <= 110000; i++) printf "{\"type\":\"thought\",\"data\":\"thinking about tile %d of the gemm, and about its padding, at some length %d\"}\n{\"type\":\"text\",\"data\":\"step %d done\"}\n", i, i, i }' > "$big"
 "$kb" dump "$big" > "$tmp/dump" 2> "$tmp/dump.err"
-t "dump: the big transcript has 80000 events, exit 0, no stderr" '[ $? -eq 0 ] && [ $(wc -l < "$tmp/dump") -eq 80000 ] && [ ! -s "$tmp/dump.err" ]'
+t "dump: the big transcript has 220000 events, exit 0, no stderr" '[ $? -eq 0 ] && [ $(wc -l < "$tmp/dump") -eq 220000 ] && [ ! -s "$tmp/dump.err" ]'
 
 # ---- a regular file ----------------------------------------------------------------
 start p "$kb" "$big"
 t "the replay reads the whole file, the selection staying on the first event" \
-	'wait_for p "event 1/80000 " && wait_gone p "reading [0-9]+% of"'
+	'wait_for p "event 1/220000 " && wait_gone p "reading [0-9]+% of"'
 keys p G
-t "G goes to the last event once all is read" 'wait_for p "event 80000/80000 " && has "step 40000 done"'
+t "G goes to the last event once all is read" 'wait_for p "event 220000/220000 " && has "step 110000 done"'
 keys p g
-t "g back to the first" 'wait_for p "event 1/80000 " && has "thinking about tile 1 of"'
+t "g back to the first" 'wait_for p "event 1/220000 " && has "thinking about tile 1 of"'
 keys p q
 t "q quits with status 0, nothing on stderr" 'wait_for p "kbtui exited: 0" && [ ! -s "$tmp/p.err" ]'
 
 # --event beyond the first slices: read until it is there, opened on it
 start e "$kb" --event 70001 "$big"
 t "--event 70001 opens on event 70001 of a file read in slices" \
-	'wait_for e "event 70001/80000 " && has "thinking about tile 35001 of"'
+	'wait_for e "event 70001/220000 " && has "thinking about tile 35001 of"'
 keys e q
 t "and quits with status 0, nothing on stderr" 'wait_for e "kbtui exited: 0" && [ ! -s "$tmp/e.err" ]'
 
@@ -41,10 +42,36 @@ keys f j
 t "the keys are answered while the pipe waits for more" 'wait_for f "event 2/[0-9]+ " "reading: "'
 tail -c +400001 "$big" >&3
 exec 3>&-
-t "the rest, then the end of the pipe: all 80000 events, the status line says no more" \
-	'wait_for f "event 2/80000 " && wait_gone f "reading: "'
+t "the rest, then the end of the pipe: all 220000 events, the status line says no more" \
+	'wait_for f "event 2/220000 " && wait_gone f "reading: "'
 keys f q
 t "q quits with status 0, nothing on stderr" 'wait_for f "kbtui exited: 0" && [ ! -s "$tmp/f.err" ]'
+
+# ---- from the browser: a big run of a dataset -------------------------------------
+ds="$tmp/ds"
+mkdir -p "$ds/runs/r1"
+ln "$big" "$ds/runs/r1/transcript.jsonl" 2> /dev/null || cp "$big" "$ds/runs/r1/transcript.jsonl"
+echo '{"run_id":"20260101_000000_grok_big-model_01_fp8_gemm","harness":"grok","model":"big-model","problem":"01_fp8_gemm","format":"grok","transcript":"runs/r1/transcript.jsonl"}' > "$ds/runs.jsonl"
+start b "$kb" "$ds"
+t "the browser lists the big run" 'wait_for b "big-model"'
+keys b Enter
+t "Enter: its replay, read whole, with the index's names in the header" \
+	'wait_for b "event 1/220000 " "big-model" && wait_gone b "reading [0-9]+% of"'
+keys b G
+t "G: the last event" 'wait_for b "event 220000/220000 "'
+keys b q
+t "q: back in the browser" 'wait_for b "big-model" && wait_gone b "event 220000/"'
+keys b Enter
+t "Enter again: the run the pager read is the dataset's now, shown at once" 'wait_for b "event 1/220000 "'
+keys b q
+keys b q
+t "q, q: status 0, nothing on stderr" 'wait_for b "kbtui exited: 0" && [ ! -s "$tmp/b.err" ]'
+# q while it is still read: the half-read run goes, nothing is left behind
+start h "$kb" "$ds"
+wait_for h "big-model" > /dev/null
+keys h Enter q
+keys h q
+t "q at once after Enter, then q: status 0, nothing on stderr" 'wait_for h "kbtui exited: 0" && [ ! -s "$tmp/h.err" ]'
 
 # ---- what is no transcript is still refused before any screen ----------------------
 head -c 3000000 /dev/zero | tr '\0' 'x' > "$tmp/junk.jsonl"

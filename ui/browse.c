@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "browse.h"
 #include "browse_int.h"
@@ -18,6 +19,8 @@
 #include "flags.h"
 #include "keys.h"
 #include "mouse.h"
+#include "pager.h"
+#include "parser.h"
 #include "replay.h"
 #include "screens.h"
 #include "sweep.h"
@@ -112,12 +115,64 @@ static long browse_tag_run(struct view *v, struct tag **tag)
 	return browse_selected(b);
 }
 
+/* A transcript this big is read between keys (ui/pager.c), its first
+ * screen from its first slices; a smaller one is read whole at once. */
+#define BROWSE_PAGER_BYTES (16 << 20)
+
+/* The pager read the run whole: the dataset has it from now on. */
+static void browse_paged(void *arg, struct parser_loader *ld)
+{
+	struct browse *b = arg;
+	if (b->ds->runs[b->paging_run].run)  /* read whole meanwhile by another road: one copy is kept */
+		return;
+	dataset_adopt(b->ds, b->paging_run, parser_loader_take(ld));
+}
+
+/* Run i through a pager when its transcript is big and not read yet: its
+ * run with the first slices read (the pager set up), else what
+ * dataset_load gives. */
+static struct run *browse_load(struct browse *b, size_t i)
+{
+	const struct ds_run *r = &b->ds->runs[i];
+	struct stat st;
+	/* one pager at a time: the last replay's (a's next run opens while
+	 * the replay before it is still being freed) goes at the next poll */
+	if (b->paging || r->run || r->load_error || !r->transcript || stat(r->transcript, &st) < 0 ||
+	    st.st_size < BROWSE_PAGER_BYTES)
+		return dataset_load(b->ds, i);
+	struct parser_loader *ld = dataset_loader(b->ds, i);
+	char *err = NULL;
+	int rc = ld ? pager_first(ld, b->open_event ? b->open_event - 1 : 0, &err) : -1;
+	if (rc < 0 && ld)
+		b->ds->runs[i].load_error = err;
+	if (rc <= 0) {
+		struct run *run = rc == 0 ? dataset_adopt(b->ds, i, parser_loader_take(ld)) : NULL;
+		parser_loader_free(ld);
+		return run;
+	}
+	b->paging = pager_new(ld);
+	b->paging_ld = ld;
+	b->paging_run = i;
+	pager_on_done(b->paging, browse_paged, b);
+	return parser_loader_run(ld);
+}
+
+/* The pager of a replay that closed: the run it read whole is the
+ * dataset's; one left halfway goes with its loader. */
+static void browse_paging_end(struct browse *b)
+{
+	pager_free(b->paging);
+	parser_loader_free(b->paging_ld);
+	b->paging = NULL;
+	b->paging_ld = NULL;
+}
+
 /* Pushes the replay of run sel (annotation keys and all); 0 when it
  * cannot be loaded (the status bar says why). */
 static unsigned browse_open_at(struct browse *b, long sel)
 {
 	size_t i = (size_t)sel;
-	struct run *run = sel >= 0 ? dataset_load(b->ds, i) : NULL;
+	struct run *run = sel >= 0 ? browse_load(b, i) : NULL;
 	if (sel < 0)
 		return 0;
 	if (!run) {
@@ -128,7 +183,7 @@ static unsigned browse_open_at(struct browse *b, long sel)
 		b->v.dirty |= D_STATUS;
 		return 0;
 	}
-	struct replay_opts o = { .tag = b->tag, .ds_run = i };
+	struct replay_opts o = { .tag = b->tag, .ds_run = i, .feed = b->paging ? pager_feed(b->paging) : NULL };
 	if (b->open_event && run->nev)  /* RUN@N: the first replay only */
 		o.ev = b->open_event - 1 < run->nev ? b->open_event - 1 : run->nev - 1;
 	b->open_event = 0;
@@ -470,6 +525,8 @@ static unsigned browse_poll(struct view *v, int *ms)
 		watch_session_free(b->watching);   /* its view is gone now */
 		b->watching = NULL;
 	}
+	if (b->paging && b->pushed == BROWSE_PUSHED_NONE)
+		browse_paging_end(b);
 	int sms, moved = b->sweep ? sweepwatch_poll(b->sweep, &sms) : 0;
 	/* a cell that started or finished: its transcript is flagged (again) like any run's */
 	for (long i; b->flags && (i = sweepwatch_fresh(b->sweep)) >= 0;) {
@@ -501,6 +558,8 @@ static void browse_free(struct view *v)
 	browse_sweep = NULL;
 	sweepwatch_free(b->sweep);
 	watch_session_free(b->watching);
+	if (b->paging)
+		browse_paging_end(b);
 	flag_runs_free(b->flags);
 	grid_free(&b->grid);
 	free(b->order);

@@ -73,6 +73,11 @@ struct browse {
 	long board;
 	const char *gpu;           /* borrowed (argv), NULL */
 	struct watch_session *watching;  /* Enter on a running cell: its watch (owned while pushed) */
+	/* Enter on a run with a big transcript: it is read between keys
+	 * (ui/pager.c), then handed to the dataset (owned while pushed) */
+	struct pager *paging;
+	struct parser_loader *paging_ld;
+	size_t paging_run;
 };
 
 /* browse_list.c */

@@ -34,6 +34,8 @@ struct pager {
 	size_t bytes;                /* read at the last poll */
 	double cpu;                  /* the process's CPU time then, -1 none */
 	size_t budget;               /* bytes a poll reads */
+	void (*done)(void *arg, struct parser_loader *ld);  /* once read whole, NULL */
+	void *done_arg;
 };
 
 static double pager_cpu(void)
@@ -70,6 +72,8 @@ static int pager_poll(struct replay_feed *f, struct run *run)
 	parser_loader_progress(p->ld, &after, &total);
 	p->bytes = after - before;
 	p->over = rc <= 0;
+	if (rc == 0 && p->done)
+		p->done(p->done_arg, p->ld);
 	/* a pipe with nothing new: look again in a while, not at once */
 	f->interval_ms = p->bytes || p->over ? 1 : 50;
 	return p->bytes || p->over;
@@ -130,6 +134,12 @@ struct pager *pager_new(struct parser_loader *ld)
 		.keep_place = 1,
 	};
 	return p;
+}
+
+void pager_on_done(struct pager *p, void (*done)(void *arg, struct parser_loader *ld), void *arg)
+{
+	p->done = done;
+	p->done_arg = arg;
 }
 
 struct replay_feed *pager_feed(struct pager *p)

@@ -16,6 +16,9 @@ int pager_first(struct parser_loader *ld, size_t ev, char **err);
  * replay view; owned, free with pager_free once the view closed. */
 struct pager *pager_new(struct parser_loader *ld);
 struct replay_feed *pager_feed(struct pager *p);
+/* done(arg, ld) once ld is read whole (the browser hands the run to its
+ * dataset then: parser_loader_take); the replay goes on showing it. */
+void pager_on_done(struct pager *p, void (*done)(void *arg, struct parser_loader *ld), void *arg);
 void pager_free(struct pager *p);
 /* The replay of what ld reads (borrowed; the first slices already read),
  * event ev selected first; reads the rest in slices between keys. The
