@@ -310,6 +310,13 @@ static int replay_feed_key(struct replay *rp, const struct key *k)
 	return 1;
 }
 
+/* Milliseconds until due, 0 when it is past. */
+static int replay_wait_ms(double due)
+{
+	int ms = (int)((due - replay_now()) * 1000) + 1;
+	return ms < 0 ? 0 : ms;
+}
+
 /* The feed's next poll and the playback timer when due, a running
  * re-evaluation; *ms: the wait until the next of them (-1: none, and the
  * loop sleeps until a key comes). */
@@ -319,15 +326,15 @@ static unsigned replay_poll(struct view *v, int *msp)
 	int ms = -1;
 	if (rp->feed.f && !rp->feed.ended && rp->feed.due - replay_now() <= 0)
 		replay_feed_poll(rp);
+	/* a wait already over (the poll's own growth took longer than the
+	 * feed's interval) is no wait: -1 would block until a key, and the
+	 * lesser of it and another's wait would be the other's */
 	if (rp->feed.f && !rp->feed.ended)
-		ms = (int)((rp->feed.due - replay_now()) * 1000) + 1;
+		ms = replay_wait_ms(rp->feed.due);
 	if (rp->play.on && rp->play.due - replay_now() <= 0)
 		replay_tick(rp);
-	if (rp->play.on) {
-		double left = rp->play.due - replay_now();
-		if (ms < 0 || (int)(left * 1000) + 1 < ms)
-			ms = (int)(left * 1000) + 1;
-	}
+	if (rp->play.on && (ms < 0 || replay_wait_ms(rp->play.due) < ms))
+		ms = replay_wait_ms(rp->play.due);
 	if (rp->cx.flags && rp->cx.run->nev && !flag_list_known(rp->cx.flags, rp->cx.run->nev - 1)) {
 		/* the next flags in slices, so that a key waits for one slice at most */
 		if (flag_list_advance(rp->cx.flags, rp->cx.run, 5000) > 0)
