@@ -6,6 +6,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -444,14 +445,59 @@ struct run *parser_load_tally(const char *path, const struct parser_ops *forced,
 	return parser_load(path, forced, err, 1, t);
 }
 
+struct load_how {
+	int final;                 /* parser_load_final's handling of the last line */
+	struct parser_tally *tally; /* may be NULL */
+	size_t slice;              /* bytes read at a time */
+	size_t limit;              /* the most bytes to read */
+	size_t read;               /* out: bytes read */
+	parser_settled_fn settled; /* may be NULL */
+	void *arg;
+};
+
+static struct run *parser_load_how(const char *path, const struct parser_ops *forced, char **err,
+                                   struct load_how *how);
+
 static struct run *parser_load(const char *path, const struct parser_ops *forced, char **err, int final,
                                struct parser_tally *t)
+{
+	struct load_how how = {final, t, 1 << 20, SIZE_MAX, 0, NULL, NULL};
+	return parser_load_how(path, forced, err, &how);
+}
+
+struct run *parser_load_stream(const char *path, const struct parser_ops *forced, char **err,
+                               size_t slice, size_t *bytes, parser_settled_fn settled, void *arg)
+{
+	struct load_how how = {1, NULL, slice ? slice : 1 << 20, bytes ? *bytes : SIZE_MAX, 0, settled, arg};
+	struct run *r = parser_load_how(path, forced, err, &how);
+	if (bytes)
+		*bytes = how.read;
+	return r;
+}
+
+size_t reader_settled(const struct reader *rd)
+{
+	size_t n = rd->ctx.run->nev, open;
+	if (!n)
+		return 0;
+	open = n - 1; /* a merged stream may still append to the last event */
+	if (rd->ops && rd->ops->open_from) {
+		size_t from = rd->ops->open_from(&rd->ctx);
+		if (from < open)
+			open = from;
+	}
+	return open;
+}
+
+static struct run *parser_load_how(const char *path, const struct parser_ops *forced, char **err,
+                                   struct load_how *how)
 {
 	FILE *f = fopen(path, "rb");
 	struct run *run;
 	struct reader *rd;
 	char *buf;
 	size_t n;
+	int final = how->final;
 
 	if (!f) {
 		if (err)
@@ -461,12 +507,16 @@ static struct run *parser_load(const char *path, const struct parser_ops *forced
 	run = run_new();
 	run->source = xstrdup(path);
 	rd = reader_new(run, forced);
-	reader_tally(rd, t);
-	buf = xmalloc(1 << 20);
+	reader_tally(rd, how->tally);
+	buf = xmalloc(how->slice);
 	char last = '\n';
-	while ((n = fread(buf, 1, 1 << 20, f)) > 0) {
+	while (how->read < how->limit &&
+	       (n = fread(buf, 1, how->limit - how->read < how->slice ? how->limit - how->read : how->slice, f)) > 0) {
 		reader_feed(rd, buf, n);
+		how->read += n;
 		last = buf[n - 1];
+		if (how->settled)
+			how->settled(how->arg, run, reader_settled(rd));
 	}
 	free(buf);
 	/* a finished file: its last line ends here even without a newline
@@ -500,6 +550,8 @@ static struct run *parser_load(const char *path, const struct parser_ops *forced
 	if (rd->ops && !run->meta.format)
 		run->meta.format = xstrdup(rd->ops->name);
 	reader_free(rd);
+	if (how->settled)
+		how->settled(how->arg, run, run->nev);
 	return run;
 }
 
