@@ -59,6 +59,29 @@ done
 g=$(ratio "$per" "$first")
 echo "dump scaling: us/event at 100k against 6.25k: ${g}x (limit 1.5): $(verdict "$g" 1.5)"
 
+# ---- dump memory (issue #28): events print as they settle, text is freed --
+echo "-- dump memory: peak RSS of kbtui dump --jsonl on the same runs"
+# rss FILE: peak RSS in KB of kbtui dump --jsonl FILE
+rss() {
+	/usr/bin/time -f %M -o "$work/rss" "$kb" dump --jsonl "$1" >/dev/null 2>&1
+	cat "$work/rss"
+}
+r25=$(rss "$work/s25000.jsonl")
+r100=$(rss "$work/s100000.jsonl")
+for n in 25000 100000; do
+	k=$r25; [ $n = 100000 ] && k=$r100
+	b=$(wc -c < "$work/s$n.jsonl")
+	echo "dump memory: $(awk -v k="$k" 'BEGIN { printf "%.1f", k / 1024 }') MB for a" \
+		"$(awk -v b="$b" 'BEGIN { printf "%.1f", b / 1048576 }') MB transcript ($(ratio $((k * 1024)) "$b")x)"
+done
+# What stays of an event once printed: its struct event (128 bytes), its
+# short strings (name, call id) and the parser's tables (message ids),
+# 256 bytes at most, where a synthetic event takes ~280 bytes of the file
+# and one of the sample ~900. A whole load kept the text as well: 29 MB at
+# 100k synthetic events, 767 MB for a 397 MB transcript (issue #28).
+per=$(awk -v a="$r25" -v b="$r100" 'BEGIN { printf "%.0f", (b - a) * 1024 / 75000 }')
+echo "dump memory per event, 25k -> 100k events: $per bytes (goal 256, the text is not kept): $(verdict "$per" 256)"
+
 # ---- the sample: parse at 1x, 10x, 100x ----------------------------------------
 if [ -f "$kbh/runs.jsonl" ]; then
 	files=$(find "$kbh/runs" -name transcript.jsonl -size +0 | sort | tr '\n' ' ')

@@ -126,6 +126,10 @@ struct cmd_runs_opts {
 int cmd_runs_sel(const char *dir, const struct cmd_runs_opts *o, FILE *out, FILE *err);
 /* path: a run directory or a transcript file; format NULL to sniff. */
 int cmd_dump(const char *path, const char *format, int jsonl, FILE *out, FILE *err);
+/* cmd_dump reading slice bytes at a time (0: its default), or with slice
+ * (size_t)-1 the whole run loaded first, as dump did before it streamed:
+ * for tests that hold the two to the same output. */
+int cmd_dump_how(const char *path, const char *format, int jsonl, size_t slice, FILE *out, FILE *err);
 int cmd_formats(FILE *out);
 /* kbtui annotations check DIR: schema errors and warnings of every file. */
 int cmd_annot_check(const char *dir, FILE *out, FILE *err);

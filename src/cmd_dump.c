@@ -2,12 +2,14 @@
  * as JSON lines (the DUMP FORMAT of kbtui(1)). */
 #include "cmd.h"
 #include "dataset.h"
+#include "ftrack.h"
 #include "jsonx.h"
 #include "parser.h"
 #include "textsafe.h"
 #include "util.h"
 
 #include <getopt.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,9 +18,8 @@ static const char *nz(const char *s)
 	return s ? s : "";
 }
 
-static void cmd_dump_json(struct cmd_json_list *l, const struct run *r, size_t i)
+static void cmd_dump_json(struct cmd_json_list *l, const struct event *e, size_t i, const char *diff)
 {
-	const struct event *e = &r->ev[i];
 	cJSON *o = cJSON_CreateObject();
 	char *s;
 
@@ -54,7 +55,6 @@ static void cmd_dump_json(struct cmd_json_list *l, const struct run *r, size_t i
 		cJSON_AddStringToObject(o, "args", e->args);
 	if (e->summary)
 		cJSON_AddStringToObject(o, "summary", e->summary);
-	const char *diff = run_event_diff(r, i);
 	if (diff && *diff)
 		cJSON_AddStringToObject(o, "diff", diff);
 	if (e->kind == EV_USAGE) {
@@ -71,9 +71,8 @@ static void cmd_dump_json(struct cmd_json_list *l, const struct run *r, size_t i
 	cJSON_Delete(o);
 }
 
-static void cmd_dump_text(FILE *out, const struct run *r, size_t i)
+static void cmd_dump_text(FILE *out, const struct event *e, size_t i)
 {
-	const struct event *e = &r->ev[i];
 	const char *body = e->kind == EV_TOOL_CALL ? (e->path ? e->path : e->args) : e->text;
 	char *tokens = e->kind == EV_USAGE ? xasprintf("in %lld out %lld cache_read %lld cache_write %lld reasoning %lld",
 	                                               e->tok_in, e->tok_out, e->tok_cache_read, e->tok_cache_write,
@@ -91,7 +90,173 @@ static void cmd_dump_text(FILE *out, const struct run *r, size_t i)
 	free(name);
 }
 
+/* ---- streaming ----------------------------------------------------------
+ *
+ * A dump reads the transcript twice, a slice at a time, so that its memory
+ * follows the number of events rather than their text (issue #28):
+ *
+ *  1. the facts pass parses the file, freeing each event's strings once it
+ *     is settled (reader_settled: no later line nor the finish reads or
+ *     changes them), and keeps what only the end of the file decides: each
+ *     call's link (its result may come at any distance, or never) and each
+ *     usage event's tokens (Claude Code raises a message's usage on any
+ *     later line of that message id);
+ *  2. the print pass parses the same bytes again and prints each event as
+ *     soon as it is settled, with the facts of pass 1, then frees its
+ *     strings. Its diff is rendered then: versions are immutable and made
+ *     by the call itself, so the text is the one a whole load renders.
+ *
+ * What stays is a struct event per event (the parsers and run_link index
+ * the run), their short strings (name, call id, path, parent), the file
+ * versions written (ftrack) and the facts: not the transcript's text. */
+
+struct dump_facts {
+	size_t nev;
+	int *link;                 /* per event */
+	long long (*tok)[5];       /* per usage event, in order */
+	size_t ntok;
+};
+
+/* The strings of an event that no later step reads (run_link reads the
+ * call id, parsers the name of an open event: those stay). */
+static void dump_release(struct event *e)
+{
+	free(e->text);
+	free(e->args);
+	free(e->summary);
+	free(e->diff);
+	e->text = e->args = e->summary = e->diff = NULL;
+}
+
+struct dump_pass1 {
+	size_t done;
+};
+
+static void dump_facts_settled(void *arg, struct run *r, size_t settled)
+{
+	struct dump_pass1 *p = arg;
+	for (; p->done < settled; p->done++)
+		dump_release(&r->ev[p->done]);
+}
+
+static void dump_facts_take(struct dump_facts *f, const struct run *r)
+{
+	f->nev = r->nev;
+	f->link = xcalloc(r->nev ? r->nev : 1, sizeof *f->link);
+	f->ntok = run_count(r, EV_USAGE);
+	f->tok = xcalloc(f->ntok ? f->ntok : 1, sizeof *f->tok);
+	for (size_t i = 0, u = 0; i < r->nev; i++) {
+		const struct event *e = &r->ev[i];
+		f->link[i] = e->link;
+		if (e->kind == EV_USAGE) {
+			long long t[5] = {e->tok_in, e->tok_out, e->tok_cache_read, e->tok_cache_write, e->tok_reasoning};
+			memcpy(f->tok[u++], t, sizeof t);
+		}
+	}
+}
+
+static void dump_facts_free(struct dump_facts *f)
+{
+	free(f->link);
+	free(f->tok);
+}
+
+struct dump_pass2 {
+	const struct dump_facts *facts;
+	struct cmd_json_list *list;
+	FILE *out;
+	int jsonl;
+	size_t done, ntok;
+	int changed;               /* the file is not what pass 1 read */
+};
+
+static void dump_print_settled(void *arg, struct run *r, size_t settled)
+{
+	struct dump_pass2 *p = arg;
+	for (; p->done < settled && !p->changed; p->done++) {
+		size_t i = p->done;
+		struct event e = r->ev[i];
+		if (i >= p->facts->nev || (e.kind == EV_USAGE && p->ntok >= p->facts->ntok)) {
+			p->changed = 1;
+			break;
+		}
+		e.link = p->facts->link[i];
+		if (e.kind == EV_USAGE) {
+			const long long *t = p->facts->tok[p->ntok++];
+			e.tok_in = t[0], e.tok_out = t[1], e.tok_cache_read = t[2], e.tok_cache_write = t[3];
+			e.tok_reasoning = t[4];
+		}
+		if (p->jsonl) {
+			char *diff = ftrack_diff(r->files, i);
+			cmd_dump_json(p->list, &e, i, diff);
+			free(diff);
+		} else {
+			cmd_dump_text(p->out, &e, i);
+		}
+		dump_release(&r->ev[i]);
+	}
+}
+
+/* Prints the events of file; *ran gets the run as the facts pass left it
+ * (errors, format, counts: what the tail of cmd_dump reports), NULL with
+ * *e on an I/O failure; *nev the number of events (r keeps none of
+ * them). Returns 0, or -1 when the file changed between
+ * the passes (the output is then not that of one file). */
+static int dump_stream(const char *file, const struct parser_ops *forced, int jsonl, size_t slice,
+                       struct cmd_json_list *list, FILE *out, struct run **ran, size_t *nev, char **e)
+{
+	struct dump_pass1 p1 = {0};
+	struct dump_facts facts = {0};
+	size_t bytes = SIZE_MAX;
+	struct run *r = parser_load_stream(file, forced, e, slice, &bytes, dump_facts_settled, &p1);
+	*ran = r;
+	if (!r)
+		return 0;
+	dump_facts_take(&facts, r);
+	/* the events' structs go before the second pass makes its own */
+	for (size_t i = 0; i < r->nev; i++)
+		run_event_free(&r->ev[i]);
+	free(r->ev);
+	r->ev = NULL;
+	r->nev = r->cap = 0;
+	ftrack_free(r->files);
+	r->files = NULL;
+	run_linker_free(r->linker);
+	r->linker = NULL;
+
+	struct dump_pass2 p2 = {&facts, list, out, jsonl, 0, 0, 0};
+	char *e2 = NULL;
+	size_t again = bytes;
+	struct run *r2 = parser_load_stream(file, forced, &e2, slice, &again, dump_print_settled, &p2);
+	int changed = !r2 || again != bytes || r2->nev != facts.nev || p2.done != facts.nev || p2.changed;
+	free(e2);
+	run_free(r2);
+	dump_facts_free(&facts);
+	*nev = facts.nev;
+	return changed ? -1 : 0;
+}
+
+/* The old way, kept for tests that hold the stream to it: load the whole
+ * run, then print it. */
+static struct run *dump_whole(const char *file, const struct parser_ops *forced, int jsonl,
+                              struct cmd_json_list *list, FILE *out, char **e)
+{
+	struct run *r = parser_load_final(file, forced, e);
+	for (size_t i = 0; r && i < r->nev; i++) {
+		if (jsonl)
+			cmd_dump_json(list, &r->ev[i], i, run_event_diff(r, i));
+		else
+			cmd_dump_text(out, &r->ev[i], i);
+	}
+	return r;
+}
+
 int cmd_dump(const char *path, const char *format, int jsonl, FILE *out, FILE *err)
+{
+	return cmd_dump_how(path, format, jsonl, 0, out, err);
+}
+
+int cmd_dump_how(const char *path, const char *format, int jsonl, size_t slice, FILE *out, FILE *err)
 {
 	const struct parser_ops *forced = NULL;
 	char *file = NULL, *e = NULL;
@@ -118,23 +283,30 @@ int cmd_dump(const char *path, const char *format, int jsonl, FILE *out, FILE *e
 	} else {
 		file = xstrdup(path);
 	}
-	r = parser_load_final(file, forced, &e);
+	struct cmd_json_list list = {out, (enum cmd_out)jsonl, 0};
+	int changed = 0;
+	size_t nev = 0;
+	/* a file that is not regular (a pipe) cannot be read twice */
+	if (slice == (size_t)-1 || !util_is_file(file))
+		r = dump_whole(file, forced, jsonl, &list, out, &e);
+	else
+		changed = dump_stream(file, forced, jsonl, slice, &list, out, &r, &nev, &e) < 0;
 	if (!r) {
 		textsafe_fprintf(err, "kbtui: %s\n", e);
 		free(e);
 		free(file);
 		return CMD_BADINPUT;
 	}
-	struct cmd_json_list list = {out, (enum cmd_out)jsonl, 0};
-	for (size_t i = 0; i < r->nev; i++) {
-		if (jsonl)
-			cmd_dump_json(&list, r, i);
-		else
-			cmd_dump_text(out, r, i);
-	}
 	if (jsonl)
 		cmd_json_end(&list);
-	if (cmd_not_a_transcript(r, file, err))
+	if (changed) {
+		textsafe_fprintf(err, "kbtui: %s: the file changed while it was read; dump it again\n", file);
+		rc = CMD_BADINPUT;
+	}
+	struct run counts = *r;  /* the tail reads the count of events, not them */
+	if (!r->ev)
+		counts.nev = nev;
+	if (cmd_not_a_transcript(&counts, file, err))
 		rc = CMD_BADINPUT;
 	if (r->malformed) {
 		cmd_report_run(r, err);

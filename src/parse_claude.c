@@ -964,6 +964,15 @@ static void claude_finish(struct parse_ctx *ctx)
 	ctx->run->incomplete = !ctx->run->complete_seen;
 }
 
+/* A compaction boundary waits for the summary that may follow it
+ * (claude_compact_summary replaces its text) until the next assistant
+ * line; nothing else of an earlier line is read again but usage tokens. */
+static size_t claude_open_from(const struct parse_ctx *ctx)
+{
+	const struct claude_state *st = ctx->state;
+	return st->compaction ? st->compaction - 1 : ctx->run->nev;
+}
+
 /* Session files have no completion marker: a session whose latest
  * assistant message still waits for a tool result was cut short. */
 static void claude_session_finish(struct parse_ctx *ctx)
@@ -1049,6 +1058,7 @@ const struct parser_ops parse_claude_ops = {
 	.state_free = claude_state_free,
 	.line = claude_line,
 	.finish = claude_finish,
+	.open_from = claude_open_from,
 	.ignored = claude_ignored,
 	.types = claude_types,
 	.thinking = 1,
@@ -1068,6 +1078,7 @@ const struct parser_ops parse_claude_session_ops = {
 	.state_free = claude_state_free,
 	.line = claude_session_line,
 	.finish = claude_session_finish,
+	.open_from = claude_open_from,
 	.record_key = claude_record_key,
 	.ignored = claude_session_ignored,
 	.types = claude_session_types,

@@ -864,6 +864,15 @@ static void cx_finish(struct parse_ctx *ctx)
 	ctx->run->incomplete = !st->tokens_last;
 }
 
+/* The open section's event takes the body lines that follow (cx_sync
+ * rewrites its text, cx_merged reads its name), however many events came
+ * after it; its usage event's count is set later, which is not a string. */
+static size_t cx_open_from(const struct parse_ctx *ctx)
+{
+	const struct cx_state *st = ctx->state;
+	return st->ev >= 0 ? (size_t)st->ev : ctx->run->nev;
+}
+
 static const char *const codex_exec_names[] = {"transcript.txt", "stdout.txt", NULL};
 
 const struct parser_ops parse_codex_exec_ops = {
@@ -875,6 +884,7 @@ const struct parser_ops parse_codex_exec_ops = {
 	.state_free = cx_state_free,
 	.line = cx_parse_line,
 	.finish = cx_finish,
+	.open_from = cx_open_from,
 	.transcript_names = codex_exec_names,
 	.tokens = "the \"tokens used\" lines codex exec prints",
 	.harness = "codex",

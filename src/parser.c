@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -457,6 +458,7 @@ struct parser_loader {
 	int final;                   /* a finished file: its last line ends at EOF */
 	char last;                   /* the last byte read */
 	size_t done, total;          /* bytes read, the size at open */
+	size_t limit;                /* the most bytes to read (SIZE_MAX: all) */
 	int over;                    /* EOF seen and the run made final */
 	char *buf;                   /* PARSER_SLICE bytes */
 };
@@ -486,6 +488,7 @@ static struct parser_loader *parser_loader_make(const char *path, const struct p
 	l->last = '\n';
 	l->total = S_ISREG(st.st_mode) ? (size_t)st.st_size : 0;
 	l->buf = xmalloc(PARSER_SLICE);
+	l->limit = SIZE_MAX;
 	return l;
 }
 
@@ -523,18 +526,24 @@ static void parser_loader_end(struct parser_loader *l)
 	l->over = 1;
 }
 
-int parser_loader_step(struct parser_loader *l, size_t budget, char **err)
+/* Feeds about budget bytes more to the reader (settled: told after each
+ * read, may be NULL) without finishing: 1 more to read, 0 the end
+ * reached (the run made final), -1 a read error. */
+static int parser_loader_read(struct parser_loader *l, size_t budget, char **err, parser_settled_fn settled,
+                              void *arg)
 {
 	if (l->over)
 		return 0;
 	size_t start = l->done;
 	for (;;) {
 		size_t want = budget < PARSER_SLICE ? (budget > 4096 ? budget : 4096) : PARSER_SLICE;
-		ssize_t n = read(l->fd, l->buf, want);
+		if (l->limit - l->done < want)
+			want = l->limit - l->done;
+		ssize_t n = want ? read(l->fd, l->buf, want) : 0;
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-			break;  /* a pipe with nothing more for now (parser_loader_nonblock) */
+			return 1;  /* a pipe with nothing more for now (parser_loader_nonblock) */
 		if (n < 0) {
 			if (err)
 				*err = xasprintf("%s: read error: %s", l->path, strerror(errno));
@@ -547,16 +556,57 @@ int parser_loader_step(struct parser_loader *l, size_t budget, char **err)
 		reader_feed(l->rd, l->buf, (size_t)n);
 		l->last = l->buf[n - 1];
 		l->done += (size_t)n;
+		if (settled)
+			settled(arg, l->run, reader_settled(l->rd));
 		/* until the first lines chose a format, on: a finish now would
 		 * choose one from fewer lines than a whole load sees */
 		if (l->done - start >= budget && reader_format(l->rd))
-			break;
+			return 1;
 	}
-	/* what is read so far, linked and shown: the rest on the next step */
-	reader_finish(l->rd);
-	if (reader_format(l->rd) && !l->run->meta.format)
-		l->run->meta.format = xstrdup(reader_format(l->rd)->name);
-	return 1;
+}
+
+int parser_loader_step(struct parser_loader *l, size_t budget, char **err)
+{
+	int rc = parser_loader_read(l, budget, err, NULL, NULL);
+	if (rc > 0) {  /* what is read so far, linked and shown: the rest on the next step */
+		reader_finish(l->rd);
+		if (reader_format(l->rd) && !l->run->meta.format)
+			l->run->meta.format = xstrdup(reader_format(l->rd)->name);
+	}
+	return rc;
+}
+
+struct run *parser_load_stream(const char *path, const struct parser_ops *forced, char **err, size_t slice,
+                               size_t *bytes, parser_settled_fn settled, void *arg)
+{
+	struct parser_loader *l = parser_loader_make(path, forced, err, 1, NULL);
+	if (!l)
+		return NULL;
+	l->limit = bytes ? *bytes : SIZE_MAX;
+	int rc;
+	while ((rc = parser_loader_read(l, slice ? slice : PARSER_SLICE, err, settled, arg)) > 0)
+		;
+	struct run *run = rc == 0 ? parser_loader_take(l) : NULL;
+	if (bytes)
+		*bytes = l->done;
+	parser_loader_free(l);
+	if (run && settled)
+		settled(arg, run, run->nev);
+	return run;
+}
+
+size_t reader_settled(const struct reader *rd)
+{
+	size_t n = rd->ctx.run->nev, open;
+	if (!n)
+		return 0;
+	open = n - 1; /* a merged stream may still append to the last event */
+	if (rd->ops && rd->ops->open_from) {
+		size_t from = rd->ops->open_from(&rd->ctx);
+		if (from < open)
+			open = from;
+	}
+	return open;
 }
 
 void parser_loader_nonblock(struct parser_loader *l)

@@ -80,6 +80,12 @@ struct parser_ops {
 	/* How the run's token totals are made from the file, for the man page
 	 * and `kbtui formats` (one sentence). */
 	const char *tokens;
+	/* The first event a later line or finish may still read or change
+	 * (other than its link and token counts, which run_link and usage
+	 * merging set at any distance): an event the parser keeps open across
+	 * lines. NULL: none but the last event, which formats that merge
+	 * streamed pieces append to. See reader_settled. */
+	size_t (*open_from)(const struct parse_ctx *ctx);
 };
 
 /* All formats, NULL-terminated. */
@@ -107,6 +113,13 @@ void reader_feed(struct reader *rd, const char *buf, size_t len);
  * file, call reader_feed again later and reader_finish again. */
 void reader_finish(struct reader *rd);
 const struct parser_ops *reader_format(const struct reader *rd);
+/* How many leading events are settled: no later line, nor finish, reads
+ * or changes them, except for a call's link and a usage event's token
+ * counts (run_link pairs a result with a call at any distance; Claude
+ * Code's repeated lines of one message raise its usage at any distance).
+ * The rule: every event but the last (merged streams append to it) and
+ * none from the parser's open_from on. After reader_finish: all. */
+size_t reader_settled(const struct reader *rd);
 /* Byte offset consumed so far (for following a growing file). */
 size_t reader_offset(const struct reader *rd);
 /* Counts lines per record key into t (borrowed; zeroed by the caller) from
@@ -123,6 +136,18 @@ struct run *parser_load_final(const char *path, const struct parser_ops *forced,
 /* parser_load_final, counting lines per record key into t (may be NULL). */
 struct run *parser_load_tally(const char *path, const struct parser_ops *forced, char **err,
                               struct parser_tally *t);
+
+/* A streamed load of a finished file, as parser_load_final but reading
+ * slice bytes at a time (0: 1 MiB) and calling settled(arg, run, n)
+ * after each slice with n = reader_settled, then once with n = run->nev
+ * after the finish (its errors, format and links final by then). The
+ * callback may free the strings of events before n (and may keep them:
+ * a parser reads none of them again). *bytes: in, the most bytes to read
+ * (SIZE_MAX: all); out, the bytes read, so that a second pass reads the
+ * same file as the first even while it grows. */
+typedef void (*parser_settled_fn)(void *arg, struct run *run, size_t settled);
+struct run *parser_load_stream(const char *path, const struct parser_ops *forced, char **err,
+                               size_t slice, size_t *bytes, parser_settled_fn settled, void *arg);
 
 /* A finished transcript read a slice at a time, for the replay of a big
  * file: its first screen comes from the first bytes, the rest is read
