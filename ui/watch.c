@@ -18,6 +18,10 @@
 #include "util.h"
 #include "watch.h"
 
+/* Bytes a poll reads of what the file has (a turn of about 10-20 ms). */
+#define WATCH_SLICE (1 << 20)
+#define WATCH_INTERVAL_MS 100
+
 /* How long the indicator says that the run was read again. */
 #define WATCH_NOTE_SECONDS 10.0
 
@@ -61,8 +65,12 @@ static int watch_end(struct watch *w, struct run *run)
 static int watch_poll(struct replay_feed *feed, struct run *run)
 {
 	struct watch *w = feed->state;
-	/* the follower fills the run it was made with */
-	int changed = follow_poll(w->fl);
+	/* the follower fills the run it was made with, a slice a turn: a big
+	 * file being written shows its first screen at once and answers keys
+	 * while the rest is read (then the next slice at once, not at the
+	 * next interval) */
+	int changed = follow_poll_budget(w->fl, WATCH_SLICE);
+	feed->interval_ms = follow_pending(w->fl) ? 1 : WATCH_INTERVAL_MS;
 	w->seen |= follow_present(w->fl);
 	changed |= watch_end(w, run);
 	if (follow_restarts(w->fl) != w->restarts) {
@@ -133,7 +141,7 @@ struct watch_session *watch_session_new(const char *path, const char *format, co
 	s->feed = (struct replay_feed){
 		.poll = watch_poll,
 		.status = watch_status,
-		.interval_ms = 100,
+		.interval_ms = WATCH_INTERVAL_MS,
 		.state = &s->w,
 		.name = "watch",  /* the header says what the view does */
 		.restarts = watch_restarts,
