@@ -446,8 +446,6 @@ static int bench_pager(const char *file)
 			key = xrealloc(key, cap * sizeof *key);
 		}
 		poll[n] = cpu_ms() - p0;  /* CPU: the neighbours' time slices are not the pager's */
-		if (getenv("KBBENCH_SLOW") && poll[n] > 20)
-			fprintf(stderr, "slow poll %zu: %.1f ms, %zu events\n", n, poll[n], run->nev);
 		key[n] = bench_press(rp, n % 2 ? 'k' : 'j', &kc);
 		n++;
 	}

@@ -9,6 +9,7 @@
 
 #include "benchlog.h"
 #include "claims.h"
+#include "ftrack.h"
 #include "run.h"
 #include "util.h"
 
@@ -219,10 +220,7 @@ static void claims_judge(struct claim *x, const struct claims_meas *m)
 static int claims_writes_solution(const struct run *r, size_t i)
 {
 	const struct event *e = &r->ev[i];
-	if (e->kind != EV_TOOL_CALL || !e->path || !run_event_diff(r, i))
-		return 0;
-	const char *b = strrchr(e->path, '/');
-	return !strncmp(b ? b + 1 : e->path, "solution.", 9);
+	return e->kind == EV_TOOL_CALL && e->path && run_event_diff(r, i) && ftrack_is_solution(e->path);
 }
 
 /* What the ledger knows of a run read up to `upto`, and the measurements

@@ -289,8 +289,7 @@ static const char *contam_final_solution(const struct run *cr, long *ev)
 	struct run *r = (struct run *)cr;  /* run_files: built on first use, a cache */
 	const struct ftrack *ft = run_files(r);
 	for (size_t f = 0; f < ftrack_nfiles(ft); f++) {
-		const char *p = ftrack_file_path(ft, f), *b = strrchr(p, '/');
-		if (strncmp(b ? b + 1 : p, "solution.", 9))
+		if (!ftrack_is_solution(ftrack_file_path(ft, f)))
 			continue;
 		size_t nv = ftrack_file_nversions(ft, f);
 		for (size_t k = nv; k-- > 0;) {

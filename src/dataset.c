@@ -934,15 +934,20 @@ static void ds_meta_onto(struct ds_run *r, struct run *run)
 #undef DS_COPY
 }
 
+/* The format runs.jsonl names; NULL (content decides) when it names none
+ * we know. */
+static const struct parser_ops *ds_forced(const struct ds_run *r)
+{
+	return r->meta.format ? parser_find(r->meta.format) : NULL;
+}
+
 struct parser_loader *dataset_loader(struct dataset *ds, size_t i)
 {
 	struct ds_run *r = &ds->runs[i];
 	char *err = NULL;
 	if (!ds_loadable(ds, i))
 		return NULL;
-	/* runs.jsonl names the format; trust content when it names none we know */
-	struct parser_loader *l = parser_loader_open(r->transcript, r->meta.format ? parser_find(r->meta.format) : NULL,
-	                                             &err);
+	struct parser_loader *l = parser_loader_open(r->transcript, ds_forced(r), &err);
 	if (!l)
 		r->load_error = err;
 	else
@@ -983,15 +988,11 @@ struct run *dataset_load(struct dataset *ds, size_t i)
 	struct ds_run *r = &ds->runs[i];
 	if (r->run || r->load_error)
 		return r->run;
-	struct parser_loader *l = dataset_loader(ds, i);
-	if (!l)
+	if (!ds_loadable(ds, i))
 		return NULL;
 	char *err = NULL;
-	int rc;
-	while ((rc = parser_loader_step(l, (size_t)-1, &err)) > 0)
-		;
-	struct run *run = rc == 0 ? parser_loader_take(l) : NULL;
-	parser_loader_free(l);
+	/* runs.jsonl names the format; trust content when it names none we know */
+	struct run *run = parser_load_final(r->transcript, ds_forced(r), &err);
 	if (!run) {
 		r->load_error = err;
 		return NULL;

@@ -11,6 +11,7 @@
 #include "claims.h"
 #include "contam.h"
 #include "flagcheck.h"
+#include "ftrack.h"
 #include "hardware.h"
 #include "jsonx.h"
 #include "problem.h"
@@ -413,10 +414,7 @@ static int fc_contam_writes_solution(const struct run *r, size_t i)
 	const struct event *e = &r->ev[i];
 	if (e->kind == EV_TOOL_RESULT && e->link >= 0 && (size_t)e->link < r->nev)
 		e = &r->ev[e->link];
-	if (e->kind != EV_TOOL_CALL || !e->path)
-		return 0;
-	const char *b = strrchr(e->path, '/');
-	return !strncmp(b ? b + 1 : e->path, "solution.", 9);
+	return e->kind == EV_TOOL_CALL && e->path && ftrack_is_solution(e->path);
 }
 
 static int fc_use_grow(void *st, const struct run *r, size_t from)

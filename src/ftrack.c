@@ -641,7 +641,7 @@ char *ftrack_patch(struct ftrack *t, const char *patch, char **first_path)
 
 /* ---- versions ---------------------------------------------------------- */
 
-static int ftrack_is_solution(const char *path)
+int ftrack_is_solution(const char *path)
 {
 	const char *base = strrchr(path, '/');
 	return util_starts_with(base ? base + 1 : path, "solution.");

@@ -81,4 +81,7 @@ const char *ftrack_doubt_text(enum ftrack_doubt why);
 /* Whether s holds the renderer's cut marker "... (N more chars)". */
 int ftrack_is_cut(const char *s);
 
+/* Whether path names a solution file (its last part begins "solution."). */
+int ftrack_is_solution(const char *path);
+
 #endif
