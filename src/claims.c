@@ -136,7 +136,7 @@ static int claims_hedged(const char *s, const char *e)
 
 static void claims_push(struct claims *c, size_t ev, enum claim_kind k, double v, const char *s, const char *e)
 {
-	c->v = xrealloc(c->v, (c->n + 1) * sizeof *c->v);
+	c->v = xgrow(c->v, &c->cap, c->n + 1, sizeof *c->v);
 	struct claim *x = &c->v[c->n++];
 	memset(x, 0, sizeof *x);
 	x->ev = ev;

@@ -30,7 +30,7 @@ struct claim {
 
 struct claims {
 	struct claim *v;          /* in event order (owned) */
-	size_t n;
+	size_t n, cap;
 	size_t contradicted;
 };
 

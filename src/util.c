@@ -40,6 +40,17 @@ void *xrealloc(void *p, size_t n)
 	return q;
 }
 
+void *xgrow(void *p, size_t *cap, size_t need, size_t size)
+{
+	if (need <= *cap)
+		return p;
+	size_t c = *cap < 8 ? 16 : *cap * 2;
+	if (c < need)
+		c = need;
+	*cap = c;
+	return xrealloc(p, c * size);
+}
+
 char *xstrdup(const char *s)
 {
 	return s ? xstrndup(s, strlen(s)) : NULL;

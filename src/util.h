@@ -9,6 +9,10 @@
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t m);
 void *xrealloc(void *p, size_t n);
+/* p grown to hold need items of size bytes, *cap (its items now) at least
+ * doubled: an array that grows by a few items a turn (a followed run's
+ * events) is copied O(log n) times, not once a turn. */
+void *xgrow(void *p, size_t *cap, size_t need, size_t size);
 char *xstrdup(const char *s);          /* NULL in, NULL out */
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -3,6 +3,9 @@
 # screen from the first bytes, the rest read between keys with how far it
 # got in the status line, the selection left where the user puts it; a
 # pipe (kbtui <(zcat run.jsonl.gz)) read without holding up the keys.
+# 17 MB read whole several times below, a sanitizer build among other
+# tests at once: the waits may take up to 20 s (they end at the screen)
+KB_WAIT=${KB_WAIT:-200}
 . "$KB_SRCDIR/tests/tmux.sh"
 
 # 220,000 events (grok: a thought, then a text, in turns), 18 MB: many

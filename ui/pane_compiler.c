@@ -21,7 +21,7 @@ struct pane_compiler {
 	struct compilerlog_report rep;
 	char *error;              /* why there are no rules (owned, untrusted path inside) */
 	unsigned char *has_error; /* per event: an error-level line */
-	size_t nev;
+	size_t nev, cap;
 };
 
 static void pane_compiler_init(struct pane *p, struct pane_ctx *cx)
@@ -30,7 +30,8 @@ static void pane_compiler_init(struct pane *p, struct pane_ctx *cx)
 	char *path = compilerlog_default_path();
 	p->state = c;
 	c->nev = cx->run->nev;
-	c->has_error = xcalloc(c->nev + 1, 1);
+	c->cap = c->nev + 1;
+	c->has_error = xcalloc(c->cap, 1);
 	if (!path) {
 		c->error = xstrdup("data/compiler_patterns.txt not found "
 		                   "(installed with kbtui; KBTUI_DATADIR names another data directory)");
@@ -64,7 +65,7 @@ static int pane_compiler_grow(struct pane *p, struct pane_ctx *cx, size_t from)
 	}
 	if (from > c->nev)
 		from = c->nev;
-	c->has_error = xrealloc(c->has_error, r->nev + 1);
+	c->has_error = xgrow(c->has_error, &c->cap, r->nev + 1, 1);
 	memset(c->has_error + from, 0, r->nev + 1 - from);
 	c->nev = r->nev;
 	size_t k = c->rep.n;

@@ -49,7 +49,7 @@ struct pane_timing {
 	struct pane_timing_point *pts;
 	size_t npts, ptcap;
 	unsigned char *has;         /* per event: holds benchmark measurements */
-	size_t nev;
+	size_t nev, hascap;
 	char *result;               /* result.json as read (untrusted, owned), NULL when none */
 	/* what p->lines holds, so that a growing run's new rows are appended
 	 * rather than the whole table laid out again at every watch poll */
@@ -148,7 +148,8 @@ static void pane_timing_init(struct pane *p, struct pane_ctx *cx)
 	struct pane_timing *t = xcalloc(1, sizeof *t);
 	p->state = t;
 	t->nev = cx->run->nev;
-	t->has = xcalloc(t->nev + 1, 1);
+	t->hascap = t->nev + 1;
+	t->has = xcalloc(t->hascap, 1);
 	t->taint = taint_build(cx->run);
 	t->have_roof = flagcheck_roof(cx->flags ? cx->flags->problem : NULL, cx->flags ? cx->flags->problems_dir : NULL,
 	                              &t->roof) == 0;
@@ -337,7 +338,7 @@ static int pane_timing_grow(struct pane *p, struct pane_ctx *cx, size_t from)
 		t->npts--;
 	if (from > t->nev)
 		from = t->nev;
-	t->has = xrealloc(t->has, r->nev + 1);
+	t->has = xgrow(t->has, &t->hascap, r->nev + 1, 1);
 	memset(t->has + from, 0, r->nev + 1 - from);
 	t->nev = r->nev;
 	taint_update(t->taint, r, from);

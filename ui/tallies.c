@@ -10,11 +10,19 @@
 void tallies_update(struct tallies *t, const struct run *run, size_t from)
 {
 	size_t n = run->nev;
-	t->in = xrealloc(t->in, (n + 1) * sizeof *t->in);
-	t->out = xrealloc(t->out, (n + 1) * sizeof *t->out);
-	t->cache = xrealloc(t->cache, (n + 1) * sizeof *t->cache);
-	t->tools = xrealloc(t->tools, (n + 1) * sizeof *t->tools);
-	t->turns = xrealloc(t->turns, (n + 1) * sizeof *t->turns);
+	if (n + 1 > t->cap) {  /* all five to one capacity */
+		size_t c = t->cap;
+		t->in = xgrow(t->in, &c, n + 1, sizeof *t->in);
+		c = t->cap;
+		t->out = xgrow(t->out, &c, n + 1, sizeof *t->out);
+		c = t->cap;
+		t->cache = xgrow(t->cache, &c, n + 1, sizeof *t->cache);
+		c = t->cap;
+		t->tools = xgrow(t->tools, &c, n + 1, sizeof *t->tools);
+		c = t->cap;
+		t->turns = xgrow(t->turns, &c, n + 1, sizeof *t->turns);
+		t->cap = c;
+	}
 	if (from > n)
 		from = n;
 	if (from == 0)
@@ -50,4 +58,5 @@ void tallies_free(struct tallies *t)
 	free(t->cache);
 	free(t->tools);
 	free(t->turns);
+	*t = (struct tallies){0};
 }

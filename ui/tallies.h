@@ -9,12 +9,13 @@
 
 struct run;
 
-/* Arrays of nev + 1 entries (owned), zeroed: none yet. */
+/* Arrays of nev + 1 entries (cap allocated, owned), zeroed: none yet. */
 struct tallies {
 	long long *in, *out, *cache; /* token sums up to each event */
 	size_t *tools;               /* tool calls up to each event */
 	size_t *turns;               /* model turns begun up to each event */
 	double t0;                   /* first timestamp, 0 when the run has none */
+	size_t cap;
 };
 
 /* Computes them again from event from on (0: all; a growing run: its new
