@@ -78,7 +78,10 @@ not ok - $name exited with status $rc"
 		fi
 		if [ "$f" -gt 0 ]; then
 			printf 'FAIL %-20s %4d passed, %d failed\n' "$name" "$p" "$f"
-			printf '%s\n' "$out" | grep -A3 '^not ok' | sed 's/^/    /'
+			# each failed check, the comments under it (a terminal test's
+			# screen, 50 lines at most), then three lines of context
+			printf '%s\n' "$out" | awk '/^not ok/ { print; c = 50; a = 3; next }
+				c > 0 && /^#/ { print; c--; next } { c = 0 } a > 0 { print; a-- }' | sed 's/^/    /'
 			[ -n "$crash" ] && printf '%s\n' "$crash" | head -30 | sed 's/^/    /'
 		else
 			printf 'ok   %-20s %4d passed%s\n' "$name" "$p" "$( [ "$s" -gt 0 ] && echo ", $s skipped")"

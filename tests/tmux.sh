@@ -7,7 +7,18 @@
 # prints "1..$n" and exits $fail at the end.
 kb="$KB_BUILDDIR/kbtui"
 n=0; fail=0
-t() { n=$((n+1)); if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=1; fi; }
+# a failed check shows the screen it last looked at (a flake is read from
+# the log, not guessed at)
+t() {
+	n=$((n+1))
+	if eval "$2"; then
+		echo "ok $n - $1"
+	else
+		echo "not ok $n - $1"
+		fail=1
+		[ -f "$scr" ] && sed 's/^/#   | /' "$scr"
+	fi
+}
 
 if ! command -v tmux > /dev/null 2>&1; then
 	echo "1..0 # SKIP tmux is not installed"
