@@ -188,6 +188,17 @@ static char *cmd_flags_verdict(struct cmd_flags *c, const char *run_id)
 	return v;
 }
 
+/* A run read for its flags: a file no format reads is said to be no
+ * transcript (1: nothing to flag); a transcript's malformed lines are
+ * named, as dump names them, since what they held went unchecked. */
+static int cmd_flags_unreadable(const struct run *r, const char *file, FILE *err)
+{
+	int none = cmd_not_a_transcript(r, file, err);
+	if (r->malformed)
+		cmd_report_run(r, err);
+	return none;
+}
+
 static int cmd_flags_dataset(struct cmd_flags *c, const char *dir, FILE *err)
 {
 	char *e = NULL;
@@ -214,6 +225,13 @@ static int cmd_flags_dataset(struct cmd_flags *c, const char *dir, FILE *err)
 			bad = 1;
 			continue;
 		}
+		if (cmd_flags_unreadable(r, d->transcript, err)) {
+			run_free(r);
+			d->run = NULL;
+			bad = 1;
+			continue;
+		}
+		bad |= r->malformed > 0;
 		nloaded++;
 		int f = cmd_flags_run(c, r, d->meta.run_id, d->meta.problem ? d->meta.problem : r->meta.problem);
 		char *v = cmd_flags_verdict(c, d->meta.run_id);
@@ -256,6 +274,12 @@ static int cmd_flags_one(struct cmd_flags *c, const char *path, FILE *err)
 		free(file);
 		return CMD_BADINPUT;
 	}
+	if (cmd_flags_unreadable(r, file, err)) {  /* nothing read: no verdict to give */
+		run_free(r);
+		free(file);
+		return CMD_BADINPUT;
+	}
+	int bad = r->malformed > 0;  /* flagged over what could be read, and said */
 	/* its id: the run's own, else its folder's name (runs/ID/transcript.jsonl)
 	 * or a loose transcript's name without the extension */
 	char *id = xstrdup(r->meta.run_id ? r->meta.run_id : path);
@@ -288,7 +312,7 @@ static int cmd_flags_one(struct cmd_flags *c, const char *path, FILE *err)
 	free(id);
 	free(file);
 	run_free(r);
-	return CMD_OK;
+	return bad ? CMD_BADINPUT : CMD_OK;
 }
 
 int cmd_flags(int argc, char **argv, FILE *out, FILE *err)
@@ -383,6 +407,8 @@ const struct cmd_entry cmd_flags_entry = {
 	        "  --json          one JSON document: an array of an object per flagged event\n"
 	        "  --jsonl         the same objects as JSON Lines, one per line\n"
 	        "The judge's suggestions (kbtui judge) follow a run's flags as\n"
-	        "run_id:event: class (status, model): quote; they are not counted.\n",
+	        "run_id:event: class (status, model): quote; they are not counted.\n"
+	        "A file no format reads, and a transcript's malformed lines, are named\n"
+	        "on stderr (the run flagged over what could be read): exit status 1.\n",
 	.exec = cmd_flags_exec,
 };

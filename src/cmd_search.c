@@ -96,14 +96,29 @@ static int cmd_search_run(struct cmd_search *c, const struct runtext *t, const c
 	return hits > 0;
 }
 
+/* Whether a freshly read run is no transcript at all (no format fits,
+ * and the file is not blank): stderr says so, as dump does, and there is
+ * nothing to search. Malformed lines of a transcript are not reported: a
+ * warm search, from the cache, would not see them. */
+static int cmd_search_unreadable(const struct run *r, const char *file, FILE *err)
+{
+	if (!cmd_not_a_transcript(r, file, err))
+		return 0;
+	if (r->malformed)  /* the line that failed says why */
+		cmd_report_run(r, err);
+	return 1;
+}
+
 /* The text of a loaded run, kept in the cache for the next search when
- * key says what the transcript was before it was read. Frees r. */
+ * key says what the transcript was before it was read (and it is a
+ * transcript: a file none reads is read, and named, each time). Frees r. */
 static struct runtext *cmd_search_text(struct run *r, const char *file, const struct parser_ops *fmt,
                                        const struct runtext_key *key)
 {
 	struct runtext *t = runtext_new(r);
+	int keep = key->ok && r->meta.format;
 	run_free(r);
-	if (key->ok)
+	if (keep)
 		runtext_save(t, file, fmt ? fmt->name : NULL, key);
 	return t;
 }
@@ -166,6 +181,11 @@ static int cmd_search_file(struct cmd_search *c, const char *file, const char *p
 	struct runtext *t = runtext_load(file, fmt ? fmt->name : NULL, &key);
 	struct run *r = t ? NULL : parser_load_final(file, fmt, &e);
 	int rc = SEARCH_TROUBLE;
+	if (r && cmd_search_unreadable(r, file, err)) {
+		run_free(r);
+		free(name);
+		return SEARCH_TROUBLE;
+	}
 	if (!t && r)
 		t = cmd_search_text(r, file, fmt, &key);
 	if (!t) {
@@ -225,7 +245,7 @@ static void cmd_helper_work(struct dataset *ds, const char *root, const struct p
 			char *e = NULL;
 			struct run *r = fmt ? parser_load_final(d->transcript, fmt, &e) : dataset_load(ds, i);
 			free(e);
-			if (r) {
+			if (r && r->meta.format) {  /* (one that is no transcript: the search names it) */
 				t = runtext_new(r);
 				runtext_save(t, d->transcript, as ? as->name : NULL, &key);
 			}
@@ -514,6 +534,10 @@ int cmd_search(int argc, char **argv, const char *argv0, FILE *out, FILE *err)
 			}
 			runcount_put(counts, d, r);
 			d->run = NULL;  /* one run in memory at a time: the text takes it */
+			if (cmd_search_unreadable(r, d->transcript, err)) {
+				run_free(r);
+				continue;
+			}
 			t = cmd_search_text(r, d->transcript, as, &key);
 		}
 		if (cmd_search_run(&c, t, d->meta.run_id))
@@ -555,7 +579,8 @@ const struct cmd_entry cmd_search_entry = {
 	        "                  checked against the run; nothing kept\n"
 	        "  --model MODEL, --provider P, --base-url URL, --dry-run  with --judge:\n"
 	        "                  as kbtui judge\n"
-	        "Exit status: 0 a match, 1 none, 2 bad regular expression or usage (with\n"
+	        "Exit status: 0 a match, 1 none, 2 bad regular expression or usage, or the\n"
+	        "one run searched is no transcript (a dataset's is named, and skipped) (with\n"
 	        "--judge: 0 also with --dry-run; 2 also no key or the model's error).\n",
 	.exec = cmd_search_exec,
 	.trouble = 2,

@@ -114,5 +114,39 @@ t "JSON lines of no known format: exit 1 too" '[ $rc -eq 1 ] && grep -q "other.j
 "$kb" "$tmp/empty.jsonl" < /dev/null > /dev/null 2> "$tmp/err"; rc=$?
 t "an empty transcript is still a (short) replay: it only needs a terminal" '[ $rc -eq 2 ] && grep -q "needs a terminal" "$tmp/err"'
 
+# search and flags say so too (they said nothing: 'no match', 'not flagged')
+for f in notes.txt other.jsonl; do
+	"$kb" search Nothing "$tmp/$f" > "$tmp/out" 2> "$tmp/err"; rc=$?
+	t "search REGEX $f: exit 2, the file and its first line named, no output" \
+		'[ $rc -eq 2 ] && grep -q "$f:1: .*unrecognised transcript format" "$tmp/err" && [ ! -s "$tmp/out" ]'
+	"$kb" flags "$tmp/$f" > "$tmp/out" 2> "$tmp/err"; rc=$?
+	t "flags $f: exit 1, the file named, no verdict" \
+		'[ $rc -eq 1 ] && grep -q "$f:1: .*unrecognised transcript format" "$tmp/err" && ! grep -q flagged "$tmp/out"'
+done
+"$kb" search Nothing "$tmp/empty.jsonl" > "$tmp/out" 2> "$tmp/err"; rc=$?
+t "search in an empty transcript: no match (exit 1), nothing on stderr" '[ $rc -eq 1 ] && [ ! -s "$tmp/err" ]'
+"$kb" flags "$tmp/empty.jsonl" > "$tmp/out" 2> "$tmp/err"; rc=$?
+t "flags of an empty transcript: not flagged, exit 0, nothing on stderr" '[ $rc -eq 0 ] && grep -qx "not flagged" "$tmp/out" && [ ! -s "$tmp/err" ]'
+# in a dataset: that run named (each time: it is not cached), the others searched
+bad="$tmp/bad"
+cp -r "$ds" "$bad"
+cp "$tmp/notes.txt" "$bad/runs/20260102_beta_two/transcript.jsonl"
+sleep 2.1  # (a file's entry is kept once it is 2 s old: idcache_racy)
+for pass in cold warm; do
+	XDG_CACHE_HOME="$tmp/cache" "$kb" search -l . "$bad" > "$tmp/out" 2> "$tmp/err"; rc=$?
+	t "search over a dataset with one such run ($pass): the other found (exit 0), that one named" \
+		'[ $rc -eq 0 ] && grep -qx 20260101_alpha_one "$tmp/out" && ! grep -q beta "$tmp/out" && grep -q "20260102_beta_two/transcript.jsonl:1: .*unrecognised" "$tmp/err"'
+done
+t "the run that is a transcript was cached, the other not" '[ $(ls "$tmp/cache/kbtui/text" | wc -l) -eq 1 ]'
+"$kb" flags "$bad" > "$tmp/out" 2> "$tmp/err"; rc=$?
+t "flags over it: the table of the run it read, that run named, exit 1" \
+	'[ $rc -eq 1 ] && grep -q "20260102_beta_two/transcript.jsonl:1: .*unrecognised" "$tmp/err" && grep -qE "^\(none\) +0 +1$|^reward_hack +[01] +[01]$" "$tmp/out"'
+# a transcript with one cut-off line: flags names the line and still flags the rest
+cp "$fx/grok_ok.jsonl" "$tmp/cut.jsonl"
+printf '%s\n' '{"type":"text","data":"cut off' >> "$tmp/cut.jsonl"
+"$kb" flags "$tmp/cut.jsonl" > "$tmp/out" 2> "$tmp/err"; rc=$?
+t "flags of a transcript with a malformed line: the verdict, the line named, exit 1" \
+	'[ $rc -eq 1 ] && grep -qE "^(not )?flagged$" "$tmp/out" && grep -q "cut.jsonl:[0-9]*: not valid JSON" "$tmp/err"'
+
 echo "1..$n"
 exit $fail
