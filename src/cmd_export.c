@@ -53,6 +53,31 @@ static int cmd_export_html(const char *arg, const char *argv0, FILE *out, FILE *
 	return CMD_OK;
 }
 
+/* The dataset of a csv, json or md export, and in *only the run id of its
+ * one row when arg is a run (an id, a prefix, its directory or its
+ * transcript) rather than a dataset: a row comes from the dataset's index,
+ * so a run outside any dataset has none. */
+static struct dataset *cmd_export_open(const char *arg, const char *argv0, char **only, FILE *err)
+{
+	*only = NULL;
+	if (!arg || cmd_is_dataset(arg))
+		return cmd_open_dataset(arg, argv0, err);
+	struct cmd_run cr;
+	if (cmd_run_resolve(arg, NULL, argv0, &cr, err) < 0)
+		return NULL;
+	if (!cr.ds) {
+		textsafe_fprintf(err, "kbtui export: %s: a run outside any dataset has no row (the row is the "
+		                 "dataset's index, runs.jsonl); --format html makes its page\n", arg);
+		cmd_run_free(&cr);
+		return NULL;
+	}
+	struct dataset *ds = cr.ds;
+	*only = xstrdup(ds->runs[cr.idx].meta.run_id);
+	cr.ds = NULL;
+	cmd_run_free(&cr);
+	return ds;
+}
+
 int cmd_export(int argc, char **argv, const char *argv0, FILE *out, FILE *err)
 {
 	static const struct option opts[] = {
@@ -91,11 +116,13 @@ int cmd_export(int argc, char **argv, const char *argv0, FILE *out, FILE *err)
 		return cmd_usage_error(err, "export", "takes one DIR, got '%s' too", argv[optind + 1]);
 	if (fmt == EXPORT_HTML)
 		return cmd_export_html(optind < argc ? argv[optind] : NULL, argv0, out, err);
-	struct dataset *ds = cmd_open_dataset(optind < argc ? argv[optind] : NULL, argv0, err);
+	char *only = NULL;  /* one run's row, or all */
+	struct dataset *ds = cmd_export_open(optind < argc ? argv[optind] : NULL, argv0, &only, err);
 	if (!ds)
 		return CMD_BADINPUT;
 	if (o.annot_dir && !util_is_dir(o.annot_dir)) {
 		textsafe_fprintf(err, "kbtui export: %s: not a directory (--annotations)\n", o.annot_dir);
+		free(only);
 		dataset_free(ds);
 		return CMD_BADINPUT;
 	}
@@ -104,6 +131,7 @@ int cmd_export(int argc, char **argv, const char *argv0, FILE *out, FILE *err)
 	if (dataset_select_check(ds, &sel, &e) < 0) {
 		textsafe_fprintf(err, "kbtui export: %s\n", e);
 		free(e);
+		free(only);
 		dataset_free(ds);
 		return CMD_BADINPUT;
 	}
@@ -114,19 +142,27 @@ int cmd_export(int argc, char **argv, const char *argv0, FILE *out, FILE *err)
 		bits |= EXPORT_DETAIL;
 	if (warn)
 		textsafe_fputs(err, warn, TS_KEEP_NL | TS_KEEP_TAB);
+	size_t from = 0, count = n;
+	if (only) {  /* that run's row alone (none when --board left it out) */
+		count = 0;
+		for (size_t i = 0; i < n && !count; i++)
+			if (rows[i].run_id && !strcmp(rows[i].run_id, only))
+				from = i, count = 1;
+	}
 	sbuf_init(&b);
 	if (fmt == EXPORT_CSV)
-		export_csv(&b, rows, n, bits);
+		export_csv(&b, rows + from, count, bits);
 	else if (fmt == EXPORT_JSON)
-		export_json(&b, rows, n, bits);
+		export_json(&b, rows + from, count, bits);
 	else if (fmt == EXPORT_JSONL)
-		export_jsonl(&b, rows, n, bits);
+		export_jsonl(&b, rows + from, count, bits);
 	else
-		export_md(&b, rows, n, bits);
+		export_md(&b, rows + from, count, bits);
 	fwrite(b.s, 1, b.len, out);
 	sbuf_free(&b);
 	export_rows_free(rows, n);
 	free(warn);
+	free(only);
 	dataset_free(ds);
 	return CMD_OK;
 }
@@ -141,7 +177,8 @@ const struct cmd_entry cmd_export_entry = {
 	.usage = "--format csv|json|jsonl|md|html [--full] [--annotations DIR] [--board B] [--gpu G] [DIR|RUN]",
 	.summary = "one row per run with its verdict: CSV, JSON or Markdown; a run as an HTML page",
 	.help = "DIR: the dataset (default: the one the working directory is in, else\n"
-	        "the default one).\n"
+	        "the default one). RUN, a run of a dataset (an id, a prefix, its directory\n"
+	        "or its transcript): its row alone; html: its page.\n"
 	        "  -f, --format F  csv (RFC 4180, cells guarded against formulas), json\n"
 	        "                  (one document, an array of objects), jsonl (the same\n"
 	        "                  objects one a line) or md (a table of runs, then\n"

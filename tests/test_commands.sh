@@ -75,6 +75,16 @@ t "an unknown run: exit 1, named" '[ $rc -eq 1 ] && grep -q "no run .nosuchrun."
 t "search takes a run id prefix: that run alone" '[ $rc -eq 0 ] && [ "$(cat "$tmp/out")" = "20260101_alpha_one" ]'
 "$kb" flags 20260101_alpha_one > "$tmp/out" 2> "$tmp/err"; rc=$?
 t "flags takes a run id" '[ $rc -eq 0 ] && tail -1 "$tmp/out" | grep -qE "^(not )?flagged$"'
+for r in 20260102 "$ds/runs/20260102_beta_two" "$ds/runs/20260102_beta_two/transcript.jsonl"; do
+	"$kb" export --format csv "$r" > "$tmp/out" 2> "$tmp/err"; rc=$?
+	t "export csv of a run ($r): the header and that run's row alone" \
+		'[ $rc -eq 0 ] && [ ! -s "$tmp/err" ] && [ $(wc -l < "$tmp/out") -eq 2 ] && sed -n 2p "$tmp/out" | grep -q "^20260102_beta_two,m-beta,"'
+done
+"$kb" export --format jsonl 20260101_alpha > "$tmp/out" 2> "$tmp/err"; rc=$?
+t "export jsonl of a run: one object, its own" '[ $rc -eq 0 ] && [ $(wc -l < "$tmp/out") -eq 1 ] && grep -q "\"run_id\": *\"20260101_alpha_one\"" "$tmp/out"'
+"$kb" export --format csv "$fx/grok_ok.jsonl" > "$tmp/out" 2> "$tmp/err"; rc=$?
+t "export csv of a transcript outside any dataset: exit 1, says why and what does" \
+	'[ $rc -eq 1 ] && [ ! -s "$tmp/out" ] && grep -q "outside any dataset has no row.*--format html" "$tmp/err"'
 "$kb" annotate "$ds/runs/20260102_beta_two" --verdict clean > "$tmp/out" 2> "$tmp/err"; rc=$?
 t "annotate takes a run directory" '[ $rc -eq 0 ] && grep -q "^verdict: clean" "$ds/annotations/20260102_beta_two.yaml"'
 "$kb" annotate 20260102_beta --verdict interesting --implication "read it" "$ds" > "$tmp/out" 2> "$tmp/err"; rc=$?
