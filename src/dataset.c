@@ -671,7 +671,7 @@ struct dataset *dataset_open_lazy(const char *dir, char **err)
 
 struct dataset *dataset_open_runs(const char *dir, char **err)
 {
-	return ds_open(dir, 0, 0, err);
+	return ds_open(dir, 0, 1, err);
 }
 
 static struct dataset *ds_open(const char *dir, int verdicts, int lazy, char **err)

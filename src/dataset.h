@@ -82,9 +82,11 @@ struct dataset {
 
 /* NULL and *err (owned) when dir is not a dataset at all. */
 struct dataset *dataset_open(const char *dir, char **err);
-/* The same but that no annotation is read (no verdict, nor its errors):
- * for `kbtui search`, which shows none, and where reading every YAML file
- * was a sixth of a cached search. */
+/* The same but that no annotation is read (no verdict, nor its errors),
+ * and each run's result.json only when the run is loaded (as
+ * dataset_open_lazy): for `kbtui search`, which shows neither, and where
+ * reading every YAML file was a sixth of a cached search, and every
+ * result.json a tenth at 14k runs. */
 struct dataset *dataset_open_runs(const char *dir, char **err);
 /* The same, but that each run's result.json, which only says what the
  * other files say or where they disagree, is read later: for the browser,

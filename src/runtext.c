@@ -7,7 +7,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #ifdef __SSE2__
@@ -30,13 +29,51 @@ struct rt_field {
 };
 
 struct runtext {
-	char *mem;                /* owned: the mapped entry buf points into, or NULL */
-	size_t nmem;
+	char *mem;                /* owned: the entry read (rt_buffer) buf points into, or NULL */
+	size_t nmem;              /* its allocated size */
 	char *buf;                /* the parts, each followed by '\n': owned unless mem */
 	size_t nbuf;
 	struct rt_field *f;       /* owned */
 	size_t nf;
 };
+
+/* An entry's bytes are read into a buffer that the next entry reuses: a
+ * search reads thousands of entries in turn, and a mapping of each (with
+ * its page tables made and torn down) cost more than the copy (a third of
+ * a warm search over 14k runs). One spare buffer a thread. */
+static _Thread_local char *rt_spare;
+static _Thread_local size_t rt_spare_cap;
+
+static char *rt_buffer(size_t n, size_t *cap)
+{
+	char *b = rt_spare;
+	if (b && rt_spare_cap >= n) {
+		*cap = rt_spare_cap;
+		rt_spare = NULL;
+		return b;
+	}
+	*cap = n;
+	return xmalloc(n);
+}
+
+/* A buffer kept for the next entry holds no more than this: a big run's
+ * entry is not held for the rest of a browser's session. */
+#define RT_SPARE_MAX (16u << 20)
+
+/* Keeps b as the spare when it is larger than the one kept (the larger
+ * serves more entries) and not over RT_SPARE_MAX; frees the other. */
+static void rt_buffer_done(char *b, size_t cap)
+{
+	if (!b)
+		return;
+	if (cap <= RT_SPARE_MAX && (cap > rt_spare_cap || !rt_spare)) {
+		free(rt_spare);
+		rt_spare = b;
+		rt_spare_cap = cap;
+	} else {
+		free(b);
+	}
+}
 
 /* ---- building ------------------------------------------------------------- */
 
@@ -86,7 +123,7 @@ void runtext_free(struct runtext *t)
 	if (!t)
 		return;
 	if (t->mem)
-		munmap(t->mem, t->nmem);
+		rt_buffer_done(t->mem, t->nmem);
 	else
 		free(t->buf);
 	free(t->f);
@@ -308,34 +345,39 @@ static char *rt_entry(const struct runtext_key *key, const char *format)
 	return path;
 }
 
-/* The entry mapped, read-only, never through a link: the text is matched
- * where it lies in the page cache, with no copy. */
-static char *rt_map(const char *path, size_t *n, unsigned long long id[4])
+/* The entry read whole, never through a link; *cap: the buffer's size. */
+static char *rt_read(const char *path, size_t *n, size_t *cap, unsigned long long id[4])
 {
 	int fd = cachedir_open(path);
 	struct stat st;
-	void *m = MAP_FAILED;
+	char *b = NULL;
 	if (fd < 0)
 		return NULL;
-#ifdef MAP_POPULATE
-	int flags = MAP_PRIVATE | MAP_POPULATE;  /* all of it is read: one fault, not one a page */
-#else
-	int flags = MAP_PRIVATE;
-#endif
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= 16)
-		m = mmap(NULL, (size_t)st.st_size, PROT_READ, flags, fd, 0);
-	if (m != MAP_FAILED) {
-		cachedir_used(fd, &st);
-		id[0] = (unsigned long long)st.st_dev;
-		id[1] = (unsigned long long)st.st_ino;
-		id[2] = (unsigned long long)st.st_size;
-		id[3] = (unsigned long long)st.st_mtim.tv_sec * 1000000000ull + (unsigned long long)st.st_mtim.tv_nsec;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= 16) {
+		size_t want = (size_t)st.st_size, got = 0;
+		b = rt_buffer(want, cap);
+		while (got < want) {
+			ssize_t r = pread(fd, b + got, want - got, (off_t)got);
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0)
+				break;
+			got += (size_t)r;
+		}
+		if (got != want) {  /* cut short under us: rebuilt */
+			rt_buffer_done(b, *cap);
+			b = NULL;
+		} else {
+			cachedir_used(fd, &st);
+			id[0] = (unsigned long long)st.st_dev;
+			id[1] = (unsigned long long)st.st_ino;
+			id[2] = (unsigned long long)st.st_size;
+			id[3] = (unsigned long long)st.st_mtim.tv_sec * 1000000000ull + (unsigned long long)st.st_mtim.tv_nsec;
+			*n = want;
+		}
 	}
 	close(fd);
-	if (m == MAP_FAILED)
-		return NULL;
-	*n = (size_t)st.st_size;
-	return m;
+	return b;
 }
 
 /* A reader over an entry's bytes that fails, rather than reads past the
@@ -378,13 +420,14 @@ static int rt_same_str(struct rt_in *in, const char *s)
 /* Entries whose checksum held in this process, by the entry file's
  * identity (device, inode, size, mtime: one rewritten is a new inode): a
  * dataset of hard links reads one entry for many runs, checked once. */
-static unsigned long long rt_checked[256][4];
+#define RT_CHECKED 4096           /* (a 256 table was re-checking entries that collided) */
+static unsigned long long rt_checked[RT_CHECKED][4];
 
 /* Whether the entry's last 8 bytes are the CRC of the rest. */
 static int rt_sum_ok(const char *b, size_t n, const unsigned long long id[4])
 {
 	uint64_t want;
-	unsigned long long *slot = rt_checked[idcache_fnv(IDCACHE_FNV0, id, 4 * sizeof *id) & 255];
+	unsigned long long *slot = rt_checked[idcache_fnv(IDCACHE_FNV0, id, 4 * sizeof *id) % RT_CHECKED];
 	if (n < 8)
 		return 0;
 	if (!memcmp(slot, id, 4 * sizeof *id))
@@ -414,9 +457,9 @@ struct runtext *runtext_load(const char *transcript, const char *format, struct 
 {
 	int known = rt_identify(transcript, key) == 0;
 	char *path = known ? rt_entry(key, format) : NULL;
-	size_t n = 0;
+	size_t n = 0, cap = 0;
 	unsigned long long eid[4];
-	char *b = path ? rt_map(path, &n, eid) : NULL;
+	char *b = path ? rt_read(path, &n, &cap, eid) : NULL;
 	struct runtext *t = NULL;
 	int same = 1;
 	free(path);
@@ -453,7 +496,7 @@ struct runtext *runtext_load(const char *transcript, const char *format, struct 
 			goto bad;
 	/* the text is used where it was read: the entry's buffer is the text's */
 	t->mem = b;
-	t->nmem = n;
+	t->nmem = cap;
 	t->buf = (char *)text;
 	t->nbuf = (size_t)nbuf;
 	b = NULL;
@@ -462,8 +505,7 @@ bad:
 	runtext_free(t);
 	t = NULL;
 out:
-	if (b)
-		munmap(b, n);
+	rt_buffer_done(b, cap);
 	return t;
 }
 
