@@ -23,9 +23,11 @@ for ds in "$kbh" "$work/ds14k"; do
 	echo "kbtui runs, cold cache (no transcript read): $r ms, jq over runs.jsonl $j ms: $(ratio "$r" "$j")x jq (limit 3): $(verdict "$(ratio "$r" "$j")" 3)"
 	for re in 'tflops=' 'cudaMalloc|cudaFree|torch\.cuda' 'no such words at all'; do
 		gi=; printf '%s' "$re" | grep -q '[A-Z]' || gi=-i
-		g=$(cpu "echo '$files' | xargs grep $gi -E '$re'")
-		c=$(cpu "'$kb' search '$re' '$ds'" "$cold")
-		w=$(cpu "'$kb' search '$re' '$ds'")
+		# each writes its lines to a file: GNU grep stops at a file's first
+		# match when its output is /dev/null (as -q), kbtui does not
+		g=$(cpu "echo '$files' | xargs grep $gi -E '$re' > '$work/out'")
+		c=$(cpu "'$kb' search '$re' '$ds' > '$work/out'" "$cold")
+		w=$(cpu "'$kb' search '$re' '$ds' > '$work/out'")
 		echo "search '$re': cold $c ms ($(ratio "$c" "$g")x grep, goal 3: $(verdict "$(ratio "$c" "$g")" 3)), warm $w ms ($(ratio "$w" "$g")x grep, goal 1: $(verdict "$(ratio "$w" "$g")" 1)), grep -E $g ms"
 	done
 	t=$(du -s --block-size=1K "$work/cache/kbtui/text" | cut -f1)

@@ -20,12 +20,13 @@ for ds in "$kbh" "$work/ds10x"; do
 	echo "-- $(grep -c . "$ds/runs.jsonl") runs, $(du -cl $files | tail -1 | cut -f1) KB read by grep"
 	for re in 'tflops=' 'cudaMalloc|cudaFree|torch\.cuda' 'peak_fraction:\s*[0-9.]+' 'no such words at all' '\w+_kernel\(' '[a-z]+_fraction'; do
 		gi=; printf '%s' "$re" | grep -q '[A-Z]' || gi=-i
-		g=$(cpu "echo '$files' | xargs grep $gi -E '$re'")
+		# (output to a file: to /dev/null GNU grep stops at each file's first match)
+		g=$(cpu "echo '$files' | xargs grep $gi -E '$re' > '$work/out'")
 		line="/$re/: grep -E $g"
 		for bin in $KB_BEFORE "$kb"; do
 			tag=after; [ "$bin" = "$kb" ] || tag=before
-			c=$(cpu "'$bin' search '$re' '$ds'" "rm -rf '$work/cache'")
-			w=$(cpu "'$bin' search '$re' '$ds'")
+			c=$(cpu "'$bin' search '$re' '$ds' > '$work/out'" "rm -rf '$work/cache'")
+			w=$(cpu "'$bin' search '$re' '$ds' > '$work/out'")
 			line="$line, $tag cold $c ($(ratio "$c" "$g")x) warm $w ($(ratio "$w" "$g")x)"
 		done
 		echo "$line"

@@ -110,10 +110,12 @@ if [ -f "$kbh/runs.jsonl" ]; then
 		gre=$(printf '%s' "$re" | sed 's/\\s/[[:space:]]/g')
 		gi=; printf '%s' "$re" | grep -q '[A-Z]' || gi=-i
 		"$kb" search "$re" "$kbh" >/dev/null 2>&1  # the text cache filled
-		set -- $(alt 10 "'$kb' search '$re' '$kbh'" "grep $gi -E '$gre' $files")
+		# both write their lines to a file: to /dev/null GNU grep stops at a
+		# file's first match (as -q), kbtui does not
+		set -- $(alt 10 "'$kb' search '$re' '$kbh' > '$work/out'" "grep $gi -E '$gre' $files > '$work/out'")
 		r=$(ratio "$1" "$2")
 		g=$2
-		set -- $(alt 3 "KBTUI_NO_CACHE=1 '$kb' search '$re' '$kbh'" "grep $gi -E '$gre' $files") "$1"
+		set -- $(alt 3 "KBTUI_NO_CACHE=1 '$kb' search '$re' '$kbh' > '$work/out'" "grep $gi -E '$gre' $files > '$work/out'") "$1"
 		cold=$1 rc=$(ratio "$1" "$2")  # cold against its own grep, measured beside it
 		echo "search '$re': kbtui $3 ms, grep $gi $g ms: ${r}x grep (limit 3): $(verdict "$r" 3);" \
 			"no cache: kbtui $cold ms, grep $2 ms: ${rc}x grep (limit 3): $(verdict "$rc" 3)"

@@ -687,6 +687,7 @@ static struct dataset *ds_open(const char *dir, int verdicts, int lazy, char **e
 	}
 	ds = xcalloc(1, sizeof *ds);
 	ds->root = xstrdup(dir);
+	ds->root_fd = -1;
 	struct ds_ctx cx = { .lazy = lazy };
 	cx.runs_dir = util_path_join(dir, "runs");
 	cx.annots_dir = util_path_join(dir, "annotations");
@@ -740,6 +741,8 @@ void dataset_free(struct dataset *ds)
 {
 	if (!ds)
 		return;
+	if (ds->root_fd >= 0)
+		close(ds->root_fd);
 	for (size_t i = 0; i < ds->nruns; i++) {
 		struct ds_run *r = &ds->runs[i];
 		run_meta_free(&r->meta);
@@ -887,12 +890,10 @@ const struct ds_problem *dataset_baseline(const struct dataset *ds, const char *
 /* The transcript must resolve inside the dataset even through symlinks. */
 static int ds_inside(const struct dataset *ds, const char *path)
 {
-	char root[PATH_MAX], real[PATH_MAX];
-	size_t n;
-	if (!realpath(ds->root, root) || !realpath(path, real))
-		return 0;
-	n = strlen(root);
-	return strncmp(real, root, n) == 0 && (real[n] == '/' || real[n] == '\0');
+	struct dataset *w = (struct dataset *)ds;  /* the fd is a cache: opened at the first question */
+	if (w->root_fd < 0)
+		w->root_fd = util_dir_fd(ds->root);
+	return util_path_inside_at(w->root_fd, ds->root, path);
 }
 
 int dataset_transcript_inside(const struct dataset *ds, size_t i)

@@ -63,6 +63,7 @@ struct dataset {
 	char *root;               /* owned */
 	struct ds_run *runs;
 	size_t nruns;
+	int root_fd;              /* root opened for the inside checks (util_dir_fd), -1 not yet */
 	struct ds_problem *problems;
 	size_t nproblems;
 	char *hardware;           /* from leaderboard.json (owned), may be NULL */

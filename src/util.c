@@ -9,6 +9,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <linux/openat2.h>  /* struct open_how, RESOLVE_BENEATH */
+#include <sys/syscall.h>
+#endif
 
 static void util_oom(size_t n)
 {
@@ -319,6 +323,57 @@ char *util_data_path(const char *rel)
 {
 	char *p = util_data_find(rel);
 	return p ? p : util_path_join(KB_DATADIR, rel);
+}
+
+int util_dir_fd(const char *root)
+{
+	return open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+}
+
+/* 1: rel resolves beneath the directory d, 0: it does not exist, -1: the
+ * kernel cannot say (no openat2, a link that leaves or is absolute). */
+static int util_beneath(int d, const char *rel)
+{
+#if defined(__linux__) && defined(SYS_openat2)
+	struct open_how how = { .flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS };
+	int f = (int)syscall(SYS_openat2, d, rel, &how, sizeof how);
+	if (f >= 0) {
+		close(f);
+		return 1;
+	}
+	return errno == ENOENT || errno == ENOTDIR ? 0 : -1;
+#else
+	(void)d;
+	(void)rel;
+	return -1;
+#endif
+}
+
+int util_path_inside_at(int root_fd, const char *root, const char *path)
+{
+	size_t n = strlen(root);
+	while (n > 1 && root[n - 1] == '/')
+		n--;
+	if (n && strncmp(path, root, n) == 0 && path[n] == '/' && path[n + 1]) {
+		int d = root_fd >= 0 ? root_fd : util_dir_fd(root);
+		int in = d >= 0 ? util_beneath(d, path + n + 1) : -1;
+		if (d >= 0 && d != root_fd)
+			close(d);
+		if (in >= 0)
+			return in;
+	}
+	char real_root[PATH_MAX], real[PATH_MAX];
+	if (!realpath(root, real_root) || !realpath(path, real))
+		return 0;
+	n = strlen(real_root);
+	if (n == 1)  /* "/": everything is inside */
+		return 1;
+	return strncmp(real, real_root, n) == 0 && (real[n] == '/' || real[n] == '\0');
+}
+
+int util_path_inside(const char *root, const char *path)
+{
+	return util_path_inside_at(-1, root, path);
 }
 
 char *util_path_join(const char *a, const char *b)

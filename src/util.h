@@ -46,6 +46,18 @@ int util_mkdir_parents(const char *path);
  * Owned; NULL when none. */
 char *util_which(const char *name, const char *path);
 char *util_path_join(const char *a, const char *b);
+/* Whether path resolves to an existing file inside the directory root
+ * (symbolic links followed: one that leads out is outside), as realpath
+ * would say. Where path is root/REL it asks the kernel to resolve REL
+ * beneath root (openat2, one call), else, or when that cannot say (an
+ * absolute link, an old kernel), compares the real paths. */
+int util_path_inside(const char *root, const char *path);
+/* The same with root already open (O_PATH | O_DIRECTORY, see
+ * util_dir_fd): no open a question. */
+int util_path_inside_at(int root_fd, const char *root, const char *path);
+/* root opened for util_path_inside_at: the fd, or -1 (then each question
+ * opens it). */
+int util_dir_fd(const char *root);
 /* The program's own data (data/, problems/, themes/): REL under
  * $KBTUI_DATADIR when set (the test runner sets it), else under the source
  * tree when the program is the build's own, uninstalled one, else under the

@@ -1,6 +1,9 @@
 /* textsafe, JSON getters, timestamps, buffers and paths. */
 #include "tap.h"
 #include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
 #include "jsonx.h"
 #include "textsafe.h"
 #include "util.h"
@@ -10,6 +13,58 @@ static void safe_is(const char *in, size_t n, int flags, const char *want, const
 	char *s = textsafe(in, n, flags);
 	is_str(s, want, "textsafe: %s", what);
 	free(s);
+}
+
+/* util_path_inside: what realpath says, by openat2 where it can. */
+static void inside_checks(void)
+{
+	char tmpl[] = "/tmp/kbtui-inside-XXXXXX";
+	char *d = mkdtemp(tmpl);
+	if (!d) {
+		tap_skip("no temporary directory");
+		return;
+	}
+	char cmd[512];
+	snprintf(cmd, sizeof cmd,
+	         "cd '%s' && mkdir -p ds/runs/a ds/runs/b out && echo x > ds/runs/a/t.jsonl && echo y > out/secret && "
+	         "ln -s ../../../out/secret ds/runs/b/up.jsonl && ln -s ../a/t.jsonl ds/runs/b/side.jsonl && "
+	         "ln -s '%s/ds/runs/a/t.jsonl' ds/runs/b/abs-in.jsonl && ln -s '%s/out/secret' ds/runs/b/abs-out.jsonl && "
+	         "ln -s nowhere ds/runs/b/dangling.jsonl && ln -s ../out ds/linkdir",
+	         d, d, d);
+	if (system(cmd) != 0) {
+		tap_skip("could not make the tree");
+		return;
+	}
+	char root[256], path[512];
+	snprintf(root, sizeof root, "%s/ds", d);
+	static const struct { const char *rel; int want; const char *what; } c[] = {
+		{"runs/a/t.jsonl", 1, "a plain file inside"},
+		{"runs/b/side.jsonl", 1, "a relative link that stays inside"},
+		{"runs/b/abs-in.jsonl", 1, "an absolute link to a file inside (realpath asked)"},
+		{"runs/b/up.jsonl", 0, "a relative link that leads out"},
+		{"runs/b/abs-out.jsonl", 0, "an absolute link that leads out"},
+		{"runs/b/dangling.jsonl", 0, "a link to nothing"},
+		{"runs/a/missing.jsonl", 0, "a file that is not there"},
+		{"runs/../../out/secret", 0, "a path that climbs out by .."},
+		{"linkdir/secret", 0, "through a linked directory that leads out"},
+		{"runs/../runs/a/t.jsonl", 1, "a path with .. that stays inside"},
+	};
+	int fd = util_dir_fd(root);
+	ok(fd >= 0, "util_dir_fd opens the root");
+	for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+		snprintf(path, sizeof path, "%s/%s", root, c[i].rel);
+		is_int(util_path_inside(root, path), c[i].want, "util_path_inside: %s", c[i].what);
+		is_int(util_path_inside_at(fd, root, path), c[i].want, "... with the root open: %s", c[i].what);
+	}
+	snprintf(path, sizeof path, "%s/ds/runs/a/t.jsonl", d);
+	char other[300];
+	snprintf(other, sizeof other, "%s/out", d);
+	is_int(util_path_inside(other, path), 0, "util_path_inside: a file of another directory");
+	if (fd >= 0)
+		close(fd);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", d);
+	if (system(cmd) != 0)
+		tap_skip("could not remove the tree");
 }
 
 int main(void)
@@ -85,5 +140,16 @@ int main(void)
 	p = util_path_join("/a", "/abs");
 	is_str(p, "/abs", "join with an absolute path gives it");
 	free(p);
+	inside_checks();
+	size_t cap = 0;
+	int *v = xgrow(NULL, &cap, 3, sizeof *v);
+	ok(cap >= 3, "xgrow: room for what was asked");
+	size_t was = cap;
+	v = xgrow(v, &cap, was + 1, sizeof *v);
+	ok(cap >= 2 * was, "xgrow: one more than it holds doubles it (%zu -> %zu)", was, cap);
+	int *same = v;
+	v = xgrow(v, &cap, cap, sizeof *v);
+	ok(v == same, "xgrow: within its room, the same array");
+	free(v);
 	return tap_done();
 }

@@ -70,8 +70,6 @@ struct xsearch {
 	double t0, took;          /* monotonic start, seconds when done */
 	size_t sel, top;
 	int moved;                /* the user moved the selection: it follows its run */
-	char root[PATH_MAX];      /* the dataset's real path, for the text cache */
-	int have_root;
 	int helper;               /* the pipe that keeps the helper working; -1: none */
 	int helped;               /* this search started one */
 };
@@ -147,15 +145,6 @@ static size_t xsearch_bytes(const struct ds_run *d)
 	return d->transcript && stat(d->transcript, &st) == 0 ? (size_t)st.st_size : 0;
 }
 
-/* Whether path is inside the dataset: only a transcript dataset_load would
- * read has its text taken from the cache (as in kbtui search). */
-static int xsearch_inside(const struct xsearch *x, const char *path)
-{
-	char real[PATH_MAX];
-	size_t n = strlen(x->root);
-	return x->have_root && realpath(path, real) && strncmp(real, x->root, n) == 0 &&
-	       (real[n] == '/' || real[n] == '\0');
-}
 
 static const char *xsearch_format(const struct ds_run *d)
 {
@@ -176,7 +165,9 @@ static void xsearch_helper_work(struct xsearch *x, int stop)
 		if (poll(&p, 1, 0) != 0)
 			return;
 		struct ds_run *d = &ds->runs[i];
-		if (!d->transcript || !xsearch_inside(x, d->transcript))
+		/* only a transcript dataset_load would read has its text cached
+		 * (as in kbtui search) */
+		if (!dataset_transcript_inside(ds, i))
 			continue;
 		const char *fmt = xsearch_format(d);
 		struct runtext_key key = { .ok = 0 };
@@ -249,7 +240,7 @@ static size_t xsearch_run(struct xsearch *x, size_t i, struct xsearch_first *f)
 	struct ds_run *d = &x->ds->runs[i];
 	const char *fmt = xsearch_format(d);
 	struct runtext_key key = { .ok = 0 };
-	struct runtext *t = xsearch_inside(x, d->transcript) ? runtext_load(d->transcript, fmt, &key) : NULL;
+	struct runtext *t = dataset_transcript_inside(x->ds, i) ? runtext_load(d->transcript, fmt, &key) : NULL;
 	if (!t) {
 		int had = d->run != NULL;
 		struct run *r = had ? d->run : dataset_load(x->ds, i);
@@ -618,7 +609,6 @@ struct view *xsearch_view_new(struct dataset *ds, struct tag *tag)
 	x->v.ops = &xsearch_view_ops;
 	x->ds = ds;
 	x->tag = tag;
-	x->have_root = realpath(ds->root, x->root) != NULL;
 	x->helper = -1;
 	x->asking = 1;
 	xsearch_helper_start(x);
