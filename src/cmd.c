@@ -116,7 +116,7 @@ void cmd_no_problem(FILE *err, const char *name, const char *dir, const char *pr
 {
 	char *hint = suggest_problem(dir, problem);
 	char *p = textsafe(problem, strlen(problem), 0), *d = textsafe(dir, strlen(dir), 0);
-	fprintf(err, "kbtui %s: no problem '%s' in %s", name, p, d);
+	textsafe_fprintf(err, "kbtui %s: no problem '%s' in %s", name, p, d);
 	if (hint) {
 		textsafe_fprintf(err, "; did you mean '%s'?\n", hint);
 	} else {

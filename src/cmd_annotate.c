@@ -19,7 +19,7 @@ static int verdict_refused(FILE *err, const char *verdict)
 	textsafe_fprintf(err, "kbtui annotate: verdict '%s' is not one of the schema's five "
 	                 "(clean, rubric_leak, reward_hack, interesting, bug)", verdict);
 	if (near)
-		fprintf(err, "; did you mean '%s'?", near);
+		textsafe_fprintf(err, "; did you mean '%s'?", near);
 	fprintf(err, "\nkbtui annotate: --any-verdict writes it anyway (with the schema's warning)\n"
 	        "Try 'kbtui annotate --help'.\n");
 	return CMD_USAGE;

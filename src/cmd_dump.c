@@ -356,7 +356,7 @@ static int cmd_dump_exec(int argc, char **argv, const struct cmd_ctx *ctx)
 		return CMD_BADINPUT;
 	int rc;
 	if (!cr.transcript) {
-		fprintf(ctx->err, "kbtui: %s: this run has no transcript in the dataset\n", cr.name);
+		textsafe_fprintf(ctx->err, "kbtui: %s: this run has no transcript in the dataset\n", cr.name);
 		rc = CMD_BADINPUT;
 	} else {
 		rc = cmd_dump(cr.transcript, format, jsonl, ctx->out, ctx->err);

@@ -203,7 +203,7 @@ static int cmd_eval_args_exist(const struct eval_opts *o, FILE *err)
 		struct stat st;
 		int e = stat(o->solution, &st) < 0 ? errno : EISDIR;
 		char *safe = textsafe(o->solution, strlen(o->solution), 0);
-		fprintf(err, "kbtui eval: %s: %s\n", safe, strerror(e));
+		textsafe_fprintf(err, "kbtui eval: %s: %s\n", safe, strerror(e));
 		free(safe);
 		rc = CMD_BADINPUT;
 	}

@@ -83,12 +83,12 @@ static int cmd_judge_run(struct llm_opts *o, struct run *r, const char *name, co
 	int rc = CMD_OK;
 	char *prompt = cmd_judge_question ? judge_prompt_question(r, name, cmd_judge_question) : judge_prompt(r, name);
 	/* before: what is about to be sent (about 4 characters a token) */
-	fprintf(err, "kbtui judge: %zu characters, about %zu tokens to send%s\n", strlen(prompt), strlen(prompt) / 4,
+	textsafe_fprintf(err, "kbtui judge: %zu characters, about %zu tokens to send%s\n", strlen(prompt), strlen(prompt) / 4,
 	        dry ? " (--dry-run: nothing sent)" : "");
 	if (dry) {
 		textsafe_fputs(out, prompt, TS_KEEP_NL | TS_KEEP_TAB);
 	} else if (!llm_env_key(o->provider)) {
-		fprintf(err, "kbtui judge: no API key: set %s\n", o->provider == LLM_ANTHROPIC ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY");
+		textsafe_fprintf(err, "kbtui judge: no API key: set %s\n", o->provider == LLM_ANTHROPIC ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY");
 		rc = CMD_BADINPUT;
 	} else {
 		o->api_key = llm_env_key(o->provider);

@@ -72,10 +72,12 @@ static int cmd_live_usage_error(FILE *err, const char *fmt, ...) __attribute__((
 static int cmd_live_usage_error(FILE *err, const char *fmt, ...)
 {
 	va_list ap;
+	char msg[1024];  /* (what is quoted was typed, or named a file: made safe) */
 	fputs("kbtui live: ", err);
 	va_start(ap, fmt);
-	vfprintf(err, fmt, ap);
+	textsafe_vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
+	textsafe_fputs(err, msg, TS_KEEP_NL | TS_KEEP_TAB);
 	fputs("\nTry 'kbtui live --help'.\n", err);
 	return CMD_USAGE;
 }
@@ -207,18 +209,18 @@ static int cmd_live_setup(struct agent_opts *o, const char *problems, const char
 	owned[2] = out_dir ? xstrdup(out_dir) : cmd_live_default_out(strrchr(pdir, '/') ? strrchr(pdir, '/') + 1 : pdir);
 	owned[3] = util_path_join(owned[2], "work");
 	if ((mkdir(owned[2], 0777) < 0 && errno != EEXIST) || (mkdir(owned[3], 0777) < 0 && errno != EEXIST)) {
-		fprintf(err, "kbtui live: cannot create %s: %s\n", owned[3], strerror(errno));
+		textsafe_fprintf(err, "kbtui live: cannot create %s: %s\n", owned[3], strerror(errno));
 		return -1;
 	}
 	if (cmd_live_copy(pdir, owned[3], &msg) < 0) {
-		fprintf(err, "kbtui live: %s\n", msg);
+		textsafe_fprintf(err, "kbtui live: %s\n", msg);
 		free(msg);
 		return -1;
 	}
 	prompt_path = util_path_join(pdir, "PROMPT.txt");
 	owned[4] = util_read_file(prompt_path, NULL);
 	if (!owned[4]) {
-		fprintf(err, "kbtui live: cannot read %s: %s\n", prompt_path, strerror(errno));
+		textsafe_fprintf(err, "kbtui live: cannot read %s: %s\n", prompt_path, strerror(errno));
 		free(prompt_path);
 		return -1;
 	}
@@ -260,11 +262,11 @@ static int cmd_live_sandbox(struct agent_opts *o, const char *asked, FILE *err)
 		return -1;
 	}
 	if (asked) {
-		fprintf(err, "kbtui live: --sandbox bwrap: %s\n", why);
+		textsafe_fprintf(err, "kbtui live: --sandbox bwrap: %s\n", why);
 		free(why);
 		return CMD_BADINPUT;
 	}
-	fprintf(err, "kbtui live: warning: commands run without a sandbox: %s\n", why);
+	textsafe_fprintf(err, "kbtui live: warning: commands run without a sandbox: %s\n", why);
 	free(why);
 	o->sandbox = SANDBOX_NONE;
 	return -1;
@@ -330,12 +332,12 @@ int cmd_live_prepare(int argc, char **argv, struct live_cmd *lc, FILE *out, FILE
 	if ((rc = cmd_live_problem_known(problems, problem, err)) >= 0)
 		return rc;
 	if (!llm_env_key(o->llm.provider)) {
-		fprintf(err, "kbtui live: no API key: set %s\n",
+		textsafe_fprintf(err, "kbtui live: no API key: set %s\n",
 		        o->llm.provider == LLM_ANTHROPIC ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY");
 		return CMD_BADINPUT;
 	}
 	if (strlen(llm_env_key(o->llm.provider)) < LLM_KEY_MIN) {
-		fprintf(err, "kbtui live: %s is %zu characters long; an API key has at least %d "
+		textsafe_fprintf(err, "kbtui live: %s is %zu characters long; an API key has at least %d "
 		        "(a shorter one cannot be told apart from the text it would be scrubbed out of)\n",
 		        o->llm.provider == LLM_ANTHROPIC ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY",
 		        strlen(llm_env_key(o->llm.provider)), LLM_KEY_MIN);
@@ -396,11 +398,11 @@ int cmd_live_headless(struct live_cmd *lc, FILE *out, FILE *err)
 	if (rc < 0 || r.end == AGENT_ERROR) {
 		/* the server's words: made safe */
 		char *why = cmd_live_safe(r.error ? r.error : "the model failed", 2000);
-		fprintf(err, "kbtui live: %s\n", why);
+		textsafe_fprintf(err, "kbtui live: %s\n", why);
 		free(why);
 	}
 	if (rc < 0) {
-		fprintf(err, "kbtui live: the run in %s is incomplete: a write failed\n", o->rundir);
+		textsafe_fprintf(err, "kbtui live: the run in %s is incomplete: a write failed\n", o->rundir);
 		agent_result_free(&r);
 		return CMD_BADINPUT;
 	}

@@ -52,10 +52,12 @@ static int cmd_sweep_usage_error(FILE *err, const char *fmt, ...) __attribute__(
 static int cmd_sweep_usage_error(FILE *err, const char *fmt, ...)
 {
 	va_list ap;
+	char msg[1024];  /* (what is quoted was typed, or named a file: made safe) */
 	fputs("kbtui sweep: ", err);
 	va_start(ap, fmt);
-	vfprintf(err, fmt, ap);
+	textsafe_vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
+	textsafe_fputs(err, msg, TS_KEEP_NL | TS_KEEP_TAB);
 	fputs("\nTry 'kbtui sweep --help'.\n", err);
 	return CMD_USAGE;
 }
@@ -172,7 +174,7 @@ static int cmd_sweep_new(struct sweep_config *c, const struct cmd_sweep_args *a,
 	}
 	c->problems_dir = a->problems_dir ? realpath(a->problems_dir, NULL) : NULL;
 	if (a->problems_dir && !c->problems_dir) {
-		fprintf(err, "kbtui sweep: --problems-dir %s: %s\n", a->problems_dir, strerror(errno));
+		textsafe_fprintf(err, "kbtui sweep: --problems-dir %s: %s\n", a->problems_dir, strerror(errno));
 		return CMD_BADINPUT;
 	}
 	c->budget_s = a->budget_s;
@@ -182,12 +184,12 @@ static int cmd_sweep_new(struct sweep_config *c, const struct cmd_sweep_args *a,
 	c->deck = xstrdup(a->deck);
 	c->parallel = 0;
 	if (sweep_models_load(c, a->models, &msg) < 0 || sweep_problems_set(c, a->problems, &msg) < 0) {
-		fprintf(err, "kbtui sweep: %s\n", msg);
+		textsafe_fprintf(err, "kbtui sweep: %s\n", msg);
 		free(msg);
 		return CMD_BADINPUT;
 	}
 	if (mkdir(a->out, 0777) < 0 && errno != EEXIST) {
-		fprintf(err, "kbtui sweep: cannot create %s: %s\n", a->out, strerror(errno));
+		textsafe_fprintf(err, "kbtui sweep: cannot create %s: %s\n", a->out, strerror(errno));
 		return CMD_BADINPUT;
 	}
 	return -1;
@@ -197,7 +199,7 @@ static int cmd_sweep_save(struct sweep_config *c, const char *dir, FILE *err)
 {
 	char *msg = NULL;
 	if (sweep_config_save(c, dir, &msg) < 0) {
-		fprintf(err, "kbtui sweep: %s\n", msg);
+		textsafe_fprintf(err, "kbtui sweep: %s\n", msg);
 		free(msg);
 		return CMD_BADINPUT;
 	}
@@ -234,7 +236,7 @@ static int cmd_sweep_go(struct sweep_config *c, const char *dir, const struct cm
 		        count[SWEEP_KILLED],
 		        count[SWEEP_FAILED] + count[SWEEP_KILLED] && !a->retry ? " (--retry failed reruns them)" : "");
 	} else if (ex->start(c, dir, todo, n, exe, out, &msg) < 0) {
-		fprintf(err, "kbtui sweep: %s\n", msg);
+		textsafe_fprintf(err, "kbtui sweep: %s\n", msg);
 		free(msg);
 		rc = CMD_BADINPUT;
 	}
@@ -283,7 +285,7 @@ int cmd_sweep(int argc, char **argv, FILE *out, FILE *err)
 			goto done;
 		}
 		if (sweep_config_load(&c, d, &msg) < 0) {
-			fprintf(err, "kbtui sweep: %s\n", msg);
+			textsafe_fprintf(err, "kbtui sweep: %s\n", msg);
 			free(msg);
 			rc = CMD_BADINPUT;
 			goto done;
@@ -291,7 +293,7 @@ int cmd_sweep(int argc, char **argv, FILE *out, FILE *err)
 		dir = realpath(d, NULL);
 	}
 	if (!dir) {
-		fprintf(err, "kbtui sweep: %s: %s\n", a.models ? a.out : argv[optind], strerror(errno));
+		textsafe_fprintf(err, "kbtui sweep: %s: %s\n", a.models ? a.out : argv[optind], strerror(errno));
 		rc = CMD_BADINPUT;
 		goto done;
 	}
@@ -300,7 +302,7 @@ int cmd_sweep(int argc, char **argv, FILE *out, FILE *err)
 		int cell = npos == 2 ? sweep_cell_find(&c, argv[optind + 1]) : -1;
 		if (cell < 0) {
 			char *safe = npos == 2 ? textsafe(argv[optind + 1], strlen(argv[optind + 1]), 0) : NULL;
-			fprintf(err, "kbtui sweep: --run-cell: %s is no cell of %s\n", safe ? safe : "(none)", dir);
+			textsafe_fprintf(err, "kbtui sweep: --run-cell: %s is no cell of %s\n", safe ? safe : "(none)", dir);
 			free(safe);
 			rc = npos == 2 ? CMD_BADINPUT : CMD_USAGE;
 		} else {
@@ -318,7 +320,7 @@ int cmd_sweep(int argc, char **argv, FILE *out, FILE *err)
 		const struct sweep_executor *ex = sweep_executor_find(a.executor ? a.executor : c.executor);
 		rc = CMD_OK;
 		if (ex->cancel(&c, dir, out, &msg) < 0) {
-			fprintf(err, "kbtui sweep: %s\n", msg);
+			textsafe_fprintf(err, "kbtui sweep: %s\n", msg);
 			free(msg);
 			rc = CMD_BADINPUT;
 		}

@@ -17,6 +17,8 @@
 #include <curl/curl.h>
 #include <openssl/evp.h>
 
+#include "textsafe.h"
+
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -59,7 +61,7 @@ sym(void *h, const char *lib, const char *name, void *p)
 {
 	void *f = dlsym(h, name);
 	if (!f) {
-		fprintf(stderr, "kbtui: %s has no %s\n", lib, name);
+		textsafe_fprintf(stderr, "kbtui: %s has no %s\n", lib, name);
 		return 0;
 	}
 	*(void **)p = f;
@@ -72,7 +74,7 @@ cu_load(void)
 	const char *lib = KB_CURL_SONAME;
 	void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
 	if (!h) {
-		fprintf(stderr, "kbtui: cannot load libcurl: %s\n", dlerror());
+		textsafe_fprintf(stderr, "kbtui: cannot load libcurl: %s\n", dlerror());
 		return;
 	}
 	cu_ok = sym(h, lib, "curl_global_init", &cu.global_init) &&
@@ -259,7 +261,7 @@ cr_load(void)
 	const char *lib = KB_CRYPTO_SONAME;
 	void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
 	if (!h) {
-		fprintf(stderr, "kbtui: cannot load libcrypto: %s\n", dlerror());
+		textsafe_fprintf(stderr, "kbtui: cannot load libcrypto: %s\n", dlerror());
 		return;
 	}
 	cr_ok = sym(h, lib, "EVP_MD_CTX_new", &cr.ctx_new) &&

@@ -454,12 +454,12 @@ int sweep_cell_run(const struct sweep_config *c, const char *dir, int cell, cons
 	free(err);
 	err = NULL;
 	if (sweep_state_save(dir, ce->run_id, st, &err) < 0) {
-		fprintf(log, "kbtui sweep: %s\n", err);
+		textsafe_fprintf(log, "kbtui sweep: %s\n", err);
 		free(err);
 		err = NULL;
 	}
 	if (rc == 0 && sweep_leaderboard_write(c, dir, &err) < 0) {
-		fprintf(log, "kbtui sweep: %s\n", err);
+		textsafe_fprintf(log, "kbtui sweep: %s\n", err);
 		free(err);
 	}
 	{

@@ -76,5 +76,21 @@ t "export: finishes, the run exported without its verdict, the bomb named" '[ $r
 t "annotate over the bomb: exit 1, the bomb named" '[ $rc -eq 1 ] && grep -qE "$bomb_msg" "$tmp/err"'
 t "and the file is left as it was" 'cmp -s "$tmp/bomb.before" "$ds/annotations/$R.yaml"'
 
+# a file or run name with a terminal's escapes in it, given to each command
+# that names it back on stderr: shown as ^[, never sent raw
+evil=$(printf 'x\033]0;pwned\007\033[2Jy')
+mkdir -p "$tmp/evil/$evil"
+printf 'not a transcript\n' > "$tmp/evil/$evil/t.jsonl"
+for args in "dump $tmp/evil/$evil/t.jsonl" "search x $tmp/evil/$evil/t.jsonl" "flags $tmp/evil/$evil/t.jsonl" \
+	"compare $tmp/evil/$evil/t.jsonl $tmp/evil/$evil/t.jsonl" "compare $evil $evil $ds" "watch $tmp/evil/$evil/none/t.jsonl" \
+	"export --format csv $evil" "dump $evil" "eval --problem $evil $tmp/evil/$evil/t.jsonl" \
+	"live --problem 01_fp8_gemm --model m --budget $evil" "sweep --models $evil --problems all --out $tmp/o"; do
+	# shellcheck disable=SC2086
+	(IFS='
+'; set -f; "$kb" $(printf '%s' "$args" | tr ' ' '\n')) < /dev/null > "$tmp/out" 2> "$tmp/err"; rc=$?
+	t "kbtui ${args%% *} naming it: exits non-zero, says so, no control byte on stderr" \
+		'[ $rc -ne 0 ] && [ -s "$tmp/err" ] && ! grep -q "$ctl" "$tmp/err" && ! grep -q "$c1" "$tmp/err"'
+done
+
 echo "1..$n"
 exit $fail

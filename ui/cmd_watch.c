@@ -5,6 +5,7 @@
 #include "tui_entry.h"
 #include "util.h"
 #include "watch.h"
+#include "textsafe.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +21,7 @@ static int cmd_watch_main(const char *path, const char *format)
 	}
 	struct watch_session *s = watch_session_new(path, format, NULL);
 	if (!s) {
-		fprintf(stderr, "kbtui: %s: no such file, and no directory to wait in\n", path);
+		textsafe_fprintf(stderr, "kbtui: %s: no such file, and no directory to wait in\n", path);
 		return CMD_BADINPUT;
 	}
 	int rc = tui_view(watch_session_view(s));
@@ -47,7 +48,7 @@ static int cmd_watch_exec(int argc, char **argv, const struct cmd_ctx *ctx)
 	if (cr.transcript) {
 		rc = cmd_watch_main(cr.transcript, s.format);
 	} else {
-		fprintf(ctx->err, "kbtui: %s: this run has no transcript in the dataset\n", cr.name);
+		textsafe_fprintf(ctx->err, "kbtui: %s: this run has no transcript in the dataset\n", cr.name);
 		rc = CMD_BADINPUT;
 	}
 	cmd_run_free(&cr);

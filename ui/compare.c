@@ -29,6 +29,7 @@
 #include "tui.h"
 #include "util.h"
 #include "view.h"
+#include "textsafe.h"
 
 /* the start, then at most every milestone */
 #define COMPARE_ANCHORS (MS__COUNT + 1)
@@ -512,9 +513,9 @@ static long compare_find(const struct dataset *ds, const char *id)
 	if (n == 1)
 		return found;
 	if (n == 0)
-		fprintf(stderr, "kbtui: %s: no run of %s has this id or prefix\n", id, ds->root);
+		textsafe_fprintf(stderr, "kbtui: %s: no run of %s has this id or prefix\n", id, ds->root);
 	else
-		fprintf(stderr, "kbtui: %s: %zu runs of %s start with it; give more of the id\n", id, n, ds->root);
+		textsafe_fprintf(stderr, "kbtui: %s: %zu runs of %s start with it; give more of the id\n", id, n, ds->root);
 	return -1;
 }
 
@@ -528,20 +529,20 @@ static struct run *compare_load(const char *arg, const char *format, struct data
 	if (util_is_file(arg) || util_is_dir(arg)) {
 		char *file = util_is_dir(arg) ? dataset_find_transcript(arg) : xstrdup(arg);
 		if (!file) {
-			fprintf(stderr, "kbtui: %s: no transcript in this directory\n", arg);
+			textsafe_fprintf(stderr, "kbtui: %s: no transcript in this directory\n", arg);
 			return NULL;
 		}
 		*own = parser_load_file(file, format ? parser_find(format) : NULL, &err);
 		free(file);
 		if (!*own) {
-			fprintf(stderr, "kbtui: %s\n", err);
+			textsafe_fprintf(stderr, "kbtui: %s\n", err);
 			free(err);
 		}
 		*title = arg;
 		return *own;
 	}
 	if (!*ds && !(*ds = dataset_open(dir, &err))) {
-		fprintf(stderr, "kbtui: %s\n", err);
+		textsafe_fprintf(stderr, "kbtui: %s\n", err);
 		free(err);
 		return NULL;
 	}
@@ -550,7 +551,7 @@ static struct run *compare_load(const char *arg, const char *format, struct data
 		return NULL;
 	struct run *r = dataset_load(*ds, (size_t)i);
 	if (!r)
-		fprintf(stderr, "kbtui: %s\n", (*ds)->runs[i].load_error ? (*ds)->runs[i].load_error : "cannot load");
+		textsafe_fprintf(stderr, "kbtui: %s\n", (*ds)->runs[i].load_error ? (*ds)->runs[i].load_error : "cannot load");
 	*title = (*ds)->runs[i].meta.run_id;
 	return r;
 }

@@ -32,6 +32,7 @@
 #include "tlines.h"
 #include "tui.h"
 #include "util.h"
+#include "textsafe.h"
 
 static double evaltui_now(void)
 {
@@ -284,7 +285,7 @@ static int evaltui_screen(struct eval_cmd *ec)
 	rc = evaljob_wait(et.job);
 	const struct eval_result *r = evaljob_result(et.job);
 	if (rc < 0)
-		fprintf(stderr, "kbtui eval: %s\n", r->failure ? r->failure : "cannot start");
+		textsafe_fprintf(stderr, "kbtui eval: %s\n", r->failure ? r->failure : "cannot start");
 	else
 		cmd_eval_summary(r, stdout);
 	evaljob_free(et.job);

@@ -36,6 +36,7 @@
 #include "tui.h"
 #include "util.h"
 #include "view.h"
+#include "textsafe.h"
 
 /* What the agent thread and the screen share; everything under mu. */
 struct live_shared {
@@ -432,12 +433,12 @@ static int live_screen(struct live_cmd *lc)
 		fprintf(stderr, "kbtui live: stopping the agent ...\n");
 	pthread_join(lv.thread, NULL);
 	if (lv.sh.rc < 0) {
-		fprintf(stderr, "kbtui live: %s\n", lv.sh.res.error ? lv.sh.res.error : "the run was not recorded");
+		textsafe_fprintf(stderr, "kbtui live: %s\n", lv.sh.res.error ? lv.sh.res.error : "the run was not recorded");
 		rc = CMD_BADINPUT;
 	} else {
 		struct agent_result *r = &lv.sh.res;
 		if (r->end == AGENT_ERROR)
-			fprintf(stderr, "kbtui live: %s\n", r->error ? r->error : "the model failed");
+			textsafe_fprintf(stderr, "kbtui live: %s\n", r->error ? r->error : "the model failed");
 		printf("kbtui live: %s after %d turns, %d tool calls, %lld tokens in, %lld out, %.0f s; run in %s\n",
 		       agent_end_name(r->end), r->turns, r->tool_calls, r->tok_in, r->tok_out, r->seconds, lc->o.rundir);
 		rc = r->end == AGENT_DONE ? CMD_OK : CMD_BADINPUT;

@@ -387,7 +387,7 @@ static int main_typo(const char *word, const char *argv0)
 		return -1;
 	}
 	char *safe = textsafe(word, strlen(word), 0);
-	fprintf(stderr, "kbtui: '%s' is not a command (nor a file or a run); did you mean '%s'?\n"
+	textsafe_fprintf(stderr, "kbtui: '%s' is not a command (nor a file or a run); did you mean '%s'?\n"
 	        "Try 'kbtui --help'.\n", safe, hint);
 	free(safe);
 	return CMD_USAGE;
