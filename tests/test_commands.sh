@@ -133,6 +133,9 @@ for f in notes.txt other.jsonl; do
 	t "flags $f: exit 1, the file named, no verdict" \
 		'[ $rc -eq 1 ] && grep -q "$f:1: .*unrecognised transcript format" "$tmp/err" && ! grep -q flagged "$tmp/out"'
 done
+"$kb" compare "$tmp/notes.txt" "$fx/grok_ok.jsonl" < /dev/null > "$tmp/out" 2> "$tmp/err"; rc=$?
+t "compare with a file that is no transcript: exit 1, the file named (before asking for a terminal)" \
+	'[ $rc -eq 1 ] && grep -q "notes.txt:1: .*unrecognised transcript format" "$tmp/err" && ! grep -q "needs a terminal" "$tmp/err"'
 "$kb" search Nothing "$tmp/empty.jsonl" > "$tmp/out" 2> "$tmp/err"; rc=$?
 t "search in an empty transcript: no match (exit 1), nothing on stderr" '[ $rc -eq 1 ] && [ ! -s "$tmp/err" ]'
 "$kb" flags "$tmp/empty.jsonl" > "$tmp/out" 2> "$tmp/err"; rc=$?

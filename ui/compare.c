@@ -532,12 +532,17 @@ static struct run *compare_load(const char *arg, const char *format, struct data
 			textsafe_fprintf(stderr, "kbtui: %s: no transcript in this directory\n", arg);
 			return NULL;
 		}
-		*own = parser_load_file(file, format ? parser_find(format) : NULL, &err);
-		free(file);
+		*own = parser_load_final(file, format ? parser_find(format) : NULL, &err);
 		if (!*own) {
 			textsafe_fprintf(stderr, "kbtui: %s\n", err);
 			free(err);
+		} else if (cmd_not_a_transcript(*own, file, stderr)) {  /* as the replay refuses it */
+			if ((*own)->malformed)
+				cmd_report_run(*own, stderr);
+			run_free(*own);
+			*own = NULL;
 		}
+		free(file);
 		*title = arg;
 		return *own;
 	}
