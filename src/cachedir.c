@@ -268,20 +268,76 @@ static void cd_trim(const char *root, uint64_t cap)
 	cd_counted = 1;
 }
 
-int cachedir_put(const char *path, const void *buf, size_t n)
+/* A new entry of n bytes is in: counted against the cap, trimmed past it. */
+static void cd_added(uint64_t n)
 {
-	if (safefile_write(path, buf, n, 0600, 0) < 0)
-		return -1;
 	char *root = cachedir_root();
 	if (!root)
-		return 0;
+		return;
 	uint64_t cap = cachedir_cap();
 	pthread_mutex_lock(&cd_lock);
 	if (!cd_counted || (cd_total += n) > cap)
 		cd_trim(root, cap);
 	pthread_mutex_unlock(&cd_lock);
 	free(root);
+}
+
+int cachedir_put(const char *path, const void *buf, size_t n)
+{
+	if (safefile_write(path, buf, n, 0600, 0) < 0)
+		return -1;
+	cd_added(n);
 	return 0;
+}
+
+struct cachedir_stream {
+	int fd;
+	char *tmp;                /* the temporary file (owned) */
+	char *path;               /* the entry it becomes (owned) */
+	uint64_t n;
+	int bad;                  /* a write failed: it is never committed */
+};
+
+struct cachedir_stream *cachedir_stream_open(const char *path)
+{
+	char *tmp = NULL;
+	int fd = safefile_tmp(path, 0600, &tmp);
+	if (fd < 0)
+		return NULL;
+	struct cachedir_stream *s = xcalloc(1, sizeof *s);
+	s->fd = fd;
+	s->tmp = tmp;
+	s->path = xstrdup(path);
+	return s;
+}
+
+void cachedir_stream_write(struct cachedir_stream *s, const void *buf, size_t n)
+{
+	if (!s || s->bad)
+		return;
+	if (util_write_all(s->fd, buf, n) < 0)
+		s->bad = 1;
+	s->n += n;
+}
+
+int cachedir_stream_end(struct cachedir_stream *s, int keep)
+{
+	if (!s)
+		return -1;
+	int rc = -1;
+	if (keep && !s->bad) {
+		uint64_t n = s->n;
+		rc = safefile_commit(s->fd, s->tmp, s->path, 0);  /* (frees tmp, removes it on failure) */
+		if (rc == 0)
+			cd_added(n);
+	} else {
+		close(s->fd);
+		unlink(s->tmp);
+		free(s->tmp);
+	}
+	free(s->path);
+	free(s);
+	return rc;
 }
 
 /* ---- kbtui cache --------------------------------------------------------------- */

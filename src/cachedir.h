@@ -33,6 +33,15 @@ const char *cachedir_refused(void);
  * counted against the cap, entries used longest ago removed past it.
  * 0, or -1 with errno. */
 int cachedir_put(const char *path, const void *buf, size_t n);
+/* A new entry written as it is made (an entry too big to build in
+ * memory first): opened as a temporary file beside path (safefile_tmp),
+ * written in pieces, then renamed into place and counted against the cap
+ * when keep, else removed. NULL when the temporary file cannot be made;
+ * a failed write makes the end fail. 0, or -1. */
+struct cachedir_stream;
+struct cachedir_stream *cachedir_stream_open(const char *path);
+void cachedir_stream_write(struct cachedir_stream *s, const void *buf, size_t n);
+int cachedir_stream_end(struct cachedir_stream *s, int keep);
 /* An entry was used: its modification time, the cache's clock of use, is
  * moved to now (at most once a minute). fd open on it, st its fstat. */
 void cachedir_used(int fd, const struct stat *st);

@@ -117,16 +117,6 @@ struct dump_facts {
 	size_t ntok;
 };
 
-/* The strings of an event that no later step reads (run_link reads the
- * call id, parsers the name of an open event: those stay). */
-static void dump_release(struct event *e)
-{
-	free(e->text);
-	free(e->args);
-	free(e->summary);
-	free(e->diff);
-	e->text = e->args = e->summary = e->diff = NULL;
-}
 
 struct dump_pass1 {
 	size_t done;
@@ -136,7 +126,7 @@ static void dump_facts_settled(void *arg, struct run *r, size_t settled)
 {
 	struct dump_pass1 *p = arg;
 	for (; p->done < settled; p->done++)
-		dump_release(&r->ev[p->done]);
+		run_event_drop_text(&r->ev[p->done]);
 }
 
 static void dump_facts_take(struct dump_facts *f, const struct run *r)
@@ -193,7 +183,7 @@ static void dump_print_settled(void *arg, struct run *r, size_t settled)
 		} else {
 			cmd_dump_text(p->out, &e, i);
 		}
-		dump_release(&r->ev[i]);
+		run_event_drop_text(&r->ev[i]);
 	}
 }
 

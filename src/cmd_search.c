@@ -34,6 +34,7 @@ struct cmd_search {
 	int list, count;
 	FILE *out;
 	char *run_id;             /* owned: the run's id, made safe to show */
+	size_t hits;              /* lines of the run being searched */
 };
 
 /* text made safe to show, as textsafe makes it: printable ASCII is itself
@@ -82,18 +83,77 @@ static int cmd_search_line(void *ud, size_t ev, int line, const char *text, size
 	return 0;
 }
 
+/* A run's search: begun, its text grepped (in one piece, or slice by
+ * slice as it is read), ended with -l's id or -c's count; 1 when it
+ * matched. */
+static void cmd_search_begin(struct cmd_search *c, const char *run_id)
+{
+	c->run_id = textsafe(run_id, strlen(run_id), 0);
+	c->hits = 0;
+}
+
+static void cmd_search_grep(struct cmd_search *c, const struct runtext *t)
+{
+	if (!(c->list && c->hits))  /* -l: one is enough */
+		c->hits += runtext_grep(c->s, t, cmd_search_line, c);
+}
+
+static int cmd_search_end(struct cmd_search *c)
+{
+	if (c->hits && c->list)
+		fprintf(c->out, "%s\n", c->run_id);
+	else if (c->hits && c->count)
+		fprintf(c->out, "%s:%zu\n", c->run_id, c->hits);
+	free(c->run_id);
+	c->run_id = NULL;
+	return c->hits > 0;
+}
+
 /* Searches one run's text; 1 when it matched. */
 static int cmd_search_run(struct cmd_search *c, const struct runtext *t, const char *run_id)
 {
-	c->run_id = textsafe(run_id, strlen(run_id), 0);
-	size_t hits = runtext_grep(c->s, t, cmd_search_line, c);
-	if (hits && c->list)
-		fprintf(c->out, "%s\n", c->run_id);
-	else if (hits && c->count)
-		fprintf(c->out, "%s:%zu\n", c->run_id, hits);
-	free(c->run_id);
-	c->run_id = NULL;
-	return hits > 0;
+	cmd_search_begin(c, run_id);
+	cmd_search_grep(c, t);
+	return cmd_search_end(c);
+}
+
+/* ---- a run read as a stream ----------------------------------------------------
+ * A run the cache does not know is read a slice at a time: the events
+ * each slice settles (reader_settled: no later line changes their text)
+ * are searched, their text is added to the cache entry being written, and
+ * dropped, so that the memory a search takes follows the number of events,
+ * not the transcript's text (issue #28). The lines and their order are a
+ * whole load's (test_runtext holds the two to it). */
+struct cmd_stream {
+	struct cmd_search *c;      /* NULL: nothing is searched */
+	struct runtext_writer *w;  /* NULL: nothing is cached */
+	size_t done;               /* events searched and dropped */
+};
+
+static void cmd_search_settled(void *arg, struct run *r, size_t settled)
+{
+	struct cmd_stream *st = arg;
+	if (settled <= st->done)
+		return;
+	struct runtext *t = runtext_events(r, st->done, settled);
+	if (st->c)  /* (a helper fills the cache only) */
+		cmd_search_grep(st->c, t);
+	runtext_writer_add(st->w, t);
+	runtext_free(t);
+	for (; st->done < settled; st->done++)
+		run_event_drop_text(&r->ev[st->done]);
+}
+
+/* Reads and searches file (begun: cmd_search_begin), its entry written when
+ * key allows and kept when it is a transcript. The run, its text dropped,
+ * or NULL with *e (owned) when it cannot be read. */
+static struct run *cmd_search_stream(struct cmd_search *c, const char *file, const struct parser_ops *as,
+                                     const struct runtext_key *key, char **e)
+{
+	struct cmd_stream st = { c, runtext_writer_new(file, as ? as->name : NULL, key), 0 };
+	struct run *r = parser_load_stream(file, as, e, 0, NULL, cmd_search_settled, &st);
+	runtext_writer_end(st.w, r && r->meta.format);  /* (a file no format reads: read and named each time) */
+	return r;
 }
 
 /* Whether a freshly read run is no transcript at all (no format fits,
@@ -109,19 +169,6 @@ static int cmd_search_unreadable(const struct run *r, const char *file, FILE *er
 	return 1;
 }
 
-/* The text of a loaded run, kept in the cache for the next search when
- * key says what the transcript was before it was read (and it is a
- * transcript: a file none reads is read, and named, each time). Frees r. */
-static struct runtext *cmd_search_text(struct run *r, const char *file, const struct parser_ops *fmt,
-                                       const struct runtext_key *key)
-{
-	struct runtext *t = runtext_new(r);
-	int keep = key->ok && r->meta.format;
-	run_free(r);
-	if (keep)
-		runtext_save(t, file, fmt ? fmt->name : NULL, key);
-	return t;
-}
 
 /* The pattern, case ignored with -i; an error names the offset in the
  * pattern as typed. */
@@ -170,22 +217,24 @@ static int cmd_search_file(struct cmd_search *c, const char *file, const char *p
 	const char *base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
 	struct runtext_key key;
 	struct runtext *t = runtext_load(file, fmt ? fmt->name : NULL, &key);
-	struct run *r = t ? NULL : parser_load_final(file, fmt, &e);
 	int rc = SEARCH_TROUBLE;
-	if (r && cmd_search_unreadable(r, file, err)) {
-		run_free(r);
-		free(name);
-		return SEARCH_TROUBLE;
-	}
-	if (!t && r)
-		t = cmd_search_text(r, file, fmt, &key);
-	if (!t) {
-		textsafe_fprintf(err, "kbtui: %s\n", e);
-		free(e);
-	} else {
+	if (t) {
 		rc = cmd_search_run(c, t, base) ? SEARCH_FOUND : SEARCH_NONE;
 		runtext_free(t);
+		free(name);
+		return rc;
 	}
+	cmd_search_begin(c, base);
+	struct run *r = cmd_search_stream(c, file, fmt, &key, &e);
+	if (!r) {
+		textsafe_fprintf(err, "kbtui: %s\n", e);
+		free(e);
+	} else if (!cmd_search_unreadable(r, file, err)) {
+		rc = SEARCH_NONE;
+	}
+	if (cmd_search_end(c))
+		rc = SEARCH_FOUND;
+	run_free(r);
 	free(name);
 	return rc;
 }
@@ -231,26 +280,18 @@ static void cmd_helper_work(struct dataset *ds, const struct parser_ops *fmt, vo
 			continue;   /* (reading it would only check what the search checks) */
 		struct runtext_key key = { .ok = 0 };
 		struct runtext *t = runtext_load(d->transcript, as ? as->name : NULL, &key);
-		if (!t && key.ok) {
+		if (!t && key.ok && (fmt || dataset_loadable(ds, i))) {
+			/* read as the search reads it, as a stream, with nothing to grep */
 			char *e = NULL;
-			struct run *r = fmt ? parser_load_final(d->transcript, fmt, &e) : dataset_load(ds, i);
+			struct run *r = cmd_search_stream(NULL, d->transcript, as, &key, &e);
 			free(e);
-			if (r && r->meta.format) {  /* (one that is no transcript: the search names it) */
-				t = runtext_new(r);
-				runtext_save(t, d->transcript, as ? as->name : NULL, &key);
-			}
 			if (r && !fmt) {   /* kbtui runs's figures, kept by the search (one writer of the table) */
 				struct runcount n;
 				runcount_of(r, &n);
 				dprintf(out, "%zu %zu %zu %d %d %d %s\n", i, n.events, n.tools, n.malformed, n.incomplete,
 				        n.approx, n.format);
 			}
-			if (!fmt) {
-				run_free(d->run);
-				d->run = NULL;
-			}
-			if (fmt)
-				run_free(r);
+			run_free(r);
 		}
 		runtext_free(t);
 	}
@@ -518,25 +559,29 @@ int cmd_search(int argc, char **argv, const char *argv0, FILE *out, FILE *err)
 			cmd_helper_start(&helper, ds, fmt, counts);
 			cmd_helper_at(&helper, i);
 		}
-		if (!t) {
-			struct run *r = fmt ? parser_load_final(d->transcript, fmt, &e) : dataset_load(ds, i);
-			if (!r) {
-				textsafe_fprintf(err, "kbtui: %s\n", fmt ? e : d->load_error);
-				free(e);
-				e = NULL;
-				continue;
-			}
-			runcount_put(counts, d, r);
-			d->run = NULL;  /* one run in memory at a time: the text takes it */
-			if (cmd_search_unreadable(r, d->transcript, err)) {
-				run_free(r);
-				continue;
-			}
-			t = cmd_search_text(r, d->transcript, as, &key);
+		if (t) {
+			if (cmd_search_run(&c, t, d->meta.run_id))
+				rc = SEARCH_FOUND;
+			runtext_free(t);
+			continue;
 		}
-		if (cmd_search_run(&c, t, d->meta.run_id))
+		if (!fmt && !dataset_loadable(ds, i)) {  /* as dataset_load would refuse it */
+			textsafe_fprintf(err, "kbtui: %s\n", d->load_error);
+			continue;
+		}
+		cmd_search_begin(&c, d->meta.run_id);
+		struct run *r = cmd_search_stream(&c, d->transcript, as, &key, &e);
+		if (!r) {
+			textsafe_fprintf(err, "kbtui: %s\n", e);
+			free(e);
+			e = NULL;
+		} else {
+			runcount_put(counts, d, r);
+			cmd_search_unreadable(r, d->transcript, err);
+		}
+		if (cmd_search_end(&c))
 			rc = SEARCH_FOUND;
-		runtext_free(t);
+		run_free(r);
 	}
 	cmd_helper_stop(&helper);
 	idcache_free(counts);

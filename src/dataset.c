@@ -920,6 +920,14 @@ static int ds_loadable(struct dataset *ds, size_t i)
 	return 1;
 }
 
+int dataset_loadable(struct dataset *ds, size_t i)
+{
+	struct ds_run *r = &ds->runs[i];
+	if (r->run)
+		return 1;
+	return !r->load_error && ds_loadable(ds, i);
+}
+
 /* The index's metadata onto a run read from its transcript: it is what
  * the leaderboard shows, so it wins. */
 static void ds_meta_onto(struct ds_run *r, struct run *run)

@@ -132,6 +132,10 @@ const struct ds_problem *dataset_baseline(const struct dataset *ds, const char *
  * rundetail.json, else the dataset's rundetail/<run_id>.json; owned, NULL
  * when there is none. */
 char *dataset_rundetail(const struct dataset *ds, size_t i);
+/* Whether run i can be read as dataset_load reads it (its transcript
+ * there and inside the dataset); when not, load_error says why. For a
+ * command that reads the transcript its own way (search, a stream). */
+int dataset_loadable(struct dataset *ds, size_t i);
 
 /* Parses run i's transcript if not yet done; NULL when it cannot be read
  * (ds->runs[i].load_error says why). */

@@ -67,6 +67,15 @@ void run_event_free(struct event *e)
 	free(e->summary);
 }
 
+void run_event_drop_text(struct event *e)
+{
+	free(e->text);
+	free(e->args);
+	free(e->summary);
+	free(e->diff);
+	e->text = e->args = e->summary = e->diff = NULL;
+}
+
 void run_free(struct run *r)
 {
 	if (!r)

@@ -89,6 +89,11 @@ void run_meta_free(struct run_meta *m);
 void run_clear(struct run *r);
 /* The strings an event owns (the event itself is the run's). */
 void run_event_free(struct event *e);
+/* Frees the strings of a settled event that no later step of a streamed
+ * read looks at (text, args, summary, diff: run_link reads the call id, a
+ * parser the name of an open event, and those stay): a command that has
+ * used an event lets its text go (reader_settled). */
+void run_event_drop_text(struct event *e);
 void run_meta_init(struct run_meta *m);
 
 /* Appends a zeroed event of kind k (link = -1) and returns it. The pointer

@@ -103,9 +103,14 @@ static int rt_build_field(void *ud, const struct flag_field *ff)
 
 struct runtext *runtext_new(const struct run *r)
 {
+	return runtext_events(r, 0, r->nev);
+}
+
+struct runtext *runtext_events(const struct run *r, size_t from, size_t to)
+{
 	struct rt_build x = { .f = NULL };
 	sbuf_init(&x.b);
-	for (size_t i = 0; i < r->nev; i++) {
+	for (size_t i = from; i < to && i < r->nev; i++) {
 		x.ev = i;
 		x.line = 0;
 		flag_fields(r, i, rt_build_field, &x);
@@ -308,7 +313,11 @@ size_t runtext_grep(struct search *s, const struct runtext *t,
 
 /* An entry: the magic, the key, the format, the parts and the text, then
  * the CRC-32C of all that as 8 bytes: a damaged entry is rebuilt. */
-#define RT_MAGIC "KBRTXT2"
+#define RT_MAGIC "KBRTXT3"
+/* Version 3 puts the text before the parts and their counts after it,
+ * so that an entry can be written as its run is read (runtext_writer):
+ * magic, key, format, text, parts (32 bytes each), nf, nbuf, CRC. */
+#define RT_TAIL 24                /* nf, nbuf, CRC */
 
 /* What a cache entry stands for: the fields of struct runtext_key. */
 enum { RT_EXE_SIZE, RT_EXE_MTIME, RT_DEV, RT_INO, RT_SIZE, RT_MTIME };
@@ -467,15 +476,22 @@ struct runtext *runtext_load(const char *transcript, const char *format, struct 
 		key->ok = 0;  /* no cache: nothing to save either */
 	if (!b)
 		return NULL;
-	struct rt_in in = { b, b + n - 8, !rt_sum_ok(b, n, eid) };
+	struct rt_in in = { b, b + n - 8, n < 8 + RT_TAIL || !rt_sum_ok(b, n, eid) };
 	const char *magic = rt_bytes(&in, 8);
 	for (int i = 0; i < 6; i++)
 		same &= rt_u64(&in) == key->v[i];
 	if (in.bad || memcmp(magic, RT_MAGIC, 8) != 0 || !same || !rt_same_str(&in, format ? format : ""))
 		goto out;
-	uint64_t nf = rt_u64(&in), nbuf = rt_u64(&in);
-	if (in.bad || nf > (uint64_t)(in.end - in.p) / 32)
+	/* the counts at the end: the text from here, then the parts */
+	const char *text = in.p;
+	if ((size_t)(b + n - text) < RT_TAIL)
 		goto out;
+	uint64_t nf, nbuf, room = (uint64_t)(b + n - RT_TAIL - text);
+	memcpy(&nf, b + n - RT_TAIL, 8);
+	memcpy(&nbuf, b + n - RT_TAIL + 8, 8);
+	if (nbuf > room || nf > (room - nbuf) / 32 || nf * 32 != room - nbuf)
+		goto out;
+	in.p = text + nbuf;
 	t = xcalloc(1, sizeof *t);
 	t->f = xmalloc((nf ? nf : 1) * sizeof *t->f);
 	t->nf = (size_t)nf;
@@ -488,8 +504,7 @@ struct runtext *runtext_load(const char *transcript, const char *format, struct 
 		t->f[i] = (struct rt_field){ (size_t)ev, (int)line, (size_t)off, (size_t)len };
 		end = off + len + 1;
 	}
-	const char *text = rt_bytes(&in, nbuf);
-	if (in.bad || in.p != in.end || end > nbuf)
+	if (end > nbuf)
 		goto bad;
 	for (size_t i = 0; i < t->nf; i++)
 		if (text[t->f[i].off + t->f[i].len] != '\n')
@@ -520,35 +535,125 @@ static void rt_put_str(struct sbuf *b, const char *s)
 	sbuf_adds(b, s);
 }
 
+/* What an entry begins with: the magic, the key, the format. */
+static void rt_put_head(struct sbuf *b, const struct runtext_key *key, const char *format)
+{
+	sbuf_add(b, RT_MAGIC, 8);
+	for (int i = 0; i < 6; i++)
+		rt_put_u64(b, key->v[i]);
+	rt_put_str(b, format ? format : "");
+}
+
+/* The parts (offsets in the whole text), then nf and nbuf (the CRC follows). */
+static void rt_put_parts(struct sbuf *b, const struct rt_field *f, size_t nf, size_t nbuf)
+{
+	for (size_t i = 0; i < nf; i++) {
+		rt_put_u64(b, f[i].ev);
+		rt_put_u64(b, (uint64_t)f[i].line);
+		rt_put_u64(b, f[i].off);
+		rt_put_u64(b, f[i].len);
+	}
+	rt_put_u64(b, nf);
+	rt_put_u64(b, nbuf);
+}
+
+/* The transcript must be the file that was read, unchanged since: else
+ * the entry would stand for what it no longer is. */
+static int rt_still(const char *transcript, const struct runtext_key *key)
+{
+	struct runtext_key now;
+	return key->ok && rt_identify(transcript, &now) == 0 && memcmp(now.v, key->v, sizeof now.v) == 0;
+}
+
 int runtext_save(const struct runtext *t, const char *transcript, const char *format,
                  const struct runtext_key *key)
 {
-	struct runtext_key now;
-	/* the transcript must be the file that was read, unchanged since */
-	if (!key->ok || rt_identify(transcript, &now) < 0 || memcmp(now.v, key->v, sizeof now.v) != 0)
+	if (!rt_still(transcript, key))
 		return -1;
 	char *path = rt_entry(key, format);
 	if (!path)
 		return -1;
 	struct sbuf b;
 	sbuf_init(&b);
-	sbuf_add(&b, RT_MAGIC, 8);
-	for (int i = 0; i < 6; i++)
-		rt_put_u64(&b, key->v[i]);
-	rt_put_str(&b, format ? format : "");
-	rt_put_u64(&b, t->nf);
-	rt_put_u64(&b, t->nbuf);
-	for (size_t i = 0; i < t->nf; i++) {
-		rt_put_u64(&b, t->f[i].ev);
-		rt_put_u64(&b, (uint64_t)t->f[i].line);
-		rt_put_u64(&b, t->f[i].off);
-		rt_put_u64(&b, t->f[i].len);
-	}
+	rt_put_head(&b, key, format);
 	sbuf_add(&b, t->buf, t->nbuf);
+	rt_put_parts(&b, t->f, t->nf, t->nbuf);
 	rt_put_u64(&b, crc32c(0, b.s, b.len));
 	/* a cache needs no fsync: a torn entry fails its checksum and is rebuilt */
 	int rc = cachedir_put(path, b.s, b.len);
 	sbuf_free(&b);
 	free(path);
+	return rc;
+}
+
+/* ---- an entry written as the run is read ------------------------------------ */
+
+struct runtext_writer {
+	struct cachedir_stream *out;
+	uint32_t crc;             /* of all written so far */
+	struct rt_field *f;       /* every part, offsets in the whole text (owned) */
+	size_t nf, cap;
+	size_t nbuf;
+	struct runtext_key key;
+	char *transcript;         /* owned */
+};
+
+static void rt_w_put(struct runtext_writer *w, const void *p, size_t n)
+{
+	w->crc = crc32c(w->crc, p, n);
+	cachedir_stream_write(w->out, p, n);
+}
+
+struct runtext_writer *runtext_writer_new(const char *transcript, const char *format,
+                                          const struct runtext_key *key)
+{
+	char *path = key->ok ? rt_entry(key, format) : NULL;
+	struct cachedir_stream *out = path ? cachedir_stream_open(path) : NULL;
+	free(path);
+	if (!out)
+		return NULL;
+	struct runtext_writer *w = xcalloc(1, sizeof *w);
+	w->out = out;
+	w->key = *key;
+	w->transcript = xstrdup(transcript);
+	struct sbuf b;
+	sbuf_init(&b);
+	rt_put_head(&b, key, format);
+	rt_w_put(w, b.s, b.len);
+	sbuf_free(&b);
+	return w;
+}
+
+void runtext_writer_add(struct runtext_writer *w, const struct runtext *t)
+{
+	if (!w)
+		return;
+	rt_w_put(w, t->buf, t->nbuf);
+	w->f = xgrow(w->f, &w->cap, w->nf + t->nf, sizeof *w->f);
+	for (size_t i = 0; i < t->nf; i++) {
+		w->f[w->nf] = t->f[i];
+		w->f[w->nf++].off += w->nbuf;
+	}
+	w->nbuf += t->nbuf;
+}
+
+int runtext_writer_end(struct runtext_writer *w, int keep)
+{
+	if (!w)
+		return -1;
+	keep = keep && rt_still(w->transcript, &w->key);
+	if (keep) {
+		struct sbuf b;
+		sbuf_init(&b);
+		rt_put_parts(&b, w->f, w->nf, w->nbuf);
+		rt_w_put(w, b.s, b.len);
+		uint64_t crc = w->crc;
+		cachedir_stream_write(w->out, &crc, 8);
+		sbuf_free(&b);
+	}
+	int rc = cachedir_stream_end(w->out, keep);
+	free(w->f);
+	free(w->transcript);
+	free(w);
 	return rc;
 }

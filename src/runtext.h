@@ -18,6 +18,9 @@ struct runtext;
 
 /* The text of a loaded run (diffs rendered on the way). */
 struct runtext *runtext_new(const struct run *r);
+/* The text of events [from, to) alone, numbered as in the whole run: a
+ * run read as a stream is searched a slice at a time. */
+struct runtext *runtext_events(const struct run *r, size_t from, size_t to);
 void runtext_free(struct runtext *t);
 size_t runtext_bytes(const struct runtext *t);
 
@@ -43,6 +46,15 @@ struct runtext_key {
 struct runtext *runtext_load(const char *transcript, const char *format, struct runtext_key *key);
 int runtext_save(const struct runtext *t, const char *transcript, const char *format,
                  const struct runtext_key *key);
+/* The same entry written as the run is read (its text need not be held
+ * whole): each runtext_events of it added in order, then ended; it is kept
+ * when keep and the transcript is still what key says. NULL (and every
+ * call on it a no-op) when there is no cache or no entry can be made. */
+struct runtext_writer;
+struct runtext_writer *runtext_writer_new(const char *transcript, const char *format,
+                                          const struct runtext_key *key);
+void runtext_writer_add(struct runtext_writer *w, const struct runtext *t);
+int runtext_writer_end(struct runtext_writer *w, int keep);
 /* Whether an entry for the transcript as it is now exists, by its header
  * alone (its checksum is runtext_load's to check): for a helper that fills
  * the cache and need not read what is there. */

@@ -1,6 +1,6 @@
 #!/bin/sh
-# kbtui dump in bounded memory (issue #28): its peak RSS follows the number
-# of events, not their text. Two runs of the same 40001 events, one with
+# kbtui dump and a cold kbtui search in bounded memory (issue #28): their
+# peak RSS follows the number of events, not their text. Two runs of the same 40001 events, one with
 # results of 4x the text of the other, must take nearly the same memory,
 # and far less than the transcript. Loose ratios only (the machine is
 # shared; malloc's habits vary); skipped without /usr/bin/time or under
@@ -49,5 +49,23 @@ for mode in "" --jsonl; do
 	t "dump $mode: 4x the text, RSS grows by under a fifth of the bytes added ($rs -> $rb KB)" \
 		'[ $(((rb - rs) * 1024)) -lt $(((big - small) / 5)) ]'
 done
+# kbtui search reads a run the cache does not know the same way (issue
+# #28): each settled slice searched, written to the cache entry, dropped
+srss() {
+	XDG_CACHE_HOME="$tmp/cache" /usr/bin/time -f %M -o "$tmp/rss" "$kb" search -c tflops "$1" > "$tmp/out" 2> "$tmp/err"
+	echo "$? $(cat "$tmp/out") $(cat "$tmp/rss")"
+}
+set -- $(srss "$tmp/small.jsonl"); rc=$1 got=$2 rs=$3
+t "search -c of 40001 events: every result's line counted, exit 0, nothing on stderr" '[ $rc = 0 ] && [ "$got" = "small.jsonl:20000" ] && [ ! -s "$tmp/err" ]'
+set -- $(srss "$tmp/big.jsonl"); rc=$1 got=$2 rb=$3
+t "... with 4x the text: the same, exit 0, nothing on stderr" '[ $rc = 0 ] && [ "$got" = "big.jsonl:20000" ] && [ ! -s "$tmp/err" ]'
+echo "# search, cold cache: $rs KB for $((small / 1024)) KB, $rb KB for $((big / 1024)) KB"
+t "search, cold cache: peak RSS under half the transcript ($rb KB for $((big / 1024)) KB)" '[ $((rb * 1024)) -lt $((big / 2)) ]'
+t "search: 4x the text, RSS grows by under a fifth of the bytes added ($rs -> $rb KB)" \
+	'[ $(((rb - rs) * 1024)) -lt $(((big - small) / 5)) ]'
+t "and both runs' text went into the cache, whole" '[ $(ls "$tmp/cache/kbtui/text" | wc -l) -eq 2 ]'
+XDG_CACHE_HOME="$tmp/cache" "$kb" search -c tflops "$tmp/big.jsonl" > "$tmp/out2" 2> "$tmp/err"; rc=$?
+t "searched again from that entry: the same count" '[ $rc = 0 ] && cmp -s "$tmp/out" "$tmp/out2"'
+
 echo "1..$n"
 exit $fail

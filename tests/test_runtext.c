@@ -69,6 +69,68 @@ static int transcripts(const char *dir, char **out, int max, int n)
 	return n;
 }
 
+/* A run read as a stream, as kbtui search reads one the cache does not
+ * know: each slice's settled events made into text (runtext_events),
+ * grepped alone, written to an entry (runtext_writer), their text dropped. */
+struct stream_check {
+	struct search *s;          /* grepped slice by slice */
+	struct sbuf lines;
+	struct runtext_writer *w;
+	size_t done;
+};
+
+static void stream_settled(void *arg, struct run *r, size_t settled)
+{
+	struct stream_check *x = arg;
+	if (settled <= x->done)
+		return;
+	struct runtext *t = runtext_events(r, x->done, settled);
+	runtext_grep(x->s, t, collect, &x->lines);
+	runtext_writer_add(x->w, t);
+	runtext_free(t);
+	for (; x->done < settled; x->done++)
+		run_event_drop_text(&r->ev[x->done]);
+}
+
+/* The streamed text against the whole run's: the lines found slice by
+ * slice, and the entry written from the slices, read back, for every
+ * pattern. 1 when all agree. */
+static int stream_same(const char *file, const struct run *whole, size_t slice, int *written)
+{
+	static const char *const fmt = "stream-check";  /* its own entry beside the whole run's */
+	struct runtext_key key;
+	runtext_free(runtext_load(file, fmt, &key));
+	char *err = NULL;
+	struct stream_check x = { search_new("model|^$|\\+", &err), {0}, runtext_writer_new(file, fmt, &key), 0 };
+	sbuf_init(&x.lines);
+	struct run *r = parser_load_stream(file, NULL, &err, slice, NULL, stream_settled, &x);
+	*written += runtext_writer_end(x.w, r != NULL) == 0;
+	struct sbuf want;
+	sbuf_init(&want);
+	flag_grep(x.s, whole, collect, &want);
+	int same = r && r->nev == whole->nev && want.len == x.lines.len && (!want.len || !memcmp(want.s, x.lines.s, want.len));
+	if (!same)
+		printf("# %s, slices of %zu: streamed lines differ from the whole run's\n", file, slice);
+	struct runtext *back = runtext_load(file, fmt, &key);
+	for (const char **p = pats; *p && back; p++) {
+		struct search *s = search_new(*p, &err);
+		if (s && !same_lines(s, whole, back, file))
+			same = 0;
+		search_free(s);
+	}
+	if (!back) {
+		printf("# %s, slices of %zu: no entry was written from the stream\n", file, slice);
+		same = 0;
+	}
+	runtext_free(back);
+	sbuf_free(&want);
+	sbuf_free(&x.lines);
+	search_free(x.s);
+	free(err);
+	run_free(r);
+	return same;
+}
+
 /* Every fixture (and ../shared/kbh when present), every pattern: built
  * from the run, and through a cache entry written and read back. */
 static void corpus(const char *cache)
@@ -76,10 +138,11 @@ static void corpus(const char *cache)
 	char *files[400];
 	int n = transcripts(tap_path("tests/fixtures"), files, 400, 0);
 	char *kbh = util_path_join(tap_srcdir(), "../shared/kbh/runs");
+	n = transcripts(tap_path("tests/realworld"), files, 400, n);
 	int nfix = n;
 	n = transcripts(kbh, files, 400, n);
 	free(kbh);
-	int built = 1, cached = 1, saved = 0, nrun = 0;
+	int built = 1, cached = 1, saved = 0, nrun = 0, streamed = 1, written = 0;
 	for (int i = 0; i < n; i++) {
 		char *e = NULL;
 		struct runtext_key key;
@@ -109,6 +172,9 @@ static void corpus(const char *cache)
 		}
 		runtext_free(back);
 		runtext_free(t);
+		/* slices of 4 kB (many settle points) and the default 1 MiB */
+		streamed &= stream_same(files[i], r, 4096, &written);
+		streamed &= stream_same(files[i], r, 0, &written);
 		run_free(r);
 		free(files[i]);
 	}
@@ -117,6 +183,9 @@ static void corpus(const char *cache)
 	ok(built, "every run, every pattern: runtext finds the lines flag_grep finds");
 	is_int(saved, nrun, "every run's text went into the cache");
 	ok(cached, "and read back from the cache it finds the same lines");
+	ok(streamed, "read as a stream (slices of 4 kB and 1 MiB, text dropped as it settles): the same lines, "
+	   "slice by slice and from the entry written as it was read");
+	is_int(written, 2 * nrun, "every streamed run's entry was written");
 }
 
 /* Parts that a one-pass search over everything would get wrong, had it
