@@ -590,6 +590,7 @@ int runtext_save(const struct runtext *t, const char *transcript, const char *fo
 
 struct runtext_writer {
 	struct cachedir_stream *out;
+	struct sbuf pending;      /* not yet written: small entries go out in one write */
 	uint32_t crc;             /* of all written so far */
 	struct rt_field *f;       /* every part, offsets in the whole text (owned) */
 	size_t nf, cap;
@@ -598,10 +599,16 @@ struct runtext_writer {
 	char *transcript;         /* owned */
 };
 
+#define RT_W_FLUSH (1u << 20)
+
 static void rt_w_put(struct runtext_writer *w, const void *p, size_t n)
 {
 	w->crc = crc32c(w->crc, p, n);
-	cachedir_stream_write(w->out, p, n);
+	sbuf_add(&w->pending, p, n);
+	if (w->pending.len >= RT_W_FLUSH) {
+		cachedir_stream_write(w->out, w->pending.s, w->pending.len);
+		sbuf_reset(&w->pending);
+	}
 }
 
 struct runtext_writer *runtext_writer_new(const char *transcript, const char *format,
@@ -614,6 +621,7 @@ struct runtext_writer *runtext_writer_new(const char *transcript, const char *fo
 		return NULL;
 	struct runtext_writer *w = xcalloc(1, sizeof *w);
 	w->out = out;
+	sbuf_init(&w->pending);
 	w->key = *key;
 	w->transcript = xstrdup(transcript);
 	struct sbuf b;
@@ -648,9 +656,11 @@ int runtext_writer_end(struct runtext_writer *w, int keep)
 		rt_put_parts(&b, w->f, w->nf, w->nbuf);
 		rt_w_put(w, b.s, b.len);
 		uint64_t crc = w->crc;
-		cachedir_stream_write(w->out, &crc, 8);
+		sbuf_add(&w->pending, (const char *)&crc, 8);
+		cachedir_stream_write(w->out, w->pending.s, w->pending.len);
 		sbuf_free(&b);
 	}
+	sbuf_free(&w->pending);
 	int rc = cachedir_stream_end(w->out, keep);
 	free(w->f);
 	free(w->transcript);
