@@ -16,7 +16,12 @@ void mouse_init(void)
 {
 	if (mouse_off)
 		return;
-	mmask_t want = BUTTON1_PRESSED | BUTTON1_CLICKED | BUTTON4_PRESSED;
+	/* presses only: asking for BUTTON1_CLICKED too made ncurses keep
+	 * releases (to compose clicks from), and a release read with its
+	 * press in one go could be the one event getmouse returned, so that
+	 * a click did nothing (seen twice in CI: test_theme's click on a pane,
+	 * then j moved the list). Every terminal reports the press. */
+	mmask_t want = BUTTON1_PRESSED | BUTTON4_PRESSED;
 #if NCURSES_MOUSE_VERSION > 1
 	want |= BUTTON5_PRESSED;
 #endif
