@@ -340,9 +340,8 @@ void taint_update(struct taint *t, const struct run *cr, size_t from)
 		taint_reset(t);
 	}
 	if (r->nev + 1 > t->cap) {
-		size_t c = t->cap;
-		t->by = xgrow(t->by, &c, r->nev + 1, sizeof *t->by);
-		t->file = xgrow(t->file, &t->cap, r->nev + 1, sizeof *t->file);
+		t->by = xgrow(t->by, &t->cap, r->nev + 1, sizeof *t->by);
+		t->file = xrealloc(t->file, t->cap * sizeof *t->file);
 	}
 	for (size_t i = t->nev; i < r->nev; i++) {
 		if (i + TAINT_RING >= r->nev) {  /* only the last few: a full read copies nothing more */

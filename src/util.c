@@ -371,11 +371,6 @@ int util_path_inside_at(int root_fd, const char *root, const char *path)
 	return strncmp(real, real_root, n) == 0 && (real[n] == '/' || real[n] == '\0');
 }
 
-int util_path_inside(const char *root, const char *path)
-{
-	return util_path_inside_at(-1, root, path);
-}
-
 char *util_path_join(const char *a, const char *b)
 {
 	size_t la = strlen(a), lb = strlen(b);

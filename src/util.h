@@ -49,11 +49,9 @@ char *util_path_join(const char *a, const char *b);
 /* Whether path resolves to an existing file inside the directory root
  * (symbolic links followed: one that leads out is outside), as realpath
  * would say. Where path is root/REL it asks the kernel to resolve REL
- * beneath root (openat2, one call), else, or when that cannot say (an
+ * beneath root (openat2, one call; root_fd: root already open, see
+ * util_dir_fd, or -1 to open it), else, or when that cannot say (an
  * absolute link, an old kernel), compares the real paths. */
-int util_path_inside(const char *root, const char *path);
-/* The same with root already open (O_PATH | O_DIRECTORY, see
- * util_dir_fd): no open a question. */
 int util_path_inside_at(int root_fd, const char *root, const char *path);
 /* root opened for util_path_inside_at: the fd, or -1 (then each question
  * opens it). */

@@ -15,7 +15,7 @@ static void safe_is(const char *in, size_t n, int flags, const char *want, const
 	free(s);
 }
 
-/* util_path_inside: what realpath says, by openat2 where it can. */
+/* util_path_inside_at: what realpath says, by openat2 where it can. */
 static void inside_checks(void)
 {
 	char tmpl[] = "/tmp/kbtui-inside-XXXXXX";
@@ -53,13 +53,13 @@ static void inside_checks(void)
 	ok(fd >= 0, "util_dir_fd opens the root");
 	for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
 		snprintf(path, sizeof path, "%s/%s", root, c[i].rel);
-		is_int(util_path_inside(root, path), c[i].want, "util_path_inside: %s", c[i].what);
+		is_int(util_path_inside_at(-1, root, path), c[i].want, "util_path_inside: %s", c[i].what);
 		is_int(util_path_inside_at(fd, root, path), c[i].want, "... with the root open: %s", c[i].what);
 	}
 	snprintf(path, sizeof path, "%s/ds/runs/a/t.jsonl", d);
 	char other[300];
 	snprintf(other, sizeof other, "%s/out", d);
-	is_int(util_path_inside(other, path), 0, "util_path_inside: a file of another directory");
+	is_int(util_path_inside_at(-1, other, path), 0, "util_path_inside: a file of another directory");
 	if (fd >= 0)
 		close(fd);
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", d);

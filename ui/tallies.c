@@ -10,18 +10,12 @@
 void tallies_update(struct tallies *t, const struct run *run, size_t from)
 {
 	size_t n = run->nev;
-	if (n + 1 > t->cap) {  /* all five to one capacity */
-		size_t c = t->cap;
-		t->in = xgrow(t->in, &c, n + 1, sizeof *t->in);
-		c = t->cap;
-		t->out = xgrow(t->out, &c, n + 1, sizeof *t->out);
-		c = t->cap;
-		t->cache = xgrow(t->cache, &c, n + 1, sizeof *t->cache);
-		c = t->cap;
-		t->tools = xgrow(t->tools, &c, n + 1, sizeof *t->tools);
-		c = t->cap;
-		t->turns = xgrow(t->turns, &c, n + 1, sizeof *t->turns);
-		t->cap = c;
+	if (n + 1 > t->cap) {  /* the first sets the capacity, the other four follow it */
+		t->in = xgrow(t->in, &t->cap, n + 1, sizeof *t->in);
+		t->out = xrealloc(t->out, t->cap * sizeof *t->out);
+		t->cache = xrealloc(t->cache, t->cap * sizeof *t->cache);
+		t->tools = xrealloc(t->tools, t->cap * sizeof *t->tools);
+		t->turns = xrealloc(t->turns, t->cap * sizeof *t->turns);
 	}
 	if (from > n)
 		from = n;
