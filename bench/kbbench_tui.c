@@ -32,6 +32,7 @@
 #include "browse.h"
 #include "dataset.h"
 #include "keys.h"
+#include "linescan.h"
 #include "pager.h"
 #include "parser.h"
 #include "replay.h"
@@ -432,6 +433,27 @@ static int bench_pager(const char *file)
 	erase();
 	replay_draw(rp);
 	double first = now_ms() - t0, first_cpu = cpu_ms() - c0;
+	/* G at once: the end read apart (its lines counted, its last MB
+	 * parsed), its last event the file's last line */
+	struct replay_feed *f = pager_feed(pg);
+	double e0 = now_ms(), ec0 = cpu_ms();
+	struct view *end = f->last(f, v);
+	double end_ms = now_ms() - e0, end_cpu = cpu_ms() - ec0;
+	if (end) {
+		struct replay *erp = (struct replay *)end;
+		const struct run *er = erp->cx.run;
+		printf("RESULT pager_end ms %.2f cpu %.2f events %zu last_line %d\n", end_ms, end_cpu, er->nev,
+		       er->nev ? er->ev[er->nev - 1].line : 0);
+		end->ops->free(end);
+	} else {
+		printf("RESULT pager_end none (%s)\n", v->msg ? v->msg : "little left to read");
+	}
+	/* the pass that splits lines, alone: the newlines of the whole file */
+	double l0 = now_ms();
+	size_t lines = 0;
+	linescan_count(parser_loader_fd(ld), 0, (size_t)st.st_size, &lines);
+	double lms = now_ms() - l0;
+	printf("RESULT pager_lines ms %.2f lines %zu gbps %.2f\n", lms, lines, (double)st.st_size / 1e6 / (lms > 0 ? lms : 1e-3));
 	size_t n = 0, cap = 1024;
 	double *poll = xcalloc(cap, sizeof *poll), *key = xcalloc(cap, sizeof *key), kc;
 	while (!rp->feed.ended) {

@@ -497,6 +497,42 @@ struct parser_loader *parser_loader_open(const char *path, const struct parser_o
 	return parser_loader_make(path, forced, err, 1, NULL);
 }
 
+struct parser_loader *parser_loader_open_at(const char *path, const struct parser_ops *ops, size_t offset,
+                                            int lines, char **err)
+{
+	struct parser_loader *l = parser_loader_make(path, ops, err, 1, NULL);
+	if (!l)
+		return NULL;
+	if (lseek(l->fd, (off_t)offset, SEEK_SET) < 0) {
+		if (err)
+			*err = xasprintf("%s: %s", path, strerror(errno));
+		parser_loader_free(l);
+		return NULL;
+	}
+	l->done = offset;
+	l->rd->offset = offset;
+	l->rd->ctx.lineno = lines;
+	return l;
+}
+
+const struct parser_ops *parser_loader_format(const struct parser_loader *l)
+{
+	return reader_format(l->rd);
+}
+
+void parser_loader_where(const struct parser_loader *l, size_t *offset, int *lines)
+{
+	/* a last line taken without its newline (reader_finish): the newline
+	 * that follows is that line's */
+	*offset = l->rd->offset + (size_t)l->rd->tail_taken;
+	*lines = l->rd->ctx.lineno;
+}
+
+int parser_loader_fd(const struct parser_loader *l)
+{
+	return l->fd;
+}
+
 /* EOF: the last line and the format settled as a whole load settles them. */
 static void parser_loader_end(struct parser_loader *l)
 {

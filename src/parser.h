@@ -171,6 +171,20 @@ struct run *parser_loader_take(struct parser_loader *l);
  * 0 for a pipe, whose size is not known). */
 void parser_loader_progress(const struct parser_loader *l, size_t *done, size_t *total);
 void parser_loader_free(struct parser_loader *l);
+/* A loader of the same file from a line start on (the end of a big file
+ * shown before the rest is read: ui/pager.c): offset, the byte the line
+ * begins at; lines, the lines before it, so that events carry the file's
+ * line numbers. ops: the format the head of the file chose. NULL + *err
+ * (owned) when the file cannot be opened. */
+struct parser_loader *parser_loader_open_at(const char *path, const struct parser_ops *ops, size_t offset,
+                                            int lines, char **err);
+/* The format chosen (NULL until the first lines chose one). */
+const struct parser_ops *parser_loader_format(const struct parser_loader *l);
+/* Where the whole lines read so far end: the byte after the last one's
+ * newline, and how many there are. */
+void parser_loader_where(const struct parser_loader *l, size_t *offset, int *lines);
+/* The loader's file, open for reading (borrowed). */
+int parser_loader_fd(const struct parser_loader *l);
 
 /* Helpers for parsers. */
 /* Adds a tool_call; fills path and records the file change (its diff is

@@ -28,10 +28,36 @@ t "q quits with status 0, nothing on stderr" 'wait_for p "kbtui exited: 0" && [ 
 
 # --event beyond the first slices: read until it is there, opened on it
 start e "$kb" --event 70001 "$big"
-t "--event 70001 opens on event 70001 of a file read in slices" \
-	'wait_for e "event 70001/220000 " && has "thinking about tile 35001 of"'
+t "--event 70001 opens on event 70001 of a file read in slices, the list scrolled to it" \
+	'wait_for e "event 70001/220000 " && has "thinking about tile 35001 of" && has "^ *70001 +think "'
 keys e q
 t "and quits with status 0, nothing on stderr" 'wait_for e "kbtui exited: 0" && [ ! -s "$tmp/e.err" ]'
+
+# ---- G with most of the file unread: the end at once, as less shows it -------------
+# each turn held to 16 kB (KBTUI_PAGER_TURN, for tests): the read from the
+# start takes over a thousand turns, so G comes with most of it unread
+g_lines=$(wc -l < "$big")
+start g1 KBTUI_PAGER_TURN=16384 "$kb" "$big"
+t "a read held to 16 kB a turn: the first screen, reading" 'wait_for g1 "event 1/[0-9]+ " "reading [0-9]+% of"'
+keys g1 G
+t "G with most unread: the end read apart at once, on its last event, its first line counted" \
+	'wait_for g1 "\(the end, from line [0-9]+\)" "the end, from line [0-9]+; reading [0-9]+% of" "step 110000 done" &&
+	 g_at=$(grep -oE "the end, from line [0-9]+;" "$scr" | grep -oE "[0-9]+") && [ "$g_at" -gt 100000 ] && [ "$g_at" -le "$g_lines" ]'
+t "the end's list ends with the file's last event, selected" 'has "step 110000 done" && ! has "event 1/"'
+t "once the read from the start is over, the end gives way to the whole run, on its last event" \
+	'wait_for g1 "event 220000/220000 " && ! has "the end, from line" && has "step 110000 done"'
+keys g1 q
+t "q quits with status 0, nothing on stderr" 'wait_for g1 "kbtui exited: 0" && [ ! -s "$tmp/g1.err" ]'
+
+start g2 KBTUI_PAGER_TURN=16384 "$kb" "$big"
+t "again: the first screen, reading" 'wait_for g2 "event 1/[0-9]+ " "reading [0-9]+% of"'
+keys g2 G
+t "G: the end" 'wait_for g2 "the end, from line [0-9]+; reading"'
+keys g2 q
+t "q in the end goes back to the read from the start, where it was, still reading" \
+	'wait_for g2 "event 1/[0-9]+ " "reading [0-9]+% of" && has "thinking about tile 1 of" && ! has "the end, from line"'
+keys g2 q
+t "q quits with status 0, nothing on stderr" 'wait_for g2 "kbtui exited: 0" && [ ! -s "$tmp/g2.err" ]'
 
 # ---- a pipe: its first part, then a pause, then the rest ---------------------------
 fifo="$tmp/pipe"

@@ -3,9 +3,14 @@
 #include "tap.h"
 #include "evsig.h"
 #include "parser.h"
+#include "linescan.h"
+#include "util.h"
 #include "jsonx.h"
 
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <ftw.h>
 #include <sys/stat.h>
 #include <math.h>
@@ -220,6 +225,131 @@ static int loader_check(const char *path, const struct stat *st, int type, struc
 	return 0;
 }
 
+static int end_files, end_bad;
+
+static int ev_same(const struct event *a, const struct event *b)
+{
+	return a->kind == b->kind && a->line == b->line && a->is_error == b->is_error &&
+	       !strcmp(a->text ? a->text : "", b->text ? b->text : "") &&
+	       !strcmp(a->name ? a->name : "", b->name ? b->name : "");
+}
+
+/* The end of a file read apart (the pager's G): from the line start near
+ * the middle, its lines before counted by linescan. After the seam (the
+ * first events, which may have begun before it: merged deltas, a turn cut
+ * in two) its events are the whole load's last ones, on the same lines. */
+static int end_check(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)ftw;
+	size_t len = strlen(path);
+	if (type != FTW_F || !S_ISREG(st->st_mode) || len < 7 || strcmp(path + len - 6, ".jsonl") || st->st_size < 2048)
+		return 0;
+	char *err = NULL;
+	/* the whole load, and the format it chose (a session file's variant
+	 * too, which the pager hands on: the end's first lines cannot tell) */
+	struct parser_loader *wl = parser_loader_open(path, NULL, &err);
+	while (wl && parser_loader_step(wl, 1 << 20, &err) > 0)
+		;
+	const struct parser_ops *ops = wl ? parser_loader_format(wl) : NULL;
+	struct run *whole = wl ? parser_loader_take(wl) : NULL;
+	if (wl)
+		parser_loader_free(wl);
+	free(err);
+	err = NULL;
+	if (!ops || !whole || whole->nev < 8) {
+		run_free(whole);
+		return 0;
+	}
+	int fd = open(path, O_RDONLY);
+	size_t start = 0, lines = 0, size = (size_t)st->st_size, real = 0;
+	int bad = fd < 0 || linescan_start_near(fd, size / 2, 0, size, &start) < 0 ||
+	          linescan_count(fd, 0, start, &lines) < 0;
+	/* the count against a plain one, and the start a line's */
+	char *all = util_read_file(path, &real);
+	size_t want = 0;
+	for (size_t i = 0; all && i < start && i < real; i++)
+		want += all[i] == '\n';
+	bad |= !all || real != size || want != lines || (start > 0 && all[start - 1] != '\n');
+	free(all);
+	struct parser_loader *l = bad ? NULL : parser_loader_open_at(path, ops, start, (int)lines, &err);
+	int rc = l ? 1 : -1;
+	while (rc > 0)
+		rc = parser_loader_step(l, 1 << 16, &err);
+	const struct run *end = rc == 0 ? parser_loader_run(l) : NULL;
+	/* usage left out: a result record's totals less what was seen come
+	 * as one more usage event, and the end saw less */
+	size_t nw = 0, ne = 0, seam = 3;
+	const struct event **w = xcalloc(whole->nev, sizeof *w), **e = end ? xcalloc(end->nev + 1, sizeof *e) : NULL;
+	for (size_t i = 0; i < whole->nev; i++)
+		if (whole->ev[i].kind != EV_USAGE)
+			w[nw++] = &whole->ev[i];
+	for (size_t i = 0; end && i < end->nev; i++)
+		if (end->ev[i].kind != EV_USAGE)
+			e[ne++] = &end->ev[i];
+	if (end && ne && ne <= seam)  /* a short end: all of it may be seam, but its last event is the last */
+		seam = ne - 1;
+	if (!end || !ne || ne - seam > nw) {
+		bad = 1;
+	} else {
+		size_t k = nw - (ne - seam);
+		for (size_t j = seam; j < ne && !bad; j++, k++)
+			bad = !ev_same(e[j], w[k]);
+	}
+	free(w);
+	free(e);
+	if (bad && end_bad++ < 5)
+		printf("# %s: the end from byte %zu (line %zu) is not the whole load's end (%s)\n", path, start, lines + 1,
+		       err ? err : end ? "events differ" : "not read");
+	end_files++;
+	free(err);
+	if (l)
+		parser_loader_free(l);
+	if (fd >= 0)
+		close(fd);
+	run_free(whole);
+	return 0;
+}
+
+static void test_end(void)
+{
+	nftw(tap_path("tests/fixtures"), end_check, 16, FTW_PHYS);
+	nftw(tap_path("tests/realworld"), end_check, 16, FTW_PHYS);
+	if (util_is_dir(tap_path("../shared/kbh/runs")))
+		nftw(tap_path("../shared/kbh/runs"), end_check, 16, FTW_PHYS);
+	ok(end_files > 20 && end_bad == 0, "parser_loader_open_at from the line start nearest the middle: after the "
+	   "seam, the events (kind, line, text, name) are the whole load's last ones, for %d transcripts (%d differ)",
+	   end_files, end_bad);
+}
+
+static void test_linescan(void)
+{
+	char path[] = "/tmp/kbtui-linescan-XXXXXX";
+	int fd = mkstemp(path);
+	const char *doc = "ab\ncd\n\nlast line without newline";
+	size_t n = strlen(doc), c = 99, at = 99;
+	int rc;
+	ok(fd >= 0 && write(fd, doc, n) == (ssize_t)n, "linescan: a file written");
+	rc = linescan_count(fd, 0, n, &c);
+	ok(rc == 0 && c == 3, "linescan_count: 3 newlines (%zu)", c);
+	rc = linescan_count(fd, 3, 6, &c);
+	ok(rc == 0 && c == 1, "linescan_count: 1 in bytes 3..6 (%zu)", c);
+	rc = linescan_count(fd, 0, n + 10, &c);
+	ok(rc < 0 && errno == EIO, "linescan_count: past the end is an error");
+	rc = linescan_start_near(fd, 1, 0, n, &at);
+	ok(rc == 0 && at == 3, "linescan_start_near: after the newline at 2 (%zu)", at);
+	rc = linescan_start_near(fd, 3, 0, n, &at);
+	ok(rc == 0 && at == 6, "linescan_start_near: a line start is passed for the next (%zu)", at);
+	rc = linescan_start_near(fd, 10, 0, n, &at);
+	ok(rc == 0 && at == 7,
+	   "linescan_start_near: inside the last line, where it begins (%zu)", at);
+	rc = linescan_start_near(fd, 10, 8, n, &at);
+	ok(rc == 0 && at == 8, "linescan_start_near: never before the floor (%zu)", at);
+	rc = linescan_start_near(fd, n + 5, 0, n, &at);
+	ok(rc == 0 && at == 0, "linescan_start_near: past the end, the floor");
+	close(fd);
+	unlink(path);
+}
+
 static void test_loader(void)
 {
 	nftw(tap_path("tests/fixtures"), loader_check, 16, FTW_PHYS);
@@ -258,6 +388,8 @@ static void test_loader(void)
 int main(void)
 {
 	test_loader();
+	test_end();
+	test_linescan();
 	size_t n = strlen(doc);
 	struct run *whole = feed_chunks(doc, n, n);
 	char *want = evsig(whole);

@@ -1,13 +1,20 @@
 /* pager.c: the replay of a big finished transcript, opened as less opens a
  * file: the first screen from the first bytes, the rest read in slices
  * between keys (src/parser.c's loader), how far it got in the status line.
- * G while it reads goes to the last event read and follows the end until
- * the whole file is in. */
+ * G while much is left to read shows the end at once, as less does: the
+ * last lines read on their own and shown over the replay, which goes on
+ * reading from the start beneath and takes their place, on its last event,
+ * once it is there (q goes back before). With little left, G goes to the
+ * last event read and follows the end until the whole file is in. */
 #include "config.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
+
+#include "linescan.h"
 
 #include "pager.h"
 #include "parser.h"
@@ -15,6 +22,7 @@
 #include "run.h"
 #include "tui.h"
 #include "util.h"
+#include "view.h"
 
 /* The CPU time one turn of the loop may take while the file is read (the
  * slice read, the replay grown over it, the redraw, a key): a key waits
@@ -22,6 +30,20 @@
 #define PAGER_TURN_S 0.010
 #define PAGER_MIN_BYTES (16 * 1024)
 #define PAGER_FIRST_BYTES (256 * 1024)
+/* G reads the end on its own when more than PAGER_TAIL_MIN is left (about
+ * a quarter of a second of reading, at 40 MB/s), its last PAGER_TAIL_BYTES:
+ * a few hundred events, read in a few tens of milliseconds */
+#define PAGER_TAIL_MIN (8u << 20)
+#define PAGER_TAIL_BYTES (1u << 20)
+
+/* The end of the file shown over the replay (G with much left to read). */
+struct pager_tail {
+	struct parser_loader *ld;    /* owned: the last lines, read whole */
+	char *title;                 /* owned */
+	size_t line;                 /* the file's line the end starts on (1-based) */
+	struct replay_feed feed;     /* its state: the pager */
+	char said[160];
+};
 
 struct pager {
 	struct parser_loader *ld;    /* borrowed */
@@ -36,6 +58,9 @@ struct pager {
 	size_t budget;               /* bytes a poll reads */
 	void (*done)(void *arg, struct parser_loader *ld);  /* once read whole, NULL */
 	void *done_arg;
+	struct view *under;          /* the replay fed (borrowed), known from G on */
+	struct pager_tail *tail;     /* owned: the end shown over it, NULL: none yet */
+	size_t turn_max;             /* the most bytes a turn reads: $KBTUI_PAGER_TURN (tests) */
 };
 
 static double pager_cpu(void)
@@ -56,6 +81,8 @@ static void pager_adapt(struct pager *p)
 		want = (want + (double)p->budget) / 2;
 		p->budget = want < PAGER_MIN_BYTES ? PAGER_MIN_BYTES : want > 64e6 ? (size_t)64e6 : (size_t)want;
 	}
+	if (p->turn_max && p->budget > p->turn_max)
+		p->budget = p->turn_max;
 	p->cpu = now;
 }
 
@@ -110,6 +137,129 @@ static const char *pager_status(struct replay_feed *f)
 	return p->said;
 }
 
+/* ---- the end, shown at once ---------------------------------------------------- */
+
+/* The read from the start goes on beneath: the replay under the end polls
+ * its feed (its panes and flags grow as they would on top), and the end
+ * closes once that read is over (close_on_end). */
+static int pager_tail_poll(struct replay_feed *f, struct run *run)
+{
+	struct pager *p = f->state;
+	(void)run;  /* read whole when it was shown */
+	int ms;
+	p->under->ops->poll(p->under, &ms);
+	return p->over ? -1 : 0;
+}
+
+static const char *pager_tail_status(struct replay_feed *f)
+{
+	struct pager *p = f->state;
+	struct pager_tail *t = p->tail;
+	size_t done, total;
+	char a[32];
+	parser_loader_progress(p->ld, &done, &total);
+	pager_size(a, sizeof a, total);
+	snprintf(t->said, sizeof t->said, "the end, from line %zu; reading %d%% of %s (q: back)", t->line,
+	         total ? (int)(done * 100 / total) : 0, a);
+	return t->said;
+}
+
+static void pager_tail_free(struct pager_tail *t)
+{
+	if (!t)
+		return;
+	if (t->ld)
+		parser_loader_free(t->ld);
+	free(t->title);
+	free(t);
+}
+
+/* The run's description, for the end's header: the end has no first lines. */
+static void pager_tail_meta(struct run *to, const struct run *from)
+{
+	const struct run_meta *m = &from->meta;
+	struct run_meta *d = &to->meta;
+	char **dst[] = { &d->run_id, &d->harness, &d->model, &d->effort, &d->problem, &d->format, &d->session_id, &d->cwd };
+	char *const src[] = { m->run_id, m->harness, m->model, m->effort, m->problem, m->format, m->session_id, m->cwd };
+	for (size_t i = 0; i < sizeof dst / sizeof *dst; i++)
+		if (src[i] && !*dst[i])
+			*dst[i] = xstrdup(src[i]);
+	d->has_result = m->has_result;
+	d->correct = m->correct;
+	d->has_solution = m->has_solution;
+	d->session_complete = m->session_complete;
+	d->peak_fraction = m->peak_fraction;
+	d->elapsed_seconds = m->elapsed_seconds;
+}
+
+/* The end of the file read on its own: its last PAGER_TAIL_BYTES from a
+ * line start, the lines before it counted (memchr over the bytes not yet
+ * read: no parsing) so that its events carry their line numbers. NULL
+ * (and a message) when it cannot be read. */
+static struct pager_tail *pager_tail_read(struct pager *p, const char *title, char **err)
+{
+	struct run *run = parser_loader_run(p->ld);
+	const struct parser_ops *ops = parser_loader_format(p->ld);
+	size_t at, done, total, start, lines;
+	int before;
+	parser_loader_where(p->ld, &at, &before);
+	parser_loader_progress(p->ld, &done, &total);
+	int fd = parser_loader_fd(p->ld);
+	if (!ops || !run || total < PAGER_TAIL_BYTES ||
+	    linescan_start_near(fd, total - PAGER_TAIL_BYTES, at, total, &start) < 0 ||
+	    linescan_count(fd, at, start, &lines) < 0 || start <= at || lines + (size_t)before > (size_t)INT_MAX - 1) {
+		*err = xstrdup("the end could not be read apart: going on from the start");
+		return NULL;
+	}
+	struct parser_loader *ld = parser_loader_open_at(run->source, ops, start, before + (int)lines, err);
+	int rc = ld ? 1 : -1;
+	while (rc > 0)
+		rc = parser_loader_step(ld, PAGER_TAIL_BYTES, err);
+	if (rc < 0) {
+		if (ld)
+			parser_loader_free(ld);
+		return NULL;
+	}
+	struct pager_tail *t = xcalloc(1, sizeof *t);
+	t->ld = ld;
+	t->line = (size_t)before + lines + 1;
+	t->title = xasprintf("%s (the end, from line %zu)", title ? title : run->source, t->line);
+	pager_tail_meta(parser_loader_run(ld), run);
+	t->feed = (struct replay_feed){
+		.poll = pager_tail_poll,
+		.status = pager_tail_status,
+		.interval_ms = 1,
+		.state = p,
+		.close_on_end = 1,
+	};
+	return t;
+}
+
+/* G with much left to read: the end over the replay v. */
+static struct view *pager_last(struct replay_feed *f, struct view *v)
+{
+	struct pager *p = f->state;
+	size_t done, total;
+	parser_loader_progress(p->ld, &done, &total);
+	if (p->over || !total || total - done <= PAGER_TAIL_MIN)
+		return NULL;  /* a pipe, or little left: the replay follows the read to the end */
+	char *err = NULL;
+	struct replay *rp = (struct replay *)v;
+	struct pager_tail *t = pager_tail_read(p, rp->title, &err);
+	if (!t) {
+		view_say(v, err);
+		free(err);
+		return NULL;
+	}
+	pager_tail_free(p->tail);  /* the end shown before has closed */
+	p->tail = t;
+	p->under = v;
+	struct run *end = parser_loader_run(t->ld);
+	struct replay_opts o = { .ev = end->nev ? end->nev - 1 : 0, .feed = &t->feed,
+	                         .tag = rp->cx.tag, .ds_run = rp->cx.ds_run };
+	return replay_view_new(end, t->title, &o);
+}
+
 int pager_first(struct parser_loader *ld, size_t ev, char **err)
 {
 	struct run *r = parser_loader_run(ld);
@@ -132,7 +282,10 @@ struct pager *pager_new(struct parser_loader *ld)
 		.interval_ms = 1,  /* the next slice as soon as the keys are answered */
 		.state = p,
 		.keep_place = 1,
+		.last = pager_last,
 	};
+	const char *turn = getenv("KBTUI_PAGER_TURN");  /* tests: a read that takes a while */
+	p->turn_max = turn && *turn ? strtoul(turn, NULL, 10) : 0;
 	return p;
 }
 
@@ -151,6 +304,7 @@ void pager_free(struct pager *p)
 {
 	if (!p)
 		return;
+	pager_tail_free(p->tail);
 	free(p->error);
 	free(p);
 }

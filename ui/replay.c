@@ -326,6 +326,10 @@ static unsigned replay_poll(struct view *v, int *msp)
 	int ms = -1;
 	if (rp->feed.f && !rp->feed.ended && rp->feed.due - replay_now() <= 0)
 		replay_feed_poll(rp);
+	if (rp->feed.f && rp->feed.ended && rp->feed.f->close_on_end) {
+		v->result = REPLAY_AT_END;
+		return VIEW_CLOSE;
+	}
 	/* a wait already over (the poll's own growth took longer than the
 	 * feed's interval) is no wait: -1 would block until a key, and the
 	 * lesser of it and another's wait would be the other's */
@@ -377,6 +381,11 @@ static unsigned replay_view_key(struct view *v, const struct key *k)
 	if ((a == ACT_NONE || a == ACT_LIVE_PAUSE || a == ACT_LIVE_MESSAGE || a == ACT_LIVE_ABORT) &&
 	    replay_feed_key(rp, k))
 		return 0;
+	if (a == ACT_LAST && rp->count < 0 && rp->feed.f && rp->feed.f->last && !rp->feed.ended) {
+		struct view *end = rp->feed.f->last(rp->feed.f, &rp->v);
+		if (end)
+			return view_push(&rp->v, end);
+	}
 	if (a == ACT_COUNT) {
 		if (rp->count < 100000000)
 			rp->count = (rp->count < 0 ? 0 : rp->count * 10) + (k->code - '0');
@@ -397,6 +406,17 @@ void replay_key(struct replay *rp, const struct key *k)
 }
 
 /* The terminal's new size: every pane lays out again. */
+/* A view over the replay closed: the end of a big file (ui/pager.c),
+ * closed because the read from the start reached it, leaves the replay on
+ * its last event, as G would have. */
+static unsigned replay_resume(struct view *v, struct view *child)
+{
+	struct replay *rp = (struct replay *)v;
+	if (child->result == REPLAY_AT_END && rp->cx.run->nev)
+		replay_goto(rp, rp->cx.run->nev - 1);
+	return 0;
+}
+
 static void replay_resize(struct view *v)
 {
 	struct replay *rp = (struct replay *)v;
@@ -457,6 +477,7 @@ static const struct view_ops replay_view_ops = {
 	.poll = replay_poll,
 	.mouse = replay_mouse,
 	.resize = replay_resize,
+	.resume = replay_resume,
 	.frame = replay_frame,
 	.tag_run = replay_tag_run,
 	.quits = replay_quits,

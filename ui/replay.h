@@ -67,6 +67,13 @@ struct replay_feed {
 	 * selection starts at the event asked for and follows the end only
 	 * once the user went there (G). */
 	int keep_place;
+	/* G while the feed reads (ui/pager.c): a view to push over the replay
+	 * v that shows the end at once; NULL: G goes to the last event read. */
+	struct view *(*last)(struct replay_feed *f, struct view *v);
+	/* The view closes once its feed has ended, the replay below it going to
+	 * its last event (the end of a big file shown over the read from the
+	 * start: that read is over). */
+	int close_on_end;
 };
 
 /* The replay view (its msg and dirty flags are the view's). */
@@ -138,7 +145,9 @@ struct replay_opts {
 };
 /* The replay view, opened as o says (run, title and what o points to stay
  * borrowed). When it closes its result is 1 when a (with a tag) asked for
- * the next run without a verdict, 0 when the user went back. */
+ * the next run without a verdict, REPLAY_AT_END when its feed ended and
+ * close_on_end closed it, 0 when the user went back. */
+#define REPLAY_AT_END 2
 struct view *replay_view_new(struct run *run, const char *title, const struct replay_opts *o);
 /* The replay view as the first view of tui.c's loop, for a screen that is
  * only a replay (kbtui FILE, watch, live, eval --tui); its result. */
