@@ -130,10 +130,11 @@ static const char *pager_status(struct replay_feed *f)
 	char a[32];
 	parser_loader_progress(p->ld, &done, &total);
 	pager_size(a, sizeof a, total ? total : done);
-	if (total)
-		snprintf(p->said, sizeof p->said, "reading %d%% of %s", (int)(done * 100 / total), a);
+	if (total)  /* what G does: the end read apart, or the read followed */
+		snprintf(p->said, sizeof p->said, "reading %d%% of %s (G %s)", (int)(done * 100 / total), a,
+		         total - done > PAGER_TAIL_MIN ? "shows the end" : "follows");
 	else  /* a pipe: how much so far */
-		snprintf(p->said, sizeof p->said, "reading: %s so far", a);
+		snprintf(p->said, sizeof p->said, "reading: %s so far (G follows)", a);
 	return p->said;
 }
 

@@ -155,14 +155,10 @@ void pane_draw(struct pane *p, struct pane_ctx *cx, int y, int x, int w, int h, 
 	int body_h = h - 1 > 0 ? h - 1 : 0;
 	if (w <= 0 || h <= 0)
 		return;
-	/* a pane drawn from the run itself (the list) has nothing built to
-	 * follow the selection with: its first draw, or a new height, puts the
-	 * selection in view (opened on an event far down: --event, the end
-	 * of a big file) */
 	int placed = p->ready && p->h == body_h;
 	pane_ready(p, cx);
 	p->h = body_h;
-	if (!ops->build && ops->follow && !placed)
+	if (ops->follow_drawn && !placed)
 		ops->follow(p, cx);
 	if (ops->build && (p->built_w != w - 1 || (ops->per_event && p->built_ev != cx->sel))) {
 		int fresh = ops->per_event && p->built_ev != cx->sel;

@@ -89,6 +89,11 @@ struct pane_ops {
 	void (*status)(struct pane *p, struct pane_ctx *cx, char *buf, size_t n);
 	/* The selection moved: scroll to what belongs to it (NULL: nothing). */
 	void (*follow)(struct pane *p, struct pane_ctx *cx);
+	/* follow is also due on the pane's first draw and when its height
+	 * changes: a pane drawn from the run itself (the list), with nothing
+	 * built to follow the selection with, opened on an event far down
+	 * (--event, the end of a big file) */
+	int follow_drawn;
 	/* Whether event ev holds something of this pane's (c/C, m/M keys). */
 	int (*has)(struct pane *p, size_t ev);
 	/* A key while the pane has the focus; 1 when handled. */

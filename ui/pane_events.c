@@ -172,4 +172,5 @@ const struct pane_ops pane_events_ops = {
 	.title = pane_events_title,
 	.status = pane_events_status,
 	.follow = pane_events_follow,
+	.follow_drawn = 1,
 };

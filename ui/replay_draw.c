@@ -383,7 +383,7 @@ static int replay_feed_label(const struct replay *rp, struct sbuf *b)
 		return 0;  /* a file read to its end (pager.c) is a replay like any other */
 	if (rp->feed.said)
 		sbuf_addf(b, " %s", rp->feed.said);
-	if (n && rp->cx.sel + 1 < n)
+	if (n && rp->cx.sel + 1 < n && !rp->feed.f->last)  /* a feed with its own G says what it does */
 		sbuf_adds(b, " (G follows)");
 	sbuf_adds(b, " |");
 	return rp->feed.said ? (int)draw_width(rp->feed.said) : 0;
