@@ -467,7 +467,8 @@ static int bench_pager(const char *file)
 			poll = xrealloc(poll, cap * sizeof *poll);
 			key = xrealloc(key, cap * sizeof *key);
 		}
-		poll[n] = cpu_ms() - p0;  /* CPU: the neighbours' time slices are not the pager's */
+		poll[n] = cpu_ms() - p0;
+		if (getenv("KBBENCH_SLOW") && poll[n] > 50) fprintf(stderr, "slow poll %zu: %.1f ms at %zu events\n", n, poll[n], run->nev);  /* CPU: the neighbours' time slices are not the pager's */
 		key[n] = bench_press(rp, n % 2 ? 'k' : 'j', &kc);
 		n++;
 	}

@@ -153,24 +153,25 @@ static enum runstats_part rs_part(enum ev_kind k)
 	}
 }
 
-static void rs_time(struct runstats *s, const struct run *r)
+/* Events [s->nev, upto): each one's gap and part (the walk's state, the
+ * last stamp, is kept in s). */
+static void rs_time(struct runstats *s, const struct run *r, size_t upto)
 {
-	double prev = 0, first = 0;
-	int stamped = 0;
-	for (size_t i = 0; i < r->nev; i++) {
+	for (size_t i = s->nev; i < upto; i++) {
 		const struct event *e = &r->ev[i];
 		struct runstats_ev *x = &s->ev[i];
 		x->part = RS_NONE;
 		x->tool = RS_OTHER;
+		x->secs = 0;
 		if (e->ts <= 0)
 			continue;
-		if (!stamped++) {
-			first = prev = e->ts;
+		if (!s->stamped++) {
+			s->first = s->prev = e->ts;
 			continue;
 		}
-		double gap = e->ts > prev ? e->ts - prev : 0;
-		if (e->ts > prev)
-			prev = e->ts;
+		double gap = e->ts > s->prev ? e->ts - s->prev : 0;
+		if (e->ts > s->prev)
+			s->prev = e->ts;
 		x->part = (signed char)rs_part(e->kind);
 		x->secs = gap;
 		s->part[x->part] += gap;
@@ -180,8 +181,8 @@ static void rs_time(struct runstats *s, const struct run *r)
 			s->tool[x->tool] += gap;
 		}
 	}
-	s->timed = stamped > 1;
-	s->total = prev - first;
+	s->timed = s->stamped > 1;
+	s->total = s->prev - s->first;
 }
 
 /* A turn's active seconds from its turn_duration row (Claude Code session
@@ -200,10 +201,10 @@ static double rs_turn_active(const struct event *e)
  * clock was not the agent's (a permission prompt answered, the person
  * away), so they are scaled down to the active time and the excess is
  * wait. Turns without the row keep the gaps as they are. */
-static void rs_turns(struct runstats *s, const struct run *r)
+static void rs_turns(struct runstats *s, const struct run *r, size_t upto)
 {
-	size_t start = 0;
-	for (size_t i = 0; i < r->nev; i++) {
+	size_t start = s->turn_start;
+	for (size_t i = s->nev; i < upto; i++) {
 		double active = rs_turn_active(&r->ev[i]), busy = 0;
 		if (active < 0)
 			continue;
@@ -228,6 +229,7 @@ static void rs_turns(struct runstats *s, const struct run *r)
 		}
 		start = i + 1;
 	}
+	s->turn_start = start;
 }
 
 /* ---- reasoning ------------------------------------------------------------------- */
@@ -240,11 +242,11 @@ static size_t rs_chars(const char *t)
 	return n;
 }
 
-static void rs_reasoning(struct runstats *s, const struct run *r)
+static void rs_reasoning(struct runstats *s, const struct run *r, size_t upto)
 {
 	const struct parser_ops *ops = parser_find(r->meta.format);
 	s->thinking = ops && ops->thinking;
-	for (size_t i = 0; i < r->nev; i++) {
+	for (size_t i = s->nev; i < upto; i++) {
 		const struct event *e = &r->ev[i];
 		if (e->kind == EV_USAGE)
 			s->tok_reasoning += e->tok_reasoning;
@@ -273,13 +275,28 @@ static void rs_reasoning(struct runstats *s, const struct run *r)
 
 struct runstats *runstats_new(const struct run *r)
 {
+	return runstats_new_upto(r, r->nev);
+}
+
+struct runstats *runstats_new_upto(const struct run *r, size_t upto)
+{
 	struct runstats *s = xcalloc(1, sizeof *s);
-	s->nev = r->nev;
-	s->ev = xcalloc(r->nev + 1, sizeof *s->ev);
-	rs_time(s, r);
-	rs_turns(s, r);
-	rs_reasoning(s, r);
+	runstats_update(s, r, upto);
 	return s;
+}
+
+void runstats_update(struct runstats *s, const struct run *r, size_t upto)
+{
+	if (upto > r->nev)
+		upto = r->nev;
+	if (upto <= s->nev && s->ev)
+		return;
+	s->ev = xgrow(s->ev, &s->cap, upto + 1, sizeof *s->ev);
+	/* each walk takes the events from s->nev on, so it moves last */
+	rs_time(s, r, upto);
+	rs_turns(s, r, upto);
+	rs_reasoning(s, r, upto);
+	s->nev = upto;
 }
 
 void runstats_free(struct runstats *s)

@@ -45,8 +45,14 @@ struct runstats_ev {
 };
 
 struct runstats {
-	size_t nev;
+	size_t nev;               /* the events counted (runstats_update adds more) */
 	struct runstats_ev *ev;   /* per event (owned) */
+	size_t cap;               /* of ev */
+	/* where the walk over the events stands: the first and the last stamp
+	 * seen, how many were stamped, the first event of the open turn */
+	double first, prev;
+	int stamped;
+	size_t turn_start;
 	int timed;                /* the transcript has timestamps */
 	double total;             /* first to last timestamp */
 	double part[RS__PARTS];   /* seconds per part */
@@ -63,6 +69,13 @@ struct runstats {
 };
 
 struct runstats *runstats_new(const struct run *r);
+/* Of its first upto events only (runstats_update adds the rest). */
+struct runstats *runstats_new_upto(const struct run *r, size_t upto);
+/* Adds events [s->nev, upto) of r (upto at most r->nev) to s, made for the
+ * same run when it had fewer: a run that only grew (a big file read in
+ * turns) costs its new events. Leaving out the last events while they may
+ * still grow (merged deltas) is the caller's choice. */
+void runstats_update(struct runstats *s, const struct run *r, size_t upto);
 void runstats_free(struct runstats *s);
 
 /* The command a tool call runs (a shell tool's command or cmd argument,

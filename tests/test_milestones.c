@@ -5,9 +5,11 @@
  * invariants they must keep. */
 #include "config.h"
 
+#include <ftw.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "benchlog.h"
 #include "compilerlog.h"
@@ -17,6 +19,7 @@
 #include "run.h"
 #include "runstats.h"
 #include "tap.h"
+#include "util.h"
 
 static struct compilerlog *rules;
 
@@ -262,6 +265,101 @@ static void test_kbh(void)
 	dataset_free(ds);
 }
 
+static int steps_files, steps_bad;
+
+static int stats_same(const struct runstats *a, const struct runstats *b)
+{
+	if (a->nev != b->nev || a->timed != b->timed || a->turns != b->turns || a->reasoning != b->reasoning ||
+	    a->nreasoning != b->nreasoning || a->nhidden != b->nhidden || a->chars_shown != b->chars_shown ||
+	    a->chars_summary != b->chars_summary || a->tok_reasoning != b->tok_reasoning ||
+	    fabs(a->total - b->total) > 1e-6 || fabs(a->active - b->active) > 1e-6)
+		return 0;
+	for (int k = 0; k < RS__PARTS; k++)
+		if (fabs(a->part[k] - b->part[k]) > 1e-6)
+			return 0;
+	for (int k = 0; k < RS__TOOLS; k++)
+		if (fabs(a->tool[k] - b->tool[k]) > 1e-6)
+			return 0;
+	for (size_t i = 0; i < a->nev; i++)
+		if (a->ev[i].part != b->ev[i].part || a->ev[i].tool != b->ev[i].tool || fabs(a->ev[i].secs - b->ev[i].secs) > 1e-6)
+			return 0;
+	return 1;
+}
+
+/* The statistics a big file's replay grows as it reads (runstats_update,
+ * a few events at a time) are those made at once. */
+static int steps_check(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)ftw;
+	size_t len = strlen(path);
+	if (type != FTW_F || !S_ISREG(st->st_mode) || len < 7 || strcmp(path + len - 6, ".jsonl"))
+		return 0;
+	char *err = NULL;
+	struct run *r = parser_load_final(path, NULL, &err);
+	free(err);
+	if (!r || !r->nev) {
+		run_free(r);
+		return 0;
+	}
+	struct runstats *whole = runstats_new(r), *grown = runstats_new_upto(r, 1);
+	for (size_t k = 1; k < r->nev; k += 7)
+		runstats_update(grown, r, k);
+	runstats_update(grown, r, r->nev);
+	if (!stats_same(whole, grown) && steps_bad++ < 5)
+		printf("# %s: the statistics grown 7 events at a time are not those made at once\n", path);
+	steps_files++;
+	runstats_free(whole);
+	runstats_free(grown);
+	run_free(r);
+	return 0;
+}
+
+/* Two turns whose clocks ran past their active time (turn_duration), a
+ * step boundary inside each: the scaling takes the open turn's events
+ * from before the step too, and none of the turn before. */
+static void test_steps_turns(void)
+{
+	struct run *r = run_new();
+	static const struct { enum ev_kind k; double ts; const char *dur; } evs[] = {
+		{ EV_USER, 100, NULL }, { EV_TEXT, 110, NULL }, { EV_TOOL_CALL, 120, NULL }, { EV_TOOL_RESULT, 160, NULL },
+		{ EV_SYSTEM, 161, "20000" }, { EV_USER, 170, NULL }, { EV_TEXT, 200, NULL }, { EV_TOOL_CALL, 230, NULL },
+		{ EV_TOOL_RESULT, 290, NULL }, { EV_SYSTEM, 291, "30000" },
+	};
+	for (size_t i = 0; i < sizeof evs / sizeof *evs; i++) {
+		struct event *e = run_add(r, evs[i].k, (int)i + 1);
+		e->ts = evs[i].ts;
+		if (evs[i].dur) {
+			e->name = xstrdup("turn_duration");
+			e->args = xstrdup(evs[i].dur);
+		}
+	}
+	run_link(r);
+	struct runstats *whole = runstats_new(r);
+	int same = 1;
+	for (size_t step = 1; step < r->nev; step++) {
+		struct runstats *g = runstats_new_upto(r, step);
+		for (size_t k = step; k < r->nev; k += step)
+			runstats_update(g, r, k);
+		runstats_update(g, r, r->nev);
+		same &= stats_same(whole, g);
+		runstats_free(g);
+	}
+	ok(whole->turns == 2 && fabs(whole->active - 50) < 1e-6 && same,
+	   "runstats_update across turns scaled to their active time, every step size: as made at once "
+	   "(%d turns, %.0f s active)", whole->turns, whole->active);
+	runstats_free(whole);
+	run_free(r);
+}
+
+static void test_steps(void)
+{
+	test_steps_turns();
+	nftw(tap_path("tests/fixtures"), steps_check, 16, FTW_PHYS);
+	nftw(tap_path("tests/realworld"), steps_check, 16, FTW_PHYS);
+	ok(steps_files > 50 && steps_bad == 0, "runstats_update, 7 events at a time: the time split, turns and "
+	   "reasoning of runstats_new, for %d transcripts (%d differ)", steps_files, steps_bad);
+}
+
 int main(void)
 {
 	char *err = NULL, *path = compilerlog_default_path();
@@ -275,6 +373,7 @@ int main(void)
 	test_reasoning_contradiction();
 	test_untimed();
 	test_kbh();
+	test_steps();
 	compilerlog_free(rules);
 	return tap_done();
 }

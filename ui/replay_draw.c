@@ -186,6 +186,26 @@ static void replay_outcome(const struct run *run, int with_time, char *buf, size
 	         m->has_result ? peak : "", *mark ? " " : "", mark, (m->has_result || *mark) && *el ? "  " : "", el);
 }
 
+/* The header's run statistics for the run as it stands: a file being read
+ * (pager.c, which only appends) adds its new events, all but the last
+ * while it reads (a merged stream may still add to it); any other run
+ * has them made again. */
+static void replay_stats_make(struct replay *rp)
+{
+	const struct run *run = rp->cx.run;
+	size_t upto = rp->feed.f && !rp->feed.ended && run->nev ? run->nev - 1 : run->nev;
+	if (rp->feed.f && rp->feed.f->keep_place && (!rp->stats || rp->stats->nev <= upto)) {
+		if (!rp->stats)
+			rp->stats = runstats_new_upto(run, upto);
+		else
+			runstats_update(rp->stats, run, upto);
+	} else {
+		runstats_free(rp->stats);
+		rp->stats = runstats_new(run);
+	}
+	rp->stats_at = replay_now();
+}
+
 /* Whether the header's run statistics are to be made again: the run grew
  * since; a growing run's at most every REPLAY_STATS_S seconds, as they
  * read the whole run (a watch of a long run would spend its time there). */
@@ -195,10 +215,11 @@ int replay_stats_due(const struct replay *rp)
 		return 1;
 	if (rp->stats->nev == rp->cx.run->nev)
 		return 0;
-	/* a file still being read (pager.c): once, when it is all in; made
-	 * again every few seconds they would hold up a key at a million events */
-	if (rp->feed.f && rp->feed.f->keep_place && !rp->feed.ended)
-		return 0;
+	/* a file being read (pager.c): the statistics grow with it, a turn's
+	 * new events at a time (replay_stats_make), never all made again:
+	 * that would hold up a key at a million events */
+	if (rp->feed.f && rp->feed.f->keep_place)
+		return 1;
 	return !rp->feed.f || replay_now() - rp->stats_at >= REPLAY_STATS_S;
 }
 
@@ -274,9 +295,7 @@ static void replay_draw_header(struct replay *rp)
 	if (!rp->painted && !rp->stats) {
 		rp->deferred = 1;  /* the first screen does not wait for the time split */
 	} else if (replay_stats_due(rp)) {  /* made again when the run grew */
-		runstats_free(rp->stats);
-		rp->stats = runstats_new(rp->cx.run);
-		rp->stats_at = replay_now();
+		replay_stats_make(rp);
 	}
 	/* the run's deck and the publisher's stats, the longest that fits: the title
 	 * gives way to them down to REPLAY_TITLE_KEEP columns, the header's
