@@ -4,6 +4,7 @@
 #include "util.h"
 
 #include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,17 +28,19 @@ static unsigned diff_hash(const char *s, size_t n)
 	return h;
 }
 
-static void diff_split(const char *t, struct dlines *L)
+/* The lines of t[0..len) (no NUL needed). */
+static void diff_split(const char *t, size_t len, struct dlines *L)
 {
 	size_t cap = 16;
+	const char *end = t ? t + len : NULL;
 	L->v = xmalloc(cap * sizeof *L->v);
 	L->n = 0;
 	L->last_nl = 1;
 	if (!t)
 		return;
-	while (*t) {
-		const char *nl = strchr(t, '\n');
-		size_t n = nl ? (size_t)(nl - t) : strlen(t);
+	while (t < end) {
+		const char *nl = memchr(t, '\n', (size_t)(end - t));
+		size_t n = nl ? (size_t)(nl - t) : (size_t)(end - t);
 		if (L->n == cap) {
 			cap *= 2;
 			L->v = xrealloc(L->v, cap * sizeof *L->v);
@@ -226,32 +229,100 @@ static void diff_range(struct sbuf *b, size_t start, size_t count)
 		sbuf_addf(b, "%zu,%zu", start, count);
 }
 
-char *diff_unified(const char *path, const char *a, const char *b, int context)
+/* Bytes a and b share at their start, compared a word at a time. */
+static size_t diff_common_prefix(const char *a, const char *b, size_t n)
+{
+	size_t i = 0;
+	for (uint64_t x, y; i + 8 <= n; i += 8) {
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		if (x != y)
+			break;
+	}
+	while (i < n && a[i] == b[i])
+		i++;
+	return i;
+}
+
+/* Bytes a[0..na) and b[0..nb) share at their end, at most max. */
+static size_t diff_common_suffix(const char *a, size_t na, const char *b, size_t nb, size_t max)
+{
+	size_t i = 0;
+	for (uint64_t x, y; i + 8 <= max; i += 8) {
+		memcpy(&x, a + na - i - 8, 8);
+		memcpy(&y, b + nb - i - 8, 8);
+		if (x != y)
+			break;
+	}
+	while (i < max && a[na - 1 - i] == b[nb - 1 - i])
+		i++;
+	return i;
+}
+
+/* The part of a and b the diff has to look at: from `context` lines
+ * before the first line that differs to `context` lines after the last
+ * (*start, in both; *ea and *eb, where it ends in each), found byte by
+ * byte; *off, the lines before it. An edit changes a few lines of a
+ * long file, and splitting and comparing every line of both versions
+ * was most of a diff's time (a cold search renders every edit's). */
+static void diff_region(const char *a, size_t na, const char *b, size_t nb, int context, size_t *start,
+                        size_t *ea, size_t *eb, size_t *off)
+{
+	size_t p = diff_common_prefix(a, b, na < nb ? na : nb);
+	const char *q = memrchr(a, '\n', p);
+	size_t first = q ? (size_t)(q - a) + 1 : 0;  /* the start of the first line that differs */
+	size_t st = first;
+	for (int k = 0; k < context && st > 0; k++) {
+		q = memrchr(a, '\n', st - 1);
+		st = q ? (size_t)(q - a) + 1 : 0;
+	}
+	/* the shared end, from a line start in both: past its first newline
+	 * (the byte before it differs, so it begins mid-line) */
+	size_t s = diff_common_suffix(a, na, b, nb, (na < nb ? na : nb) - first);
+	q = s ? memchr(a + na - s, '\n', s) : NULL;
+	s = q ? s - (size_t)(q - (a + na - s)) - 1 : 0;
+	size_t e = na - s;
+	for (int k = 0; k < context && e < na; k++) {
+		q = memchr(a + e, '\n', na - e);
+		e = q ? (size_t)(q - a) + 1 : na;
+	}
+	*start = st;
+	*ea = e;
+	*eb = e + (nb - na);  /* past the shared end: the same bytes in both */
+	size_t lines = 0;
+	for (const char *t = a, *end = a + st; t < end && (t = memchr(t, '\n', (size_t)(end - t))); t++)
+		lines++;
+	*off = lines;
+}
+
+static char *diff_render(const char *path, const char *a, const char *b, int context, int whole)
 {
 	struct dlines A, B;
 	struct dscript S = {0};
 	struct sbuf out;
-	size_t i = 0;
+	size_t i = 0, na = a ? strlen(a) : 0, nb = b ? strlen(b) : 0, start = 0, ea = na, eb = nb, off = 0;
 
 	sbuf_init(&out);
 	if ((a ? strcmp(a, b ? b : "") : (b && *b ? 1 : 0)) == 0)
 		return sbuf_detach(&out);
-	diff_split(a, &A);
-	diff_split(b, &B);
+	if (a && b && !whole)
+		diff_region(a, na, b, nb, context, &start, &ea, &eb, &off);
+	diff_split(a ? a + start : NULL, ea - start, &A);
+	diff_split(b ? b + start : NULL, eb - start, &B);
 	diff_script(&A, &B, &S);
 	while (*path == '/') /* "a//abs/path" reads badly; git shows "a/abs/path" */
 		path++;
 	sbuf_addf(&out, "--- %s%s\n+++ %s%s\n", a ? "a/" : "", a ? path : "/dev/null",
 	          b ? "b/" : "", b ? path : "/dev/null");
 	while (i < S.n) {
-		size_t start, end, j;
+		size_t hs, end, j;
 		if (S.v[i].op == ' ') {
 			i++;
 			continue;
 		}
 		/* hunk: from `context` lines before the change to `context` after
 		 * the last change that is within 2*context of the previous one */
-		start = i >= (size_t)context ? i - (size_t)context : 0;
+		hs = i >= (size_t)context ? i - (size_t)context : 0;
 		end = i;
 		for (j = i; j < S.n; j++) {
 			if (S.v[j].op != ' ')
@@ -262,7 +333,7 @@ char *diff_unified(const char *path, const char *a, const char *b, int context)
 		end = end + (size_t)context + 1 < S.n ? end + (size_t)context + 1 : S.n;
 		size_t as = 0, bs = 0, al = 0, bl = 0;
 		int have_a = 0, have_b = 0;
-		for (j = start; j < end; j++) {
+		for (j = hs; j < end; j++) {
 			if (S.v[j].op != '+') {
 				if (!have_a++) as = S.v[j].ai;
 				al++;
@@ -272,14 +343,14 @@ char *diff_unified(const char *path, const char *a, const char *b, int context)
 				bl++;
 			}
 		}
-		if (!have_a) as = S.v[start].ai;
-		if (!have_b) bs = S.v[start].bi;
+		if (!have_a) as = S.v[hs].ai;
+		if (!have_b) bs = S.v[hs].bi;
 		sbuf_adds(&out, "@@ -");
-		diff_range(&out, al ? as + 1 : as, al);
+		diff_range(&out, off + (al ? as + 1 : as), al);
 		sbuf_adds(&out, " +");
-		diff_range(&out, bl ? bs + 1 : bs, bl);
+		diff_range(&out, off + (bl ? bs + 1 : bs), bl);
 		sbuf_adds(&out, " @@\n");
-		for (j = start; j < end; j++) {
+		for (j = hs; j < end; j++) {
 			if (S.v[j].op == '+')
 				diff_emit_line(&out, '+', &B, S.v[j].bi);
 			else
@@ -291,4 +362,14 @@ char *diff_unified(const char *path, const char *a, const char *b, int context)
 	free(A.v);
 	free(B.v);
 	return sbuf_detach(&out);
+}
+
+char *diff_unified(const char *path, const char *a, const char *b, int context)
+{
+	return diff_render(path, a, b, context, 0);
+}
+
+char *diff_unified_whole(const char *path, const char *a, const char *b, int context)
+{
+	return diff_render(path, a, b, context, 1);
 }

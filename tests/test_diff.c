@@ -217,9 +217,103 @@ static void test_lazy_kbh(void)
 	ok(nruns > 0 && bad == 0, "kbh: diffs rendered at once equal diffs rendered later, in %d runs", nruns);
 }
 
+/* ---- the byte-level narrowing against the whole-file diff ---------------- */
+
+static unsigned long long rnd_state = 88172645463325252ULL;
+
+static unsigned rnd(unsigned n)
+{
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 7;
+	rnd_state ^= rnd_state << 17;
+	return (unsigned)(rnd_state % n);
+}
+
+/* A text of n lines drawn from a few (repeats make Myers choose between
+ * alignments), ending with or without a newline. */
+static void rnd_text(struct sbuf *b, int n)
+{
+	static const char *const words[] = { "a", "b", "int x = 0;", "", "  return y;", "}", "ab", "a b" };
+	for (int i = 0; i < n; i++)
+		sbuf_addf(b, "%s%s", words[rnd(8)], i + 1 < n || rnd(3) ? "\n" : "");
+}
+
+/* Edits of a: lines inserted, removed, replaced, a byte changed inside a
+ * line, the last newline added or taken away. */
+static char *rnd_edit(const char *a)
+{
+	struct sbuf b;
+	sbuf_init(&b);
+	size_t n = strlen(a);
+	int edits = 1 + (int)rnd(4);
+	char *cur = xstrdup(a);
+	for (int e = 0; e < edits; e++) {
+		n = strlen(cur);
+		size_t at = n ? rnd((unsigned)n + 1) : 0;
+		sbuf_reset(&b);
+		switch (rnd(5)) {
+		case 0:  /* a line inserted where a line starts (or anywhere) */
+			sbuf_add(&b, cur, at);
+			rnd_text(&b, 1 + (int)rnd(3));
+			sbuf_adds(&b, cur + at);
+			break;
+		case 1: {  /* bytes removed */
+			size_t len = rnd(12);
+			sbuf_add(&b, cur, at);
+			sbuf_adds(&b, at + len < n ? cur + at + len : "");
+			break;
+		}
+		case 2:  /* one byte changed */
+			sbuf_adds(&b, cur);
+			if (b.len)
+				b.s[at < b.len ? at : b.len - 1] = "xyz\n"[rnd(4)];
+			break;
+		case 3:  /* the last newline toggled */
+			sbuf_adds(&b, cur);
+			if (b.len && b.s[b.len - 1] == '\n')
+				b.s[--b.len] = '\0';
+			else
+				sbuf_addc(&b, '\n');
+			break;
+		default:  /* appended */
+			sbuf_adds(&b, cur);
+			rnd_text(&b, 1 + (int)rnd(5));
+		}
+		free(cur);
+		cur = sbuf_detach(&b);
+		sbuf_init(&b);
+	}
+	sbuf_free(&b);
+	return cur;
+}
+
+static void test_narrowing(void)
+{
+	int tries = 0, differ = 0;
+	for (int t = 0; t < 20000; t++) {
+		struct sbuf a;
+		sbuf_init(&a);
+		rnd_text(&a, (int)rnd(t < 10000 ? 12 : 80));
+		char *b = rnd_edit(a.s ? a.s : "");
+		int context = (int)rnd(5);
+		char *x = diff_unified("f", a.s ? a.s : "", b, context), *y = diff_unified_whole("f", a.s ? a.s : "", b, context);
+		if (strcmp(x, y) && differ++ < 3)
+			printf("# context %d\n# a: [%s]\n# b: [%s]\n# narrowed:\n%s# whole:\n%s", context, a.s ? a.s : "", b, x, y);
+		tries++;
+		free(x);
+		free(y);
+		free(b);
+		sbuf_free(&a);
+	}
+	ok(differ == 0, "diff_unified narrowed byte by byte: the whole-file diff, for %d random edits of random "
+	   "texts at context 0 to 4 (%d differ)", tries, differ);
+}
+
 int main(void)
 {
 	char *d;
+
+	test_narrowing();
 
 	d = diff_unified("x.py", "a\nb\nc\n", "a\nb\nc\n", 3);
 	is_str(d, "", "equal texts give an empty diff");
