@@ -3,33 +3,35 @@
 # screen from the first bytes, the rest read between keys with how far it
 # got in the status line, the selection left where the user puts it; a
 # pipe (kbtui <(zcat run.jsonl.gz)) read without holding up the keys.
-# 17 MB read whole several times below, a sanitizer build among other
+# 19 MB read whole several times below, a sanitizer build among other
 # tests at once: the waits may take up to 20 s (they end at the screen)
 KB_WAIT=${KB_WAIT:-200}
 . "$KB_SRCDIR/tests/tmux.sh"
 
-# 220,000 events (grok: a thought, then a text, in turns), 18 MB: many
+# 250,000 events (grok: a thought, then a text, in turns), 19 MB (over 16 MiB): many
 # slices, and over the size the browser reads through a pager (16 MB)
 big="$tmp/big.jsonl"
-awk 'BEGIN { for (i = 1; i <= 110000; i++) printf "{\"type\":\"thought\",\"data\":\"thinking about tile %d of the gemm, and about its padding, at some length %d\"}\n{\"type\":\"text\",\"data\":\"step %d done\"}\n", i, i, i }' > "$big"
+awk 'BEGIN { for (i = 1; i <= 125000; i++) printf "{\"type\":\"thought\",\"data\":\"thinking about tile %d of the gemm, and about its padding, at some length %d\"}\n{\"type\":\"text\",\"data\":\"step %d done\"}\n", i, i, i }' > "$big"
+t "the big transcript is over 16 MiB, the size from which the browser opens a run through a pager" \
+	'[ $(wc -c < "$big") -gt 16777216 ]'
 "$kb" dump "$big" > "$tmp/dump" 2> "$tmp/dump.err"
-t "dump: the big transcript has 220000 events, exit 0, no stderr" '[ $? -eq 0 ] && [ $(wc -l < "$tmp/dump") -eq 220000 ] && [ ! -s "$tmp/dump.err" ]'
+t "dump: the big transcript has 250000 events, exit 0, no stderr" '[ $? -eq 0 ] && [ $(wc -l < "$tmp/dump") -eq 250000 ] && [ ! -s "$tmp/dump.err" ]'
 
 # ---- a regular file ----------------------------------------------------------------
 start p "$kb" "$big"
 t "the replay reads the whole file, the selection staying on the first event" \
-	'wait_for p "event 1/220000 " && wait_gone p "reading [0-9]+% of"'
+	'wait_for p "event 1/250000 " && wait_gone p "reading [0-9]+% of"'
 keys p G
-t "G goes to the last event once all is read" 'wait_for p "event 220000/220000 " && has "step 110000 done"'
+t "G goes to the last event once all is read" 'wait_for p "event 250000/250000 " && has "step 125000 done"'
 keys p g
-t "g back to the first" 'wait_for p "event 1/220000 " && has "thinking about tile 1 of"'
+t "g back to the first" 'wait_for p "event 1/250000 " && has "thinking about tile 1 of"'
 keys p q
 t "q quits with status 0, nothing on stderr" 'wait_for p "kbtui exited: 0" && [ ! -s "$tmp/p.err" ]'
 
 # --event beyond the first slices: read until it is there, opened on it
 start e "$kb" --event 70001 "$big"
 t "--event 70001 opens on event 70001 of a file read in slices, the list scrolled to it" \
-	'wait_for e "event 70001/220000 " && has "thinking about tile 35001 of" && has "^ *70001 +think "'
+	'wait_for e "event 70001/250000 " && has "thinking about tile 35001 of" && has "^ *70001 +think "'
 keys e q
 t "and quits with status 0, nothing on stderr" 'wait_for e "kbtui exited: 0" && [ ! -s "$tmp/e.err" ]'
 
@@ -41,11 +43,11 @@ start g1 KBTUI_PAGER_TURN=16384 "$kb" "$big"
 t "a read held to 16 kB a turn: the first screen, reading" 'wait_for g1 "event 1/[0-9]+ " "reading [0-9]+% of"'
 keys g1 G
 t "G with most unread: the end read apart at once, on its last event, its first line counted" \
-	'wait_for g1 "\(the end, from line [0-9]+\)" "the end, from line [0-9]+; reading [0-9]+% of" "step 110000 done" &&
+	'wait_for g1 "\(the end, from line [0-9]+\)" "the end, from line [0-9]+; reading [0-9]+% of" "step 125000 done" &&
 	 g_at=$(grep -oE "the end, from line [0-9]+;" "$scr" | grep -oE "[0-9]+") && [ "$g_at" -gt 100000 ] && [ "$g_at" -le "$g_lines" ]'
-t "the end's list ends with the file's last event, selected" 'has "step 110000 done" && ! has "event 1/"'
+t "the end's list ends with the file's last event, selected" 'has "step 125000 done" && ! has "event 1/"'
 t "once the read from the start is over, the end gives way to the whole run, on its last event" \
-	'wait_for g1 "event 220000/220000 " && ! has "the end, from line" && has "step 110000 done"'
+	'wait_for g1 "event 250000/250000 " && ! has "the end, from line" && has "step 125000 done"'
 keys g1 q
 t "q quits with status 0, nothing on stderr" 'wait_for g1 "kbtui exited: 0" && [ ! -s "$tmp/g1.err" ]'
 
@@ -71,8 +73,8 @@ keys f j
 t "the keys are answered while the pipe waits for more" 'wait_for f "event 2/[0-9]+ " "reading: "'
 tail -c +400001 "$big" >&3
 exec 3>&-
-t "the rest, then the end of the pipe: all 220000 events, the status line says no more" \
-	'wait_for f "event 2/220000 " && wait_gone f "reading: "'
+t "the rest, then the end of the pipe: all 250000 events, the status line says no more" \
+	'wait_for f "event 2/250000 " && wait_gone f "reading: "'
 keys f q
 t "q quits with status 0, nothing on stderr" 'wait_for f "kbtui exited: 0" && [ ! -s "$tmp/f.err" ]'
 
@@ -85,16 +87,34 @@ start b "$kb" "$ds"
 t "the browser lists the big run" 'wait_for b "big-model"'
 keys b Enter
 t "Enter: its replay, read whole, with the index's names in the header" \
-	'wait_for b "event 1/220000 " "big-model" && wait_gone b "reading [0-9]+% of"'
+	'wait_for b "event 1/250000 " "big-model" && wait_gone b "reading [0-9]+% of"'
 keys b G
-t "G: the last event" 'wait_for b "event 220000/220000 "'
+t "G: the last event" 'wait_for b "event 250000/250000 "'
 keys b q
-t "q: back in the browser" 'wait_for b "big-model" && wait_gone b "event 220000/"'
+t "q: back in the browser" 'wait_for b "big-model" && wait_gone b "event 250000/"'
 keys b Enter
-t "Enter again: the run the pager read is the dataset's now, shown at once" 'wait_for b "event 1/220000 "'
+t "Enter again: the run the pager read is the dataset's now, shown at once" 'wait_for b "event 1/250000 "'
 keys b q
 keys b q
 t "q, q: status 0, nothing on stderr" 'wait_for b "kbtui exited: 0" && [ ! -s "$tmp/b.err" ]'
+# G from the browser while the run is read: the end, with the index's names;
+# the read beneath hands the run to the dataset as it does on top
+start bg KBTUI_PAGER_TURN=16384 "$kb" "$ds"
+t "the browser, a read held to 16 kB a turn" 'wait_for bg "big-model"'
+keys bg Enter
+t "Enter: its replay, reading" 'wait_for bg "event 1/250000 |event 1/[0-9]+ " "reading [0-9]+% of"'
+keys bg G
+t "G: the end at once, the header with the run's model from the index" \
+	'wait_for bg "the end, from line [0-9]+; reading" "big-model" "step 125000 done"'
+t "the read over: the whole run on its last event" 'wait_for bg "event 250000/250000 " && ! has "the end, from line"'
+keys bg q
+t "q: back in the browser" 'wait_for bg "big-model" && wait_gone bg "event 250000/"'
+keys bg Enter
+t "Enter again: the run read beneath the end is the dataset's, shown at once" 'wait_for bg "event 1/250000 "'
+keys bg q
+keys bg q
+t "q, q: status 0, nothing on stderr" 'wait_for bg "kbtui exited: 0" && [ ! -s "$tmp/bg.err" ]'
+
 # q while it is still read: the half-read run goes, nothing is left behind
 start h "$kb" "$ds"
 wait_for h "big-model" > /dev/null
