@@ -1229,6 +1229,18 @@ static void fr_flag(struct flag_runs *fr, size_t i, unsigned long long key, cons
 	}
 }
 
+/* Whether run i is too big to flag between keys: its transcript, not
+ * loaded, is over FLAG_RUNS_BIG_BYTES (reading a gigabyte would hold the
+ * screen for half a minute, and its memory). Its replay flags it as it
+ * reads; kbtui flags counts them. */
+static int fr_big(const struct flag_runs *fr, size_t i)
+{
+	const struct ds_run *d = &fr->ds->runs[i];
+	struct stat st;
+	return !d->run && d->transcript && stat(d->transcript, &st) == 0 && S_ISREG(st.st_mode) &&
+	       (unsigned long long)st.st_size > FLAG_RUNS_BIG_BYTES;
+}
+
 /* Runs found in the cache cost a stat each: many are taken in one step. */
 #define FR_CACHED_PER_STEP 512
 
@@ -1245,6 +1257,10 @@ int flag_runs_step(struct flag_runs *fr)
 		fr->done++;
 		if (fr_cached(fr, i, key, id)) {
 			fr->hits++;
+			continue;
+		}
+		if (fr_big(fr, i)) {
+			fr->state[i] = FLAG_RUNS_BIG;
 			continue;
 		}
 		if (key && idcache_identify(fr->ds->runs[i].transcript, id) < 0)

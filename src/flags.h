@@ -151,7 +151,12 @@ void flag_runs_prefer(struct flag_runs *fr, size_t first, size_t n);
 void flag_runs_forget(struct flag_runs *fr, size_t i);
 /* Runs whose count came from the cache so far. */
 size_t flag_runs_cached(const struct flag_runs *fr);
-/* Run i: -1 not done yet (or no transcript), else its flagged events. */
+/* Run i: -1 not done yet (or no transcript), FLAG_RUNS_BIG not done
+ * because its transcript is over FLAG_RUNS_BIG_BYTES and not loaded (the
+ * size from which the browser opens a run through a pager), else its
+ * flagged events. */
+#define FLAG_RUNS_BIG (-2)
+#define FLAG_RUNS_BIG_BYTES (16ull << 20)
 long flag_runs_state(const struct flag_runs *fr, size_t i);
 /* Runs done so far, of how many with a transcript. */
 size_t flag_runs_done(const struct flag_runs *fr, size_t *total);

@@ -85,6 +85,8 @@ ln "$big" "$ds/runs/r1/transcript.jsonl" 2> /dev/null || cp "$big" "$ds/runs/r1/
 echo '{"run_id":"20260101_000000_grok_big-model_01_fp8_gemm","harness":"grok","model":"big-model","problem":"01_fp8_gemm","format":"grok","transcript":"runs/r1/transcript.jsonl"}' > "$ds/runs.jsonl"
 start b "$kb" "$ds"
 t "the browser lists the big run" 'wait_for b "big-model"'
+t "its FLAGS cell says ? at once: a transcript over 16 MiB is not read between keys to flag it" \
+	'wait_for b "big-model +01_fp8_gemm +[^ ]+ +- +- +\? +grok"'
 keys b Enter
 t "Enter: its replay, read whole, with the index's names in the header" \
 	'wait_for b "event 1/250000 " "big-model" && wait_gone b "reading [0-9]+% of"'

@@ -20,6 +20,7 @@
 #include "keys.h"
 #include "mouse.h"
 #include "pager.h"
+#include "runstats.h"
 #include "parser.h"
 #include "replay.h"
 #include "screens.h"
@@ -492,7 +493,7 @@ static void browse_flags_prefer(struct browse *b)
 	size_t end = b->top + (size_t)(b->list_h > 0 ? b->list_h : 0);
 	for (size_t k = b->top; k < end && k < b->n; k++) {
 		size_t i = b->order[k];
-		if (b->ds->runs[i].transcript && flag_runs_state(b->flags, i) < 0) {
+		if (b->ds->runs[i].transcript && flag_runs_state(b->flags, i) == -1) {
 			flag_runs_prefer(b->flags, i, 1);
 			return;
 		}
@@ -561,6 +562,7 @@ static void browse_free(struct view *v)
 	if (b->paging)
 		browse_paging_end(b);
 	flag_runs_free(b->flags);
+	runstats_free(b->stats);
 	grid_free(&b->grid);
 	free(b->order);
 	free(b->v.msg);

@@ -296,7 +296,21 @@ static void browse_draw_list(struct browse *b)
 /* The status line's left side: the position, and the time split and
  * reasoning mark of the selected run once it is loaded (replayed or
  * compared), in at most room columns. */
-static char *browse_describe(const struct browse *b, const char *pos, int room)
+/* The selected run's statistics, made again only when another run is
+ * selected or it grew: a replayed run of a million events takes a tenth of
+ * a second to walk, and the status line is drawn at every key. */
+static const struct runstats *browse_stats(struct browse *b, long sel, const struct run *r)
+{
+	if (b->stats_sel != sel || b->stats_run != r || !b->stats || b->stats->nev != r->nev) {
+		runstats_free(b->stats);
+		b->stats = runstats_new(r);
+		b->stats_run = r;
+		b->stats_sel = sel;
+	}
+	return b->stats;
+}
+
+static char *browse_describe(struct browse *b, const char *pos, int room)
 {
 	long sel = browse_selected(b);
 	struct run *r = sel >= 0 ? b->ds->runs[sel].run : NULL;
@@ -309,10 +323,8 @@ static char *browse_describe(const struct browse *b, const char *pos, int room)
 	}
 	if (!r || left <= 0)
 		return xstrdup(pos);
-	struct runstats *st = runstats_new(r);
-	char *marks = runstats_summary(st, (size_t)left);
+	char *marks = runstats_summary(browse_stats(b, sel, r), (size_t)left);
 	char *line = marks ? xasprintf("%s  %s", pos, marks) : xstrdup(pos);
-	runstats_free(st);
 	free(marks);
 	return line;
 }

@@ -78,6 +78,11 @@ struct browse {
 	struct pager *paging;
 	struct parser_loader *paging_ld;
 	size_t paging_run;
+	/* the status line's statistics of the selected run (owned), for run
+	 * stats_run (borrowed, compared only), dataset run stats_sel */
+	struct runstats *stats;
+	const struct run *stats_run;
+	long stats_sel;
 };
 
 /* browse_list.c */

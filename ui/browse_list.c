@@ -97,13 +97,16 @@ static char *browse_cell_run_id(const struct dataset *ds, size_t i, int *role)
 const struct flag_runs *browse_flags;  /* the cell function has no browse argument */
 
 /* The auto-flags column: a run's flagged events, "..." until they are
- * found (a run at a time, between keys). */
+ * found (a run at a time, between keys), "?" for a transcript too big to
+ * read between keys. */
 static char *browse_cell_flags(const struct dataset *ds, size_t i, int *role)
 {
 	long n = flag_runs_state(browse_flags, i);
 	*role = n > 0 ? RL_WARN : RL_DIM;
 	if (!browse_flags || !ds->runs[i].transcript)
 		return xstrdup("-");
+	if (n == FLAG_RUNS_BIG)  /* too big to read between keys: its replay flags it */
+		return xstrdup("?");
 	return n < 0 ? xstrdup("...") : n ? xasprintf("!%ld", n) : xstrdup("-");
 }
 
