@@ -8,6 +8,7 @@
  * function that both shapes share. Consecutive lines of one API message
  * repeat its usage, so usage is counted once per message id. */
 #include "parser.h"
+#include "strmap.h"
 #include "jsonx.h"
 
 #include <stdint.h>
@@ -16,14 +17,6 @@
 #include <string.h>
 
 #define CLAUDE_SUMMARY_PREFIX "This session is being continued"
-
-/* Message id -> index of its usage event (-1 while its usage was all zero),
- * so that repeated lines of one message add no second usage event. */
-struct claude_ids {
-	char **key;
-	int *ev;
-	size_t cap, n;
-};
 
 /* Tool calls of a chain's latest assistant message still waiting for a
  * result: a session file that ends with one is cut short. */
@@ -35,12 +28,15 @@ struct claude_pending {
 
 struct claude_state {
 	int session;                  /* 1: session-file shape */
-	struct claude_ids ids;
+	/* message id -> index of its usage event (-1 while its usage was all
+	 * zero), so that repeated lines of one message add no second usage
+	 * event (owned, made on first use) */
+	struct strmap *ids;
 	size_t compaction;            /* index+1 of a compaction awaiting its summary */
 	struct claude_pending pending[2]; /* main chain, sidechain */
 	long long out_at_result;      /* the run's output total at the last result line */
 	long long reasoning_at_result; /* and its reasoning total */
-	struct claude_ids seen;       /* uuids of subagent messages taken from progress records */
+	struct strmap *seen;          /* uuids of subagent messages taken from progress records */
 };
 
 /* What holds for every event one line produces. */
@@ -56,59 +52,13 @@ struct claude_line {
 
 /* ---- message ids ------------------------------------------------------- */
 
-static size_t claude_hash(const char *s)
+/* The slot for id in *t (made on first use), created (holding -1) when
+ * absent; valid until the next call on *t. */
+static int *claude_ids_slot(struct strmap **t, const char *id)
 {
-	uint64_t h = 1469598103934665603ULL;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return (size_t)h;
-}
-
-static void claude_ids_grow(struct claude_ids *t)
-{
-	struct claude_ids n = {0};
-	n.cap = t->cap ? t->cap * 2 : 256;
-	n.key = xcalloc(n.cap, sizeof *n.key);
-	n.ev = xcalloc(n.cap, sizeof *n.ev);
-	for (size_t i = 0; i < t->cap; i++) {
-		if (!t->key[i])
-			continue;
-		size_t j = claude_hash(t->key[i]) & (n.cap - 1);
-		while (n.key[j])
-			j = (j + 1) & (n.cap - 1);
-		n.key[j] = t->key[i];
-		n.ev[j] = t->ev[i];
-	}
-	n.n = t->n;
-	free(t->key);
-	free(t->ev);
-	*t = n;
-}
-
-/* The slot for id, created (holding -1) when absent. */
-static int *claude_ids_slot(struct claude_ids *t, const char *id)
-{
-	size_t j;
-	if ((t->n + 1) * 2 > t->cap)
-		claude_ids_grow(t);
-	j = claude_hash(id) & (t->cap - 1);
-	while (t->key[j]) {
-		if (strcmp(t->key[j], id) == 0)
-			return &t->ev[j];
-		j = (j + 1) & (t->cap - 1);
-	}
-	t->key[j] = xstrdup(id);
-	t->ev[j] = -1;
-	t->n++;
-	return &t->ev[j];
-}
-
-static void claude_ids_free(struct claude_ids *t)
-{
-	for (size_t i = 0; i < t->cap; i++)
-		free(t->key[i]);
-	free(t->key);
-	free(t->ev);
+	if (!*t)
+		*t = strmap_new(1);
+	return strmap_put(*t, id, NULL);
 }
 
 /* ---- pending tool calls (session completeness) -------------------------- */
@@ -169,8 +119,8 @@ static void claude_state_free(void *p)
 	struct claude_state *st = p;
 	if (!st)
 		return;
-	claude_ids_free(&st->ids);
-	claude_ids_free(&st->seen);
+	strmap_free(st->ids);
+	strmap_free(st->seen);
 	for (int i = 0; i < 2; i++) {
 		claude_pending_clear(&st->pending[i]);
 		free(st->pending[i].ids);

@@ -1,5 +1,6 @@
 /* run.c: the transcript model: events appended by parsers, linked, counted. */
 #include "run.h"
+#include "strmap.h"
 #include "textsafe.h"
 #include "ftrack.h"
 #include "textsafe.h"
@@ -150,103 +151,42 @@ void run_error(struct run *r, int line, const char *fmt, ...)
  * later run_link goes on from the first event it has not seen (watch polls
  * pay for their new events only). */
 
-struct run_lq {
-	int head, tail;           /* event indices, -1 when empty */
-};
-
-struct run_slot {
-	const char *id;           /* borrowed from the first call with it; NULL: free */
-	unsigned hash;
-	struct run_lq q;
-};
-
+/* A call id's queue of unanswered calls: q[0] its head, q[1] its tail
+ * (event indices, -1 when empty), the ints a strmap keeps for the id. */
 struct run_linker {
 	size_t seen;              /* events paired so far */
 	int *next;                /* next[i]: the call queued after call i (-1) */
 	size_t ncap;
-	struct run_slot *slot;    /* power-of-two table */
-	size_t nslot, used;
-	struct run_lq unkeyed;
-	size_t probes;            /* slots looked at: the work, for tests */
+	struct strmap *ids;       /* call id (borrowed from its first call) -> queue */
+	int unkeyed[2];           /* the calls without an id */
 };
-
-static unsigned run_hash(const char *s)
-{
-	unsigned h = 2166136261u;  /* FNV-1a */
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 16777619u;
-	return h;
-}
 
 void run_linker_free(struct run_linker *lk)
 {
 	if (!lk)
 		return;
 	free(lk->next);
-	free(lk->slot);
+	strmap_free(lk->ids);
 	free(lk);
 }
 
-static void run_linker_grow(struct run_linker *lk)
-{
-	size_t n = lk->nslot ? lk->nslot * 2 : 64;
-	struct run_slot *t = xcalloc(n, sizeof *t);
-	for (size_t i = 0; i < lk->nslot; i++) {
-		struct run_slot *o = &lk->slot[i];
-		if (!o->id)
-			continue;
-		size_t j = o->hash & (n - 1);
-		while (t[j].id)
-			j = (j + 1) & (n - 1);
-		t[j] = *o;
-	}
-	free(lk->slot);
-	lk->slot = t;
-	lk->nslot = n;
-}
-
-/* The queue of call id `id`, created (empty) when `add` and absent. */
-static struct run_lq *run_linker_queue(struct run_linker *lk, const char *id, int add)
-{
-	unsigned h = run_hash(id);
-	if (add && (lk->used + 1) * 4 > lk->nslot * 3)
-		run_linker_grow(lk);
-	if (!lk->nslot)
-		return NULL;
-	for (size_t j = h & (lk->nslot - 1);; j = (j + 1) & (lk->nslot - 1)) {
-		struct run_slot *s = &lk->slot[j];
-		lk->probes++;
-		if (!s->id) {
-			if (!add)
-				return NULL;
-			s->id = id;
-			s->hash = h;
-			s->q.head = s->q.tail = -1;
-			lk->used++;
-			return &s->q;
-		}
-		if (s->hash == h && strcmp(s->id, id) == 0)
-			return &s->q;
-	}
-}
-
-static void run_lq_push(struct run_linker *lk, struct run_lq *q, int i)
+static void run_lq_push(struct run_linker *lk, int *q, int i)
 {
 	lk->next[i] = -1;
-	if (q->tail >= 0)
-		lk->next[q->tail] = i;
+	if (q[1] >= 0)
+		lk->next[q[1]] = i;
 	else
-		q->head = i;
-	q->tail = i;
+		q[0] = i;
+	q[1] = i;
 }
 
-static int run_lq_pop(struct run_linker *lk, struct run_lq *q)
+static int run_lq_pop(struct run_linker *lk, int *q)
 {
-	int i = q->head;
+	int i = q[0];
 	if (i >= 0) {
-		q->head = lk->next[i];
-		if (q->head < 0)
-			q->tail = -1;
+		q[0] = lk->next[i];
+		if (q[0] < 0)
+			q[1] = -1;
 	}
 	return i;
 }
@@ -255,14 +195,14 @@ static void run_link_one(struct run *r, struct run_linker *lk, size_t i)
 {
 	struct event *e = &r->ev[i];
 	int keyed = e->call_id && *e->call_id;
-	struct run_lq *q;
+	int *q;
 	if (e->kind == EV_TOOL_CALL) {
 		e->link = -1;
-		q = keyed ? run_linker_queue(lk, e->call_id, 1) : &lk->unkeyed;
+		q = keyed ? strmap_put(lk->ids, e->call_id, NULL) : lk->unkeyed;
 		run_lq_push(lk, q, (int)i);
 	} else if (e->kind == EV_TOOL_RESULT) {
 		e->link = -1;
-		q = keyed ? run_linker_queue(lk, e->call_id, 0) : &lk->unkeyed;
+		q = keyed ? strmap_get(lk->ids, e->call_id) : lk->unkeyed;
 		int c = q ? run_lq_pop(lk, q) : -1;
 		if (c >= 0) {
 			e->link = c;
@@ -280,7 +220,8 @@ void run_link(struct run *r)
 	}
 	if (!lk) {
 		lk = r->linker = xcalloc(1, sizeof *lk);
-		lk->unkeyed.head = lk->unkeyed.tail = -1;
+		lk->ids = strmap_new(0);
+		lk->unkeyed[0] = lk->unkeyed[1] = -1;
 	}
 	if (lk->ncap < r->nev) {
 		lk->ncap = r->nev > 2 * lk->ncap ? r->nev : 2 * lk->ncap;
@@ -300,7 +241,7 @@ void run_link_again(struct run *r)
 
 size_t run_link_probes(const struct run *r)
 {
-	return r->linker ? r->linker->probes : 0;
+	return r->linker ? strmap_probes(r->linker->ids) : 0;
 }
 
 size_t run_count(const struct run *r, enum ev_kind k)

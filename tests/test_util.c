@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include "jsonx.h"
+#include "strmap.h"
 #include "textsafe.h"
 #include "util.h"
 
@@ -67,9 +68,77 @@ static void inside_checks(void)
 		tap_skip("could not remove the tree");
 }
 
+/* strmap: 200k keys put with gets of earlier ones between (some found in
+ * the outgrown table before their turn to move), every value where it was
+ * written, the moves spread over the calls (the table was seen moving),
+ * and the probes linear in the calls. Freed while moving too (ASan counts
+ * the keys). */
+static void test_strmap(void)
+{
+	struct strmap *m = strmap_new(1);
+	const int n = 200000;
+	char key[32];
+	int bad = 0, moving = 0, early = 0, made;
+	size_t calls = 0;
+	for (int i = 0; i < n; i++) {
+		snprintf(key, sizeof key, "toolu_%08d", i);
+		int *v = strmap_put(m, key, &made);
+		calls++;
+		bad += !made || v[0] != -1 || v[1] != -1;
+		v[0] = i;
+		v[1] = -i;
+		moving += strmap_moving(m);
+		if (i % 3 == 0) {  /* an older key, often one still in the old table */
+			int k = (int)((unsigned)i * 2654435761u % (unsigned)(i + 1));
+			snprintf(key, sizeof key, "toolu_%08d", k);
+			int was = strmap_moving(m);
+			int *w = strmap_get(m, key);
+			calls++;
+			bad += !w || w[0] != k || w[1] != -k;
+			early += was;
+			snprintf(key, sizeof key, "absent_%d", i);
+			bad += strmap_get(m, key) != NULL;
+			calls++;
+		}
+	}
+	for (int i = 0; i < n; i++) {
+		snprintf(key, sizeof key, "toolu_%08d", i);
+		int *w = strmap_get(m, key);
+		calls++;
+		bad += !w || w[0] != i || w[1] != -i;
+		int *again = strmap_put(m, key, &made);
+		calls++;
+		bad += made || again != w;
+	}
+	ok(bad == 0 && strmap_count(m) == (size_t)n, "strmap: %d keys put and read back among gets, none lost or "
+	   "made twice (%d wrong)", n, bad);
+	ok(moving > 1000 && early > 100, "strmap: the outgrown table moved over across calls (%d puts saw it moving, "
+	   "%d gets)", moving, early);
+	ok(strmap_probes(m) < 8 * calls, "strmap: %zu probes for %zu calls", strmap_probes(m), calls);
+	strmap_free(m);
+	/* freed halfway through a move, keys borrowed */
+	m = strmap_new(0);
+	static const char *const keys[] = { "a", "b", "c", "d", "e", "f", "g", "h" };
+	for (int r = 0; r < 100 && !strmap_moving(m); r++)
+		for (int i = 0; i < 8; i++) {
+			snprintf(key, sizeof key, "%d", r);
+			strmap_put(m, keys[i], NULL);
+		}
+	ok(strmap_count(m) == 8 && strmap_get(m, "e") && !strmap_get(m, "z"), "strmap: borrowed keys, 8 of them");
+	strmap_free(m);
+	m = strmap_new(1);
+	for (int i = 0; i < 49; i++) {
+		snprintf(key, sizeof key, "k%d", i);
+		strmap_put(m, key, NULL);
+	}
+	ok(strmap_moving(m), "strmap: moving after its first doubling");
+	strmap_free(m);  /* ASan: every key freed once */
+}
+
 int main(void)
 {
 	setlocale(LC_ALL, "C.UTF-8");
+	test_strmap();
 	safe_is("plain text", 10, 0, "plain text", "plain ASCII unchanged");
 	safe_is("\x1b]0;pwned\x07", 10, 0, "^[]0;pwned^G", "OSC title change made visible");
 	safe_is("\x1b[2J\x1b[H", 7, 0, "^[[2J^[[H", "CSI clear and cursor home made visible");
