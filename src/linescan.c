@@ -13,25 +13,6 @@
 
 #define LINESCAN_BUF (1 << 20)
 
-/* Reads n bytes at off into buf, all of them: 0, or -1 (errno; EIO for a
- * file that ended before them). */
-static int linescan_read(int fd, char *buf, size_t n, size_t off)
-{
-	size_t got = 0;
-	while (got < n) {
-		ssize_t r = pread(fd, buf + got, n - got, (off_t)(off + got));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			if (r == 0)
-				errno = EIO;
-			return -1;
-		}
-		got += (size_t)r;
-	}
-	return 0;
-}
-
 /* Newlines in p[0..n): memchr jumps from one to the next (a transcript's
  * lines are hundreds of bytes, so the calls are few and each runs at the
  * vector width). */
@@ -55,7 +36,7 @@ int linescan_count(int fd, size_t from, size_t to, size_t *lines)
 	int rc = 0;
 	for (size_t off = from; off < to && rc == 0;) {
 		size_t n = to - off < LINESCAN_BUF ? to - off : LINESCAN_BUF;
-		rc = linescan_read(fd, buf, n, off);
+		rc = util_pread_all(fd, buf, n, off);
 		if (rc == 0)
 			*lines += linescan_newlines(buf, n);
 		off += n;
@@ -70,7 +51,7 @@ static int linescan_next_nl(int fd, char *buf, size_t pos, size_t size, size_t *
 {
 	for (size_t off = pos; off < size;) {
 		size_t n = size - off < LINESCAN_BUF ? size - off : LINESCAN_BUF;
-		if (linescan_read(fd, buf, n, off) < 0)
+		if (util_pread_all(fd, buf, n, off) < 0)
 			return -1;
 		const char *hit = memchr(buf, '\n', n);
 		if (hit) {
@@ -88,7 +69,7 @@ static int linescan_prev_nl(int fd, char *buf, size_t pos, size_t floor, size_t 
 {
 	for (size_t end = pos; end > floor;) {
 		size_t n = end - floor < LINESCAN_BUF ? end - floor : LINESCAN_BUF;
-		if (linescan_read(fd, buf, n, end - n) < 0)
+		if (util_pread_all(fd, buf, n, end - n) < 0)
 			return -1;
 		const char *hit = memrchr(buf, '\n', n);
 		if (hit) {

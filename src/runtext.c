@@ -363,17 +363,9 @@ static char *rt_read(const char *path, size_t *n, size_t *cap, unsigned long lon
 	if (fd < 0)
 		return NULL;
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= 16) {
-		size_t want = (size_t)st.st_size, got = 0;
+		size_t want = (size_t)st.st_size;
 		b = rt_buffer(want, cap);
-		while (got < want) {
-			ssize_t r = pread(fd, b + got, want - got, (off_t)got);
-			if (r < 0 && errno == EINTR)
-				continue;
-			if (r <= 0)
-				break;
-			got += (size_t)r;
-		}
-		if (got != want) {  /* cut short under us: rebuilt */
+		if (util_pread_all(fd, b, want, 0) < 0) {  /* cut short under us: rebuilt */
 			rt_buffer_done(b, *cap);
 			b = NULL;
 		} else {

@@ -401,6 +401,23 @@ int util_ends_with(const char *s, const char *suffix)
 	return ls >= lx && memcmp(s + ls - lx, suffix, lx) == 0;
 }
 
+int util_pread_all(int fd, char *buf, size_t n, size_t off)
+{
+	size_t got = 0;
+	while (got < n) {
+		ssize_t r = pread(fd, buf + got, n - got, (off_t)(off + got));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			if (r == 0)
+				errno = EIO;
+			return -1;
+		}
+		got += (size_t)r;
+	}
+	return 0;
+}
+
 int util_write_all(int fd, const char *data, size_t len)
 {
 	while (len) {

@@ -36,6 +36,9 @@ char *util_read_file(const char *path, size_t *len);
 /* All len bytes to fd, again after EINTR; 0, or -1 with errno (ENOSPC when
  * write(2) took nothing). */
 int util_write_all(int fd, const char *data, size_t len);
+/* Reads n bytes at offset off of fd into buf, all of them (EINTR taken):
+ * 0, or -1 with errno (EIO: the file ended before them). */
+int util_pread_all(int fd, char *buf, size_t n, size_t off);
 int util_is_dir(const char *path);
 int util_is_file(const char *path);
 /* Creates every directory above path's last '/' (mode 0700; existing ones
