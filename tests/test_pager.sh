@@ -61,6 +61,30 @@ t "q in the end goes back to the read from the start, where it was, still readin
 keys g2 q
 t "q quits with status 0, nothing on stderr" 'wait_for g2 "kbtui exited: 0" && [ ! -s "$tmp/g2.err" ]'
 
+# a last line of 19 MB: G does not read it apart (it would hold the keys),
+# says so, and follows the read from the start
+long="$tmp/long.jsonl"
+awk 'BEGIN { for (i = 1; i <= 20000; i++) printf "{\"type\":\"thought\",\"data\":\"thinking about tile %d of the gemm, and about its padding, at some length %d\"}\n{\"type\":\"text\",\"data\":\"step %d done\"}\n", i, i, i;
+	printf "{\"type\":\"thought\",\"data\":\""; for (i = 1; i <= 900000; i++) printf "the last word %06d ", i; printf "\"}\n" }' > "$long"
+start g3 KBTUI_PAGER_TURN=16384 "$kb" "$long"
+t "a file that ends in a 19 MB line: the first screen, reading" 'wait_for g3 "event 1/[0-9]+ " "reading [0-9]+% of"'
+keys g3 G
+t "G before that line is reached: the end is one line of many megabytes, so G follows the read instead" \
+	'wait_for g3 "the end is one line of many megabytes: G follows the read from the start" && ! has "the end, from line"'
+t "and once read, the last event: that line" 'wait_for g3 "event 40001/40001 " && wait_gone g3 "reading [0-9]+% of" && has "the last word 000001"'
+keys g3 q
+t "q quits with status 0, nothing on stderr" 'wait_for g3 "kbtui exited: 0" && [ ! -s "$tmp/g3.err" ]'
+# the same line after 10 short ones: the first screen's read is in it already
+{ head -n 20 "$long"; tail -n 1 "$long"; } > "$tmp/long2.jsonl"
+start g4 KBTUI_PAGER_TURN=16384 "$kb" "$tmp/long2.jsonl"
+t "ten lines, then 19 MB in one: the first screen" 'wait_for g4 "event 1/[0-9]+ " "reading [0-9]+% of"'
+keys g4 G
+t "G with the reader in that line: no line starts in what is left, G follows" \
+	'wait_for g4 "the end is one line of many megabytes: G follows" && ! has "the end, from line"'
+t "once read, its last event: that line" 'wait_for g4 "event 21/21 " && wait_gone g4 "reading [0-9]+% of"'
+keys g4 q
+t "q quits with status 0, nothing on stderr" 'wait_for g4 "kbtui exited: 0" && [ ! -s "$tmp/g4.err" ]'
+
 # ---- a pipe: its first part, then a pause, then the rest ---------------------------
 fifo="$tmp/pipe"
 mkfifo "$fifo"

@@ -35,6 +35,7 @@
  * a few hundred events, read in a few tens of milliseconds */
 #define PAGER_TAIL_MIN (8u << 20)
 #define PAGER_TAIL_BYTES (1u << 20)
+#define PAGER_TAIL_MAX (16u << 20)   /* the most G reads apart: a last line this long is read in turns */
 
 /* The end of the file shown over the replay (G with much left to read). */
 struct pager_tail {
@@ -201,15 +202,24 @@ static struct pager_tail *pager_tail_read(struct pager *p, const char *title, ch
 {
 	struct run *run = parser_loader_run(p->ld);
 	const struct parser_ops *ops = parser_loader_format(p->ld);
-	size_t at, done, total, start, lines;
+	size_t at, done, total, start = 0, lines = 0;
 	int before;
 	parser_loader_where(p->ld, &at, &before);
 	parser_loader_progress(p->ld, &done, &total);
 	int fd = parser_loader_fd(p->ld);
 	if (!ops || !run || total < PAGER_TAIL_BYTES ||
-	    linescan_start_near(fd, total - PAGER_TAIL_BYTES, at, total, &start) < 0 ||
-	    linescan_count(fd, at, start, &lines) < 0 || start <= at || lines + (size_t)before > (size_t)INT_MAX - 1) {
-		*err = xstrdup("the end could not be read apart: going on from the start");
+	    linescan_start_near(fd, total - PAGER_TAIL_BYTES, at, total, &start) < 0) {
+		*err = xstrdup("the end could not be read apart: G follows the read from the start");
+		return NULL;
+	}
+	/* no line starts in what is left (the one being read goes on to the
+	 * end), or the last one is long: reading it here would hold the keys */
+	if (start <= at || total - start > PAGER_TAIL_MAX) {
+		*err = xstrdup("the end is one line of many megabytes: G follows the read from the start");
+		return NULL;
+	}
+	if (linescan_count(fd, at, start, &lines) < 0 || lines + (size_t)before > (size_t)INT_MAX - 1) {
+		*err = xstrdup("the end could not be read apart: G follows the read from the start");
 		return NULL;
 	}
 	struct parser_loader *ld = parser_loader_open_at(run->source, ops, start, before + (int)lines, err);
