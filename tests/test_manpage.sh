@@ -78,5 +78,10 @@ $("$kb" keys)
 EOK
 mk=$(printf '%s\n' "$keysect" | grep -c '^\.TP')
 t "KEYS has as many entries as the program's key table ($nk)" '[ "$mk" -eq "$nk" ]'
+# environment: every KBTUI_ variable the program reads is an item of ENVIRONMENT
+envsect=$(printf '%s\n' "$mantext" | sed -n '/^\.SH ENVIRONMENT/,/^\.SH [A-Z]/p')
+for v in $(cat "$KB_SRCDIR"/src/*.c "$KB_SRCDIR"/ui/*.c | grep -oE 'getenv\("KBTUI_[A-Z_]+"\)' | grep -oE 'KBTUI_[A-Z_]+' | sort -u); do
+	t "man page ENVIRONMENT documents \$$v, which the program reads" 'printf "%s\n" "$envsect" | grep -qx "\.B $v"'
+done
 echo "1..$n"
 exit $fail
