@@ -10,6 +10,7 @@
 
 #include <getopt.h>
 #include <stdint.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -195,6 +196,11 @@ static void dump_print_settled(void *arg, struct run *r, size_t settled)
 static int dump_stream(const char *file, const struct parser_ops *forced, int jsonl, size_t slice,
                        struct cmd_json_list *list, FILE *out, struct run **ran, size_t *nev, char **e)
 {
+	/* Each pass grows an event array a block doubles; the first's, freed,
+	 * would raise malloc's size for mapping a block to its own, so that
+	 * the second's grew in the heap, where a doubling keeps the old block
+	 * beside the new: 30 MB at 100k events where 23 MB do. */
+	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 	struct dump_pass1 p1 = {0};
 	struct dump_facts facts = {0};
 	size_t bytes = SIZE_MAX;
