@@ -25,6 +25,7 @@
 #include "parser.h"
 #include "replay.h"
 #include "run.h"
+#include "tallies.h"
 #include "tap.h"
 #include "util.h"
 
@@ -106,9 +107,10 @@ static int same_as_fresh(struct replay *rp, struct run *want)
 	int same = 1;
 	replay_init(&fresh, want, "fresh");
 	replay_search_set(&fresh, PATTERN, 1);
-	for (size_t i = 0; i < want->nev && same; i++)
-		same = rp->tally.in[i] == fresh.tally.in[i] && rp->tally.out[i] == fresh.tally.out[i] &&
-		       rp->tally.tools[i] == fresh.tally.tools[i] && rp->tally.turns[i] == fresh.tally.turns[i];
+	for (size_t i = 0; i < want->nev && same; i++) {
+		struct tally_sum a = tallies_at(&rp->tally, rp->cx.run, i), b = tallies_at(&fresh.tally, want, i);
+		same = a.in == b.in && a.out == b.out && a.cache == b.cache && a.tools == b.tools && a.turns == b.turns;
+	}
 	if (!same)
 		printf("#   sums differ from a fresh replay's\n");
 	if (rp->cx.nmatches != fresh.cx.nmatches ||
@@ -177,8 +179,53 @@ static void stream(struct livefeed *lf, enum llm_delta kind, const char *s)
 	livestream_delta(&lf->ls, kind, 0, s, strlen(s));
 }
 
+/* The status line's sums over a run grown in steps of every size from 1
+ * to 150 events (the last old event grown too, as a merged stream grows
+ * it), at every event: those of sums made over the whole run at once. The
+ * sums are kept every TALLY_STEP events, so steps cross a checkpoint, end
+ * on one, and start in the middle of a block. */
+static void test_tallies_steps(void)
+{
+	struct run *r = run_new();
+	for (int i = 0; i < 1000; i++) {
+		static const enum ev_kind kinds[] = { EV_USER, EV_REASONING, EV_TOOL_CALL, EV_USAGE, EV_TOOL_RESULT, EV_TEXT, EV_USAGE };
+		struct event *e = run_add(r, kinds[i % 7], i + 1);
+		e->tok_in = i % 13;
+		e->tok_out = i % 17;
+		e->tok_cache_read = i % 5;
+		e->ts = 1000 + i;
+	}
+	struct tallies fresh = { 0 };
+	tallies_update(&fresh, r, 0);
+	int bad = 0;
+	for (size_t step = 1; step <= 150; step += (step < 70 ? 1 : 13)) {
+		struct tallies t = { 0 };
+		size_t n = r->nev;
+		for (size_t upto = step < n ? step : n;; upto = upto + step < n ? upto + step : n) {
+			r->nev = upto;
+			r->ev[upto - 1].tok_out += 1000;  /* the last event as it stood then */
+			tallies_update(&t, r, upto > step ? upto - step - 1 : 0);
+			r->ev[upto - 1].tok_out -= 1000;
+			tallies_update(&t, r, upto - 1);  /* and grown since */
+			if (upto == n)
+				break;
+		}
+		r->nev = n;
+		for (size_t i = 0; i < n; i++) {
+			struct tally_sum a = tallies_at(&t, r, i), b = tallies_at(&fresh, r, i);
+			bad += a.in != b.in || a.out != b.out || a.cache != b.cache || a.tools != b.tools || a.turns != b.turns;
+		}
+		tallies_free(&t);
+	}
+	ok(bad == 0 && tallies_at(&fresh, r, 999).tools == 143, "tallies grown in steps of 1 to 150 events, the last "
+	   "old event grown each time: the sums at every event are those made at once (%d differ)", bad);
+	tallies_free(&fresh);
+	run_free(r);
+}
+
 int main(void)
 {
+	test_tallies_steps();
 	snprintf(dir, sizeof dir, "%s/kbtui-livegrow-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	if (!mkdtemp(dir)) {
 		perror(dir);

@@ -418,9 +418,14 @@ static void replay_draw_status(struct replay *rp)
 		replay_draw_prompt(rp);
 		return;
 	}
-	util_fmt_count(in, sizeof in, n ? rp->tally.in[i] : 0);
-	util_fmt_count(out, sizeof out, n ? rp->tally.out[i] : 0);
-	util_fmt_count(cache, sizeof cache, n ? rp->tally.cache[i] : 0);
+	struct tally_sum at = {0}, all = {0};
+	if (n) {
+		at = tallies_at(&rp->tally, run, i);
+		all = tallies_at(&rp->tally, run, n - 1);
+	}
+	util_fmt_count(in, sizeof in, at.in);
+	util_fmt_count(out, sizeof out, at.out);
+	util_fmt_count(cache, sizeof cache, at.cache);
 	sbuf_init(&b);
 	int live_w = replay_feed_label(rp, &b);
 	sbuf_addf(&b, " event %zu/%zu %3d%%", n ? i + 1 : 0, n, n > 1 ? (int)(100 * i / (n - 1)) : 100);
@@ -435,10 +440,9 @@ static void replay_draw_status(struct replay *rp)
 	/* a parser that knows its totals undercount says so: ~ before each */
 	const char *ap = run->tokens_approx ? "~" : "";
 	sbuf_addf(&b, "  tokens in %s%s out %s%s", ap, in, ap, out);
-	if (n && rp->tally.cache[i])
+	if (at.cache)
 		sbuf_addf(&b, " cache %s%s", ap, cache);
-	sbuf_addf(&b, "  turn %zu/%zu  tool calls %zu", n ? rp->tally.turns[i] : 0, n ? rp->tally.turns[n - 1] : 0,
-	          n ? rp->tally.tools[i] : 0);
+	sbuf_addf(&b, "  turn %zu/%zu  tool calls %zu", at.turns, all.turns, at.tools);
 	if (run->incomplete)  /* not INCOMPLETE when result.json says the session completed */
 		sbuf_adds(&b, run->prov && prov_says_complete(run->prov) >= 0 ? "  no end marker" : "  INCOMPLETE");
 	if (run->malformed)

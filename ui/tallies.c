@@ -1,4 +1,6 @@
-/* tallies.c: running sums over a run's events, for the replay's status bar. */
+/* tallies.c: running sums over a run's events, for the replay's status
+ * bar: a checkpoint every TALLY_STEP events, the events after it added
+ * when a sum is asked for. */
 #include "config.h"
 
 #include <stdlib.h>
@@ -7,50 +9,58 @@
 #include "tallies.h"
 #include "util.h"
 
+/* Event i of run added to s. */
+static void tally_add(struct tally_sum *s, const struct run *run, size_t i)
+{
+	const struct event *e = &run->ev[i];
+	if (e->kind == EV_USAGE) {
+		s->in += e->tok_in;
+		s->out += e->tok_out;
+		s->cache += e->tok_cache_read + e->tok_cache_write;
+	}
+	s->tools += e->kind == EV_TOOL_CALL;
+	s->turns += (size_t)run_turn_starts(run, i);
+}
+
 void tallies_update(struct tallies *t, const struct run *run, size_t from)
 {
 	size_t n = run->nev;
-	if (n + 1 > t->cap) {  /* the first sets the capacity, the other four follow it */
-		t->in = xgrow(t->in, &t->cap, n + 1, sizeof *t->in);
-		t->out = xrealloc(t->out, t->cap * sizeof *t->out);
-		t->cache = xrealloc(t->cache, t->cap * sizeof *t->cache);
-		t->tools = xrealloc(t->tools, t->cap * sizeof *t->tools);
-		t->turns = xrealloc(t->turns, t->cap * sizeof *t->turns);
-	}
 	if (from > n)
 		from = n;
 	if (from == 0)
 		t->t0 = 0;
-	long long in = from ? t->in[from - 1] : 0, out = from ? t->out[from - 1] : 0;
-	long long cache = from ? t->cache[from - 1] : 0;
-	size_t tools = from ? t->tools[from - 1] : 0, turns = from ? t->turns[from - 1] : 0;
-	t->in[n] = t->out[n] = t->cache[n] = 0;
-	t->tools[n] = t->turns[n] = 0;
 	for (size_t i = from; i < n; i++) {
-		const struct event *e = &run->ev[i];
-		if (e->kind == EV_USAGE) {
-			in += e->tok_in;
-			out += e->tok_out;
-			cache += e->tok_cache_read + e->tok_cache_write;
-		}
-		tools += e->kind == EV_TOOL_CALL;
-		turns += run_turn_starts(run, i);
-		t->in[i] = in;
-		t->out[i] = out;
-		t->cache[i] = cache;
-		t->tools[i] = tools;
-		t->turns[i] = turns;
-		if (e->ts > 0 && (t->t0 == 0 || e->ts < t->t0))
-			t->t0 = e->ts;
+		double ts = run->ev[i].ts;
+		if (ts > 0 && (t->t0 == 0 || ts < t->t0))
+			t->t0 = ts;
 	}
+	/* the checkpoints up to from's stay: they sum events before it */
+	size_t k = from / TALLY_STEP, want = n / TALLY_STEP + 1;
+	t->at = xgrow(t->at, &t->cap, want, sizeof *t->at);
+	if (k == 0)
+		t->at[0] = (struct tally_sum){ 0 };
+	struct tally_sum s = t->at[k];
+	for (size_t i = k * TALLY_STEP; i < n; i++) {
+		tally_add(&s, run, i);
+		if ((i + 1) % TALLY_STEP == 0)
+			t->at[(i + 1) / TALLY_STEP] = s;
+	}
+	t->nat = want;
+}
+
+struct tally_sum tallies_at(const struct tallies *t, const struct run *run, size_t i)
+{
+	size_t k = i / TALLY_STEP;
+	if (k >= t->nat)
+		return (struct tally_sum){ 0 };
+	struct tally_sum s = t->at[k];
+	for (size_t j = k * TALLY_STEP; j <= i && j < run->nev; j++)
+		tally_add(&s, run, j);
+	return s;
 }
 
 void tallies_free(struct tallies *t)
 {
-	free(t->in);
-	free(t->out);
-	free(t->cache);
-	free(t->tools);
-	free(t->turns);
-	*t = (struct tallies){0};
+	free(t->at);
+	*t = (struct tallies){ 0 };
 }
