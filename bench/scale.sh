@@ -172,7 +172,7 @@ echo "while it reads: a turn (slice read, replay grown, redraw) p99 ${p99:-?} ms
 end=$(res pager_end ms); eline=$(res pager_end last_line); flines=$(wc -l < "$work/big.jsonl")
 echo "G at once: the end shown (its lines counted, its last MB parsed) after ${end:-?} ms wall, its last event on line ${eline:-?} of ${flines} (goal <= 2000 and the file's last line): $(verdict "$(awk -v e="${end:-1e9}" -v a="${eline:-0}" -v b="$flines" 'BEGIN { print (a == b ? e : 1e9) }')" 2000)"
 lms=$(res pager_lines ms); gbps=$(res pager_lines gbps)
-echo "   lines split (linescan: newlines only, no record kinds): ${lms:-?} ms wall, ${gbps:-?} GB/s (goal >= 1 GB/s for the whole scan pass): $(verdict "$(awk -v g="${gbps:-0}" 'BEGIN { print (g > 0 ? 1 / g : 1e9) }')" 1)"
+echo "   lines split (linescan: newlines only): ${lms:-?} ms wall, ${gbps:-?} GB/s (measured, no verdict: the goal of 1 GB/s is for a pass that also finds each record's kind and keys, which is not built)"
 last=$(res pager_last ms); rcpu=$(res pager_read cpu)
 echo "   the whole run read, then G: ${last:-?} ms wall, ${rcpu:-?} ms CPU (measured, no goal: every event is decoded and kept)"
 rss=$(res pager_rss mb); rr=$(res pager_rss ratio)
