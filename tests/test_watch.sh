@@ -123,6 +123,20 @@ t "a second one is added to the first" 'wait_for c "over the run: errors 2, warn
 keys c q
 t "q ends it" 'wait_for c "kbtui exited: 0"'
 
+# ---- a long run: the header's statistics made again in slices, then shown --------
+# 120k events (over REPLAY_STATS_SLICE, 50k): a growing run this long has
+# its statistics made again a slice a draw, the old ones shown meanwhile
+long="$tmp/long.jsonl"
+awk 'BEGIN { for (i = 1; i <= 60000; i++) printf "{\"type\":\"thought\",\"data\":\"tile %d\"}\n{\"type\":\"text\",\"data\":\"step %d\"}\n", i, i }' > "$long"
+start L "$kb" watch "$long"
+KB_WAIT=300 t "a 120k-event run watched: its header counts its 60000 reasoning blocks" \
+	'wait_for L "LIVE \| event 120000/120000" "reasoning visible: 60000 blocks"'
+awk 'BEGIN { for (i = 60001; i <= 60010; i++) printf "{\"type\":\"thought\",\"data\":\"tile %d\"}\n{\"type\":\"text\",\"data\":\"step %d\"}\n", i, i }' >> "$long"
+KB_WAIT=300 t "ten blocks more: the statistics made again in slices count them all" \
+	'wait_for L "LIVE \| event 120020/120020" "reasoning visible: 60010 blocks"'
+keys L q
+t "q ends it, nothing on stderr" 'wait_for L "kbtui exited: 0" && [ ! -s "$tmp/L.err" ]'
+
 # ---- usage -------------------------------------------------------------------------
 "$kb" watch > /dev/null 2> "$tmp/usage.err" < /dev/null
 rc=$?

@@ -128,6 +128,7 @@ void replay_free(struct replay *rp)
 	tallies_free(&rp->tally);
 	free(rp->feed.said);
 	runstats_free(rp->stats);
+	runstats_free(rp->stats_next);
 	for (int i = 0; i < 4; i++)
 		free(rp->head_seg[i]);
 	flag_list_delete(rp->cx.flags);
@@ -243,6 +244,10 @@ static void replay_grew(struct replay *rp, size_t old_n, int tail, int was_incom
 	struct run *run = rp->cx.run;
 	size_t n = run->nev;
 	size_t from = n < old_n ? 0 : old_n ? old_n - 1 : 0;  /* the last old event may have grown */
+	if (from == 0) {  /* read again from the start: statistics being made are of another run */
+		runstats_free(rp->stats_next);
+		rp->stats_next = NULL;
+	}
 	tallies_update(&rp->tally, rp->cx.run, from);
 	rp->cx.flags = flag_run_update(rp->cx.flags, run, from, &rp->cx.flag_rules);  /* only what changed */
 	for (int p = 0; p < PANE__COUNT; p++)

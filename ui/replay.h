@@ -130,6 +130,9 @@ struct replay {
 	int painted;                /* the first screen is on the terminal */
 	int deferred;               /* something was left for the poll to make */
 	double stats_at;            /* monotonic time stats was made (a growing run: again 2 s later at most) */
+	/* a big growing run's statistics being made again, REPLAY_STATS_SLICE
+	 * events a draw, shown once whole (owned), NULL: none */
+	struct runstats *stats_next;
 };
 
 /* Selects event i (clamped), scrolling the list and telling the panes. */
@@ -170,6 +173,7 @@ void replay_free(struct replay *rp);
 struct mouse_event;
 
 #define REPLAY_SPEED_1X 2           /* index of 1x in replay_speeds */
+#define REPLAY_STATS_SLICE 50000     /* events a draw adds to them (about 6 ms) */
 #define REPLAY_STATS_S 2.0          /* a growing run's header statistics: made again at most this often */
 extern const double replay_speeds[]; /* playback speeds, from 0.25x */
 extern const int replay_four_panes[4]; /* the four-pane layout in reading order (Tab's too) */

@@ -188,8 +188,11 @@ static void replay_outcome(const struct run *run, int with_time, char *buf, size
 
 /* The header's run statistics for the run as it stands: a file being read
  * (pager.c, which only appends) adds its new events, all but the last
- * while it reads (a merged stream may still add to it); any other run
- * has them made again. */
+ * while it reads (a merged stream may still add to it); a big run that
+ * grows otherwise (watch, live) has them made again a slice a draw, the
+ * old ones shown until the new are whole (made at once, a million events
+ * held a key for a tenth of a second every REPLAY_STATS_S); any other run
+ * has them made again at once. */
 static void replay_stats_make(struct replay *rp)
 {
 	const struct run *run = rp->cx.run;
@@ -199,6 +202,20 @@ static void replay_stats_make(struct replay *rp)
 			rp->stats = runstats_new_upto(run, upto);
 		else
 			runstats_update(rp->stats, run, upto);
+	} else if (rp->feed.f && (rp->stats_next || (rp->stats && run->nev > REPLAY_STATS_SLICE))) {
+		/* the slices before the last end short of the run's end, so the
+		 * one event that may still grow is read in the last slice only */
+		size_t done = rp->stats_next ? rp->stats_next->nev : 0;
+		upto = run->nev - done > REPLAY_STATS_SLICE ? done + REPLAY_STATS_SLICE : run->nev;
+		if (!rp->stats_next)
+			rp->stats_next = runstats_new_upto(run, upto);
+		else
+			runstats_update(rp->stats_next, run, upto);
+		if (rp->stats_next->nev < run->nev)
+			return;
+		runstats_free(rp->stats);
+		rp->stats = rp->stats_next;
+		rp->stats_next = NULL;
 	} else {
 		runstats_free(rp->stats);
 		rp->stats = runstats_new(run);
@@ -211,7 +228,7 @@ static void replay_stats_make(struct replay *rp)
  * read the whole run (a watch of a long run would spend its time there). */
 int replay_stats_due(const struct replay *rp)
 {
-	if (!rp->stats)
+	if (!rp->stats || rp->stats_next)  /* none yet, or being made */
 		return 1;
 	if (rp->stats->nev == rp->cx.run->nev)
 		return 0;
