@@ -9,8 +9,8 @@
 #include "util.h"
 
 #include <getopt.h>
-#include <stdint.h>
 #include <malloc.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -978,12 +978,7 @@ struct run *dataset_adopt(struct dataset *ds, size_t i, struct run *run)
 	}
 	if (!r->meta.model && m->model)
 		r->meta.model = xstrdup(m->model);
-	m->has_result = r->meta.has_result;
-	m->correct = r->meta.correct;
-	m->has_solution = r->meta.has_solution;
-	m->session_complete = r->meta.session_complete;
-	m->peak_fraction = r->meta.peak_fraction;
-	m->elapsed_seconds = r->meta.elapsed_seconds;
+	run_meta_outcome(m, &r->meta);
 	/* the transcript states one thing: whether it ends with the marker */
 	prov_set(&r->prov.src[PROV_TRANSCRIPT], PROV_COMPLETE, !r->run->incomplete);
 	free(r->run->prov);

@@ -3,10 +3,8 @@
  * tear down for a gigabyte read once, and a file of any kind. */
 #include "config.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "linescan.h"
 #include "util.h"

@@ -35,6 +35,28 @@ void run_meta_init(struct run_meta *m)
 	m->elapsed_seconds = -1;
 }
 
+void run_meta_outcome(struct run_meta *to, const struct run_meta *from)
+{
+	to->has_result = from->has_result;
+	to->correct = from->correct;
+	to->has_solution = from->has_solution;
+	to->session_complete = from->session_complete;
+	to->peak_fraction = from->peak_fraction;
+	to->elapsed_seconds = from->elapsed_seconds;
+}
+
+void run_meta_fill(struct run_meta *to, const struct run_meta *from)
+{
+	char **dst[] = { &to->run_id, &to->harness, &to->model, &to->effort, &to->problem,
+	                 &to->format, &to->session_id, &to->cwd, &to->label };
+	char *const src[] = { from->run_id, from->harness, from->model, from->effort, from->problem,
+	                      from->format, from->session_id, from->cwd, from->label };
+	for (size_t i = 0; i < sizeof dst / sizeof *dst; i++)
+		if (src[i] && !*dst[i])
+			*dst[i] = xstrdup(src[i]);
+	run_meta_outcome(to, from);
+}
+
 void run_meta_free(struct run_meta *m)
 {
 	free(m->run_id);

@@ -95,6 +95,13 @@ void run_event_free(struct event *e);
  * used an event lets its text go (reader_settled). */
 void run_event_drop_text(struct event *e);
 void run_meta_init(struct run_meta *m);
+/* from's outcome (result, solution, completion, peak_fraction, elapsed
+ * time) onto to. */
+void run_meta_outcome(struct run_meta *to, const struct run_meta *from);
+/* The names to lacks (run id, harness, model, effort, problem, format,
+ * session, cwd, label) copied from from, and from's outcome: a part of a
+ * run read apart (the end of a big file) described as the whole. */
+void run_meta_fill(struct run_meta *to, const struct run_meta *from);
 
 /* Appends a zeroed event of kind k (link = -1) and returns it. The pointer
  * is valid until the next run_add. */

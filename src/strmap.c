@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "idcache.h"
 #include "strmap.h"
 #include "util.h"
 
@@ -38,9 +39,7 @@ struct strmap {
 
 static unsigned sm_hash(const char *s)
 {
-	uint64_t h = 1469598103934665603ULL;  /* FNV-1a */
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	unsigned long long h = idcache_fnv(IDCACHE_FNV0, s, strlen(s));
 	return (unsigned)(h ^ (h >> 32));
 }
 

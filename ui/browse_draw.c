@@ -293,9 +293,6 @@ static void browse_draw_list(struct browse *b)
 	}
 }
 
-/* The status line's left side: the position, and the time split and
- * reasoning mark of the selected run once it is loaded (replayed or
- * compared), in at most room columns. */
 /* The selected run's statistics, made again only when another run is
  * selected or it grew: a replayed run of a million events takes a tenth of
  * a second to walk, and the status line is drawn at every key. */
@@ -310,6 +307,9 @@ static const struct runstats *browse_stats(struct browse *b, long sel, const str
 	return b->stats;
 }
 
+/* The status line's left side: the position, and the time split and
+ * reasoning mark of the selected run once it is loaded (replayed or
+ * compared), in at most room columns. */
 static char *browse_describe(struct browse *b, const char *pos, int room)
 {
 	long sel = browse_selected(b);

@@ -11,11 +11,9 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <time.h>
 
 #include "linescan.h"
-
 #include "pager.h"
 #include "parser.h"
 #include "replay.h"
@@ -176,24 +174,6 @@ static void pager_tail_free(struct pager_tail *t)
 	free(t);
 }
 
-/* The run's description, for the end's header: the end has no first lines. */
-static void pager_tail_meta(struct run *to, const struct run *from)
-{
-	const struct run_meta *m = &from->meta;
-	struct run_meta *d = &to->meta;
-	char **dst[] = { &d->run_id, &d->harness, &d->model, &d->effort, &d->problem, &d->format, &d->session_id, &d->cwd };
-	char *const src[] = { m->run_id, m->harness, m->model, m->effort, m->problem, m->format, m->session_id, m->cwd };
-	for (size_t i = 0; i < sizeof dst / sizeof *dst; i++)
-		if (src[i] && !*dst[i])
-			*dst[i] = xstrdup(src[i]);
-	d->has_result = m->has_result;
-	d->correct = m->correct;
-	d->has_solution = m->has_solution;
-	d->session_complete = m->session_complete;
-	d->peak_fraction = m->peak_fraction;
-	d->elapsed_seconds = m->elapsed_seconds;
-}
-
 /* The end of the file read on its own: its last PAGER_TAIL_BYTES from a
  * line start, the lines before it counted (memchr over the bytes not yet
  * read: no parsing) so that its events carry their line numbers. NULL
@@ -235,7 +215,7 @@ static struct pager_tail *pager_tail_read(struct pager *p, const char *title, ch
 	t->ld = ld;
 	t->line = (size_t)before + lines + 1;
 	t->title = xasprintf("%s (the end, from line %zu)", title ? title : run->source, t->line);
-	pager_tail_meta(parser_loader_run(ld), run);
+	run_meta_fill(&parser_loader_run(ld)->meta, &run->meta);  /* the end has no first lines */
 	t->feed = (struct replay_feed){
 		.poll = pager_tail_poll,
 		.status = pager_tail_status,

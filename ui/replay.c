@@ -410,7 +410,6 @@ void replay_key(struct replay *rp, const struct key *k)
 	tui_key(&rp->v, k);
 }
 
-/* The terminal's new size: every pane lays out again. */
 /* A view over the replay closed: the end of a big file (ui/pager.c),
  * closed because the read from the start reached it, leaves the replay on
  * its last event, as G would have. */
@@ -422,6 +421,7 @@ static unsigned replay_resume(struct view *v, struct view *child)
 	return 0;
 }
 
+/* The terminal's new size: every pane lays out again. */
 static void replay_resize(struct view *v)
 {
 	struct replay *rp = (struct replay *)v;
