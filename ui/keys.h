@@ -23,7 +23,7 @@ enum { V_BROWSE = 1, V_REPLAY = 2, V_COMPARE = 4, V_ALL = 7 };
 	X(PAGE_DOWN,    KEY_NPAGE,  ' ',       "PgDn, Space", V_ALL,    "One screen down") \
 	X(PAGE_UP,      KEY_PPAGE,  'b',       "PgUp, b",     V_ALL,    "One screen up") \
 	X(FIRST,        'g',        KEY_HOME,  "g, Home",     V_ALL,    "First run or event; in a focused pane, its top") \
-	X(LAST,         'G',        KEY_END,   "G, End",      V_ALL,    "Last run or event (with a count N, event N); in a focused pane, its end") \
+	X(LAST,         'G',        KEY_END,   "G, End",      V_ALL,    "Last run or event (with a count N, event N; a big file still being read: its end at once); in a focused pane, its end") \
 	X(LEFT,         KEY_LEFT,   0,         "Left",        V_BROWSE | V_REPLAY, "In the grid, the problem to the left; in the focused artifact pane, scroll long lines left") \
 	X(RIGHT,        KEY_RIGHT,  0,         "Right",       V_BROWSE | V_REPLAY, "In the grid, the problem to the right; in the focused artifact pane, scroll long lines right") \
 	X(OPEN,         '\n',       KEY_ENTER, "Enter",       V_BROWSE, "Browser: replay the selected run (a sweep's running cell: its live replay, as kbtui watch)") \
