@@ -4,7 +4,9 @@
 #include "util.h"
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <stdlib.h>
 #include <string.h>
 #include <wchar.h>
@@ -162,21 +164,151 @@ int textsafe_fputs(FILE *f, const char *s, int flags)
 	return s ? textsafe_fput(f, s, strlen(s), flags) : 0;
 }
 
+/* ---- a message: our format, their arguments ------------------------------
+ * The format's newlines break lines; a newline inside an argument (a file
+ * name, a record type, a server's reply) must not, or a name could forge a
+ * line of its own ("x\nkbtui: all runs clean"). So the message is composed
+ * a conversion at a time: each string argument's newlines become "^J" as
+ * any other control character does, then the whole is made safe. */
+
+/* One conversion, spec[0..) its text ("%-*.*zu"), its value fetched by
+ * type from ap, appended to b. */
+#define TS_ONE(b, spec, nstar, s1, s2, type)                                                  \
+	do {                                                                                  \
+		type v_ = va_arg(*ap, type);                                                  \
+		if (nstar == 2)                                                               \
+			sbuf_addf(b, spec, s1, s2, v_);                                       \
+		else if (nstar == 1)                                                          \
+			sbuf_addf(b, spec, s1, v_);                                           \
+		else                                                                          \
+			sbuf_addf(b, spec, v_);                                               \
+	} while (0)
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+#pragma GCC diagnostic ignored "-Wformat-security"
+static void ts_string_arg(struct sbuf *b, const char *spec, int nstar, int s1, int s2, const char *v)
+{
+	size_t from = b->len;
+	if (!v)
+		v = "(null)";
+	if (nstar == 2)
+		sbuf_addf(b, spec, s1, s2, v);
+	else if (nstar == 1)
+		sbuf_addf(b, spec, s1, v);
+	else
+		sbuf_addf(b, spec, v);
+	if (!memchr(b->s + from, '\n', b->len - from))
+		return;
+	struct sbuf t;
+	sbuf_init(&t);
+	for (size_t i = from; i < b->len; i++) {
+		if (b->s[i] == '\n')
+			sbuf_adds(&t, "^J");
+		else
+			sbuf_addc(&t, b->s[i]);
+	}
+	b->len = from;
+	b->s[from] = '\0';
+	sbuf_add(b, t.s, t.len);
+	sbuf_free(&t);
+}
+
+/* The conversion at fmt (just past its '%'), appended; returns where the
+ * format goes on. Types follow C's length modifiers; the compiler has
+ * checked every call's arguments against its format. */
+static const char *ts_conversion(struct sbuf *b, const char *fmt, va_list *ap)
+{
+	char spec[32];
+	size_t n = 0;
+	int nstar = 0, star[2] = { 0, 0 };
+	spec[n++] = '%';
+	for (; *fmt && strchr("-+ #0123456789.*hlLqjzt", *fmt) && n < sizeof spec - 2; fmt++) {
+		if (*fmt == '*' && nstar < 2)
+			star[nstar++] = va_arg(*ap, int);
+		spec[n++] = *fmt;
+	}
+	char conv = *fmt ? *fmt++ : '\0';
+	spec[n++] = conv;
+	spec[n] = '\0';
+	int l = 0;   /* 'h' -1, none 0, 'l' 1, "ll" 2, 'z' 3, 'j' 4, 't' 5, 'L' 6 */
+	for (size_t i = 1; i + 1 < n; i++)
+		switch (spec[i]) {
+		case 'l': l = l == 1 ? 2 : 1; break;
+		case 'q': l = 2; break;
+		case 'z': l = 3; break;
+		case 'j': l = 4; break;
+		case 't': l = 5; break;
+		case 'L': l = 6; break;
+		case 'h': l = -1; break;
+		default: break;
+		}
+	switch (conv) {
+	case 'd': case 'i':
+		if (l == 1) TS_ONE(b, spec, nstar, star[0], star[1], long);
+		else if (l == 2) TS_ONE(b, spec, nstar, star[0], star[1], long long);
+		else if (l == 3) TS_ONE(b, spec, nstar, star[0], star[1], ssize_t);
+		else if (l == 4) TS_ONE(b, spec, nstar, star[0], star[1], intmax_t);
+		else if (l == 5) TS_ONE(b, spec, nstar, star[0], star[1], ptrdiff_t);
+		else TS_ONE(b, spec, nstar, star[0], star[1], int);
+		break;
+	case 'u': case 'x': case 'X': case 'o':
+		if (l == 1) TS_ONE(b, spec, nstar, star[0], star[1], unsigned long);
+		else if (l == 2) TS_ONE(b, spec, nstar, star[0], star[1], unsigned long long);
+		else if (l == 3) TS_ONE(b, spec, nstar, star[0], star[1], size_t);
+		else if (l == 4) TS_ONE(b, spec, nstar, star[0], star[1], uintmax_t);
+		else if (l == 5) TS_ONE(b, spec, nstar, star[0], star[1], ptrdiff_t);
+		else TS_ONE(b, spec, nstar, star[0], star[1], unsigned);
+		break;
+	case 'f': case 'F': case 'e': case 'E': case 'g': case 'G': case 'a': case 'A':
+		if (l == 6) TS_ONE(b, spec, nstar, star[0], star[1], long double);
+		else TS_ONE(b, spec, nstar, star[0], star[1], double);
+		break;
+	case 'c':
+		TS_ONE(b, spec, nstar, star[0], star[1], int);
+		break;
+	case 'p':
+		TS_ONE(b, spec, nstar, star[0], star[1], void *);
+		break;
+	case 's':
+		ts_string_arg(b, spec, nstar, star[0], star[1], va_arg(*ap, const char *));
+		break;
+	case '%':
+		sbuf_addc(b, '%');
+		break;
+	default:   /* %n, %m or a spec we do not know: shown, never run */
+		sbuf_add(b, spec, n);
+		break;
+	}
+	return fmt;
+}
+#pragma GCC diagnostic pop
+
+static void ts_vformat(struct sbuf *b, const char *fmt, va_list ap)
+{
+	va_list cp;
+	va_copy(cp, ap);
+	while (*fmt) {
+		const char *pc = strchr(fmt, '%');
+		size_t lit = pc ? (size_t)(pc - fmt) : strlen(fmt);
+		sbuf_add(b, fmt, lit);
+		if (!pc)
+			break;
+		fmt = ts_conversion(b, pc + 1, &cp);
+	}
+	va_end(cp);
+}
+
 int textsafe_fprintf(FILE *f, const char *fmt, ...)
 {
 	va_list ap;
-	int rc;
+	struct sbuf b;
+	sbuf_init(&b);
 	va_start(ap, fmt);
-	int n = vsnprintf(NULL, 0, fmt, ap);
+	ts_vformat(&b, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return -1;
-	char *m = xmalloc((size_t)n + 1);
-	va_start(ap, fmt);
-	vsnprintf(m, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	rc = textsafe_fput(f, m, (size_t)n, TS_KEEP_NL | TS_KEEP_TAB);
-	free(m);
+	int rc = textsafe_fput(f, b.s ? b.s : "", b.len, TS_KEEP_NL | TS_KEEP_TAB);
+	sbuf_free(&b);
 	return rc;
 }
 

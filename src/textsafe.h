@@ -31,9 +31,10 @@ size_t textsafe_width(const char *s, size_t n);
 int textsafe_fput(FILE *f, const char *s, size_t n, int flags);
 /* A NUL-terminated string (NULL writes nothing). */
 int textsafe_fputs(FILE *f, const char *s, int flags);
-/* A message composed by printf and then made safe as a whole, newlines and
- * tabs kept: for diagnostics that embed file names, record types, server
- * replies or messages composed from them. */
+/* A message composed as printf does and made safe, tabs kept: for
+ * diagnostics that embed file names, record types, server replies or
+ * messages composed from them. The format's newlines are kept; a newline
+ * inside a %s argument shows as "^J", so a name cannot forge a line. */
 int textsafe_fprintf(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A table cell of exactly width columns (no cut or padding when width <= 0):
  * s made safe, cut at a character with "~" when wider, padded with spaces

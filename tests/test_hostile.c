@@ -450,13 +450,18 @@ static void test_textsafe_out(void)
 	textsafe_fput(f, nul, sizeof nul - 1, 0);
 	fputc('|', f);
 	textsafe_fprintf(f, "file %s: type %s\n", "a\x1b]0;t\x07.jsonl", "x\xc2\x9b" "2J\xe2\x80\xae" "z\xff");
+	/* an argument's newline cannot start a line of its own; the format's can */
+	textsafe_fprintf(f, "kbtui: %s: bad\n", "x.jsonl\nkbtui: all runs clean");
+	/* every conversion the project uses still formats as printf does */
+	textsafe_fprintf(f, "[%5.2f|%-4s|%.*s|%zu|%lld|%3d|%x|%c|%%|%ld|%s]\n", 3.14159, "ab", 3, "abcdef",
+	                 (size_t)42, -7LL, 5, 255u, 'q', 123456789L, (const char *)NULL);
 	textsafe_fput_cell(f, "\x1b[2Jabcdefgh", 6, 0);
 	fputc('|', f);
 	textsafe_fput_cell(f, "ab", 6, 1);
 	fputc('|', f);
 	fflush(f);
 	rewind(f);
-	char buf[512] = "";
+	char buf[1024] = "";
 	size_t n = fread(buf, 1, sizeof buf - 1, f);
 	fclose(f);
 	buf[n] = '\0';
@@ -464,6 +469,11 @@ static void test_textsafe_out(void)
 	has_str(buf, "clean^@^[]52;c;aGk=^G rest|", "textsafe_fput: a NUL shows as ^@ and the rest follows");
 	has_str(buf, "file a^[]0;t^G.jsonl: type x<U+009B>2J<U+202E>z<FF>\n",
 	        "textsafe_fprintf: file name and record type made visible, the newline kept");
+	has_str(buf, "\nkbtui: x.jsonl^Jkbtui: all runs clean: bad\n",
+	        "textsafe_fprintf: a newline in an argument shows as ^J, so it cannot forge a line");
+	ok(!strstr(buf, "\nkbtui: all runs clean"), "textsafe_fprintf: no forged line");
+	has_str(buf, "[ 3.14|ab  |abc|42|-7|  5|ff|q|%|123456789|(null)]\n",
+	        "textsafe_fprintf: widths, precisions, length modifiers and %% as printf");
 	has_str(buf, "^[[2J~|", "textsafe_fput_cell: cut to 6 columns with ~");
 	has_str(buf, "|    ab|", "textsafe_fput_cell: right-aligned");
 	unlink(p);

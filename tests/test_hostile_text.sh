@@ -103,5 +103,19 @@ t "dump: a transcript's escaped NUL does not hide the rest" 'clean "$tmp/nul.out
 "$kb" dump "$tr_dir/missing.jsonl" > /dev/null 2> "$tmp/main.err"
 t "an error about a missing file whose name has an escape: clean" 'clean "$tmp/main.err" && grep -qF "dir^[]0;t^G" "$tmp/main.err"'
 
+# a newline in a file name or record type cannot forge a line of its own
+nl_dir="$tmp/$(printf 'a\nkbtui: all runs clean\nb')"
+mkdir -p "$nl_dir"
+{
+	printf '{"type":"session_meta","payload":{"id":"s"}}\n'
+	printf '{"type":"x\\nkbtui: forged","payload":"not an object"}\n'
+} > "$nl_dir/codex.jsonl"
+"$kb" dump --format codex "$nl_dir/codex.jsonl" > /dev/null 2> "$tmp/nl.err"; rc=$?
+t "dump: a file name and record type with newlines: exit 1 (a malformed record), one message line" '[ $rc -eq 1 ] && [ "$(grep -c . "$tmp/nl.err")" -eq 1 ]'
+t "dump: the name's newlines shown as ^J, the record type's as a space" 'grep -qF "a^Jkbtui: all runs clean^Jb/codex.jsonl:2: codex x kbtui: forged record" "$tmp/nl.err"'
+t "dump: no line starts with the forged text" '! grep -q "^kbtui: all runs clean" "$tmp/nl.err" && ! grep -q "^kbtui: forged" "$tmp/nl.err"'
+"$kb" dump "$nl_dir/missing.jsonl" > /dev/null 2> "$tmp/nl2.err"; rc=$?
+t "dump of a missing file whose name has newlines: fails, names it, forges no line" '[ $rc -ne 0 ] && grep -qF "missing.jsonl" "$tmp/nl2.err" && ! grep -q "^kbtui: all runs clean" "$tmp/nl2.err" && ! grep -q "^b/missing" "$tmp/nl2.err"'
+
 echo "1..$n"
 exit $fail
