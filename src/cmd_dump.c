@@ -128,6 +128,7 @@ static void dump_facts_settled(void *arg, struct run *r, size_t settled)
 	struct dump_pass1 *p = arg;
 	for (; p->done < settled; p->done++)
 		run_event_drop_text(&r->ev[p->done]);
+	ftrack_forget(r->files, p->done);   /* (this pass renders no diff) */
 }
 
 static void dump_facts_take(struct dump_facts *f, const struct run *r)
@@ -186,6 +187,7 @@ static void dump_print_settled(void *arg, struct run *r, size_t settled)
 		}
 		run_event_drop_text(&r->ev[i]);
 	}
+	ftrack_forget(r->files, p->done);
 }
 
 /* Prints the events of file; *ran gets the run as the facts pass left it

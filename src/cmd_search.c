@@ -16,6 +16,7 @@
 #include "cmd.h"
 #include "dataset.h"
 #include "flags.h"
+#include "ftrack.h"
 #include "parser.h"
 #include "runtext.h"
 #include "idcache.h"
@@ -142,6 +143,7 @@ static void cmd_search_settled(void *arg, struct run *r, size_t settled)
 	runtext_free(t);
 	for (; st->done < settled; st->done++)
 		run_event_drop_text(&r->ev[st->done]);
+	ftrack_forget(r->files, st->done);
 }
 
 /* Reads and searches file (begun: cmd_search_begin), its entry written when

@@ -342,6 +342,30 @@ char *ftrack_diff(const struct ftrack *t, size_t ev)
 	return sbuf_detach(&out);
 }
 
+void ftrack_forget(struct ftrack *t, size_t before)
+{
+	if (!t)
+		return;
+	size_t k = 0;
+	while (k < t->nevs && t->evs[k].ev < before)
+		fev_clear(&t->evs[k++]);
+	memmove(t->evs, t->evs + k, (t->nevs - k) * sizeof *t->evs);
+	t->nevs -= k;
+	for (size_t i = 0; i < t->n; i++) {
+		struct ftrack_file *f = &t->v[i];
+		/* the version standing at `before` stays: the last made before it */
+		size_t j = 0;
+		while (j + 1 < f->nh && f->hist[j + 1].ev < before)
+			j++;
+		if (!j)
+			continue;
+		for (size_t m = 0; m < j; m++)
+			ftext_unref(f->hist[m].t);
+		memmove(f->hist, f->hist + j, (f->nh - j) * sizeof *f->hist);
+		f->nh -= j;
+	}
+}
+
 /* ---- changes ----------------------------------------------------------- */
 
 char *ftrack_write(struct ftrack *t, const char *path, const char *content)

@@ -32,6 +32,14 @@ void ftrack_end(struct ftrack *t);
 int ftrack_has_diff(const struct ftrack *t, size_t ev);
 char *ftrack_diff(const struct ftrack *t, size_t ev);
 
+/* A streamed reader that has shown every event before `before` and will
+ * not look back (dump, search, flags of a big transcript): the diffs of
+ * those events, and every version no later diff or edit can reach, are
+ * freed, so that what stays is each file's current text and not its
+ * history (issue #28). Questions about those events (ftrack_diff,
+ * ftrack_file_at, the versions) are no longer answered as before. */
+void ftrack_forget(struct ftrack *t, size_t before);
+
 /* The changes. Inside a begin/end they record; outside, each returns the
  * newly allocated unified diff at once (caller frees), "" when no change.
  * When an edit's old text is not in the tracked content (file never seen,

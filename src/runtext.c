@@ -536,8 +536,8 @@ static void rt_put_head(struct sbuf *b, const struct runtext_key *key, const cha
 	rt_put_str(b, format ? format : "");
 }
 
-/* The parts (offsets in the whole text), then nf and nbuf (the CRC follows). */
-static void rt_put_parts(struct sbuf *b, const struct rt_field *f, size_t nf, size_t nbuf)
+/* Parts (offsets in the whole text). */
+static void rt_put_fields(struct sbuf *b, const struct rt_field *f, size_t nf)
 {
 	for (size_t i = 0; i < nf; i++) {
 		rt_put_u64(b, f[i].ev);
@@ -545,6 +545,12 @@ static void rt_put_parts(struct sbuf *b, const struct rt_field *f, size_t nf, si
 		rt_put_u64(b, f[i].off);
 		rt_put_u64(b, f[i].len);
 	}
+}
+
+/* The parts, then nf and nbuf (the CRC follows). */
+static void rt_put_parts(struct sbuf *b, const struct rt_field *f, size_t nf, size_t nbuf)
+{
+	rt_put_fields(b, f, nf);
 	rt_put_u64(b, nf);
 	rt_put_u64(b, nbuf);
 }
@@ -643,9 +649,18 @@ int runtext_writer_end(struct runtext_writer *w, int keep)
 		return -1;
 	keep = keep && rt_still(w->transcript, &w->key);
 	if (keep) {
+		/* the parts a block at a time: a copy of them all would double
+		 * what a big transcript's parts take (32 bytes each) */
 		struct sbuf b;
 		sbuf_init(&b);
-		rt_put_parts(&b, w->f, w->nf, w->nbuf);
+		for (size_t i = 0; i < w->nf; i += 4096) {
+			sbuf_reset(&b);
+			rt_put_fields(&b, w->f + i, w->nf - i < 4096 ? w->nf - i : 4096);
+			rt_w_put(w, b.s, b.len);
+		}
+		sbuf_reset(&b);
+		rt_put_u64(&b, w->nf);
+		rt_put_u64(&b, w->nbuf);
 		rt_w_put(w, b.s, b.len);
 		uint64_t crc = w->crc;
 		sbuf_add(&w->pending, (const char *)&crc, 8);

@@ -309,11 +309,52 @@ static void test_narrowing(void)
 	   "texts at context 0 to 4 (%d differ)", tries, differ);
 }
 
+/* A streamed reader forgets what it has shown: later diffs, edits and the
+ * current text are as before, the history before goes. */
+static void test_forget(void)
+{
+	struct ftrack *t = ftrack_new();
+	static const char *const v[] = { "a\n", "a\nb\n", "a\nb\nc\n", "a\nB\nc\n", "a\nB\nc\nd\n" };
+	char *before[5];
+	for (size_t i = 0; i < 5; i++) {
+		ftrack_begin(t, i);
+		free(ftrack_write(t, "/w/s.py", v[i]));
+		ftrack_end(t);
+	}
+	for (size_t i = 0; i < 5; i++)
+		before[i] = ftrack_diff(t, i);
+	is_int((int)ftrack_file_nversions(t, 0), 5, "forget: five versions before");
+	ftrack_forget(t, 3);
+	ok(!ftrack_has_diff(t, 0) && !ftrack_has_diff(t, 2), "forget: the diffs before event 3 are gone");
+	char *d3 = ftrack_diff(t, 3), *d4 = ftrack_diff(t, 4);
+	is_str(d3, before[3], "forget: event 3's diff as before");
+	is_str(d4, before[4], "forget: event 4's diff as before");
+	is_int((int)ftrack_file_nversions(t, 0), 3, "forget: the version standing at 3 and those after stay");
+	is_str(ftrack_file_at(t, 0, 3, NULL), v[3], "forget: the file at event 3 as before");
+	is_str(ftrack_get(t, "/w/s.py"), v[4], "forget: the current text stays");
+	ftrack_begin(t, 5);
+	free(ftrack_edit(t, "/w/s.py", "d", "D", 0));
+	ftrack_end(t);
+	char *d5 = ftrack_diff(t, 5);
+	ok(d5 && strstr(d5, "-d\n+D\n") != NULL, "forget: a later edit applies to the current text");
+	ftrack_forget(t, 100);
+	ok(!ftrack_has_diff(t, 5), "forget: past the end, no diff stays");
+	is_int((int)ftrack_file_nversions(t, 0), 1, "forget: past the end, the current version alone");
+	is_str(ftrack_get(t, "/w/s.py"), "a\nB\nc\nD\n", "forget: and the text is the file's");
+	for (size_t i = 0; i < 5; i++)
+		free(before[i]);
+	free(d3);
+	free(d4);
+	free(d5);
+	ftrack_free(t);
+}
+
 int main(void)
 {
 	char *d;
 
 	test_narrowing();
+	test_forget();
 
 	d = diff_unified("x.py", "a\nb\nc\n", "a\nb\nc\n", 3);
 	is_str(d, "", "equal texts give an empty diff");
