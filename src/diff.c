@@ -20,12 +20,23 @@ struct dlines {
 	int last_nl;    /* 1 when the text ends with a newline */
 };
 
+/* A line's hash, a word at a time (only ever compared with another's). */
 static unsigned diff_hash(const char *s, size_t n)
 {
-	unsigned h = 2166136261u;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 16777619u;
-	return h;
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ n, w;
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		memcpy(&w, s + i, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 29;
+	}
+	if (i < n) {
+		w = 0;
+		memcpy(&w, s + i, n - i);
+		h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+	}
+	h ^= h >> 32;
+	return (unsigned)h;
 }
 
 /* The lines of t[0..len) (no NUL needed). */
@@ -59,6 +70,42 @@ static void diff_split(const char *t, size_t len, struct dlines *L)
 static int diff_eq(const struct dline *a, const struct dline *b)
 {
 	return a->h == b->h && a->n == b->n && memcmp(a->s, b->s, a->n) == 0;
+}
+
+/* Each line of A[a0..a1) and B[b0..b1) as a number, equal lines the same
+ * number (*ia[i] for A's line a0 + i): the search then compares ints in
+ * two arrays rather than lines scattered through both texts. */
+static void diff_ids(const struct dlines *A, size_t a0, size_t a1, const struct dlines *B, size_t b0, size_t b1,
+                     int **ia, int **ib)
+{
+	struct slot {
+		const struct dline *l;  /* NULL: empty */
+		int id;
+	};
+	size_t n = (a1 - a0) + (b1 - b0), cap = 16;
+	while (cap < 2 * n)
+		cap *= 2;
+	struct slot *T = xcalloc(cap, sizeof *T);
+	int next = 0;
+	*ia = xmalloc((a1 - a0 + 1) * sizeof **ia);
+	*ib = xmalloc((b1 - b0 + 1) * sizeof **ib);
+	for (size_t side = 0; side < 2; side++) {
+		const struct dlines *L = side ? B : A;
+		size_t from = side ? b0 : a0, to = side ? b1 : a1;
+		int *out = side ? *ib : *ia;
+		for (size_t i = from; i < to; i++) {
+			const struct dline *l = &L->v[i];
+			size_t k = l->h & (cap - 1);
+			while (T[k].l && !diff_eq(T[k].l, l))
+				k = (k + 1) & (cap - 1);
+			if (!T[k].l) {
+				T[k].l = l;
+				T[k].id = next++;
+			}
+			out[i - from] = T[k].id;
+		}
+	}
+	free(T);
 }
 
 /* diff_eq before the hashes are made: most edits change a few lines of a
@@ -121,6 +168,8 @@ static int diff_myers(const struct dlines *A, const struct dlines *B, size_t a0,
 
 	if (max > INT_MAX - DIFF_MAX_D - 2)  /* x and y fit an int (a file of 2^31 lines cannot) */
 		return 0;
+	int *ia, *ib;
+	diff_ids(A, a0, a1, B, b0, b1, &ia, &ib);
 
 	for (d = 0; d <= dmax && found < 0; d++) {
 		size_t need = (size_t)(d + 1) * (size_t)(d + 1), most = (size_t)(dmax + 1) * (size_t)(dmax + 1);
@@ -138,7 +187,7 @@ static int diff_myers(const struct dlines *A, const struct dlines *B, size_t a0,
 			else
 				x = Vp[k - 1] + 1;
 			long y = x - k;
-			while (x < N && y < M && diff_eq(&A->v[a0 + x], &B->v[b0 + y])) {
+			while (x < N && y < M && ia[x] == ib[y]) {
 				x++;
 				y++;
 			}
@@ -149,6 +198,8 @@ static int diff_myers(const struct dlines *A, const struct dlines *B, size_t a0,
 			}
 		}
 	}
+	free(ia);
+	free(ib);
 	if (found < 0) {
 		free(H);
 		return 0;
