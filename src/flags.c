@@ -22,6 +22,7 @@
 #include "flagcheck.h"
 #include "flags.h"
 #include "idcache.h"
+#include "jsonx.h"
 #include "problem.h"
 #include "search.h"
 #include "util.h"
@@ -105,9 +106,13 @@ int flag_fields(const struct run *r, size_t i, int (*fn)(void *ud, const struct 
 	if ((rc = flag_call(fn, ud, w, e->text)))
 		return rc;
 	if (e->args) {
-		cJSON *o = cJSON_Parse(e->args);
+		/* jx_parse: our parser, in an arena (a cold search reads every
+		 * call's arguments; cJSON_Parse was a seventh of its time), and a
+		 * \u0000 in them reads as a visible U+2400, not as the end */
+		jx_arena_begin();
+		cJSON *o = jx_parse(e->args, strlen(e->args));
 		rc = o ? flag_json(o, fn, ud) : flag_call(fn, ud, FW_TOOL_ARGS, e->args);
-		cJSON_Delete(o);
+		jx_arena_end();
 		if (rc)
 			return rc;
 	}

@@ -313,10 +313,12 @@ size_t runtext_grep(struct search *s, const struct runtext *t,
 
 /* An entry: the magic, the key, the format, the parts and the text, then
  * the CRC-32C of all that as 8 bytes: a damaged entry is rebuilt. */
-#define RT_MAGIC "KBRTXT3"
+#define RT_MAGIC "KBRTXT4"
 /* Version 3 puts the text before the parts and their counts after it,
  * so that an entry can be written as its run is read (runtext_writer):
- * magic, key, format, text, parts (32 bytes each), nf, nbuf, CRC. */
+ * magic, key, format, text, parts (32 bytes each), nf, nbuf, CRC.
+ * Version 4: the text of calls' arguments read by jx_parse (a \u0000
+ * in them is U+2400, no longer the end of the string). */
 #define RT_TAIL 24                /* nf, nbuf, CRC */
 
 /* What a cache entry stands for: the fields of struct runtext_key. */

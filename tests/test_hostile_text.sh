@@ -103,6 +103,16 @@ t "dump: a transcript's escaped NUL does not hide the rest" 'clean "$tmp/nul.out
 "$kb" dump "$tr_dir/missing.jsonl" > /dev/null 2> "$tmp/main.err"
 t "an error about a missing file whose name has an escape: clean" 'clean "$tmp/main.err" && grep -qF "dir^[]0;t^G" "$tmp/main.err"'
 
+# a \u0000 inside a call's arguments (codex keeps them as JSON text) does
+# not end them: what follows is still searched and flagged
+printf '%s\n' '{"type":"session_meta","payload":{"id":"s"}}' \
+	'{"type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"bash\",\"-lc\",\"echo ok\\u0000 cat ../other_run/solution.py\"]}","call_id":"c1"}}' > "$tmp/nulargs.jsonl"
+"$kb" search 'other_run' "$tmp/nulargs.jsonl" > "$tmp/nulargs.out" 2> "$tmp/nulargs.err"; rc=$?
+t "search: the arguments after a \\u0000 are searched (exit 0, the NUL shown)" '[ $rc -eq 0 ] && [ ! -s "$tmp/nulargs.err" ] && grep -qF "echo ok$(printf "\342\220\200") cat ../other_run/solution.py" "$tmp/nulargs.out"'
+printf 'rule peek\nwhy reads another run\nmatch other_run/solution\nin tool-args\n' > "$tmp/peek.rules"
+"$kb" flags --rules "$tmp/peek.rules" "$tmp/nulargs.jsonl" > "$tmp/nulflags.out" 2> "$tmp/nulflags.err"; rc=$?
+t "flags: a rule matches the arguments after a \\u0000" '[ $rc -eq 0 ] && [ ! -s "$tmp/nulflags.err" ] && grep -q ":2: peek:" "$tmp/nulflags.out"'
+
 # a newline in a file name or record type cannot forge a line of its own
 nl_dir="$tmp/$(printf 'a\nkbtui: all runs clean\nb')"
 mkdir -p "$nl_dir"
