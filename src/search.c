@@ -7,6 +7,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "jsonx.h"
 #include "relit.h"
 #include "search.h"
 #include "util.h"
@@ -186,7 +187,7 @@ int search_event(struct search *s, const struct event *e)
 		return 0;
 	if (search_str(s, e->args))
 		return 1;
-	cJSON *o = cJSON_Parse(e->args);
+	cJSON *o = jx_parse(e->args, strlen(e->args));  /* a \u0000 shown, not an end */
 	int hit = o && search_json(s, o);
 	cJSON_Delete(o);
 	return hit;

@@ -64,5 +64,19 @@ t "q q quits with status 0" 'wait_for bomb "kbtui exited: 0"'
 tm kill-session -t bomb 2> /dev/null
 t "the annotation was not changed" 'grep -q "^a8: &a8" "$ds/annotations/$R.yaml" && ! grep -q SECRET "$ds/annotations/$R.yaml"'
 
+# ---- a call whose arguments hide their rest behind a \u0000 -----------------------
+# codex keeps a call's arguments as JSON text; a NUL in a value must not end
+# what the detail pane shows of it
+printf '%s\n' '{"type":"session_meta","payload":{"id":"s"}}' \
+	'{"type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"bash\",\"-lc\",\"echo ok\\u0000 cat ../other_run/solution.py\"]}","call_id":"c1"}}' \
+	> "$tmp/nulargs.jsonl"
+start nul KBTUI_LAYOUT=one "$kb" --format codex "$tmp/nulargs.jsonl"
+t "the replay of the run with a NUL in a call's arguments opens" 'wait_for nul "event 1/2"'
+keys nul j
+t "the detail pane shows what follows the NUL (the argument in its array, to its end)" 'wait_for nul "\"-lc\", \"echo ok.* cat \.\./other_run/solution\.py\"\]"'
+keys nul q
+t "q quits with status 0, nothing on stderr" 'wait_for nul "kbtui exited: 0" && [ ! -s "$tmp/nul.err" ]'
+tm kill-session -t nul 2> /dev/null
+
 echo "1..$n"
 exit $fail

@@ -8,6 +8,7 @@
 
 #include "draw.h"
 #include "evstyle.h"
+#include "jsonx.h"
 #include "theme.h"
 
 static const struct evstyle {
@@ -55,7 +56,7 @@ char *evstyle_call_summary(const struct run *run, const struct event *e, size_t 
 		return draw_first_line(e->path + n + 1, cap);
 	if (e->path)
 		return draw_first_line(e->path, cap);
-	cJSON *o = e->args ? cJSON_Parse(e->args) : NULL;
+	cJSON *o = e->args ? jx_parse(e->args, strlen(e->args)) : NULL;
 	char *s = NULL;
 	for (const cJSON *c = cJSON_IsObject(o) ? o->child : NULL; c && !s; c = c->next)
 		if (cJSON_IsString(c) && c->valuestring && *c->valuestring)

@@ -11,6 +11,7 @@
 #include "draw.h"
 #include "evstyle.h"
 #include "flags.h"
+#include "jsonx.h"
 #include "pane.h"
 #include "run.h"
 #include "search.h"
@@ -82,7 +83,9 @@ static void pane_detail_arg(struct tlines *L, const struct event *e, const cJSON
  * strings indented below their key; anything else as JSON. */
 static void pane_detail_args(struct tlines *L, const struct event *e, int width)
 {
-	cJSON *o = e->args ? cJSON_Parse(e->args) : NULL;
+	/* jx_parse: a \u0000 in a value reads as U+2400, so what follows it
+	 * is shown (cJSON would end the string there and hide the rest) */
+	cJSON *o = e->args ? jx_parse(e->args, strlen(e->args)) : NULL;
 	if (!o || !cJSON_IsObject(o)) {
 		char *s = o ? cJSON_Print(o) : NULL;
 		tlines_text(L, s ? s : e->args, RL_NORMAL, width, 2, 0);
