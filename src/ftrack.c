@@ -349,8 +349,10 @@ void ftrack_forget(struct ftrack *t, size_t before)
 	size_t k = 0;
 	while (k < t->nevs && t->evs[k].ev < before)
 		fev_clear(&t->evs[k++]);
-	memmove(t->evs, t->evs + k, (t->nevs - k) * sizeof *t->evs);
-	t->nevs -= k;
+	if (k) {  /* (none yet: evs is NULL, which memmove may not be given) */
+		memmove(t->evs, t->evs + k, (t->nevs - k) * sizeof *t->evs);
+		t->nevs -= k;
+	}
 	for (size_t i = 0; i < t->n; i++) {
 		struct ftrack_file *f = &t->v[i];
 		/* the version standing at `before` stays: the last made before it */
