@@ -604,6 +604,13 @@ struct runtext_writer {
 static void rt_w_put(struct runtext_writer *w, const void *p, size_t n)
 {
 	w->crc = crc32c(w->crc, p, n);
+	if (n >= RT_W_FLUSH / 4) {  /* a slice's text: written as it is, not copied */
+		if (w->pending.len)
+			cachedir_stream_write(w->out, w->pending.s, w->pending.len);
+		sbuf_reset(&w->pending);
+		cachedir_stream_write(w->out, p, n);
+		return;
+	}
 	sbuf_add(&w->pending, p, n);
 	if (w->pending.len >= RT_W_FLUSH) {
 		cachedir_stream_write(w->out, w->pending.s, w->pending.len);
