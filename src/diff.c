@@ -12,6 +12,8 @@ struct dline {
 	const char *s;
 	size_t n;       /* length without the newline */
 	unsigned h;     /* hash, to compare quickly */
+	int open;       /* the last line, without a newline: not the same line
+	                 * as one with it ("\ No newline at end of file") */
 };
 
 struct dlines {
@@ -58,6 +60,7 @@ static void diff_split(const char *t, size_t len, struct dlines *L)
 		}
 		L->v[L->n].s = t;
 		L->v[L->n].n = n;
+		L->v[L->n].open = !nl;
 		L->n++;
 		if (!nl) {
 			L->last_nl = 0;
@@ -69,7 +72,7 @@ static void diff_split(const char *t, size_t len, struct dlines *L)
 
 static int diff_eq(const struct dline *a, const struct dline *b)
 {
-	return a->h == b->h && a->n == b->n && memcmp(a->s, b->s, a->n) == 0;
+	return a->h == b->h && a->n == b->n && a->open == b->open && memcmp(a->s, b->s, a->n) == 0;
 }
 
 /* Each line of A[a0..a1) and B[b0..b1) as a number, equal lines the same
@@ -113,7 +116,7 @@ static void diff_ids(const struct dlines *A, size_t a0, size_t a1, const struct 
  * diff's time (make bench). */
 static int diff_same(const struct dline *a, const struct dline *b)
 {
-	return a->n == b->n && memcmp(a->s, b->s, a->n) == 0;
+	return a->n == b->n && a->open == b->open && memcmp(a->s, b->s, a->n) == 0;
 }
 
 /* Hashes lines [from, to) of L, the ones the search compares. */
@@ -150,16 +153,16 @@ static void script_add(struct dscript *s, char op, size_t ai, size_t bi)
  * still a correct diff, just not minimal, and bounded in time and memory. */
 #define DIFF_MAX_D 2000
 
-/* Myers forward search over a[a0..a1) x b[b0..b1). Round d's V (diagonals
- * -d..d) is written straight into one history buffer, at H[d*d + d + k],
- * reading round d-1's just before it, so that the path can be walked back.
- * The history is O(D^2): kept in ints, in one block grown in few steps,
- * since fresh memory page by page cost more than the search (make bench).
- * Returns 0 when D exceeded the cap. */
-static int diff_myers(const struct dlines *A, const struct dlines *B, size_t a0, size_t a1,
-                      size_t b0, size_t b1, struct dscript *out)
+/* Myers forward search over ia[0..N) x ib[0..M) (lines as numbers, equal
+ * lines equal numbers). Round d's V (diagonals -d..d) is written straight
+ * into one history buffer, at H[d*d + d + k], reading round d-1's just
+ * before it, so that the path can be walked back. The history is
+ * O(D^2): kept in ints, in one block grown in few steps, since fresh
+ * memory page by page cost more than the search (make bench). The
+ * matches found go to out as ' ' ops (ai, bi: indexes into ia and ib), in
+ * order. Returns 0 when D exceeded the cap. */
+static int diff_myers(const int *ia, long N, const int *ib, long M, struct dscript *out)
 {
-	long N = (long)(a1 - a0), M = (long)(b1 - b0);
 	long max = N + M;
 	long dmax = max < DIFF_MAX_D ? max : DIFF_MAX_D;
 	int *H = NULL, round0[3] = { 0, 0, 0 };
@@ -168,9 +171,6 @@ static int diff_myers(const struct dlines *A, const struct dlines *B, size_t a0,
 
 	if (max > INT_MAX - DIFF_MAX_D - 2)  /* x and y fit an int (a file of 2^31 lines cannot) */
 		return 0;
-	int *ia, *ib;
-	diff_ids(A, a0, a1, B, b0, b1, &ia, &ib);
-
 	for (d = 0; d <= dmax && found < 0; d++) {
 		size_t need = (size_t)(d + 1) * (size_t)(d + 1), most = (size_t)(dmax + 1) * (size_t)(dmax + 1);
 		if (need > cap) {  /* O(D^2) in all, grown in few steps */
@@ -198,13 +198,11 @@ static int diff_myers(const struct dlines *A, const struct dlines *B, size_t a0,
 			}
 		}
 	}
-	free(ia);
-	free(ib);
 	if (found < 0) {
 		free(H);
 		return 0;
 	}
-	/* Walk back from (N, M), collecting ops in reverse. */
+	/* Walk back from (N, M), collecting the matches in reverse. */
 	struct dscript rev = {0};
 	long x = N, y = M;
 	for (d = found; d > 0; d--) {
@@ -219,23 +217,93 @@ static int diff_myers(const struct dlines *A, const struct dlines *B, size_t a0,
 		while (x > px && y > py) {
 			x--;
 			y--;
-			script_add(&rev, ' ', a0 + x, b0 + y);
+			script_add(&rev, ' ', (size_t)x, (size_t)y);
 		}
 		if (x == px)
-			script_add(&rev, '+', a0 + x, b0 + --y);
+			--y;
 		else
-			script_add(&rev, '-', a0 + --x, b0 + y);
+			--x;
 	}
 	while (x > 0 && y > 0) {
 		x--;
 		y--;
-		script_add(&rev, ' ', a0 + x, b0 + y);
+		script_add(&rev, ' ', (size_t)x, (size_t)y);
 	}
 	for (size_t i = rev.n; i-- > 0;)
-		script_add(out, rev.v[i].op, rev.v[i].ai, rev.v[i].bi);
+		script_add(out, ' ', rev.v[i].ai, rev.v[i].bi);
 	free(rev.v);
 	free(H);
 	return 1;
+}
+
+/* The lines of A[a0..a1) that some line of B[b0..b1) equals, as numbers
+ * (*ka: where each is in A), and the same of B: a line found on one side
+ * only can be in no common subsequence, so the search leaves it out. A
+ * rewrite shares few lines with what it replaces, and without this Myers
+ * spent O(D^2) walking through them (a cold search renders every write). */
+static void diff_shared(const struct dlines *A, size_t a0, size_t a1, const struct dlines *B, size_t b0,
+                        size_t b1, int **ra, size_t **ka, size_t *na, int **rb, size_t **kb, size_t *nb)
+{
+	int *ia, *ib;
+	size_t n = (a1 - a0) + (b1 - b0);
+	diff_ids(A, a0, a1, B, b0, b1, &ia, &ib);
+	unsigned char *in = xcalloc(n + 1, 1);   /* per number: 1 in A, 2 in B */
+	for (size_t i = 0; i < a1 - a0; i++)
+		in[ia[i]] |= 1;
+	for (size_t j = 0; j < b1 - b0; j++)
+		in[ib[j]] |= 2;
+	*ka = xmalloc((a1 - a0 + 1) * sizeof **ka);
+	*kb = xmalloc((b1 - b0 + 1) * sizeof **kb);
+	*na = *nb = 0;
+	for (size_t i = 0; i < a1 - a0; i++)
+		if (in[ia[i]] == 3) {
+			ia[*na] = ia[i];
+			(*ka)[(*na)++] = a0 + i;
+		}
+	for (size_t j = 0; j < b1 - b0; j++)
+		if (in[ib[j]] == 3) {
+			ib[*nb] = ib[j];
+			(*kb)[(*nb)++] = b0 + j;
+		}
+	free(in);
+	*ra = ia;
+	*rb = ib;
+}
+
+/* Lines A[*ai..ta) deleted, then B[*bi..tb) inserted. */
+static void diff_gap(struct dscript *out, size_t *ai, size_t ta, size_t *bi, size_t tb)
+{
+	for (; *ai < ta; ++*ai)
+		script_add(out, '-', *ai, *bi);
+	for (; *bi < tb; ++*bi)
+		script_add(out, '+', *ai, *bi);
+}
+
+/* The middle A[a0..a1) against B[b0..b1): the lines both have searched,
+ * the matches found kept, each gap between them its deletions then its
+ * insertions (as git shows a change). 0 when the search gave up. */
+static int diff_middle(const struct dlines *A, size_t a0, size_t a1, const struct dlines *B, size_t b0,
+                       size_t b1, struct dscript *out)
+{
+	int *ra, *rb;
+	size_t *ka, *kb, na, nb;
+	struct dscript m = {0};
+	diff_shared(A, a0, a1, B, b0, b1, &ra, &ka, &na, &rb, &kb, &nb);
+	int ok = diff_myers(ra, (long)na, rb, (long)nb, &m);
+	if (ok) {
+		size_t ai = a0, bi = b0;
+		for (size_t i = 0; i < m.n; i++) {
+			diff_gap(out, &ai, ka[m.v[i].ai], &bi, kb[m.v[i].bi]);
+			script_add(out, ' ', ai++, bi++);
+		}
+		diff_gap(out, &ai, a1, &bi, b1);
+	}
+	free(m.v);
+	free(ra);
+	free(rb);
+	free(ka);
+	free(kb);
+	return ok;
 }
 
 static void diff_script(struct dlines *A, struct dlines *B, struct dscript *out)
@@ -252,7 +320,7 @@ static void diff_script(struct dlines *A, struct dlines *B, struct dscript *out)
 		script_add(out, ' ', i, i);
 	/* only insertions or only deletions (a new file, an appended block):
 	 * no search needed, and Myers would spend O(D^2) finding that out */
-	if (pre + suf == A->n || pre + suf == B->n || !diff_myers(A, B, pre, A->n - suf, pre, B->n - suf, out)) {
+	if (pre + suf == A->n || pre + suf == B->n || !diff_middle(A, pre, A->n - suf, B, pre, B->n - suf, out)) {
 		for (size_t i = pre; i < A->n - suf; i++)
 			script_add(out, '-', i, pre);
 		for (size_t j = pre; j < B->n - suf; j++)

@@ -287,6 +287,98 @@ static char *rnd_edit(const char *a)
 	return cur;
 }
 
+/* Lines of t (no final newline counted), into v[]; returns how many. */
+static size_t split_lines(const char *t, const char **v, size_t *len, size_t max)
+{
+	size_t n = 0;
+	while (*t && n < max) {
+		const char *nl = strchr(t, '\n');
+		v[n] = t;
+		len[n++] = nl ? (size_t)(nl - t) : strlen(t);
+		if (!nl)
+			break;
+		t = nl + 1;
+	}
+	return n;
+}
+
+/* The length of the longest common subsequence of the lines of two texts
+ * (a last line without its newline is not the same as one with it). */
+static size_t lcs(const char *at, const char **a, const size_t *al, size_t na, const char *bt, const char **b,
+                  const size_t *bl, size_t nb)
+{
+	static size_t L[65][65];
+	int aopen = *at && at[strlen(at) - 1] != '\n', bopen = *bt && bt[strlen(bt) - 1] != '\n';
+	for (size_t i = 0; i <= na; i++)
+		for (size_t j = 0; j <= nb; j++) {
+			int same = i && j && al[i - 1] == bl[j - 1] && !memcmp(a[i - 1], b[j - 1], al[i - 1]) &&
+			           (i == na && aopen) == (j == nb && bopen);
+			L[i][j] = !i || !j ? 0 : same ? L[i - 1][j - 1] + 1
+			        : L[i - 1][j] > L[i][j - 1] ? L[i - 1][j] : L[i][j - 1];
+		}
+	return L[na][nb];
+}
+
+/* Every diff is right (its old side is a, its new side b) and minimal (its
+ * unchanged lines are a longest common subsequence), whatever lines the
+ * search leaves out as found on one side only. */
+static void test_minimal(void)
+{
+	int tries = 0, wrong = 0, longer = 0;
+	for (int t = 0; t < 4000; t++) {
+		struct sbuf a, b, ra, rb;
+		sbuf_init(&a);
+		sbuf_init(&b);
+		sbuf_init(&ra);
+		sbuf_init(&rb);
+		rnd_text(&a, (int)rnd(40));
+		if (t % 2)
+			rnd_text(&b, (int)rnd(40));   /* unrelated: a rewrite */
+		else {
+			char *e = rnd_edit(a.s ? a.s : "");
+			sbuf_adds(&b, e);
+			free(e);
+		}
+		const char *as = a.s ? a.s : "", *bs = b.s ? b.s : "";
+		char *d = diff_unified_whole("f", as, bs, 100);
+		size_t same = 0;
+		const char *p = d;
+		for (int hdr = 0; *p; hdr++) {  /* the file lines after the two headers and the hunk line */
+			const char *nl = strchr(p, '\n');
+			size_t n = nl ? (size_t)(nl - p) : strlen(p);
+			if (hdr >= 3 && (*p == ' ' || *p == '-'))
+				sbuf_add(&ra, p + 1, n - 1), sbuf_addc(&ra, '\n');
+			if (hdr >= 3 && (*p == ' ' || *p == '+'))
+				sbuf_add(&rb, p + 1, n - 1), sbuf_addc(&rb, '\n');
+			same += hdr >= 3 && *p == ' ';
+			p = nl ? nl + 1 : p + n;
+		}
+		const char *av[64], *bv[64], *rav[64], *rbv[64];
+		size_t al[64], bl[64], ral[64], rbl[64];
+		size_t na = split_lines(as, av, al, 64), nb = split_lines(bs, bv, bl, 64);
+		size_t nra = split_lines(ra.s ? ra.s : "", rav, ral, 64), nrb = split_lines(rb.s ? rb.s : "", rbv, rbl, 64);
+		int right = !*d || (nra == na && nrb == nb);
+		for (size_t i = 0; right && *d && i < na; i++)
+			right = ral[i] == al[i] && !memcmp(rav[i], av[i], al[i]);
+		for (size_t j = 0; right && *d && j < nb; j++)
+			right = rbl[j] == bl[j] && !memcmp(rbv[j], bv[j], bl[j]);
+		size_t best = lcs(as, av, al, na, bs, bv, bl, nb);
+		if (!right && wrong++ < 3)
+			printf("# wrong diff\n# a: [%s]\n# b: [%s]\n%s", as, bs, d);
+		if (*d && same != best && longer++ < 3)
+			printf("# not minimal: %zu kept, LCS %zu\n# a: [%s]\n# b: [%s]\n%s", same, best, as, bs, d);
+		tries++;
+		free(d);
+		sbuf_free(&a);
+		sbuf_free(&b);
+		sbuf_free(&ra);
+		sbuf_free(&rb);
+	}
+	ok(wrong == 0, "diff: its two sides are the two texts, in %d random pairs (%d wrong)", tries, wrong);
+	ok(longer == 0, "diff: its unchanged lines are a longest common subsequence, in %d random pairs (%d not)", tries,
+	   longer);
+}
+
 static void test_narrowing(void)
 {
 	int tries = 0, differ = 0;
@@ -354,6 +446,7 @@ int main(void)
 	char *d;
 
 	test_narrowing();
+	test_minimal();
 	test_forget();
 
 	d = diff_unified("x.py", "a\nb\nc\n", "a\nb\nc\n", 3);
@@ -362,6 +455,15 @@ int main(void)
 
 	d = diff_unified("x.py", "a\nb\nc\n", "a\nB\nc\n", 3);
 	is_str(d, "--- a/x.py\n+++ b/x.py\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n", "one changed line");
+	free(d);
+
+	d = diff_unified("f", "x\n}", "x\n}\n", 3);
+	is_str(d, "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n x\n-}\n\\ No newline at end of file\n+}\n",
+	       "a newline added at the end is a change of the last line");
+	free(d);
+	d = diff_unified("f", "x\n}\n", "x\n}", 0);
+	is_str(d, "--- a/f\n+++ b/f\n@@ -2 +2 @@\n-}\n+}\n\\ No newline at end of file\n",
+	       "and one taken away");
 	free(d);
 
 	d = diff_unified("new.cu", NULL, "x\ny\n", 3);
