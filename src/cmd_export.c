@@ -43,7 +43,7 @@ static int cmd_export_html(const char *arg, const char *argv0, FILE *out, FILE *
 			cmd_run_free(&cr);
 			return CMD_BADINPUT;
 		}
-		htmlexport_run(&b, r, cr.name, cr.ds ? cr.ds->runs[cr.idx].annotation : NULL);
+		htmlexport_run(&b, r, cr.name, cr.ds ? cr.ds->runs[cr.idx].annotation : NULL, out);
 		if (!cr.ds)
 			run_free(r);
 		cmd_run_free(&cr);

@@ -215,8 +215,17 @@ static void htmlexport_pre(struct sbuf *b, const char *label, const char *s)
 	sbuf_adds(b, "</pre>\n");
 }
 
+/* b written to out (when there is one) once it holds a megabyte. */
+static void htmlexport_flush(struct sbuf *b, FILE *out)
+{
+	if (out && b->len >= (1u << 20)) {
+		fwrite(b->s, 1, b->len, out);
+		sbuf_reset(b);
+	}
+}
+
 static void htmlexport_events(struct sbuf *b, struct run *r, const struct flag_list *fl,
-                              const struct flag_rules *rs, const struct taint *tt)
+                              const struct flag_rules *rs, const struct taint *tt, FILE *out)
 {
 	sbuf_addf(b, "<h2 id=\"events\">Events (%zu)</h2>\n", r->nev);
 	for (size_t i = 0; i < r->nev; i++) {
@@ -250,10 +259,15 @@ static void htmlexport_events(struct sbuf *b, struct run *r, const struct flag_l
 		htmlexport_pre(b, "text", e->text);
 		htmlexport_pre(b, "diff", run_event_diff(r, i));
 		sbuf_adds(b, "</section>\n");
+		if (out) {  /* the diff is a cache, rendered again on use */
+			free(r->ev[i].diff);
+			r->ev[i].diff = NULL;
+			htmlexport_flush(b, out);
+		}
 	}
 }
 
-void htmlexport_run(struct sbuf *b, struct run *r, const char *id, const char *annotation)
+void htmlexport_run(struct sbuf *b, struct run *r, const char *id, const char *annotation, FILE *out)
 {
 	const struct flag_rules *rs = NULL;
 	struct flag_list *fl = flag_run_default(r, &rs);
@@ -283,7 +297,7 @@ void htmlexport_run(struct sbuf *b, struct run *r, const char *id, const char *a
 	htmlexport_timeline(b, r, fl);
 	htmlexport_plot(b, r, tt);
 	htmlexport_claims(b, r);
-	htmlexport_events(b, r, fl, rs, tt);
+	htmlexport_events(b, r, fl, rs, tt, out);
 	sbuf_adds(b, "</body>\n</html>\n");
 	taint_free(tt);
 	flag_list_delete(fl);
