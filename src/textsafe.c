@@ -3,6 +3,7 @@
 #include "textsafe.h"
 #include "util.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -217,7 +218,7 @@ static void ts_string_arg(struct sbuf *b, const char *spec, int nstar, int s1, i
 /* The conversion at fmt (just past its '%'), appended; returns where the
  * format goes on. Types follow C's length modifiers; the compiler has
  * checked every call's arguments against its format. */
-static const char *ts_conversion(struct sbuf *b, const char *fmt, va_list *ap)
+static const char *ts_conversion(struct sbuf *b, const char *fmt, va_list *ap, int err)
 {
 	char spec[32];
 	size_t n = 0;
@@ -265,18 +266,30 @@ static const char *ts_conversion(struct sbuf *b, const char *fmt, va_list *ap)
 		else TS_ONE(b, spec, nstar, star[0], star[1], double);
 		break;
 	case 'c':
-		TS_ONE(b, spec, nstar, star[0], star[1], int);
+		if (l == 1) TS_ONE(b, spec, nstar, star[0], star[1], wint_t);
+		else TS_ONE(b, spec, nstar, star[0], star[1], int);
 		break;
 	case 'p':
 		TS_ONE(b, spec, nstar, star[0], star[1], void *);
 		break;
 	case 's':
+		if (l == 1) {  /* a wide string: as printf converts it (its newlines kept) */
+			TS_ONE(b, spec, nstar, star[0], star[1], const wchar_t *);
+			break;
+		}
 		ts_string_arg(b, spec, nstar, star[0], star[1], va_arg(*ap, const char *));
 		break;
 	case '%':
 		sbuf_addc(b, '%');
 		break;
-	default:   /* %n, %m or a spec we do not know: shown, never run */
+	case 'm':
+		sbuf_adds(b, strerror(err));
+		break;
+	case 'n':  /* its pointer taken, so the rest stay in step; never written */
+		(void)va_arg(*ap, void *);
+		sbuf_add(b, spec, n);
+		break;
+	default:   /* a spec we do not know: shown as it is */
 		sbuf_add(b, spec, n);
 		break;
 	}
@@ -284,7 +297,8 @@ static const char *ts_conversion(struct sbuf *b, const char *fmt, va_list *ap)
 }
 #pragma GCC diagnostic pop
 
-static void ts_vformat(struct sbuf *b, const char *fmt, va_list ap)
+/* err: errno as the caller left it, for %m */
+static void ts_vformat(struct sbuf *b, const char *fmt, va_list ap, int err)
 {
 	va_list cp;
 	va_copy(cp, ap);
@@ -294,7 +308,7 @@ static void ts_vformat(struct sbuf *b, const char *fmt, va_list ap)
 		sbuf_add(b, fmt, lit);
 		if (!pc)
 			break;
-		fmt = ts_conversion(b, pc + 1, &cp);
+		fmt = ts_conversion(b, pc + 1, &cp, err);
 	}
 	va_end(cp);
 }
@@ -303,9 +317,10 @@ int textsafe_fprintf(FILE *f, const char *fmt, ...)
 {
 	va_list ap;
 	struct sbuf b;
+	int err = errno;
 	sbuf_init(&b);
 	va_start(ap, fmt);
-	ts_vformat(&b, fmt, ap);
+	ts_vformat(&b, fmt, ap, err);
 	va_end(ap);
 	int rc = textsafe_fput(f, b.s ? b.s : "", b.len, TS_KEEP_NL | TS_KEEP_TAB);
 	sbuf_free(&b);

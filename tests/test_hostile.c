@@ -4,6 +4,7 @@
  * load costs. */
 #include <errno.h>
 #include <stdint.h>
+#include <wchar.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -452,6 +453,9 @@ static void test_textsafe_out(void)
 	textsafe_fprintf(f, "file %s: type %s\n", "a\x1b]0;t\x07.jsonl", "x\xc2\x9b" "2J\xe2\x80\xae" "z\xff");
 	/* an argument's newline cannot start a line of its own; the format's can */
 	textsafe_fprintf(f, "kbtui: %s: bad\n", "x.jsonl\nkbtui: all runs clean");
+	/* %m, and wide strings and characters, as glibc's printf */
+	errno = ENOENT;
+	textsafe_fprintf(f, "[%m|%ls|%lc]\n", L"wide", (wint_t)L'w');
 	/* every conversion the project uses still formats as printf does */
 	textsafe_fprintf(f, "[%5.2f|%-4s|%.*s|%zu|%lld|%3d|%x|%c|%%|%ld|%s]\n", 3.14159, "ab", 3, "abcdef",
 	                 (size_t)42, -7LL, 5, 255u, 'q', 123456789L, (const char *)NULL);
@@ -472,6 +476,7 @@ static void test_textsafe_out(void)
 	has_str(buf, "\nkbtui: x.jsonl^Jkbtui: all runs clean: bad\n",
 	        "textsafe_fprintf: a newline in an argument shows as ^J, so it cannot forge a line");
 	ok(!strstr(buf, "\nkbtui: all runs clean"), "textsafe_fprintf: no forged line");
+	has_str(buf, "[No such file or directory|wide|w]\n", "textsafe_fprintf: %%m, %%ls and %%lc as printf");
 	has_str(buf, "[ 3.14|ab  |abc|42|-7|  5|ff|q|%|123456789|(null)]\n",
 	        "textsafe_fprintf: widths, precisions, length modifiers and %% as printf");
 	has_str(buf, "^[[2J~|", "textsafe_fput_cell: cut to 6 columns with ~");
