@@ -35,7 +35,36 @@ struct runtext {
 	size_t nbuf;
 	struct rt_field *f;       /* owned */
 	size_t nf;
+	/* A big entry is searched from its file (rt_grep_big): buf and f are
+	 * NULL, fd (owned) is the entry and the text begins at text_at; -1
+	 * for a text held in memory. */
+	int fd;
+	uint64_t text_at;
 };
+
+static struct runtext *rt_new(void)
+{
+	struct runtext *t = xcalloc(1, sizeof *t);
+	t->fd = -1;
+	return t;
+}
+
+/* An entry of at least this many bytes is searched from its file, a
+ * batch of parts at a time, rather than read whole: a search's memory
+ * does not follow the size of the transcript (issue #28). A batch holds
+ * up to RT_BATCH_PARTS parts and about RT_BATCH_BYTES of their text (one
+ * part, however long, at least). runtext_stream_limits changes them for
+ * tests. */
+static size_t rt_stream_min = 64u << 20;
+static size_t rt_batch_parts = 65536;
+static size_t rt_batch_bytes = 8u << 20;
+
+void runtext_stream_limits(size_t min_bytes, size_t parts, size_t bytes)
+{
+	rt_stream_min = min_bytes;
+	rt_batch_parts = parts ? parts : 1;
+	rt_batch_bytes = bytes;
+}
 
 /* An entry's bytes are read into a buffer that the next entry reuses: a
  * search reads thousands of entries in turn, and a mapping of each (with
@@ -115,7 +144,7 @@ struct runtext *runtext_events(const struct run *r, size_t from, size_t to)
 		x.line = 0;
 		flag_fields(r, i, rt_build_field, &x);
 	}
-	struct runtext *t = xcalloc(1, sizeof *t);
+	struct runtext *t = rt_new();
 	t->nbuf = x.b.len;
 	t->buf = sbuf_detach(&x.b);
 	t->f = x.f;
@@ -127,6 +156,8 @@ void runtext_free(struct runtext *t)
 {
 	if (!t)
 		return;
+	if (t->fd >= 0)
+		close(t->fd);
 	if (t->mem)
 		rt_buffer_done(t->mem, t->nmem);
 	else
@@ -268,9 +299,14 @@ static size_t runtext_part_at(const struct runtext *t, size_t q)
 	return lo;
 }
 
+static size_t rt_grep_big(struct search *s, const struct runtext *t,
+                          int (*fn)(void *ud, size_t ev, int line, const char *text, size_t len), void *ud);
+
 size_t runtext_grep(struct search *s, const struct runtext *t,
                     int (*fn)(void *ud, size_t ev, int line, const char *text, size_t len), void *ud)
 {
+	if (t->fd >= 0)
+		return rt_grep_big(s, t, fn, ud);
 	const struct relit *l = search_literal(s);
 	struct rt_grep g = { s, fn, ud, 0, l && l->one_line ? l : NULL };
 	if (l) {
@@ -307,6 +343,79 @@ size_t runtext_grep(struct search *s, const struct runtext *t,
 		at = i + 1 < t->nf ? t->f[i + 1].off : t->nbuf;
 	}
 	return g.hits;
+}
+
+/* ---- a big entry, searched from its file ------------------------------------ */
+
+/* fn, and whether it said stop: a batch's grep returns only its count. */
+struct rt_stop {
+	int (*fn)(void *ud, size_t ev, int line, const char *text, size_t len);
+	void *ud;
+	int stopped;
+};
+
+static int rt_stop_fn(void *ud, size_t ev, int line, const char *text, size_t len)
+{
+	struct rt_stop *st = ud;
+	return st->stopped = st->fn(st->ud, ev, line, text, len);
+}
+
+/* Parts i.. of t read into f[], as many as a batch takes: *n of them, and
+ * their text t->buf[*from, *to). Each part checked as runtext_load checks
+ * it (in order after *end, inside the text). 0, or -1 when the file is
+ * not what its checksum said (changed in place since). */
+static int rt_big_parts(const struct runtext *t, size_t i, char *raw, struct rt_field *f, size_t *n,
+                        uint64_t *end, uint64_t *from, uint64_t *to)
+{
+	size_t k = t->nf - i < rt_batch_parts ? t->nf - i : rt_batch_parts;
+	if (util_pread_all(t->fd, raw, k * 32, t->text_at + t->nbuf + i * 32) < 0)
+		return -1;
+	size_t j = 0;
+	for (; j < k; j++) {
+		uint64_t v[4];
+		memcpy(v, raw + j * 32, 32);
+		if (v[2] < *end || v[3] >= t->nbuf || v[2] >= t->nbuf - v[3] || v[1] > INT32_MAX)
+			return -1;
+		if (j && v[2] + v[3] + 1 - f[0].off > rt_batch_bytes)
+			break;  /* the batch's text is full */
+		f[j] = (struct rt_field){ (size_t)v[0], (int)v[1], (size_t)v[2], (size_t)v[3] };
+		*end = v[2] + v[3] + 1;
+	}
+	*n = j;
+	*from = f[0].off;
+	*to = *end;
+	return 0;
+}
+
+static size_t rt_grep_big(struct search *s, const struct runtext *t,
+                          int (*fn)(void *ud, size_t ev, int line, const char *text, size_t len), void *ud)
+{
+	struct rt_stop st = { fn, ud, 0 };
+	size_t hits = 0, cap = 0, n;
+	uint64_t end = 0, from, to;
+	char *raw = xmalloc(rt_batch_parts * 32), *text = NULL;
+	struct rt_field *f = xmalloc(rt_batch_parts * sizeof *f);
+	for (size_t i = 0; i < t->nf && !st.stopped; i += n) {
+		if (rt_big_parts(t, i, raw, f, &n, &end, &from, &to) < 0)
+			break;
+		if (to - from > cap)
+			text = xrealloc(text, cap = (size_t)(to - from));
+		if (util_pread_all(t->fd, text, (size_t)(to - from), t->text_at + from) < 0)
+			break;
+		int ok = 1;
+		for (size_t j = 0; j < n && ok; j++) {
+			f[j].off -= (size_t)from;
+			ok = text[f[j].off + f[j].len] == '\n';
+		}
+		if (!ok)
+			break;
+		struct runtext view = { .buf = text, .nbuf = (size_t)(to - from), .f = f, .nf = n, .fd = -1 };
+		hits += runtext_grep(s, &view, rt_stop_fn, &st);
+	}
+	free(raw);
+	free(text);
+	free(f);
+	return hits;
 }
 
 /* ---- the cache file ------------------------------------------------------- */
@@ -442,6 +551,85 @@ static int rt_sum_ok(const char *b, size_t n, const unsigned long long id[4])
 	return 1;
 }
 
+/* A big entry's checksum, read through in blocks rather than whole. */
+static int rt_big_sum_ok(int fd, size_t n, const unsigned long long id[4])
+{
+	unsigned long long *slot = rt_checked[idcache_fnv(IDCACHE_FNV0, id, 4 * sizeof *id) % RT_CHECKED];
+	uint64_t want;
+	if (!memcmp(slot, id, 4 * sizeof *id))
+		return 1;
+	if (util_pread_all(fd, (char *)&want, 8, n - 8) < 0)
+		return 0;
+	size_t blk = 4u << 20;
+	char *b = xmalloc(blk);
+	uint32_t crc = 0;
+	int ok = 1;
+	for (size_t at = 0; at < n - 8 && ok; at += blk) {
+		size_t k = n - 8 - at < blk ? n - 8 - at : blk;
+		ok = util_pread_all(fd, b, k, at) == 0;
+		crc = crc32c(crc, b, k);
+	}
+	free(b);
+	if (!ok || want != crc)
+		return 0;
+	memcpy(slot, id, 4 * sizeof *id);
+	return 1;
+}
+
+/* The entry at path when it is big (rt_stream_min): *big set, and the
+ * entry open for rt_grep_big, or NULL when it is not valid (rebuilt).
+ * *big clear when it is not big (read whole by runtext_load). */
+static struct runtext *rt_load_big(const char *path, const struct runtext_key *key, const char *format, int *big)
+{
+	struct stat st;
+	int fd = cachedir_open(path);
+	*big = 0;
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size < rt_stream_min ||
+	    (size_t)st.st_size < 64 + RT_TAIL) {
+		close(fd);
+		return NULL;
+	}
+	*big = 1;
+	size_t n = (size_t)st.st_size;
+	unsigned long long id[4] = { (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
+	                             (unsigned long long)st.st_size,
+	                             (unsigned long long)st.st_mtim.tv_sec * 1000000000ull +
+	                                 (unsigned long long)st.st_mtim.tv_nsec };
+	const char *fmt = format ? format : "";
+	size_t flen = strlen(fmt);
+	char head[64], tail[RT_TAIL];
+	char *fb = xmalloc(flen + 1);
+	uint64_t v, nf, nbuf;
+	int ok = rt_big_sum_ok(fd, n, id) && util_pread_all(fd, head, sizeof head, 0) == 0 &&
+	         !memcmp(head, RT_MAGIC, 8) && util_pread_all(fd, tail, sizeof tail, n - RT_TAIL) == 0;
+	for (int i = 0; ok && i < 6; i++) {
+		memcpy(&v, head + 8 + 8 * i, 8);
+		ok = v == key->v[i];
+	}
+	if (ok) {
+		memcpy(&v, head + 56, 8);
+		ok = v == flen && n >= 64 + flen + RT_TAIL && util_pread_all(fd, fb, flen, 64) == 0 &&
+		     !memcmp(fb, fmt, flen);
+	}
+	free(fb);
+	uint64_t text_at = 64 + flen, room = ok ? n - RT_TAIL - text_at : 0;
+	memcpy(&nf, tail, 8);
+	memcpy(&nbuf, tail + 8, 8);
+	if (!ok || nbuf > room || nf > (room - nbuf) / 32 || nf * 32 != room - nbuf) {
+		close(fd);
+		return NULL;
+	}
+	cachedir_used(fd, &st);
+	struct runtext *t = rt_new();
+	t->fd = fd;
+	t->text_at = text_at;
+	t->nbuf = (size_t)nbuf;
+	t->nf = (size_t)nf;
+	return t;
+}
+
 int runtext_have(const char *transcript, const char *format)
 {
 	struct runtext_key key;
@@ -462,6 +650,12 @@ struct runtext *runtext_load(const char *transcript, const char *format, struct 
 	char *path = known ? rt_entry(key, format) : NULL;
 	size_t n = 0, cap = 0;
 	unsigned long long eid[4];
+	int big = 0;
+	struct runtext *bt = path ? rt_load_big(path, key, format, &big) : NULL;
+	if (big) {
+		free(path);
+		return bt;
+	}
 	char *b = path ? rt_read(path, &n, &cap, eid) : NULL;
 	struct runtext *t = NULL;
 	int same = 1;
@@ -486,7 +680,7 @@ struct runtext *runtext_load(const char *transcript, const char *format, struct 
 	if (nbuf > room || nf > (room - nbuf) / 32 || nf * 32 != room - nbuf)
 		goto out;
 	in.p = text + nbuf;
-	t = xcalloc(1, sizeof *t);
+	t = rt_new();
 	t->f = xmalloc((nf ? nf : 1) * sizeof *t->f);
 	t->nf = (size_t)nf;
 	uint64_t end = 0;

@@ -55,6 +55,10 @@ struct runtext_writer *runtext_writer_new(const char *transcript, const char *fo
                                           const struct runtext_key *key);
 void runtext_writer_add(struct runtext_writer *w, const struct runtext *t);
 int runtext_writer_end(struct runtext_writer *w, int keep);
+/* An entry of min_bytes or more is searched from its file, parts bytes
+ * and parts at a time, rather than read whole (defaults: 64 MB, 65536
+ * parts, 8 MB of text). For tests, which make small entries big. */
+void runtext_stream_limits(size_t min_bytes, size_t parts, size_t bytes);
 /* Whether an entry for the transcript as it is now exists, by its header
  * alone (its checksum is runtext_load's to check): for a helper that fills
  * the cache and need not read what is there. */

@@ -142,7 +142,7 @@ static void corpus(const char *cache)
 	int nfix = n;
 	n = transcripts(kbh, files, 400, n);
 	free(kbh);
-	int built = 1, cached = 1, saved = 0, nrun = 0, streamed = 1, written = 0;
+	int built = 1, cached = 1, saved = 0, nrun = 0, streamed = 1, written = 0, frombig = 1;
 	for (int i = 0; i < n; i++) {
 		char *e = NULL;
 		struct runtext_key key;
@@ -157,6 +157,10 @@ static void corpus(const char *cache)
 		struct runtext *t = runtext_new(r);
 		saved += runtext_save(t, files[i], NULL, &key) == 0;
 		struct runtext *back = runtext_load(files[i], NULL, &key);
+		/* the same entry searched from its file, as a big one is: batches
+		 * of 7 parts and 4 kB of text, so that every run crosses many */
+		runtext_stream_limits(1, 7, 4096);
+		struct runtext *big = runtext_load(files[i], NULL, &key);
 		for (const char **p = pats; *p; p++) {
 			char *err = NULL;
 			struct search *s = search_new(*p, &err);
@@ -168,8 +172,11 @@ static void corpus(const char *cache)
 			}
 			built &= same_lines(s, r, t, files[i]);
 			cached &= back && same_lines(s, r, back, files[i]);
+			frombig &= big && same_lines(s, r, big, files[i]);
 			search_free(s);
 		}
+		runtext_stream_limits(64u << 20, 65536, 8u << 20);
+		runtext_free(big);
 		runtext_free(back);
 		runtext_free(t);
 		/* slices of 4 kB (many settle points) and the default 1 MiB */
@@ -183,6 +190,7 @@ static void corpus(const char *cache)
 	ok(built, "every run, every pattern: runtext finds the lines flag_grep finds");
 	is_int(saved, nrun, "every run's text went into the cache");
 	ok(cached, "and read back from the cache it finds the same lines");
+	ok(frombig, "and searched from its entry's file a few parts at a time, as a big entry is: the same lines");
 	ok(streamed, "read as a stream (slices of 4 kB and 1 MiB, text dropped as it settles): the same lines, "
 	   "slice by slice and from the entry written as it was read");
 	is_int(written, 2 * nrun, "every streamed run's entry was written");
@@ -320,6 +328,34 @@ static void staleness(const char *cache)
 		}
 	}
 	ok(damaged_ok, "an entry cut short anywhere is refused");
+	/* searched from its file (as a big entry is): every byte changed in
+	 * turn is refused, and the entry as it was is read */
+	int flips_ok = 1, flips = 0;
+	runtext_stream_limits(1, 3, 64);
+	if (ent && stat(ent, &st) == 0) {
+		FILE *f = fopen(ent, "r+b");
+		for (long at = 0; f && at < (long)st.st_size; at++, flips++) {
+			int c;
+			fseek(f, at, SEEK_SET);
+			c = fgetc(f);
+			fseek(f, at, SEEK_SET);
+			fputc(c ^ 0x20, f);
+			fflush(f);
+			struct runtext *d = runtext_load(file, NULL, &key);
+			flips_ok &= d == NULL;
+			runtext_free(d);
+			fseek(f, at, SEEK_SET);
+			fputc(c, f);
+			fflush(f);
+		}
+		if (f)
+			fclose(f);
+	}
+	struct runtext *whole_big = runtext_load(file, NULL, &key);
+	ok(flips_ok && flips > 64, "searched from its file: each of its %d bytes changed is refused", flips);
+	ok(whole_big != NULL, "and the entry as it was is read");
+	runtext_free(whole_big);
+	runtext_stream_limits(64u << 20, 65536, 8u << 20);
 	setenv("KBTUI_NO_CACHE", "1", 1);
 	ok(runtext_load(file, NULL, &key) == NULL, "KBTUI_NO_CACHE: no entry read");
 	is_int(runtext_save(t, file, NULL, &key), -1, "and none written");
