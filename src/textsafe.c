@@ -266,8 +266,16 @@ static const char *ts_conversion(struct sbuf *b, const char *fmt, va_list *ap, i
 		else TS_ONE(b, spec, nstar, star[0], star[1], double);
 		break;
 	case 'c':
-		if (l == 1) TS_ONE(b, spec, nstar, star[0], star[1], wint_t);
-		else TS_ONE(b, spec, nstar, star[0], star[1], int);
+		if (l == 1) {
+			TS_ONE(b, spec, nstar, star[0], star[1], wint_t);
+		} else {  /* a character from the data is as a string of one */
+			char one[2] = { (char)va_arg(*ap, int), '\0' };
+			spec[n - 1] = 's';
+			if (one[0])
+				ts_string_arg(b, spec, nstar, star[0], star[1], one);
+			else
+				sbuf_addc(b, '\0');  /* (shown as ^@) */
+		}
 		break;
 	case 'p':
 		TS_ONE(b, spec, nstar, star[0], star[1], void *);

@@ -456,6 +456,7 @@ static void test_textsafe_out(void)
 	/* %m, and wide strings and characters, as glibc's printf */
 	errno = ENOENT;
 	textsafe_fprintf(f, "[%m|%ls|%lc]\n", L"wide", (wint_t)L'w');
+	textsafe_fprintf(f, "[%c|%3c|%c]\n", '\n', 'x', '\033');
 	/* every conversion the project uses still formats as printf does */
 	textsafe_fprintf(f, "[%5.2f|%-4s|%.*s|%zu|%lld|%3d|%x|%c|%%|%ld|%s]\n", 3.14159, "ab", 3, "abcdef",
 	                 (size_t)42, -7LL, 5, 255u, 'q', 123456789L, (const char *)NULL);
@@ -477,6 +478,7 @@ static void test_textsafe_out(void)
 	        "textsafe_fprintf: a newline in an argument shows as ^J, so it cannot forge a line");
 	ok(!strstr(buf, "\nkbtui: all runs clean"), "textsafe_fprintf: no forged line");
 	has_str(buf, "[No such file or directory|wide|w]\n", "textsafe_fprintf: %%m, %%ls and %%lc as printf");
+	has_str(buf, "[^J|  x|^[]\n", "textsafe_fprintf: %%c as a string of one (a newline as ^J, an escape as ^[)");
 	has_str(buf, "[ 3.14|ab  |abc|42|-7|  5|ff|q|%|123456789|(null)]\n",
 	        "textsafe_fprintf: widths, precisions, length modifiers and %% as printf");
 	has_str(buf, "^[[2J~|", "textsafe_fput_cell: cut to 6 columns with ~");
