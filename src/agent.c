@@ -713,7 +713,9 @@ static char *agent_tool_run(const struct agent_opts *o, const char *name, const 
 static char *agent_tool_within(const struct agent_opts *o, const char *name, const char *args_json,
                                int *is_error, double max_s)
 {
-	cJSON *args = args_json && *args_json ? cJSON_Parse(args_json) : cJSON_CreateObject();
+	/* jx_parse: a \u0000 in the model's arguments is the U+2400 the replay
+	 * shows, not an end: what runs is what is shown */
+	cJSON *args = args_json && *args_json ? jx_parse(args_json, strlen(args_json)) : cJSON_CreateObject();
 	char *s;
 
 	*is_error = 1;

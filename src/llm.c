@@ -125,7 +125,7 @@ static cJSON *llm_schema(const char *text)
  * the tool result, not a rejected request). */
 static cJSON *llm_args_object(const char *args)
 {
-	cJSON *o = args && *args ? cJSON_Parse(args) : NULL;
+	cJSON *o = args && *args ? jx_parse(args, strlen(args)) : NULL;
 	if (!cJSON_IsObject(o)) {
 		cJSON_Delete(o);
 		o = cJSON_CreateObject();
@@ -510,7 +510,7 @@ static int llm_openai_event(struct llm_stream *st, const char *data)
 		st->done = 1;
 		return 0;
 	}
-	o = cJSON_Parse(data);
+	o = jx_parse(data, strlen(data));  /* a \u0000 shown (U+2400), not an end that hides the rest */
 	if (!cJSON_IsObject(o)) {
 		cJSON_Delete(o);
 		llm_stream_fail(st, LLM_ERR_STREAM, "malformed stream data: %.80s", data);
@@ -619,7 +619,7 @@ static void llm_anthropic_usage(struct llm_reply *r, const cJSON *u)
 
 static int llm_anthropic_event(struct llm_stream *st, const char *data)
 {
-	cJSON *o = cJSON_Parse(data);
+	cJSON *o = jx_parse(data, strlen(data));  /* (as llm_openai_event) */
 	const char *t = jx_str(o, "type");
 
 	if (!cJSON_IsObject(o) || !t) {
@@ -783,7 +783,7 @@ static void llm_fail(struct llm_reply *r, const struct llm_opts *o, enum llm_sta
 /* A short reason from an error body: the API's error.message when JSON. */
 static char *llm_error_text(const struct sbuf *body)
 {
-	cJSON *o = body->s ? cJSON_Parse(body->s) : NULL;
+	cJSON *o = body->s ? jx_parse(body->s, body->len) : NULL;
 	const char *m = jx_pstr(o, "error.message");
 	char *s;
 	if (!m)

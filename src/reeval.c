@@ -135,7 +135,7 @@ char *reeval_problem(const struct run *run)
 	char *path = util_path_join(dir, "result.json");
 	size_t len;
 	char *text = util_is_file(path) ? util_read_file(path, &len) : NULL;
-	cJSON *j = text ? cJSON_Parse(text) : NULL;
+	cJSON *j = text ? jx_parse(text, len) : NULL;
 	const cJSON *p = j ? cJSON_GetObjectItemCaseSensitive(j, "problem") : NULL;
 	if (cJSON_IsString(p) && *p->valuestring)
 		res = xstrdup(p->valuestring);

@@ -7,6 +7,7 @@
 #include <cjson/cJSON.h>
 
 #include "annot.h"
+#include "jsonx.h"
 #include "suggested.h"
 #include "util.h"
 
@@ -35,7 +36,7 @@ static cJSON *suggested_read(const char *path, char **err)
 {
 	size_t len;
 	char *text = util_read_file(path, &len);
-	cJSON *doc = text ? cJSON_ParseWithLength(text, len) : NULL;
+	cJSON *doc = text ? jx_parse(text, len) : NULL;
 	if (!cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(doc, "suggestions"))) {
 		*err = xasprintf("%s: %s", path, !text ? "cannot read it (kbtui judge writes it)"
 		                                : !doc ? "not JSON" : "no \"suggestions\" list");

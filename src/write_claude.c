@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "jsonx.h"
 #include "llm.h"
 #include "util.h"
 #include "write_claude.h"
@@ -155,7 +156,7 @@ void write_claude_text(struct write_claude *w, const struct llm_reply *r, int tu
 
 void write_claude_call(struct write_claude *w, const struct llm_reply *r, int turn, const struct llm_call *c)
 {
-	cJSON *input = c->args.s ? cJSON_Parse(c->args.s) : cJSON_CreateObject();
+	cJSON *input = c->args.s ? jx_parse(c->args.s, c->args.len) : cJSON_CreateObject();
 	cJSON *b = cJSON_CreateObject();
 	cJSON_AddStringToObject(b, "type", "tool_use");
 	cJSON_AddStringToObject(b, "id", c->id);

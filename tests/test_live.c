@@ -1072,6 +1072,7 @@ static void test_final_link(void)
 static void test_hostile_output(void)
 {
 	static const char evil_call[] =
+		OA("{\"id\":\"c7\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"visible\\u0000 then the hidden tail\"}}]}")
 		OA("{\"id\":\"c7\",\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"call_e\",\"type\":\"function\",\"function\":{\"name\":\"\\u001b]0;pwned\\u0007bash\\u009b2J\",\"arguments\":\"{}\"}}]}}]}")
 		OA("{\"id\":\"c7\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}")
 		OA("[DONE]");
@@ -1106,6 +1107,8 @@ static void test_hostile_output(void)
 	ok(!strstr(outs, "\xe2\x80\xae") && !strstr(errs, "\xe2\x80\xae"), "hostile: no bidi override reaches it");
 	has_str(outs, "tool_call   ^[]0;pwned^Gbash", "hostile: the tool name is shown, escapes made visible");
 	has_str(errs, "bad ^[]52;c;SGVsbG8=^G request", "hostile: the server's error body is shown, made visible");
+	has_str(outs, "visible\xe2\x90\x80 then the hidden tail",
+	        "hostile: a \\u0000 in the model's text is shown (U+2400), and what follows it too");
 	free(outs);
 	free(errs);
 }
