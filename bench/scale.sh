@@ -153,7 +153,13 @@ fs=$(echo "$out" | awk '$1 == "RESULT" && $2 == "first_screen" { print $8 }')
 less_ms=$(export TERM=xterm; cpu 20 "script -qec \"less +q '$work/ds/runs/synth/transcript.jsonl'\" /dev/null")
 script_ms=$(export TERM=xterm; cpu 20 "script -qec true /dev/null")
 less_only=$(awk -v a="$less_ms" -v b="$script_ms" 'BEGIN { v = a - b; printf "%.2f", (v > 0.05 ? v : 0.05) }')
-echo "first screen at 100k events: kbtui ${fs:-?} ms CPU (goal < 100 ms), less ${less_only} ms: $(ratio "${fs:-0}" "$less_only")x less: $(verdict "${fs:-1e9}" 100)"
+# what a user gets: `kbtui RUN_DIR` and the browser's Enter read a
+# transcript of 16 MB or more (this one is 28 MB) through the pager, its
+# first screen from its first slices; the whole-load figure is kept beside
+pout=$("$KB_BUILDDIR/bench/kbbench_tui" pager "$work/ds/runs/synth/transcript.jsonl" 2>&1)
+pfs=$(echo "$pout" | awk '$1 == "RESULT" && $2 == "pager_first" { for (i = 3; i < NF; i++) if ($i == "cpu") print $(i + 1) }')
+echo "first screen at 100k events, as kbtui RUN_DIR opens it (through the pager): kbtui ${pfs:-?} ms CPU (goal < 100 ms), less ${less_only} ms: $(ratio "${pfs:-0}" "$less_only")x less: $(verdict "${pfs:-1e9}" 100)"
+echo "   the same run read whole before its first screen (no pager; measured, no goal): ${fs:-?} ms CPU"
 full=$(echo "$out" | awk '$1 == "RESULT" && $2 == "first_full" { print $6 }')
 echo "   the four panes and the header complete (one poll later): ${full:-?} ms wall median (measured, no goal)"
 
