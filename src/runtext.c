@@ -66,6 +66,11 @@ void runtext_stream_limits(size_t min_bytes, size_t parts, size_t bytes)
 	rt_batch_bytes = bytes;
 }
 
+int runtext_streamed(const struct runtext *t)
+{
+	return t && t->fd >= 0;
+}
+
 /* An entry's bytes are read into a buffer that the next entry reuses: a
  * search reads thousands of entries in turn, and a mapping of each (with
  * its page tables made and torn down) cost more than the copy (a third of
@@ -347,6 +352,19 @@ size_t runtext_grep(struct search *s, const struct runtext *t,
 
 /* ---- a big entry, searched from its file ------------------------------------ */
 
+/* The counts at an entry's end fit the room between its head and its
+ * tail: nbuf bytes of text, then nf parts of 32 bytes. */
+static int rt_counts_ok(uint64_t nf, uint64_t nbuf, uint64_t room)
+{
+	return nbuf <= room && nf <= (room - nbuf) / 32 && nf * 32 == room - nbuf;
+}
+
+/* A part (ev, line, off, len) in order after `end` and inside the text. */
+static int rt_part_ok(const uint64_t v[4], uint64_t end, uint64_t nbuf)
+{
+	return v[2] >= end && v[3] < nbuf && v[2] < nbuf - v[3] && v[1] <= INT32_MAX;
+}
+
 /* fn, and whether it said stop: a batch's grep returns only its count. */
 struct rt_stop {
 	int (*fn)(void *ud, size_t ev, int line, const char *text, size_t len);
@@ -374,7 +392,7 @@ static int rt_big_parts(const struct runtext *t, size_t i, char *raw, struct rt_
 	for (; j < k; j++) {
 		uint64_t v[4];
 		memcpy(v, raw + j * 32, 32);
-		if (v[2] < *end || v[3] >= t->nbuf || v[2] >= t->nbuf - v[3] || v[1] > INT32_MAX)
+		if (!rt_part_ok(v, *end, t->nbuf))
 			return -1;
 		if (j && v[2] + v[3] + 1 - f[0].off > rt_batch_bytes)
 			break;  /* the batch's text is full */
@@ -465,30 +483,32 @@ static char *rt_entry(const struct runtext_key *key, const char *format)
 	return path;
 }
 
-/* The entry read whole, never through a link; *cap: the buffer's size. */
-static char *rt_read(const char *path, size_t *n, size_t *cap, unsigned long long id[4])
+/* The entry file's identity (device, inode, size, mtime): one rewritten
+ * is a new inode, so an entry checked once need not be checked again. */
+static void rt_stat_id(const struct stat *st, unsigned long long id[4])
 {
-	int fd = cachedir_open(path);
-	struct stat st;
+	id[0] = (unsigned long long)st->st_dev;
+	id[1] = (unsigned long long)st->st_ino;
+	id[2] = (unsigned long long)st->st_size;
+	id[3] = (unsigned long long)st->st_mtim.tv_sec * 1000000000ull + (unsigned long long)st->st_mtim.tv_nsec;
+}
+
+/* The entry open at fd (st its stat) read whole; *cap: the buffer's size. */
+static char *rt_read(int fd, const struct stat *st, size_t *n, size_t *cap, unsigned long long id[4])
+{
 	char *b = NULL;
-	if (fd < 0)
-		return NULL;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= 16) {
-		size_t want = (size_t)st.st_size;
+	if (S_ISREG(st->st_mode) && st->st_size >= 16) {
+		size_t want = (size_t)st->st_size;
 		b = rt_buffer(want, cap);
 		if (util_pread_all(fd, b, want, 0) < 0) {  /* cut short under us: rebuilt */
 			rt_buffer_done(b, *cap);
 			b = NULL;
 		} else {
-			cachedir_used(fd, &st);
-			id[0] = (unsigned long long)st.st_dev;
-			id[1] = (unsigned long long)st.st_ino;
-			id[2] = (unsigned long long)st.st_size;
-			id[3] = (unsigned long long)st.st_mtim.tv_sec * 1000000000ull + (unsigned long long)st.st_mtim.tv_nsec;
+			cachedir_used(fd, st);
+			rt_stat_id(st, id);
 			*n = want;
 		}
 	}
-	close(fd);
 	return b;
 }
 
@@ -536,10 +556,15 @@ static int rt_same_str(struct rt_in *in, const char *s)
 static unsigned long long rt_checked[RT_CHECKED][4];
 
 /* Whether the entry's last 8 bytes are the CRC of the rest. */
+static unsigned long long *rt_checked_slot(const unsigned long long id[4])
+{
+	return rt_checked[idcache_fnv(IDCACHE_FNV0, id, 4 * sizeof *id) % RT_CHECKED];
+}
+
 static int rt_sum_ok(const char *b, size_t n, const unsigned long long id[4])
 {
 	uint64_t want;
-	unsigned long long *slot = rt_checked[idcache_fnv(IDCACHE_FNV0, id, 4 * sizeof *id) % RT_CHECKED];
+	unsigned long long *slot = rt_checked_slot(id);
 	if (n < 8)
 		return 0;
 	if (!memcmp(slot, id, 4 * sizeof *id))
@@ -554,7 +579,7 @@ static int rt_sum_ok(const char *b, size_t n, const unsigned long long id[4])
 /* A big entry's checksum, read through in blocks rather than whole. */
 static int rt_big_sum_ok(int fd, size_t n, const unsigned long long id[4])
 {
-	unsigned long long *slot = rt_checked[idcache_fnv(IDCACHE_FNV0, id, 4 * sizeof *id) % RT_CHECKED];
+	unsigned long long *slot = rt_checked_slot(id);
 	uint64_t want;
 	if (!memcmp(slot, id, 4 * sizeof *id))
 		return 1;
@@ -576,33 +601,19 @@ static int rt_big_sum_ok(int fd, size_t n, const unsigned long long id[4])
 	return 1;
 }
 
-/* The entry at path when it is big (rt_stream_min): *big set, and the
- * entry open for rt_grep_big, or NULL when it is not valid (rebuilt).
- * *big clear when it is not big (read whole by runtext_load). */
-static struct runtext *rt_load_big(const char *path, const struct runtext_key *key, const char *format, int *big)
+/* The big entry open at fd (owned; st its stat), checked and kept open
+ * for rt_grep_big; NULL (fd closed) when it is not valid: rebuilt. */
+static struct runtext *rt_load_big(int fd, const struct stat *st, const struct runtext_key *key, const char *format)
 {
-	struct stat st;
-	int fd = cachedir_open(path);
-	*big = 0;
-	if (fd < 0)
-		return NULL;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size < rt_stream_min ||
-	    (size_t)st.st_size < 64 + RT_TAIL) {
-		close(fd);
-		return NULL;
-	}
-	*big = 1;
-	size_t n = (size_t)st.st_size;
-	unsigned long long id[4] = { (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
-	                             (unsigned long long)st.st_size,
-	                             (unsigned long long)st.st_mtim.tv_sec * 1000000000ull +
-	                                 (unsigned long long)st.st_mtim.tv_nsec };
+	size_t n = (size_t)st->st_size;
+	unsigned long long id[4];
+	rt_stat_id(st, id);
 	const char *fmt = format ? format : "";
 	size_t flen = strlen(fmt);
 	char head[64], tail[RT_TAIL];
 	char *fb = xmalloc(flen + 1);
 	uint64_t v, nf, nbuf;
-	int ok = rt_big_sum_ok(fd, n, id) && util_pread_all(fd, head, sizeof head, 0) == 0 &&
+	int ok = n >= 64 + flen + RT_TAIL && rt_big_sum_ok(fd, n, id) && util_pread_all(fd, head, sizeof head, 0) == 0 &&
 	         !memcmp(head, RT_MAGIC, 8) && util_pread_all(fd, tail, sizeof tail, n - RT_TAIL) == 0;
 	for (int i = 0; ok && i < 6; i++) {
 		memcpy(&v, head + 8 + 8 * i, 8);
@@ -610,21 +621,19 @@ static struct runtext *rt_load_big(const char *path, const struct runtext_key *k
 	}
 	if (ok) {
 		memcpy(&v, head + 56, 8);
-		ok = v == flen && n >= 64 + flen + RT_TAIL && util_pread_all(fd, fb, flen, 64) == 0 &&
-		     !memcmp(fb, fmt, flen);
+		ok = v == flen && util_pread_all(fd, fb, flen, 64) == 0 && !memcmp(fb, fmt, flen);
 	}
 	free(fb);
-	uint64_t text_at = 64 + flen, room = ok ? n - RT_TAIL - text_at : 0;
 	memcpy(&nf, tail, 8);
 	memcpy(&nbuf, tail + 8, 8);
-	if (!ok || nbuf > room || nf > (room - nbuf) / 32 || nf * 32 != room - nbuf) {
+	if (!ok || !rt_counts_ok(nf, nbuf, n - RT_TAIL - (64 + flen))) {
 		close(fd);
 		return NULL;
 	}
-	cachedir_used(fd, &st);
+	cachedir_used(fd, st);
 	struct runtext *t = rt_new();
 	t->fd = fd;
-	t->text_at = text_at;
+	t->text_at = 64 + flen;
 	t->nbuf = (size_t)nbuf;
 	t->nf = (size_t)nf;
 	return t;
@@ -650,18 +659,24 @@ struct runtext *runtext_load(const char *transcript, const char *format, struct 
 	char *path = known ? rt_entry(key, format) : NULL;
 	size_t n = 0, cap = 0;
 	unsigned long long eid[4];
-	int big = 0;
-	struct runtext *bt = path ? rt_load_big(path, key, format, &big) : NULL;
-	if (big) {
-		free(path);
-		return bt;
-	}
-	char *b = path ? rt_read(path, &n, &cap, eid) : NULL;
+	int fd = path ? cachedir_open(path) : -1;  /* (never through a link) */
+	struct stat st;
+	char *b = NULL;
 	struct runtext *t = NULL;
 	int same = 1;
 	free(path);
 	if (!path)
 		key->ok = 0;  /* no cache: nothing to save either */
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) != 0) {
+		close(fd);
+		return NULL;
+	}
+	if (S_ISREG(st.st_mode) && (size_t)st.st_size >= rt_stream_min)
+		return rt_load_big(fd, &st, key, format);  /* (fd is its) */
+	b = rt_read(fd, &st, &n, &cap, eid);
+	close(fd);
 	if (!b)
 		return NULL;
 	struct rt_in in = { b, b + n - 8, n < 8 + RT_TAIL || !rt_sum_ok(b, n, eid) };
@@ -677,7 +692,7 @@ struct runtext *runtext_load(const char *transcript, const char *format, struct 
 	uint64_t nf, nbuf, room = (uint64_t)(b + n - RT_TAIL - text);
 	memcpy(&nf, b + n - RT_TAIL, 8);
 	memcpy(&nbuf, b + n - RT_TAIL + 8, 8);
-	if (nbuf > room || nf > (room - nbuf) / 32 || nf * 32 != room - nbuf)
+	if (!rt_counts_ok(nf, nbuf, room))
 		goto out;
 	in.p = text + nbuf;
 	t = rt_new();
@@ -685,12 +700,14 @@ struct runtext *runtext_load(const char *transcript, const char *format, struct 
 	t->nf = (size_t)nf;
 	uint64_t end = 0;
 	for (size_t i = 0; i < t->nf; i++) {
-		uint64_t ev = rt_u64(&in), line = rt_u64(&in), off = rt_u64(&in), len = rt_u64(&in);
+		uint64_t v[4];   /* ev, line, off, len */
+		for (int k = 0; k < 4; k++)
+			v[k] = rt_u64(&in);
 		/* parts in order, inside the text, each followed by its '\n' */
-		if (in.bad || off < end || len >= nbuf || off >= nbuf - len || line > INT32_MAX)
+		if (in.bad || !rt_part_ok(v, end, nbuf))
 			goto bad;
-		t->f[i] = (struct rt_field){ (size_t)ev, (int)line, (size_t)off, (size_t)len };
-		end = off + len + 1;
+		t->f[i] = (struct rt_field){ (size_t)v[0], (int)v[1], (size_t)v[2], (size_t)v[3] };
+		end = v[2] + v[3] + 1;
 	}
 	if (end > nbuf)
 		goto bad;

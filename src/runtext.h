@@ -59,6 +59,9 @@ int runtext_writer_end(struct runtext_writer *w, int keep);
  * and parts at a time, rather than read whole (defaults: 64 MB, 65536
  * parts, 8 MB of text). For tests, which make small entries big. */
 void runtext_stream_limits(size_t min_bytes, size_t parts, size_t bytes);
+/* Whether t is searched from its entry's file (a big entry) rather than
+ * held in memory. */
+int runtext_streamed(const struct runtext *t);
 /* Whether an entry for the transcript as it is now exists, by its header
  * alone (its checksum is runtext_load's to check): for a helper that fills
  * the cache and need not read what is there. */
