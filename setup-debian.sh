@@ -7,6 +7,7 @@ apt-get update -qq
 apt-get install -y -qq --no-install-recommends \
 	build-essential autoconf automake pkg-config \
 	libncurses-dev libcurl4-openssl-dev libcjson-dev libpcre2-dev libyaml-dev libssl-dev \
+	libsimdjson-dev \
 	jq tmux time ca-certificates git bubblewrap groff-base mandoc tidy \
 	slurmctld slurmd slurm-client munge >/dev/null
 # (tests/test_slurm.sh starts a munged, slurmctld and slurmd of its own)

@@ -14,7 +14,12 @@
  *   kbbench dataset SRC N DST      a dataset of N runs made of SRC's, their
  *                                  files and annotations hard-linked (the
  *                                  browser at scale; a link outside the
- *                                  dataset would be refused) */
+ *                                  dataset would be refused)
+ *   kbbench scan FILE...           the scan pass's parts on one core: lines
+ *                                  split, then every line parsed by jx_parse
+ *                                  and its record's kind (top-level "type")
+ *                                  read, in GB/s (bench/kbsimd does the same
+ *                                  with simdjson, where it is installed) */
 #include "cmd.h"
 #include "dataset.h"
 #include "flags.h"
@@ -33,6 +38,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -461,6 +468,65 @@ static int bench_dataset(const char *src, long n, const char *dst)
 	return 0;
 }
 
+/* kbbench scan: the figures that choose the scan pass's parser (issue #28:
+ * "choose by numbers"), one core, the files mapped and read once before
+ * timing (the page cache, not the disk). Lines with a kind: a top-level
+ * "type" string, as bench/kbsimd counts them, so the two can be compared. */
+static int bench_scan(int n, char **files)
+{
+	double split = 0, parse = 0;
+	size_t bytes = 0, lines = 0, kinds = 0, bad = 0, kind_bytes = 0;
+	for (int i = 0; i < n; i++) {
+		int fd = open(files[i], O_RDONLY | O_CLOEXEC);
+		struct stat st;
+		if (fd < 0 || fstat(fd, &st) < 0) {
+			fprintf(stderr, "kbbench: %s: %s\n", files[i], strerror(errno));
+			return 1;
+		}
+		size_t len = (size_t)st.st_size;
+		const char *m = len ? mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0) : NULL;
+		close(fd);
+		if (len && m == MAP_FAILED) {
+			fprintf(stderr, "kbbench: %s: %s\n", files[i], strerror(errno));
+			return 1;
+		}
+		size_t nl = 0, *ends = xmalloc((len / 16 + 2) * sizeof *ends);
+		double t0 = now_ms();
+		for (const char *p = m, *e = m + len, *q; p < e; p = q + 1) {
+			q = memchr(p, '\n', (size_t)(e - p));
+			if (!q)
+				q = e;
+			ends[nl++] = (size_t)(q - m);
+		}
+		double t1 = now_ms();
+		for (size_t k = 0, start = 0; k < nl; start = ends[k++] + 1) {
+			jx_arena_begin();
+			cJSON *o = jx_parse(m + start, ends[k] - start);
+			const cJSON *t = o ? cJSON_GetObjectItemCaseSensitive(o, "type") : NULL;
+			if (cJSON_IsString(t)) {
+				kinds++;
+				kind_bytes += strlen(t->valuestring);
+			}
+			bad += !o && ends[k] > start;
+			jx_arena_end();
+		}
+		double t2 = now_ms();
+		split += t1 - t0;
+		parse += t2 - t1;
+		bytes += len;
+		lines += nl;
+		free(ends);
+		if (len)
+			munmap((void *)m, len);
+	}
+	printf("scan: %.1f MB, %zu lines: split (memchr) %.1f ms, %.2f GB/s; jx_parse + kind %.1f ms, %.2f GB/s; "
+	       "%zu kinds (%zu bytes), %zu lines unparsed\n", bytes / 1e6, lines, split, bytes / 1e6 / (split > 0 ? split : 1e-3),
+	       parse, bytes / 1e6 / (parse > 0 ? parse : 1e-3), kinds, kind_bytes, bad);
+	printf("RESULT scan bytes %zu split_gbps %.2f jx_gbps %.2f kinds %zu kind_bytes %zu end\n", bytes,
+	       bytes / 1e6 / (split > 0 ? split : 1e-3), bytes / 1e6 / (parse > 0 ? parse : 1e-3), kinds, kind_bytes);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 5 && !strcmp(argv[1], "dataset"))
@@ -473,6 +539,8 @@ int main(int argc, char **argv)
 		return bench_synth(atol(argv[2]), argv[3]);
 	if (argc == 3 && !strcmp(argv[1], "link"))
 		return bench_link(argv[2]);
+	if (argc >= 3 && !strcmp(argv[1], "scan"))
+		return bench_scan(argc - 2, argv + 2);
 	if (argc >= 4 && !strcmp(argv[1], "search"))
 		return bench_search(argv[2], argc - 3, argv + 3);
 	if (argc >= 4 && !strcmp(argv[1], "parse")) {
@@ -539,6 +607,6 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	fprintf(stderr, "usage: kbbench parse REPEAT FILE... | keep FILE... | index DIR | search DIR REGEX... | "
-	        "synth EVENTS FILE | link FILE | watch FILE MORE N | panes FILE... | dataset SRC N DST\n");
+	        "scan FILE... | synth EVENTS FILE | link FILE | watch FILE MORE N | panes FILE... | dataset SRC N DST\n");
 	return 2;
 }
