@@ -32,6 +32,17 @@ for ds in "$kbh" "$work/ds14k"; do
 		w=$(cpu "'$kb' search '$re' '$ds' > '$work/out'")
 		echo "search '$re': cold $c ms ($(ratio "$c" "$g")x grep, goal 3: $(verdict "$(ratio "$c" "$g")" 3)), warm $w ms ($(ratio "$w" "$g")x grep, goal 1: $(verdict "$(ratio "$w" "$g")" 1)), grep -E $g ms"
 	done
+	# where a cold search's time goes: the same search writing no cache
+	# entry (KBTUI_NO_CACHE, a narrow switch used here only to measure),
+	# and what the file system takes to create and fill as many files
+	if [ "$n" -le 1000 ]; then
+		e=$(ls "$work/cache/kbtui/text" | wc -l)
+		fs=$(cpu "rm -rf '$work/fill'; mkdir '$work/fill'; for f in \$(ls '$work/cache/kbtui/text'); do cat '$work/cache/kbtui/text/'\$f > '$work/fill/'\$f; done" "")
+		base=$(cpu "for f in \$(ls '$work/cache/kbtui/text'); do cat '$work/cache/kbtui/text/'\$f > /dev/null; done" "")
+		nc=$(cpu "KBTUI_NO_CACHE=1 '$kb' search 'tflops=' '$ds' > '$work/out'" "$cold")
+		"$kb" search 'tflops=' "$ds" > /dev/null  # the cache back, for its size below
+		echo "   of search 'tflops=' cold: without writing the cache $nc ms ($(ratio "$nc" "$g")x grep; measured, no goal); the $e entries it writes, copied by cat into new files: $(awk -v a="$fs" -v b="$base" 'BEGIN { printf "%.1f", a - b }') ms more than cat to /dev/null"
+	fi
 	t=$(du -s --block-size=1K "$work/cache/kbtui/text" | cut -f1)
 	echo "text cache: $t KB in $(ls "$work/cache/kbtui/text" | wc -l) entries for $n runs: $(ratio "$t" "$data")x the transcripts (hard links share an entry)"
 done
