@@ -117,8 +117,12 @@ char *cachedir_kind(const char *kind)
 	char *root = cachedir_root();
 	dir = cd_made(root ? xasprintf("%s/%s", root, kind) : NULL);
 	free(root);
-	if (dir)
+	if (dir) {
 		cd_known_add(dir);
+		/* the bound read (and a bad one said) by the process that opened
+		 * the cache, before a search's helpers, which never speak, fork */
+		(void)cachedir_cap();
+	}
 	return dir;
 }
 
@@ -141,20 +145,68 @@ const char *cachedir_refused(void)
 	return cd_why[0] ? cd_why : NULL;
 }
 
+/* A size as people write one: a number (a fraction too: 1.5G), then
+ * optionally K, M, G or T (1024s, any case) and B or iB: "512M", "5MB",
+ * "2GiB", "1073741824". 0 and *v, or -1 for anything else (a minus sign,
+ * a unit we do not know, a size past 2^64). */
+int cachedir_parse_size(const char *s, uint64_t *v)
+{
+	const char *p = s;
+	long double n = 0, scale = 1;
+	int digits = 0;
+	while (*p == ' ')
+		p++;
+	for (; *p >= '0' && *p <= '9'; p++, digits++)
+		n = n * 10 + (*p - '0');
+	if (*p == '.')
+		for (long double f = 0.1L; *++p >= '0' && *p <= '9'; f /= 10, digits++)
+			n += f * (*p - '0');
+	if (!digits)
+		return -1;
+	const char *units = "KMGT", *u = *p ? strchr(units, *p & ~0x20) : NULL;
+	if (u) {
+		for (const char *k = units; k <= u; k++)
+			scale *= 1024;
+		p++;
+		if (*p == 'i' && (p[1] == 'B' || p[1] == 'b'))
+			p++;
+	}
+	if (*p == 'B' || *p == 'b')
+		p++;
+	while (*p == ' ')
+		p++;
+	long double bytes = n * scale;
+	if (*p || bytes >= 18446744073709551616.0L)
+		return -1;
+	*v = (uint64_t)bytes;
+	return 0;
+}
+
+static int cd_cap_warned;
+
 uint64_t cachedir_cap(void)
 {
 	const char *s = getenv("KBTUI_CACHE_MAX");
-	char *end;
+	uint64_t v;
 	if (!s || !*s)
 		return CACHEDIR_DEFAULT_MAX;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	int shift = *end == 'K' || *end == 'k' ? 10 : *end == 'M' || *end == 'm' ? 20 : *end == 'G' || *end == 'g' ? 30 : 0;
-	if (shift)
-		end++;
-	if (errno || end == s || *end || *s == '-' || v > (~0ull >> shift))
-		return CACHEDIR_DEFAULT_MAX;
-	return (uint64_t)v << shift;
+	if (cachedir_parse_size(s, &v) == 0)
+		return v;
+	/* said once: a bound the user thinks is set but is not would let the
+	 * cache grow to a size they chose against */
+	pthread_mutex_lock(&cd_lock);
+	if (!cd_cap_warned++)
+		textsafe_fprintf(stderr, "kbtui: KBTUI_CACHE_MAX=%s is not a size (a number of bytes, or with K, M, G or T: "
+		                 "512M, 2GiB): the cache keeps its default bound of 1 GB\n", s);
+	pthread_mutex_unlock(&cd_lock);
+	return CACHEDIR_DEFAULT_MAX;
+}
+
+int cachedir_cap_set(void)
+{
+	const char *s = getenv("KBTUI_CACHE_MAX");
+	uint64_t v;
+	return s && *s && cachedir_parse_size(s, &v) == 0;
 }
 
 int cachedir_open(const char *path)

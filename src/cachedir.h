@@ -48,9 +48,15 @@ void cachedir_used(int fd, const struct stat *st);
 /* Opens an entry to read, never through a symbolic link: fd or -1. */
 int cachedir_open(const char *path);
 
-/* The cap in bytes: KBTUI_CACHE_MAX (a number, K/M/G for 1024s), else
- * CACHEDIR_DEFAULT_MAX. */
+/* The cap in bytes: KBTUI_CACHE_MAX (a size, cachedir_parse_size), else
+ * CACHEDIR_DEFAULT_MAX; a value that is not a size is said once on stderr
+ * and the default kept. cachedir_cap_set: whether KBTUI_CACHE_MAX set it. */
 uint64_t cachedir_cap(void);
+int cachedir_cap_set(void);
+/* s as a size in bytes: a number, a fraction too, then optionally K, M, G
+ * or T (1024s, any case) and B or iB ("512M", "5MB", "1.5GiB"): 0, or -1
+ * when it is not one (a sign, an unknown unit, past 2^64). */
+int cachedir_parse_size(const char *s, uint64_t *v);
 
 struct cachedir_count {
 	char kind[32];

@@ -56,7 +56,7 @@ static int cache_stats(const struct cmd_ctx *ctx)
 	cache_bytes(b1, sizeof b1, total);
 	cache_bytes(b2, sizeof b2, cachedir_cap());
 	fprintf(ctx->out, "  %-10s %7zu entries  %10s of %s (%s)\n", "total", files, b1, b2,
-	        getenv("KBTUI_CACHE_MAX") && *getenv("KBTUI_CACHE_MAX") ? "KBTUI_CACHE_MAX" : "the default cap");
+	        cachedir_cap_set() ? "KBTUI_CACHE_MAX" : "the default cap");
 	free(root);
 	return CMD_OK;
 }
@@ -107,7 +107,7 @@ const struct cmd_entry cmd_cache_entry = {
 	        "                  (the default)\n"
 	        "  --clear         remove every entry\n"
 	        "The cache is $XDG_CACHE_HOME/kbtui (default ~/.cache/kbtui), capped at\n"
-	        "$KBTUI_CACHE_MAX bytes (K, M, G suffixes; default 1G): past it the entries\n"
+	        "$KBTUI_CACHE_MAX (512M, 5MB, 1.5G, 2GiB; default 1G): past it the entries\n"
 	        "used longest ago go. It is not used, and stderr says why, when it is not a\n"
 	        "directory of yours that only you can write.\n",
 	.exec = cmd_cache_exec,

@@ -100,6 +100,22 @@ t "past the cap (KBTUI_CACHE_MAX) the entry used longest ago is removed, the oth
 "$kb" search x "$ds/runs/r2" > /dev/null
 t "an entry read is an entry used: its time moves to now" '[ $(( $(date +%s) - $(stat -c %Y "$e2") )) -lt 60 ]'
 
+# ---- the bound as people write it; a value that is not a size is said, once -----------------
+for v in '5MB:5.0 MB' '5M:5.0 MB' '1.5G:1.50 GB' '2GiB:2.00 GB' '3kb:3.0 KB' '1073741824:1.00 GB'; do
+	KBTUI_CACHE_MAX=${v%%:*} "$kb" cache --stats > "$tmp/out" 2> "$tmp/err"; rc=$?
+	t "KBTUI_CACHE_MAX=${v%%:*}: the cap is ${v#*:}, from the variable, nothing on stderr" \
+		'[ $rc -eq 0 ] && grep -q "of ${v#*:} (KBTUI_CACHE_MAX)" "$tmp/out" && [ ! -s "$tmp/err" ]'
+done
+for v in 10X -5 5MB5 . 99999999999999999999 "$(printf '1\033[2J')"; do
+	KBTUI_CACHE_MAX=$v "$kb" cache --stats > "$tmp/out" 2> "$tmp/err"; rc=$?
+	t "KBTUI_CACHE_MAX='$(printf '%s' "$v" | cat -v)': not a size: stderr says so in one line, the default cap kept and named" \
+		'[ $rc -eq 0 ] && [ $(wc -l < "$tmp/err") -eq 1 ] && grep -q "is not a size" "$tmp/err" && grep -q "of 1.00 GB (the default cap)" "$tmp/out" && ! grep -q "$(printf "\033")" "$tmp/err"'
+done
+"$kb" cache --clear > /dev/null
+KBTUI_CACHE_MAX=5MB5 "$kb" search tflops "$ds" > /dev/null 2> "$tmp/err"; rc=$?
+t "a search that writes three entries with a bad KBTUI_CACHE_MAX says it once" \
+	'[ $rc -eq 0 ] && [ $(grep -c "KBTUI_CACHE_MAX=5MB5 is not a size" "$tmp/err") -eq 1 ] && [ $(wc -l < "$tmp/err") -eq 1 ] && [ $(ls "$tmp/cache/kbtui/text" | wc -l) -eq 3 ]'
+
 # ---- hard links share one entry -------------------------------------------------------------
 ds2="$tmp/ds2"; mkdir -p "$ds2/runs/a" "$ds2/runs/b"
 ln "$ds/runs/r3/transcript.jsonl" "$ds2/runs/a/transcript.jsonl"
