@@ -30,6 +30,12 @@ if [ -f "$src/tests/realworld/MANIFEST.tsv" ]; then
 		case $fmt in unsupported|format) ;; *) seed "fuzz_fmt_$(printf '%s' "$fmt" | tr - _)" "$f";; esac
 	done < "$src/tests/realworld/MANIFEST.tsv"
 fi
+# one JSON line each for the parser's own target: a fixture's first line,
+# and strings of escapes around the 16 bytes its scanner takes at a time
+for f in "$src"/tests/fixtures/*/*.jsonl; do seed fuzz_jsonx "$f" 1; done
+mkdir -p "$out/fuzz_jsonx"
+printf '{"a":"x\\ud83d\\ude00y\\n\\"q\\/\\u00e9","b":[1,-0,1e5,2.5e-3,true,false,null,{}]}' > "$out/fuzz_jsonx/esc"
+printf '["0123456789abcdef\\"0123456789abcdef\\\\","\\uD800\\uDC00\\uDBFF"]' > "$out/fuzz_jsonx/sur"
 # claude-session shares claude's fixtures
 for f in "$src"/tests/fixtures/claude/*.jsonl; do seed fuzz_fmt_claude_session "$f"; done
 if [ -d "$kbh/runs" ] && [ -f "$kbh/runs.jsonl" ]; then
