@@ -36,6 +36,12 @@ for f in "$src"/tests/fixtures/*/*.jsonl; do seed fuzz_jsonx "$f" 1; done
 mkdir -p "$out/fuzz_jsonx"
 printf '{"a":"x\\ud83d\\ude00y\\n\\"q\\/\\u00e9","b":[1,-0,1e5,2.5e-3,true,false,null,{}]}' > "$out/fuzz_jsonx/esc"
 printf '["0123456789abcdef\\"0123456789abcdef\\\\","\\uD800\\uDC00\\uDBFF"]' > "$out/fuzz_jsonx/sur"
+# two texts split at a NUL for the diff: a source file and an edit of it,
+# a final newline taken away, a deleted line that reads as a header
+mkdir -p "$out/fuzz_diff"
+{ head -n 80 "$src/src/diff.c"; printf '\000'; head -n 80 "$src/src/diff.c" | sed '10d;20s/a/b/;30s/$/ and more/'; } > "$out/fuzz_diff/edit"
+printf 'a\nb\nc\n\000a\nB\nc' > "$out/fuzz_diff/eol"
+printf -- '-- x\n--- y\n\000+++ z\n-- x\n' > "$out/fuzz_diff/hdr"
 # claude-session shares claude's fixtures
 for f in "$src"/tests/fixtures/claude/*.jsonl; do seed fuzz_fmt_claude_session "$f"; done
 if [ -d "$kbh/runs" ] && [ -f "$kbh/runs.jsonl" ]; then
