@@ -14,9 +14,12 @@ trap 'rm -rf "$work"' EXIT
 export XDG_CACHE_HOME="$work/cache"  # the caches under test, not the user's
 unset KBTUI_NO_CACHE
 
-# cpu N CMD: CPU ms per run of the shell command CMD, run N times
+# cpu N CMD: CPU ms per run of the shell command CMD, run N times. CMD's
+# own redirections win over the group's /dev/null: a search writing to a
+# file must write there, for GNU grep whose output is /dev/null stops at
+# its first match (as -q) and its time would be that of a lookup
 cpu() {
-	/usr/bin/time -f "%U %S" -o "$work/t" sh -c "i=0; while [ \$i -lt $1 ]; do $2 >/dev/null 2>&1; i=\$((i+1)); done"
+	/usr/bin/time -f "%U %S" -o "$work/t" sh -c "i=0; while [ \$i -lt $1 ]; do { $2; } >/dev/null 2>&1; i=\$((i+1)); done"
 	awk -v n="$1" '{ printf "%.3f\n", ($1 + $2) * 1000 / n }' "$work/t"
 }
 # alt N A B: "a b", the medians of three rounds of A then B
