@@ -18,7 +18,7 @@ for ds in "$kbh" "$work/ds10x"; do
 	reps=10; [ "$ds" = "$kbh" ] || reps=3
 	find "$ds/runs" -name transcript.jsonl -size +0 | sort > "$work/files"  # (too many for one argument)
 	echo "-- $(grep -c . "$ds/runs.jsonl") runs, $(du -cl $(cat "$work/files") | tail -1 | cut -f1) KB read by grep"
-	for re in 'tflops=' 'cudaMalloc|cudaFree|torch\.cuda' 'peak_fraction:\s*[0-9.]+' 'no such words at all' '\w+_kernel\(' '[a-z]+_fraction' 'speedup' 'kernel'; do
+	for re in 'tflops=' 'cudaMalloc|cudaFree|torch\.cuda' 'peak_fraction:\s*[0-9.]+' 'no such words at all' '\w+_kernel\(' '[a-z]+_fraction' 'speedup' 'kernel' 'error|warning' 'kernel|speedup'; do
 		gi=; printf '%s' "$re" | grep -q '[A-Z]' || gi=-i
 		# (output to a file: to /dev/null GNU grep stops at each file's first match)
 		g=$(cpu "xargs grep $gi -E '$re' < '$work/files' > '$work/out'")

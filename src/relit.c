@@ -225,7 +225,7 @@ static int rl_escape(struct rl *r, char *u)
 }
 
 static struct rl_str rl_alt(struct rl *r, int depth);
-static void rl_anchors(struct relit *l);
+static void rl_anchors(struct relit_one *l, int icase);
 
 /* A group from its '(', consumed up to its ')': its literal, or none for
  * a lookaround (which consumes nothing). */
@@ -352,22 +352,73 @@ static struct rl_str rl_alt(struct rl *r, int depth)
 	return lit;
 }
 
+/* The pattern's top level, an alternation: its branches' literals (up to
+ * RELIT_ALTS, *nb of them; more are counted but not kept) and the longest
+ * string common to them all, as rl_alt gives it. */
+static struct rl_str rl_top(struct rl *r, struct rl_str *br, size_t *nb)
+{
+	struct rl_str lit = rl_seq(r, 0);
+	br[0] = lit;
+	*nb = 1;
+	while (!r->fail && *r->p == '|') {
+		r->p++;
+		struct rl_str b = rl_seq(r, 0);
+		if (*nb < RELIT_ALTS)
+			br[*nb] = b;
+		++*nb;
+		rl_common(&lit, &b);
+	}
+	return lit;
+}
+
+/* Where no string is common to the branches but each has its own of two
+ * bytes or more: each is looked for, and a match holds one of them. */
+static int rl_use_branches(const struct rl_str *common, const struct rl_str *br, size_t nb)
+{
+	if (nb < 2 || nb > RELIT_ALTS || common->n >= 3)
+		return 0;
+	for (size_t i = 0; i < nb; i++)
+		if (br[i].n < 2 || br[i].n <= common->n)
+			return 0;
+	return 1;
+}
+
+static void rl_one_set(struct relit_one *o, const struct rl_str *b, int icase)
+{
+	memcpy(o->s, b->s, b->n);
+	o->n = b->n;
+	rl_anchors(o, icase);
+}
+
 size_t relit_extract(const char *pattern, int caseless, struct relit *l)
 {
 	struct rl r = { .p = pattern, .icase = caseless };
+	struct rl_str br[RELIT_ALTS];
+	size_t nb = 0;
 	memset(l, 0, sizeof *l);
 	if (strncmp(r.p, "(?i)", 4) == 0) {   /* kbtui search -i */
 		r.icase = 1;
 		r.p += 4;
 	}
-	struct rl_str lit = rl_alt(&r, 0);
-	if (r.fail || *r.p || !lit.n)
+	struct rl_str lit = rl_top(&r, br, &nb);
+	if (r.fail || *r.p)
 		return 0;
-	memcpy(l->s, lit.s, lit.n);
-	l->n = lit.n;
+	struct relit_one first;
+	if (rl_use_branches(&lit, br, nb)) {
+		lit = br[0];
+		for (size_t i = 1; i < nb; i++)
+			rl_one_set(&l->alt[i - 1], &br[i], r.icase);
+		l->nalt = nb - 1;
+	}
+	if (!lit.n)
+		return 0;
+	rl_one_set(&first, &lit, r.icase);
+	memcpy(l->s, first.s, first.n);
+	l->n = first.n;
+	l->o1 = first.o1;
+	l->o2 = first.o2;
 	l->icase = r.icase;
 	l->one_line = !r.newline;
-	rl_anchors(l);
 	return l->n;
 }
 
@@ -399,23 +450,23 @@ static int rl_common_byte(unsigned char c, int icase)
 	return c < 0x80 ? 40 : 20;
 }
 
-static void rl_anchors(struct relit *l)
+static void rl_anchors(struct relit_one *l, int icase)
 {
 	size_t a = 0, b = 0;
 	for (size_t i = 1; i < l->n; i++)
-		if (rl_common_byte((unsigned char)l->s[i], l->icase) < rl_common_byte((unsigned char)l->s[a], l->icase))
+		if (rl_common_byte((unsigned char)l->s[i], icase) < rl_common_byte((unsigned char)l->s[a], icase))
 			a = i;
 	b = a ? 0 : l->n > 1;
 	for (size_t i = 0; i < l->n; i++)
-		if (i != a && rl_common_byte((unsigned char)l->s[i], l->icase) < rl_common_byte((unsigned char)l->s[b], l->icase))
+		if (i != a && rl_common_byte((unsigned char)l->s[i], icase) < rl_common_byte((unsigned char)l->s[b], icase))
 			b = i;
 	l->o1 = a;
 	l->o2 = b;
 }
 
-static int rl_at(const struct relit *l, const char *t)
+static int rl_at(const struct relit_one *l, int icase, const char *t)
 {
-	if (!l->icase)
+	if (!icase)
 		return memcmp(t, l->s, l->n) == 0;
 	for (size_t k = 0; k < l->n; k++)
 		if (rl_lower((unsigned char)t[k]) != (unsigned char)l->s[k])
@@ -423,17 +474,72 @@ static int rl_at(const struct relit *l, const char *t)
 	return 1;
 }
 
-static unsigned char rl_upper(const struct relit *l, unsigned char c)
+static unsigned char rl_upper(int icase, unsigned char c)
 {
-	return l->icase && c >= 'a' && c <= 'z' ? (unsigned char)(c - 32) : c;
+	return icase && c >= 'a' && c <= 'z' ? (unsigned char)(c - 32) : c;
 }
 
+/* The i-th literal of l (0: l's own). */
+static struct relit_one rl_nth(const struct relit *l, size_t i)
+{
+	struct relit_one o;
+	if (i)
+		return l->alt[i - 1];
+	memcpy(o.s, l->s, l->n);
+	o.n = l->n;
+	o.o1 = l->o1;
+	o.o2 = l->o2;
+	return o;
+}
+
+static size_t rl_find_one(const struct relit_one *l, int icase, const char *text, size_t len, size_t start);
+
 size_t relit_find(const struct relit *l, const char *text, size_t len, size_t start)
+{
+	size_t best = len;
+	for (size_t i = 0; l->n && i <= l->nalt; i++) {
+		struct relit_one o = rl_nth(l, i);
+		/* only a place before the best so far will do */
+		size_t lim = best < len && best + o.n - 1 < len ? best + o.n - 1 : len;
+		size_t q = rl_find_one(&o, l->icase, text, lim, start);
+		if (q < best)
+			best = q;
+	}
+	return best;
+}
+
+size_t relit_find_memo(const struct relit *l, struct relit_memo *m, const char *text, size_t len, size_t start)
+{
+	if (!l->nalt)
+		return relit_find(l, text, len, start);
+	if (m->text != text || m->len != len) {
+		m->text = text;
+		m->len = len;
+		for (size_t i = 0; i < RELIT_ALTS; i++)
+			m->from[i] = m->at[i] = (size_t)-1;
+	}
+	size_t best = len;
+	for (size_t i = 0; l->n && i <= l->nalt; i++) {
+		/* none between from and at: from any start in that range, at */
+		if (m->from[i] == (size_t)-1 || start < m->from[i] || start > m->at[i]) {
+			struct relit_one o = rl_nth(l, i);
+			m->from[i] = start;
+			m->at[i] = rl_find_one(&o, l->icase, text, len, start);
+		}
+		if (m->at[i] < best)
+			best = m->at[i];
+	}
+	return best;
+}
+
+/* The first place of one literal in text[start, len) (the whole literal
+ * before len), or len. */
+static size_t rl_find_one(const struct relit_one *l, int icase, const char *text, size_t len, size_t start)
 {
 	if (!l->n || start > len || len - start < l->n)
 		return len;
 	unsigned char a1 = (unsigned char)l->s[l->o1], a2 = (unsigned char)l->s[l->o2];
-	unsigned char b1 = rl_upper(l, a1), b2 = rl_upper(l, a2);
+	unsigned char b1 = rl_upper(icase, a1), b2 = rl_upper(icase, a2);
 	const char *t1 = text + l->o1, *t2 = text + l->o2;
 	size_t i = start, last = len - l->n;
 #ifdef __SSE2__
@@ -448,14 +554,14 @@ size_t relit_find(const struct relit *l, const char *text, size_t len, size_t st
 		unsigned m = (unsigned)_mm_movemask_epi8(_mm_and_si128(m1, m2));
 		for (; m; m &= m - 1) {
 			size_t k = i + (size_t)__builtin_ctz(m);
-			if (rl_at(l, text + k))
+			if (rl_at(l, icase, text + k))
 				return k;
 		}
 	}
 #endif
 	for (; i <= last; i++) {
 		unsigned char c1 = (unsigned char)t1[i], c2 = (unsigned char)t2[i];
-		if ((c1 == a1 || c1 == b1) && (c2 == a2 || c2 == b2) && rl_at(l, text + i))
+		if ((c1 == a1 || c1 == b1) && (c2 == a2 || c2 == b2) && rl_at(l, icase, text + i))
 			return i;
 	}
 	return len;

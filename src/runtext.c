@@ -235,6 +235,7 @@ struct rt_grep {
 	void *ud;
 	size_t hits;
 	const struct relit *line_lit;   /* borrowed: a line without it has no match; NULL: none */
+	struct relit_memo memo;         /* where line_lit's literals were found in the part */
 };
 
 /* The '\n' in s[0, n): sixteen bytes a step with SSE2 (a byte counter per
@@ -267,7 +268,7 @@ static int runtext_part(struct rt_grep *g, const struct runtext *t, const struct
 	int line = 1;
 	for (;;) {
 		if (g->line_lit) {   /* the expression starts on the first line that holds the literal */
-			size_t q = relit_find(g->line_lit, s, f->len, start);
+			size_t q = relit_find_memo(g->line_lit, &g->memo, s, f->len, start);
 			if (q >= f->len)
 				break;
 			const char *a = q > start ? memrchr(s + start, '\n', q - start) : NULL;
@@ -313,14 +314,15 @@ size_t runtext_grep(struct search *s, const struct runtext *t,
 	if (t->fd >= 0)
 		return rt_grep_big(s, t, fn, ud);
 	const struct relit *l = search_literal(s);
-	struct rt_grep g = { s, fn, ud, 0, l && l->one_line ? l : NULL };
+	struct rt_grep g = { s, fn, ud, 0, l && l->one_line ? l : NULL, { NULL, 0, {0}, {0} } };
 	if (l) {
 		/* A part is searched alone, so one without the literal has no
 		 * match: the scan for it (memmem, or a two-case scan) leads from
 		 * part to part, and PCRE2 confirms. */
+		struct relit_memo memo = { NULL, 0, {0}, {0} };
 		size_t at = 0;
 		while (at < t->nbuf) {
-			size_t q = relit_find(l, t->buf, t->nbuf, at);
+			size_t q = relit_find_memo(l, &memo, t->buf, t->nbuf, at);
 			size_t i = q < t->nbuf ? runtext_part_at(t, q) : t->nf;
 			if (i >= t->nf || runtext_part(&g, t, &t->f[i]))
 				break;

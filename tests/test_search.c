@@ -280,6 +280,33 @@ static void test_relit(void)
 	relit_extract("tflops=", 1, &l);
 	t = "TFLOP\u017f=";
 	ok(matches("tflops=", t) && relit_find(&l, t, strlen(t), 0) == 0, "tflops= matches TFLOP\u017f=, and its literal is there");
+
+	/* an alternation whose branches share nothing: each branch's literal */
+	ok(relit_extract("error|warning", 0, &l) == 5 && !memcmp(l.s, "error", 5) && l.nalt == 1 && l.alt[0].n == 7 &&
+	   !memcmp(l.alt[0].s, "warning", 7), "/error|warning/: two literals, one a match must hold");
+	ok(relit_extract("kernel|speedup", 1, &l) && !memcmp(l.s, "ernel", l.n) && l.nalt == 1 &&
+	   !memcmp(l.alt[0].s, "peedup", l.alt[0].n), "/kernel|speedup/i: each branch's literal, k and s left out");
+	t = "Warn.. the KERNEL ran, a SPEEDUP of 2x";
+	is_int((long long)relit_find(&l, t, strlen(t), 0), 12, "either found case-blind: the first place of any");
+	is_int((long long)relit_find(&l, t, strlen(t), 13), 26, "and the next one after it");
+	ok(relit_extract("ab|x", 0, &l) == 0, "a branch of one byte: no literal (the scan would stop everywhere)");
+	ok(relit_extract("foo1|foo2", 0, &l) == 3 && l.nalt == 0, "branches sharing three bytes: that string alone");
+	ok(relit_extract("aa|bb|cc|dd|ee", 0, &l) == 0, "more branches than kept (%d): no literal", RELIT_ALTS);
+	ok(relit_extract("(error|warning)", 0, &l) <= 1 && l.nalt == 0,
+	   "an alternation inside a group: what its branches share alone (only the top level is split)");
+	/* relit_find_memo gives relit_find's answer from any start, in order or not */
+	relit_extract("ab|cd|ef", 0, &l);
+	char txt2[400];
+	unsigned long x = 99;
+	int agree = 1;
+	for (size_t i = 0; i < sizeof txt2; i++)
+		txt2[i] = "abcdefxy"[(x = x * 6364136223846793005UL + 1442695040888963407UL) >> 61];
+	struct relit_memo m = { NULL, 0, {0}, {0} };
+	for (int k = 0; k < 3000; k++) {
+		size_t st = k < 400 ? (size_t)k : (size_t)((x = x * 6364136223846793005UL + 1442695040888963407UL) >> 33) % 401;
+		agree &= relit_find_memo(&l, &m, txt2, sizeof txt2, st) == relit_find(&l, txt2, sizeof txt2, st);
+	}
+	ok(l.nalt == 2 && agree, "a memo of where each literal was found answers as a fresh scan, starts in order and not");
 }
 
 /* Random patterns over a small alphabet of regex syntax, random texts
@@ -391,7 +418,8 @@ static const char *const prefilter_pats[] = {
 	"(?>\\w+)\\s*=", "shared_?mem", "__global__", "\\.cu\\b", "k", "sk", "Kernel", "(?i)kernel", "\\x41",
 	"\\Qa.b\\E", "foo\\nbar", "\\n\\s*return", "ms$", "ab|cd|", "#include <cuda", "\\bthe\\b.*\\bkernel\\b",
 	"[^\\x00-\\x7f]+", "tflops=\\s*[0-9]", "\\.pyc?", "solution_?\\.py",
-	"\\.cuh?\\b", "(_an_optional_group)?kernel", NULL,
+	"\\.cuh?\\b", "(_an_optional_group)?kernel", "kernel|speedup", "ptxas|nvcc|error", "PASS|FAIL",
+	"reward_hack|rubric_leak|contamination|clean", "tflops|gb/s|ms\\b", NULL,
 };
 
 /* When the prefilter is used by default: where PCRE2 knows the first code
