@@ -42,6 +42,12 @@ mkdir -p "$out/fuzz_diff"
 { head -n 80 "$src/src/diff.c"; printf '\000'; head -n 80 "$src/src/diff.c" | sed '10d;20s/a/b/;30s/$/ and more/'; } > "$out/fuzz_diff/edit"
 printf 'a\nb\nc\n\000a\nB\nc' > "$out/fuzz_diff/eol"
 printf -- '-- x\n--- y\n\000+++ z\n-- x\n' > "$out/fuzz_diff/hdr"
+# a pattern and a text split at a NUL, for the literal prefilter
+mkdir -p "$out/fuzz_relit"
+printf 'error|warning\000an ERROR, then a warning\n' > "$out/fuzz_relit/alt"
+printf 'kernel|speedup\000the \342\204\252ERNEL gave a \305\277peedup\n' > "$out/fuzz_relit/fold"
+printf 'tflops=\\s*[0-9]+\000shape 1: tflops= 300\nTFLOPS=2\n' > "$out/fuzz_relit/num"
+printf '(?i)cuda(?!Malloc)|foo\\Kbar\000cudaMalloc CUDA fooBAR\n' > "$out/fuzz_relit/look"
 # claude-session shares claude's fixtures
 for f in "$src"/tests/fixtures/claude/*.jsonl; do seed fuzz_fmt_claude_session "$f"; done
 if [ -d "$kbh/runs" ] && [ -f "$kbh/runs.jsonl" ]; then

@@ -120,12 +120,19 @@ static void rl_class(struct rl *r)
 			r->newline = 1;
 			if (!*++p)
 				break;
-		} else if (*p == '[' && p[1] == ':') {
-			const char *e = strstr(p + 2, ":]");
+		} else if (*p == '[' && (p[1] == ':' || p[1] == '.' || p[1] == '=')) {
+			/* a POSIX class [:name:] (or [:^name:]); anything else that
+			 * starts so PCRE2 reads by rules of its own (a ']' before
+			 * the ":]" makes the '[' a member): not ours to mirror */
+			const char *q = p + 2 + (p[1] == ':' && p[2] == '^');
+			while ((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z'))
+				q++;
+			if (p[1] != ':' || q == p + 2 || *q != ':' || q[1] != ']') {
+				r->fail = 1;
+				return;
+			}
 			r->newline = 1;
-			if (!e)
-				break;
-			p = e + 1;
+			p = q + 1;
 		} else if (*p == '\n' || (p[1] == '-' && p[2] && p[2] != ']' && (unsigned char)*p <= '\n')) {
 			r->newline = 1;
 		}

@@ -23,7 +23,8 @@ struct search {
 
 /* The literal every match holds: ours (relit.c), else the one code unit
  * PCRE2 knows a match needs, where the pattern is case-sensitive and sets
- * no option inside (PCRE2 does not say whether its unit is caseless). A
+ * no option inside, and the unit is no letter PCRE2 may have made
+ * caseless (it does not say whether its unit is). A
  * line may be skipped only where PCRE2's newline is LF (or any of CR, LF,
  * CRLF): '.' and \N then never match a '\n'. */
 static void search_literal_of(struct search *s, const char *pattern, uint32_t opts)
@@ -51,6 +52,13 @@ static void search_literal_of(struct search *s, const char *pattern, uint32_t op
 		if (type == 1)
 			pcre2_pattern_info(s->re, PCRE2_INFO_FIRSTCODEUNIT, &cu);
 	}
+	/* PCRE2 merges a letter's two cases into one caseless unit where the
+	 * branches or a class hold both ("or|O", "[oO]r") and does not say so:
+	 * a letter whose other case the pattern may hold (written, or behind
+	 * an escape or in a class) is not taken */
+	int letter = cu < 128 && ((cu | 0x20) >= 'a' && (cu | 0x20) <= 'z');
+	if (letter && (strchr(pattern, (int)(cu ^ 0x20)) || strpbrk(pattern, "\\[")))
+		return;
 	if (type == 1 && cu < 256) {
 		s->lit.s[0] = (char)cu;
 		s->lit.n = 1;

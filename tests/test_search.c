@@ -235,6 +235,10 @@ static void test_relit(void)
 		{"a(?i)bc", 0, NULL, 0},
 		{"(*UTF)abc", 0, NULL, 0},
 		{"x*", 0, NULL, 0},
+		{"[[:alpha:]]foo", 0, "foo", 0},
+		{"[*:[:*:*]:]sff|", 0, NULL, 0},   /* not a POSIX class: PCRE2 ends the class at the first ] */
+		{"x[a[:]yz", 0, NULL, 0},
+		{"[[:x]|:]ab]cd", 0, NULL, 0},   /* a class, then a branch: "cd" was taken, and "x" matches */
 		{"[abc]", 0, NULL, 0},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
