@@ -12,30 +12,12 @@
 #include <cjson/cJSON.h>
 
 #include "jsonx.h"
-
-/* Two trees alike in every field a reader can see. */
-static int fz_same(const cJSON *a, const cJSON *b)
-{
-	for (; a || b; a = a->next, b = b->next) {
-		if (!a || !b || a->type != b->type || a->valueint != b->valueint)
-			return 0;
-		if (memcmp(&a->valuedouble, &b->valuedouble, sizeof a->valuedouble) &&
-		    !(isnan(a->valuedouble) && isnan(b->valuedouble)))
-			return 0;
-		if (!a->string != !b->string || (a->string && strcmp(a->string, b->string)))
-			return 0;
-		if (!a->valuestring != !b->valuestring || (a->valuestring && strcmp(a->valuestring, b->valuestring)))
-			return 0;
-		if (!a->child != !b->child || (a->child && !fz_same(a->child, b->child)))
-			return 0;
-	}
-	return 1;
-}
+#include "../tests/jxsame.h"
 
 static void fz_agree(const char *s, size_t n)
 {
 	cJSON *a = jx_parse(s, n), *b = jx_parse_cjson(s, n);
-	if (!a != !b || (a && !fz_same(a, b)))
+	if (!a != !b || (a && !jx_same_tree(a, b)))
 		abort();  /* jx_parse read it otherwise than cJSON */
 	if (b) {
 		char *x = cJSON_PrintUnformatted(b), *y = jx_print(b);
@@ -57,7 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fz_agree(s, size);
 	jx_arena_begin();  /* strings decoded straight into the line's arena */
 	cJSON *a = jx_parse(s, size), *b = jx_parse_cjson(s, size);
-	if (!a != !b || (a && !fz_same(a, b)))
+	if (!a != !b || (a && !jx_same_tree(a, b)))
 		abort();
 	cJSON_Delete(b);
 	jx_arena_end();

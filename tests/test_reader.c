@@ -1,6 +1,7 @@
 /* The incremental reader: sniffing, split and growing input, unfinished
  * last lines, CRLF, unknown formats. Uses the grok format as the carrier. */
 #include "tap.h"
+#include "jxsame.h"
 #include "evsig.h"
 #include "parser.h"
 #include "linescan.h"
@@ -33,40 +34,19 @@ static struct run *feed_chunks(const char *s, size_t n, size_t chunk)
 	return r;
 }
 
-/* Two cJSON trees alike in every field a reader can see. */
-static int same_tree(const cJSON *a, const cJSON *b)
-{
-	for (; a || b; a = a->next, b = b->next) {
-		if (!a || !b || a->type != b->type || a->valueint != b->valueint)
-			return 0;
-		if (memcmp(&a->valuedouble, &b->valuedouble, sizeof a->valuedouble) &&
-		    !(isnan(a->valuedouble) && isnan(b->valuedouble)))
-			return 0;
-		if (!a->string != !b->string || (a->string && strcmp(a->string, b->string)))
-			return 0;
-		if (!a->valuestring != !b->valuestring || (a->valuestring && strcmp(a->valuestring, b->valuestring)))
-			return 0;
-		if (!a->child != !b->child || (a->child && (!a->child->prev != !b->child->prev)))
-			return 0;
-		if (a->child && !same_tree(a->child, b->child))
-			return 0;
-	}
-	return 1;
-}
-
 /* jx_parse and cJSON agree on s[0..n): both refuse it, or same trees. */
 /* Both with plain malloc and inside a per-line arena, where jx_parse
  * decodes strings in one pass straight into the arena's chunk. */
 static int parsers_agree(const char *s, size_t n)
 {
 	cJSON *a = jx_parse(s, n), *b = jx_parse_cjson(s, n);
-	int same = (!a && !b) || (a && b && same_tree(a, b));
+	int same = (!a && !b) || (a && b && jx_same_tree(a, b));
 	cJSON_Delete(a);
 	cJSON_Delete(b);
 	jx_arena_begin();
 	a = jx_parse(s, n);
 	b = jx_parse_cjson(s, n);
-	same = same && ((!a && !b) || (a && b && same_tree(a, b)));
+	same = same && ((!a && !b) || (a && b && jx_same_tree(a, b)));
 	jx_arena_end();
 	return same;
 }
