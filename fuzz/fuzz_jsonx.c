@@ -5,7 +5,6 @@
  * line's arena; and jx_print writes what cJSON_PrintUnformatted writes.
  * Inputs with a \u0000 escape are left out: there jx_parse differs on
  * purpose (a visible U+2400 where cJSON ends the string). */
-#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
