@@ -17,8 +17,10 @@ static void cache_bytes(char *buf, size_t n, uint64_t b)
 		snprintf(buf, n, "%.1f KB", b / 1024.0);
 	else if (b < 1024ull * 1024 * 1024)
 		snprintf(buf, n, "%.1f MB", b / 1048576.0);
-	else
+	else if (b < 1024ull * 1024 * 1024 * 1024)
 		snprintf(buf, n, "%.2f GB", b / 1073741824.0);
+	else
+		snprintf(buf, n, "%.2f TB", b / 1099511627776.0);   /* (a cap set past any disk: 16 EB at most) */
 }
 
 /* No cache to show: off, or refused (cachedir said why on stderr). */

@@ -101,7 +101,8 @@ t "past the cap (KBTUI_CACHE_MAX) the entry used longest ago is removed, the oth
 t "an entry read is an entry used: its time moves to now" '[ $(( $(date +%s) - $(stat -c %Y "$e2") )) -lt 60 ]'
 
 # ---- the bound as people write it; a value that is not a size is said, once -----------------
-for v in '5MB:5.0 MB' '5M:5.0 MB' '1.5G:1.50 GB' '2GiB:2.00 GB' '3kb:3.0 KB' '1073741824:1.00 GB'; do
+for v in '5MB:5.0 MB' '5M:5.0 MB' '1.5G:1.50 GB' '2GiB:2.00 GB' '3kb:3.0 KB' '1073741824:1.00 GB' '2T:2.00 TB' \
+	'18446744073709551615:16777216.00 TB'; do
 	KBTUI_CACHE_MAX=${v%%:*} "$kb" cache --stats > "$tmp/out" 2> "$tmp/err"; rc=$?
 	t "KBTUI_CACHE_MAX=${v%%:*}: the cap is ${v#*:}, from the variable, nothing on stderr" \
 		'[ $rc -eq 0 ] && grep -q "of ${v#*:} (KBTUI_CACHE_MAX)" "$tmp/out" && [ ! -s "$tmp/err" ]'
