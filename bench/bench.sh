@@ -130,16 +130,21 @@ idle browse "the browser on the dataset" "kbtui" "$kbh"
 
 # the browser's ? search, as its own status bar times it (searching in
 # slices of 30 ms with a redraw between them, the keyboard read meanwhile)
-kb xs "$kbh"
+# in a cache of its own, empty when the browser opens (as after an
+# install or an upgrade: entries are the program's own), whatever the
+# user's cache holds; the first pattern again last
+tm new-session -d -s xs -x 200 -y 50 "exec env KB_SRCDIR='$KB_SRCDIR' XDG_CACHE_HOME='$wd/cache' TERM=xterm-256color '$KB_BUILDDIR/kbtui' '$kbh'" 2>/dev/null
+first=1
 if screen xs "kbtui"; then
-	for re in 'speedup' 'peak_fraction:\s*[0-9.]+' '(?i)reward hack' 'cudaMalloc|cudaFree|torch\.cuda'; do
+	for re in 'speedup' 'peak_fraction:\s*[0-9.]+' '(?i)reward hack' 'cudaMalloc|cudaFree|torch\.cuda' 'speedup'; do
 		tm send-keys -t xs '?'
 		screen xs "Search all runs:" || break
 		tm send-keys -t xs -l "$re"
 		tm send-keys -t xs Enter
 		if screen xs "lines in [0-9]+ runs, [0-9]+ ms"; then
 			took=$(tm capture-pane -p -t xs | grep -oE "lines in [0-9]+ runs, [0-9]+ ms" | grep -oE "[0-9]+ ms")
-			echo "browser ? search '$re': $took (target < 100 ms)"
+			echo "browser ? search '$re', $([ $first = 1 ] && echo "the first (the cache empty when the browser opened)" || echo "then"): $took (target < 100 ms)"
+			first=0
 		else
 			echo "browser ? search '$re': no result on screen after 30 s"
 		fi
