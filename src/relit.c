@@ -234,6 +234,28 @@ static int rl_escape(struct rl *r, char *u)
 static struct rl_str rl_alt(struct rl *r, int depth);
 static void rl_anchors(struct relit_one *l, int icase);
 
+/* After the '?' at q of a named group's opening, "(?<name>", "(?'name'",
+ * "(?P<name>": past it, or NULL when q opens no such group (a name is a
+ * letter or '_', then letters, digits, '_': "(?<*" is PCRE2's non-atomic
+ * lookbehind, "(?<=" and "(?<!" are lookbehinds). */
+static const char *rl_named(const char *q)
+{
+	const char *p = q + 1;
+	char close = '>';
+	if (*p == 'P' && p[1] == '<')
+		p++;
+	else if (*p == '\'')
+		close = '\'';
+	else if (*p != '<')
+		return NULL;
+	p++;
+	if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '_'))
+		return NULL;
+	while ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_')
+		p++;
+	return *p == close ? p + 1 : NULL;
+}
+
 /* A group from its '(', consumed up to its ')': its literal, or none for
  * a lookaround (which consumes nothing). */
 static struct rl_str rl_group(struct rl *r, int depth)
@@ -253,15 +275,8 @@ static struct rl_str rl_group(struct rl *r, int depth)
 			look = 1, p++;
 		else if (*p == '<' && (p[1] == '=' || p[1] == '!'))
 			look = 1, p += 2;
-		else if (*p == '<' || (*p == 'P' && p[1] == '<') || *p == '\'') {
-			const char *e = strchr(p, *p == '\'' ? '\'' : '>');
-			if (*p == '\'')
-				e = strchr(p + 1, '\'');
-			if (!e || (*p == 'P' && p[1] != '<')) {
-				r->fail = 1;
-				return none;
-			}
-			p = e + 1;
+		else if ((p = rl_named(p - 1)) != NULL) {
+			/* a named group: p is past its name */
 		} else {
 			r->fail = 1;   /* options, recursion, conditionals, callouts, comments */
 			return none;
@@ -397,17 +412,48 @@ static void rl_one_set(struct relit_one *o, const struct rl_str *b, int icase)
 	rl_anchors(o, icase);
 }
 
+/* Where the inside of the group p opens begins, when p opens a group that
+ * captures or only groups ("(", "(?:", "(?>", "(?|", a named one); NULL
+ * otherwise (a lookaround, options, anything else). */
+static const char *rl_whole_group(const char *p)
+{
+	if (*p++ != '(')
+		return NULL;
+	if (*p != '?')
+		return *p == '*' ? NULL : p;
+	p++;
+	if (*p == ':' || *p == '>' || *p == '|')
+		return p + 1;
+	return rl_named(p - 1);
+}
+
 size_t relit_extract(const char *pattern, int caseless, struct relit *l)
 {
 	struct rl r = { .p = pattern, .icase = caseless };
-	struct rl_str br[RELIT_ALTS];
+	struct rl_str br[RELIT_ALTS], lit;
 	size_t nb = 0;
 	memset(l, 0, sizeof *l);
 	if (strncmp(r.p, "(?i)", 4) == 0) {   /* kbtui search -i */
 		r.icase = 1;
 		r.p += 4;
 	}
-	struct rl_str lit = rl_top(&r, br, &nb);
+	/* a group that is the whole pattern, "(error|warning)": its inside is
+	 * the top level (not a lookaround: its match would hold nothing) */
+	const char *in = rl_whole_group(r.p);
+	struct rl g = r;
+	if (in) {
+		g.p = in;
+		struct rl_str glit = rl_top(&g, br, &nb);
+		if (!g.fail && *g.p == ')' && !g.p[1]) {
+			r = g;
+			r.p++;
+			lit = glit;
+		} else {
+			in = NULL;
+		}
+	}
+	if (!in)
+		lit = rl_top(&r, br, &nb);
 	if (r.fail || *r.p)
 		return 0;
 	struct relit_one first;

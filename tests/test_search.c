@@ -238,7 +238,8 @@ static void test_relit(void)
 		{"[[:alpha:]]foo", 0, "foo", 0},
 		{"[*:[:*:*]:]sff|", 0, NULL, 0},   /* not a POSIX class: PCRE2 ends the class at the first ] */
 		{"x[a[:]yz", 0, NULL, 0},
-		{"[[:x]|:]ab]cd", 0, NULL, 0},   /* a class, then a branch: "cd" was taken, and "x" matches */
+		{"[[:x]|:]ab]cd", 0, NULL, 0},
+		{"(?<*>Dr|r)|r", 0, NULL, 0},   /* "(?<*" is a lookbehind (non-atomic), not a group named "*" */   /* a class, then a branch: "cd" was taken, and "x" matches */
 		{"[abc]", 0, NULL, 0},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -296,8 +297,12 @@ static void test_relit(void)
 	ok(relit_extract("ab|x", 0, &l) == 0, "a branch of one byte: no literal (the scan would stop everywhere)");
 	ok(relit_extract("foo1|foo2", 0, &l) == 3 && l.nalt == 0, "branches sharing three bytes: that string alone");
 	ok(relit_extract("aa|bb|cc|dd|ee", 0, &l) == 0, "more branches than kept (%d): no literal", RELIT_ALTS);
-	ok(relit_extract("(error|warning)", 0, &l) <= 1 && l.nalt == 0,
-	   "an alternation inside a group: what its branches share alone (only the top level is split)");
+	ok(relit_extract("(error|warning)", 0, &l) == 5 && l.nalt == 1 && relit_extract("(?:error|warning)", 0, &l) == 5 &&
+	   l.nalt == 1 && relit_extract("(?<w>error|warning)", 0, &l) == 5 && l.nalt == 1,
+	   "a group that is the whole pattern (capturing, not, named) is split as the top level");
+	ok(relit_extract("(error|warning)s", 0, &l) <= 2 && l.nalt == 0 && relit_extract("(error|warning)+", 0, &l) <= 1 &&
+	   l.nalt == 0 && relit_extract("(?=error|warning)", 0, &l) == 0,
+	   "a group with more after it, repeated, or a lookaround: what its branches share alone");
 	/* relit_find_memo gives relit_find's answer from any start, in order or not */
 	relit_extract("ab|cd|ef", 0, &l);
 	char txt2[400];
@@ -423,7 +428,8 @@ static const char *const prefilter_pats[] = {
 	"\\Qa.b\\E", "foo\\nbar", "\\n\\s*return", "ms$", "ab|cd|", "#include <cuda", "\\bthe\\b.*\\bkernel\\b",
 	"[^\\x00-\\x7f]+", "tflops=\\s*[0-9]", "\\.pyc?", "solution_?\\.py",
 	"\\.cuh?\\b", "(_an_optional_group)?kernel", "kernel|speedup", "ptxas|nvcc|error", "PASS|FAIL",
-	"reward_hack|rubric_leak|contamination|clean", "tflops|gb/s|ms\\b", NULL,
+	"reward_hack|rubric_leak|contamination|clean", "tflops|gb/s|ms\\b", "(error|warning)", "(?:PASS|FAIL)",
+	"(?<v>clean|reward_hack)", "(kernel|speedup)+", NULL,
 };
 
 /* When the prefilter is used by default: where PCRE2 knows the first code
