@@ -517,7 +517,13 @@ static void rl_anchors(struct relit_one *l, int icase)
 	l->o2 = b;
 }
 
-static int rl_at(const struct relit_one *l, int icase, const char *t)
+/* One literal as the scan reads it: l's own or an alternative's, borrowed. */
+struct rl_view {
+	const char *s;
+	size_t n, o1, o2;
+};
+
+static int rl_at(const struct rl_view *l, int icase, const char *t)
 {
 	if (!icase)
 		return memcmp(t, l->s, l->n) == 0;
@@ -533,25 +539,19 @@ static unsigned char rl_upper(int icase, unsigned char c)
 }
 
 /* The i-th literal of l (0: l's own). */
-static struct relit_one rl_nth(const struct relit *l, size_t i)
+static struct rl_view rl_nth(const struct relit *l, size_t i)
 {
-	struct relit_one o;
-	if (i)
-		return l->alt[i - 1];
-	memcpy(o.s, l->s, l->n);
-	o.n = l->n;
-	o.o1 = l->o1;
-	o.o2 = l->o2;
-	return o;
+	const struct relit_one *a = i ? &l->alt[i - 1] : NULL;
+	return a ? (struct rl_view){ a->s, a->n, a->o1, a->o2 } : (struct rl_view){ l->s, l->n, l->o1, l->o2 };
 }
 
-static size_t rl_find_one(const struct relit_one *l, int icase, const char *text, size_t len, size_t start);
+static size_t rl_find_one(const struct rl_view *l, int icase, const char *text, size_t len, size_t start);
 
 size_t relit_find(const struct relit *l, const char *text, size_t len, size_t start)
 {
 	size_t best = len;
 	for (size_t i = 0; l->n && i <= l->nalt; i++) {
-		struct relit_one o = rl_nth(l, i);
+		struct rl_view o = rl_nth(l, i);
 		/* only a place before the best so far will do */
 		size_t lim = best < len && best + o.n - 1 < len ? best + o.n - 1 : len;
 		size_t q = rl_find_one(&o, l->icase, text, lim, start);
@@ -575,7 +575,7 @@ size_t relit_find_memo(const struct relit *l, struct relit_memo *m, const char *
 	for (size_t i = 0; l->n && i <= l->nalt; i++) {
 		/* none between from and at: from any start in that range, at */
 		if (m->from[i] == (size_t)-1 || start < m->from[i] || start > m->at[i]) {
-			struct relit_one o = rl_nth(l, i);
+			struct rl_view o = rl_nth(l, i);
 			m->from[i] = start;
 			m->at[i] = rl_find_one(&o, l->icase, text, len, start);
 		}
@@ -587,7 +587,7 @@ size_t relit_find_memo(const struct relit *l, struct relit_memo *m, const char *
 
 /* The first place of one literal in text[start, len) (the whole literal
  * before len), or len. */
-static size_t rl_find_one(const struct relit_one *l, int icase, const char *text, size_t len, size_t start)
+static size_t rl_find_one(const struct rl_view *l, int icase, const char *text, size_t len, size_t start)
 {
 	if (!l->n || start > len || len - start < l->n)
 		return len;
