@@ -594,9 +594,7 @@ static int parser_loader_read(struct parser_loader *l, size_t budget, char **err
 		l->done += (size_t)n;
 		if (settled)
 			settled(arg, l->run, reader_settled(l->rd));
-		/* until the first lines chose a format, on: a finish now would
-		 * choose one from fewer lines than a whole load sees */
-		if (l->done - start >= budget && reader_format(l->rd))
+		if (l->done - start >= budget)
 			return 1;
 	}
 }
@@ -604,7 +602,11 @@ static int parser_loader_read(struct parser_loader *l, size_t budget, char **err
 int parser_loader_step(struct parser_loader *l, size_t budget, char **err)
 {
 	int rc = parser_loader_read(l, budget, err, NULL, NULL);
-	if (rc > 0) {  /* what is read so far, linked and shown: the rest on the next step */
+	/* what is read so far, linked and shown: the rest on the next step;
+	 * before the first lines chose a format there is nothing to show, and
+	 * a finish then would choose one from fewer lines than a whole load
+	 * sees (a big file that is no transcript is read in steps too) */
+	if (rc > 0 && reader_format(l->rd)) {
 		reader_finish(l->rd);
 		if (reader_format(l->rd) && !l->run->meta.format)
 			l->run->meta.format = xstrdup(reader_format(l->rd)->name);
@@ -668,6 +670,11 @@ void parser_loader_progress(const struct parser_loader *l, size_t *done, size_t 
 {
 	*done = l->done;
 	*total = l->total == 0 ? 0 : l->total > l->done ? l->total : l->done;
+}
+
+int parser_loader_over(const struct parser_loader *l)
+{
+	return l->over;
 }
 
 void parser_loader_free(struct parser_loader *l)

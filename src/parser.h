@@ -170,6 +170,8 @@ struct run *parser_loader_take(struct parser_loader *l);
 /* Bytes read, and the file's size (at open, or read since when larger;
  * 0 for a pipe, whose size is not known). */
 void parser_loader_progress(const struct parser_loader *l, size_t *done, size_t *total);
+/* Whether the file was read to its end and the run made final. */
+int parser_loader_over(const struct parser_loader *l);
 void parser_loader_free(struct parser_loader *l);
 /* A loader of the same file from a line start on (the end of a big file
  * shown before the rest is read: ui/pager.c): offset, the byte the line

@@ -155,5 +155,47 @@ rc=$?
 t "a big file that is no transcript: exit 1, the file and why on stderr" \
 	'[ $rc -eq 1 ] && grep -q "junk.jsonl:1: unrecognised transcript format" "$tmp/junk.err"'
 
+# ---- a big file that is no transcript: the screen opens at once, reading -----------
+# (the first screen waits for 8 MiB at most while no event came: 12 s at a
+# gigabyte before, the keys unanswered), and says what it was once read
+head -c 20000000 /dev/zero | tr '\0' 'x' | fold -w 100 > "$tmp/junk20.jsonl"
+start j KBTUI_PAGER_TURN=16384 "$kb" "$tmp/junk20.jsonl"
+t "20 MB of lines no format reads: a screen at once, reading, no event" \
+	'wait_for j "reading [0-9]+% of 19 MB" && ! has "event 1/"'
+t "once read: the status line says it is no transcript, and why" \
+	'wait_for j "NOT A TRANSCRIPT: line 1: unrecognised transcript format: no line is JSON"'
+keys j q
+t "q: exit 1, the file and why on stderr, as before any screen" \
+	'wait_for j "kbtui exited: 1" && grep -q "junk20.jsonl:1: unrecognised transcript format" "$tmp/j.err"'
+"$kb" "$tmp/junk20.jsonl" > /dev/null 2> "$tmp/junk20.err" < /dev/null
+rc=$?
+t "the same without a terminal: judged whole first, exit 1, the file and why on stderr" \
+	'[ $rc -eq 1 ] && grep -q "junk20.jsonl:1: unrecognised transcript format" "$tmp/junk20.err" &&
+	 ! grep -q "needs a terminal" "$tmp/junk20.err"'
+# a transcript whose first event comes after 20 MB of lines of no format:
+# the screen opens before it, and the event shows once read
+{ cat "$tmp/junk20.jsonl"; echo; head -n 4 "$big"; } > "$tmp/late.jsonl"
+start l KBTUI_PAGER_TURN=16384 "$kb" "$tmp/late.jsonl"
+t "20 MB of garbage, then events: the screen opens reading" 'wait_for l "reading [0-9]+% of"'
+t "and the events come once read, the malformed lines said" \
+	'wait_for l "event [0-9]+/4 " && wait_gone l "reading [0-9]+% of" && has "thinking about tile 1 of"'
+keys l q
+t "q: exit 0 (the run was read; its malformed lines are the replay's to show)" \
+	'wait_for l "kbtui exited: 0"'
+
+# the same from the browser: a dataset's run whose transcript is 20 MB of no format
+mkdir -p "$tmp/dsj/runs/j1"
+cp "$tmp/junk20.jsonl" "$tmp/dsj/runs/j1/transcript.jsonl"
+echo '{"run_id":"20260101_000000_grok_junk-model_01_fp8_gemm","harness":"grok","model":"junk-model","problem":"01_fp8_gemm","transcript":"runs/j1/transcript.jsonl"}' > "$tmp/dsj/runs.jsonl"
+start bj KBTUI_PAGER_TURN=16384 "$kb" "$tmp/dsj"
+t "the browser lists the run" 'wait_for bj "junk-model"'
+keys bj Enter
+t "Enter: its replay opens reading, then says it is no transcript, and why" \
+	'wait_for bj "NOT A TRANSCRIPT: line 1: unrecognised transcript format"'
+keys bj q
+t "q: back in the browser" 'wait_for bj "junk-model" && wait_gone bj "NOT A TRANSCRIPT"'
+keys bj q
+t "q: status 0, nothing on stderr" 'wait_for bj "kbtui exited: 0" && [ ! -s "$tmp/bj.err" ]'
+
 echo "1..$n"
 exit $fail

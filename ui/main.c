@@ -279,19 +279,32 @@ static int main_replay(const char *file, const char *format, size_t event)
 	struct parser_loader *ld = parser_loader_open(file, format ? parser_find(format) : NULL, &err);
 	int rc = ld ? pager_first(ld, event ? event - 1 : 0, &err) : -1;
 	struct run *r = ld ? parser_loader_run(ld) : NULL;
+	/* without a terminal there is no screen to open reading: the file
+	 * is judged first, as a whole load would */
+	while (rc > 0 && r->nev == 0 && !(isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)))
+		rc = parser_loader_step(ld, 4u << 20, &err);
 	if (rc < 0) {
 		textsafe_fprintf(stderr, "kbtui: %s\n", err);
 		free(err);
 		parser_loader_free(ld);
 		return CMD_BADINPUT;
 	}
-	if (cmd_not_a_transcript(r, file, stderr)) {
+	/* the first screen waits for a few megabytes only: a big file with no
+	 * event in them opens reading, and is judged once read */
+	int judged = rc == 0 || r->nev > 0;
+	if (judged && cmd_not_a_transcript(r, file, stderr)) {
 		cmd_report_run(r, stderr);
 		rc = CMD_BADINPUT;
 	} else if (main_need_terminal()) {
 		rc = CMD_USAGE;
+	} else if (rc == 0) {
+		rc = tui_replay_at(r, file, event ? event - 1 : 0);
 	} else {
-		rc = rc == 0 ? tui_replay_at(r, file, event ? event - 1 : 0) : pager_replay(ld, file, event ? event - 1 : 0);
+		rc = pager_replay(ld, file, event ? event - 1 : 0);
+		if (!judged && parser_loader_over(ld) && cmd_not_a_transcript(r, file, stderr)) {
+			cmd_report_run(r, stderr);  /* the screen said so too */
+			rc = CMD_BADINPUT;
+		}
 	}
 	parser_loader_free(ld);
 	return rc;

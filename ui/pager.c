@@ -28,6 +28,12 @@
 #define PAGER_TURN_S 0.010
 #define PAGER_MIN_BYTES (16 * 1024)
 #define PAGER_FIRST_BYTES (256 * 1024)
+/* The most the first screen waits for while no event has come: a big file
+ * that is no transcript (a log, a JSON dump of something else, a
+ * transcript whose first megabytes are garbage) is otherwise read whole
+ * before anything shows, 12 s at a gigabyte with the keys unanswered.
+ * About a tenth of a second of reading; the rest is read between keys. */
+#define PAGER_FIRST_MAX (8u << 20)
 /* G reads the end on its own when more than PAGER_TAIL_MIN is left (about
  * a quarter of a second of reading, at 40 MB/s), its last PAGER_TAIL_BYTES:
  * a few hundred events, read in a few tens of milliseconds */
@@ -46,9 +52,10 @@ struct pager_tail {
 
 struct pager {
 	struct parser_loader *ld;    /* borrowed */
+	const struct run *run;       /* what ld reads (borrowed: the dataset's once taken) */
 	int over;                    /* read to the end (or failed) */
 	char *error;                 /* a read error, owned */
-	char said[128];
+	char said[256];
 	struct replay_feed feed;     /* its state: this pager */
 	/* what a turn costs: the replay's growth over a slice (panes, flags)
 	 * costs more than reading it, and differs by run */
@@ -116,6 +123,20 @@ static void pager_size(char *buf, size_t n, size_t bytes)
 		snprintf(buf, n, "%.0f kB", (double)bytes / 1024);
 }
 
+/* Once read whole: NULL, or why nothing was shown (the first screen did
+ * not wait for the end of a file no format reads, so it is said here). */
+static const char *pager_verdict(struct pager *p)
+{
+	const struct run *r = p->run;
+	if (!r || r->nev || r->meta.format || !r->malformed)
+		return NULL;
+	if (r->nerrors)
+		snprintf(p->said, sizeof p->said, "NOT A TRANSCRIPT: line %d: %s", r->errors[0].line, r->errors[0].msg);
+	else
+		snprintf(p->said, sizeof p->said, "NOT A TRANSCRIPT: %d malformed lines (try --format)", r->malformed);
+	return p->said;
+}
+
 static const char *pager_status(struct replay_feed *f)
 {
 	struct pager *p = f->state;
@@ -124,7 +145,7 @@ static const char *pager_status(struct replay_feed *f)
 		return p->said;
 	}
 	if (p->over)
-		return NULL;
+		return pager_verdict(p);
 	size_t done, total;
 	char a[32];
 	parser_loader_progress(p->ld, &done, &total);
@@ -254,9 +275,12 @@ static struct view *pager_last(struct replay_feed *f, struct view *v)
 int pager_first(struct parser_loader *ld, size_t ev, char **err)
 {
 	struct run *r = parser_loader_run(ld);
+	size_t done = 0, total;
 	int rc = 1;
-	while (rc > 0 && (r->nev == 0 || r->nev <= ev || !r->meta.format))
+	while (rc > 0 && (r->nev == 0 || r->nev <= ev || !r->meta.format) && (r->nev || done < PAGER_FIRST_MAX)) {
 		rc = parser_loader_step(ld, PAGER_FIRST_BYTES, err);
+		parser_loader_progress(ld, &done, &total);
+	}
 	return rc;
 }
 
@@ -264,6 +288,7 @@ struct pager *pager_new(struct parser_loader *ld)
 {
 	struct pager *p = xcalloc(1, sizeof *p);
 	p->ld = ld;
+	p->run = parser_loader_run(ld);
 	parser_loader_nonblock(ld);
 	p->cpu = -1;
 	p->budget = PAGER_FIRST_BYTES;
