@@ -18,6 +18,16 @@ t "kbtui runz: did you mean 'runs'" '[ $rc -eq 2 ] && grep -q "did you mean '"'"
 "$kb" zzzzzzzz > /dev/null 2> "$tmp/err"; rc=$?
 t "a word far from every command is still looked up as a run" '[ $rc -eq 1 ] && grep -q "no run" "$tmp/err" && ! grep -q "did you mean" "$tmp/err"'
 
+printf '{"type":"text","data":"x"}\n' > "$tmp/t.jsonl"
+"$kb" stats "$tmp/t.jsonl" > "$tmp/out" 2> "$tmp/err"; rc=$?
+t "kbtui stats FILE (no such command, nothing close): 2, the word is no command, not 'one PATH at most'" \
+	'[ $rc -eq 2 ] && grep -q "^kbtui: '"'"'stats'"'"' is not a command (nor a file or a run); kbtui --help lists the commands$" "$tmp/err" &&
+	 ! grep -q "one PATH" "$tmp/err" && [ ! -s "$tmp/out" ]'
+"$kb" "$tmp/t.jsonl" "$tmp/t.jsonl" > /dev/null 2> "$tmp/err"; rc=$?
+t "two paths: 2, one PATH at most" '[ $rc -eq 2 ] && grep -q "one PATH at most" "$tmp/err"'
+"$kb" "$(printf 'st\033[2Jats')" "$tmp/t.jsonl" > /dev/null 2> "$tmp/err"; rc=$?
+t "the word is shown with its escape made visible" '[ $rc -eq 2 ] && grep -q "is not a command" "$tmp/err" && ! grep -q "$(printf '\033')" "$tmp/err"'
+
 # paths
 for p in /nonexistent ./nope/run nope.jsonl; do
 	"$kb" "$p" > /dev/null 2> "$tmp/err"; rc=$?

@@ -149,6 +149,18 @@ struct main_cli {
 	char *path_buf;         /* PATH of PATH@N (owned), NULL */
 };
 
+/* Whether a word that is no command names a path or a run. */
+static int main_names_something(const char *word, const char *argv0)
+{
+	if (strchr(word, '/') || util_is_file(word) || util_is_dir(word))
+		return 1;
+	struct cmd_run cr;
+	if (cmd_run_resolve(word, NULL, argv0, &cr, NULL) < 0)
+		return 0;
+	cmd_run_free(&cr);
+	return 1;
+}
+
 static int main_usage_error(const char *fmt, const char *arg)
 {
 	fprintf(stderr, "kbtui: ");
@@ -221,6 +233,9 @@ static int main_parse(struct main_cli *c, int argc, char **argv)
 		default: return main_unknown_option(argv[optind - 1]);
 		}
 	}
+	if (argc - optind > 1 && !main_names_something(argv[optind], argv[0]))  /* "kbtui stats run.jsonl" */
+		return main_usage_error("'%s' is not a command (nor a file or a run); kbtui --help lists the commands",
+		                        argv[optind]);
 	if (argc - optind > 1)
 		return main_usage_error("one PATH at most, got '%s' too", argv[optind + 1]);
 	c->path = optind < argc ? argv[optind] : NULL;
@@ -392,13 +407,8 @@ static int main_first_word(int argc, char **argv)
 static int main_typo(const char *word, const char *argv0)
 {
 	const char *hint = cmd_suggest(kbtui_commands, word);
-	if (!hint || strchr(word, '/') || util_is_file(word) || util_is_dir(word))
+	if (!hint || main_names_something(word, argv0))
 		return -1;
-	struct cmd_run cr;
-	if (cmd_run_resolve(word, NULL, argv0, &cr, NULL) == 0) {
-		cmd_run_free(&cr);
-		return -1;
-	}
 	char *safe = textsafe(word, strlen(word), 0);
 	textsafe_fprintf(stderr, "kbtui: '%s' is not a command (nor a file or a run); did you mean '%s'?\n"
 	        "Try 'kbtui --help'.\n", safe, hint);
