@@ -46,10 +46,12 @@ struct sniff {
 	int nlines;
 };
 
-static void sniff_line(struct sniff *sn, const char *line, size_t len)
+/* Scores line for each format; whether it is JSON. */
+static int sniff_line(struct sniff *sn, const char *line, size_t len)
 {
 	jx_arena_begin();
 	cJSON *obj = jx_parse(line, len);
+	int json = obj != NULL;
 	for (size_t i = 0; parser_all[i]; i++) {
 		const struct parser_ops *ops = parser_all[i];
 		if (!obj && !ops->plain_text)
@@ -58,6 +60,7 @@ static void sniff_line(struct sniff *sn, const char *line, size_t len)
 	}
 	jx_arena_end();
 	sn->nlines++;
+	return json;
 }
 
 static const struct parser_ops *sniff_best(const struct sniff *sn)
@@ -93,6 +96,7 @@ struct held_line {
 	char *s;
 	size_t n;
 	int lineno;
+	int json;      /* it parsed (sniff_line said): a line of no format, not a malformed one */
 };
 
 struct reader {
@@ -307,7 +311,7 @@ static void reader_line(struct reader *rd, const char *line, size_t len, int lin
 		reader_dispatch(rd, line, len, lineno);
 		return;
 	}
-	sniff_line(&rd->sn, line, len);
+	rd->held[rd->nheld].json = sniff_line(&rd->sn, line, len);
 	if (own && own->s == line) {
 		own->s[len] = '\0';
 		rd->held[rd->nheld].s = sbuf_detach(own);
@@ -330,7 +334,7 @@ static void reader_line(struct reader *rd, const char *line, size_t len, int lin
 				free(why);
 			}
 			for (int i = 0; i < rd->nheld; i++) {
-				if (!parser_whole_json(rd->held[i].s, rd->held[i].n) && i)
+				if (!rd->held[i].json && i)
 					rd->ctx.run->malformed++; /* only lines that are not JSON are malformed */
 				free(rd->held[i].s);
 			}
