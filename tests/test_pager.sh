@@ -183,6 +183,19 @@ keys l q
 t "q: exit 0 (the run was read; its malformed lines are the replay's to show)" \
 	'wait_for l "kbtui exited: 0"'
 
+# a pipe that never sends a line of any format (kbtui <(yes)): it used to be
+# read before any screen, for ever; the screen opens after 8 MiB, reading
+mkfifo "$tmp/yes"
+start y "$kb" "$tmp/yes"
+yes > "$tmp/yes" 2> /dev/null &
+yes_pid=$!
+t "a pipe of endless lines no format reads: a screen, reading, no event" \
+	'wait_for y "reading: [0-9]+ MB so far" && ! has "event 1/"'
+keys y q
+t "q quits it with status 0, nothing on stderr" 'wait_for y "kbtui exited: 0" && [ ! -s "$tmp/y.err" ]'
+kill $yes_pid 2> /dev/null
+wait $yes_pid 2> /dev/null
+
 # the same from the browser: a dataset's run whose transcript is 20 MB of no format
 mkdir -p "$tmp/dsj/runs/j1"
 cp "$tmp/junk20.jsonl" "$tmp/dsj/runs/j1/transcript.jsonl"
