@@ -612,7 +612,7 @@ int parser_loader_step(struct parser_loader *l, size_t budget, char **err)
 	 * sees (a big file that is no transcript is read in steps too) */
 	if (rc > 0 && reader_format(l->rd)) {
 		reader_finish(l->rd);
-		if (reader_format(l->rd) && !l->run->meta.format)
+		if (!l->run->meta.format)
 			l->run->meta.format = xstrdup(reader_format(l->rd)->name);
 	}
 	return rc;

@@ -167,6 +167,15 @@ t "once read: the status line says it is no transcript, and why" \
 keys j q
 t "q: exit 1, the file and why on stderr, as before any screen" \
 	'wait_for j "kbtui exited: 1" && grep -q "junk20.jsonl:1: unrecognised transcript format" "$tmp/j.err"'
+# lines of JSON no format knows (a log of something else): none is
+# malformed, and the screen still says why it shows nothing
+awk 'BEGIN { for (i = 0; i < 400000; i++) printf "{\"event\":\"log\",\"n\":%d,\"msg\":\"a line of some other json log\"}\n", i }' > "$tmp/json25.jsonl"
+start jj KBTUI_PAGER_TURN=16384 "$kb" "$tmp/json25.jsonl"
+t "25 MB of JSON lines of no format: once read, the status line says so, and why" \
+	'wait_for jj "NOT A TRANSCRIPT: line 1: unrecognised transcript format: no format knows these record types"'
+keys jj q
+t "q: exit 1, the file named on stderr" \
+	'wait_for jj "kbtui exited: 1" && grep -q "json25.jsonl:1: unrecognised transcript format" "$tmp/jj.err"'
 "$kb" "$tmp/junk20.jsonl" > /dev/null 2> "$tmp/junk20.err" < /dev/null
 rc=$?
 t "the same without a terminal: judged whole first, exit 1, the file and why on stderr" \

@@ -128,8 +128,8 @@ static void pager_size(char *buf, size_t n, size_t bytes)
 static const char *pager_verdict(struct pager *p)
 {
 	const struct run *r = p->run;
-	if (!r || r->nev || r->meta.format || !r->malformed)
-		return NULL;
+	if (!r || r->nev || r->meta.format || (!r->malformed && !r->nerrors))
+		return NULL;  /* (nothing wrong: an empty transcript) */
 	if (r->nerrors)
 		snprintf(p->said, sizeof p->said, "NOT A TRANSCRIPT: line %d: %s", r->errors[0].line, r->errors[0].msg);
 	else
