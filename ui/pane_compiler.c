@@ -22,6 +22,12 @@ struct pane_compiler {
 	char *error;              /* why there are no rules (owned, untrusted path inside) */
 	unsigned char *has_error; /* per event: an error-level line */
 	size_t nev, cap;
+	/* what the lines built hold, so that a growing run appends its new
+	 * hits' rows and lays out only the heading again (a full build at each
+	 * slice that a big run is read in made reading it quadratic) */
+	size_t head_n;            /* rows of the heading (counts, errors by tool) */
+	size_t built_hits;        /* hits laid out; 0: none (the placeholder shown) */
+	size_t built_last;        /* the event of the last group laid out */
 };
 
 static void pane_compiler_init(struct pane *p, struct pane_ctx *cx)
@@ -50,6 +56,8 @@ static void pane_compiler_init(struct pane *p, struct pane_ctx *cx)
 	free(path);
 }
 
+static int pane_compiler_append(struct pane *p, struct pane_ctx *cx);
+
 /* Only the events from `from` on scanned again: the hits of the old ones
  * stay (a hit's event never decreases along the report). */
 static int pane_compiler_grow(struct pane *p, struct pane_ctx *cx, size_t from)
@@ -59,6 +67,8 @@ static int pane_compiler_grow(struct pane *p, struct pane_ctx *cx, size_t from)
 	if (!c->rules)
 		return 0;
 	while (c->rep.n && c->rep.hits[c->rep.n - 1].ev >= from) {
+		if (c->rep.n <= c->built_hits)  /* a hit laid out is gone: built again */
+			c->built_hits = 0;
 		struct compilerlog_hit *h = &c->rep.hits[--c->rep.n];
 		c->rep.count[h->level]--;
 		free(h->text);
@@ -77,7 +87,7 @@ static int pane_compiler_grow(struct pane *p, struct pane_ctx *cx, size_t from)
 	for (; k < c->rep.n; k++)
 		if (c->rep.hits[k].level == CL_ERROR && c->rep.hits[k].ev < c->nev)
 			c->has_error[c->rep.hits[k].ev] = 1;
-	return 0;  /* built again */
+	return pane_compiler_append(p, cx);
 }
 
 static void pane_compiler_free(struct pane *p)
@@ -98,34 +108,41 @@ static int pane_compiler_role(enum compilerlog_level l)
 	return l == CL_ERROR ? RL_CC_ERROR : l == CL_WARNING ? RL_CC_WARNING : RL_CC_NOTE;
 }
 
-/* "errors by tool: nvcc 3, python 2" over the run. */
+/* "errors by tool: nvcc 3, python 2" over the run, the tools in the order
+ * of their first error: one pass over the hits, the tools few. */
 static void pane_compiler_by_tool(struct tlines *L, const struct pane_compiler *c, int width)
 {
-	struct sbuf b;
-	sbuf_init(&b);
-	sbuf_adds(&b, "errors by tool:");
-	int any = 0;
+	struct tally {
+		const char *tool;
+		size_t n;
+	} *t = NULL;
+	size_t nt = 0, cap = 0;
 	for (size_t i = 0; i < c->rep.n; i++) {
 		const char *tool = c->rep.hits[i].tool;
+		size_t k = 0;
 		if (c->rep.hits[i].level != CL_ERROR)
 			continue;
-		int seen = 0, count = 0;
-		for (size_t k = 0; k < c->rep.n; k++) {
-			if (c->rep.hits[k].level != CL_ERROR || strcmp(c->rep.hits[k].tool, tool))
-				continue;
-			seen |= k < i;
-			count++;
+		while (k < nt && strcmp(t[k].tool, tool))
+			k++;
+		if (k == nt) {
+			t = xgrow(t, &cap, nt + 1, sizeof *t);
+			t[nt++] = (struct tally){ tool, 0 };
 		}
-		if (seen)
-			continue;
-		char *t = draw_safe(tool);
-		sbuf_addf(&b, "%s %s %d", any ? "," : "", t, count);
-		free(t);
-		any = 1;
+		t[k].n++;
 	}
-	if (any)
+	if (nt) {
+		struct sbuf b;
+		sbuf_init(&b);
+		sbuf_adds(&b, "errors by tool:");
+		for (size_t k = 0; k < nt; k++) {
+			char *name = draw_safe(t[k].tool);
+			sbuf_addf(&b, "%s %s %zu", k ? "," : "", name, t[k].n);
+			free(name);
+		}
 		tlines_wrap(L, b.s, b.len, RL_NORMAL, width);
-	sbuf_free(&b);
+		sbuf_free(&b);
+	}
+	free(t);
 }
 
 /* The heading of an event's group: which call produced the output. */
@@ -144,32 +161,25 @@ static void pane_compiler_group(struct tlines *L, const struct run *run, size_t 
 	free(what);
 }
 
-static void pane_compiler_build(struct pane *p, struct pane_ctx *cx, int width)
+/* The heading: the counts over the run and the errors by tool. */
+static void pane_compiler_head(struct tlines *L, const struct pane_compiler *c, int width)
 {
-	struct pane_compiler *c = p->state;
-	struct tlines *L = &p->lines;
 	L->ev = TLINE_NO_EVENT;
-	if (!c->rules) {
-		char *e = draw_safe(c->error);
-		tlines_head(L, RL_ERROR, width, "no compiler patterns: %s", e);
-		free(e);
-		return;
-	}
 	tlines_head(L, RL_PANE, width, "over the run: errors %zu, warnings %zu, notes %zu (%zu rules)",
 	            c->rep.count[CL_ERROR], c->rep.count[CL_WARNING], c->rep.count[CL_NOTE],
 	            compilerlog_nrules(c->rules));
 	pane_compiler_by_tool(L, c, width);
-	if (!c->rep.n) {
-		tlines_push(L, "", 0, RL_NORMAL);
-		tlines_head(L, RL_DIM, width, "(no compiler or traceback output in this run's tool results)");
-		return;
-	}
-	size_t last = TLINE_NO_EVENT;
-	for (size_t i = 0; i < c->rep.n; i++) {
+}
+
+/* The rows of the hits not laid out yet, appended. */
+static void pane_compiler_rows(struct pane_compiler *c, const struct run *run, struct tlines *L, int width)
+{
+	L->ev = c->built_last;
+	for (size_t i = c->built_hits; i < c->rep.n; i++) {
 		const struct compilerlog_hit *h = &c->rep.hits[i];
-		if (h->ev != last)
-			pane_compiler_group(L, cx->run, h->ev, width);
-		last = h->ev;
+		if (h->ev != c->built_last)
+			pane_compiler_group(L, run, h->ev, width);
+		c->built_last = h->ev;
 		char *tool = draw_safe(h->tool), *text = draw_safe(h->text);
 		char *row = xasprintf("  %-8s %-7s %s", tool, compilerlog_level_name(h->level), text);
 		tlines_wrap_hang(L, row, strlen(row), pane_compiler_role(h->level), width, 19);  /* under the text */
@@ -177,6 +187,53 @@ static void pane_compiler_build(struct pane *p, struct pane_ctx *cx, int width)
 		free(text);
 		free(tool);
 	}
+	c->built_hits = c->rep.n;
+}
+
+static void pane_compiler_build(struct pane *p, struct pane_ctx *cx, int width)
+{
+	struct pane_compiler *c = p->state;
+	struct tlines *L = &p->lines;
+	c->built_hits = 0;
+	c->built_last = TLINE_NO_EVENT;
+	L->ev = TLINE_NO_EVENT;
+	if (!c->rules) {
+		char *e = draw_safe(c->error);
+		tlines_head(L, RL_ERROR, width, "no compiler patterns: %s", e);
+		free(e);
+		return;
+	}
+	pane_compiler_head(L, c, width);
+	c->head_n = L->n;
+	if (!c->rep.n) {
+		tlines_push(L, "", 0, RL_NORMAL);
+		tlines_head(L, RL_DIM, width, "(no compiler or traceback output in this run's tool results)");
+		return;
+	}
+	pane_compiler_rows(c, cx->run, L, width);
+}
+
+/* After a grow that kept every hit laid out: the heading laid out again in
+ * place (when it takes as many rows as before) and the new hits' rows
+ * appended; 0 when the pane must be built again. */
+static int pane_compiler_append(struct pane *p, struct pane_ctx *cx)
+{
+	struct pane_compiler *c = p->state;
+	struct tlines *L = &p->lines, head = { 0 };
+	if (p->built_w < 0 || !c->built_hits || c->head_n > L->n)
+		return 0;
+	pane_compiler_head(&head, c, p->built_w);
+	if (head.n != c->head_n) {
+		tlines_free(&head);
+		return 0;
+	}
+	for (size_t i = 0; i < head.n; i++) {
+		free(L->v[i].s);
+		L->v[i] = head.v[i];
+	}
+	free(head.v);
+	pane_compiler_rows(c, cx->run, L, p->built_w);
+	return 1;
 }
 
 /* The rows of the selected event (or of the next one that has rows; in
