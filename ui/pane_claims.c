@@ -16,8 +16,10 @@
 #include "util.h"
 
 struct pane_claims {
-	struct claims c;
-	int made;
+	/* the claims as the run is read: a growing run (a big file read
+	 * between keys, watch, live) adds its new events' claims; the whole
+	 * run read again at each slice made reading quadratic */
+	struct claims_state *st;  /* NULL: not made yet (the first draw makes it) */
 	size_t cur;
 };
 
@@ -32,29 +34,28 @@ static void pane_claims_free(struct pane *p)
 	struct pane_claims *s = p->state;
 	if (!s)
 		return;
-	claims_free(&s->c);
+	claims_state_free(s->st);
 	free(s);
 	p->state = NULL;
 }
 
-static void pane_claims_make(struct pane_claims *s, struct pane_ctx *cx)
+static const struct claims *pane_claims_make(struct pane_claims *s, struct pane_ctx *cx)
 {
-	if (s->made)
-		return;
-	claims_build(cx->run, &s->c);
-	s->made = 1;
-	if (s->cur >= s->c.n)
+	if (!s->st) {
+		s->st = claims_state_new();
+		claims_state_update(s->st, cx->run, 0);
+	}
+	const struct claims *c = claims_state_get(s->st);
+	if (s->cur >= c->n)
 		s->cur = 0;
+	return c;
 }
 
-/* The run grew: the ledger is made again at the next build. */
 static int pane_claims_grow(struct pane *p, struct pane_ctx *cx, size_t from)
 {
 	struct pane_claims *s = p->state;
-	(void)cx;
-	(void)from;
-	claims_free(&s->c);
-	s->made = 0;
+	if (s->st)
+		claims_state_update(s->st, cx->run, from);
 	return 0;
 }
 
@@ -62,14 +63,14 @@ static void pane_claims_build(struct pane *p, struct pane_ctx *cx, int width)
 {
 	struct pane_claims *s = p->state;
 	struct tlines *L = &p->lines;
-	pane_claims_make(s, cx);
-	if (!s->c.n) {
+	const struct claims *c = pane_claims_make(s, cx);
+	if (!c->n) {
 		tlines_head(L, RL_DIM, width, "(no claim of a speedup, peak_fraction, TFLOPS or passing tests in the "
 		            "agent's messages)");
 		return;
 	}
-	for (size_t k = 0; k < s->c.n; k++) {
-		const struct claim *x = &s->c.v[k];
+	for (size_t k = 0; k < c->n; k++) {
+		const struct claim *x = &c->v[k];
 		char *line = claims_line(x), *safe = draw_safe(line);
 		int role = k == s->cur ? (cx->focus == 1 ? RL_SELECT : RL_SELECT_DIM)
 		         : x->verdict < 0 ? RL_FAIL : x->verdict > 0 ? RL_OK : RL_DIM;
@@ -83,25 +84,24 @@ static void pane_claims_build(struct pane *p, struct pane_ctx *cx, int width)
 
 static void pane_claims_title(struct pane *p, struct pane_ctx *cx, char *buf, size_t n)
 {
-	struct pane_claims *s = p->state;
-	pane_claims_make(s, cx);
-	snprintf(buf, n, " claims  %zu, %zu contradicted", s->c.n, s->c.contradicted);
+	const struct claims *c = pane_claims_make(p->state, cx);
+	snprintf(buf, n, " claims  %zu, %zu contradicted", c->n, c->contradicted);
 }
 
 static int pane_claims_act(struct pane *p, struct pane_ctx *cx, enum action a)
 {
 	struct pane_claims *s = p->state;
-	pane_claims_make(s, cx);
-	if ((a == ACT_DOWN || a == ACT_UP) && s->c.n) {
-		if (a == ACT_DOWN && s->cur + 1 < s->c.n)
+	const struct claims *c = pane_claims_make(s, cx);
+	if ((a == ACT_DOWN || a == ACT_UP) && c->n) {
+		if (a == ACT_DOWN && s->cur + 1 < c->n)
 			s->cur++;
 		else if (a == ACT_UP && s->cur > 0)
 			s->cur--;
 		pane_invalidate(p);
 		return 1;
 	}
-	if (a == ACT_GOTO_ROW && s->c.n) {
-		cx->host->select(cx, s->c.v[s->cur].ev);
+	if (a == ACT_GOTO_ROW && c->n) {
+		cx->host->select(cx, c->v[s->cur].ev);
 		return 1;
 	}
 	return pane_scroll_act(p, cx, a);
