@@ -16,18 +16,28 @@
 /* The files the pane shows, in order; the first solution found wins. */
 static const char *const artifact_files[] = {"check.log", "benchmark.log", "stderr.log", "result.json", NULL};
 
-static void artifact_index(struct artifact *a)
+/* Indexes the lines that start at byte i or after, the ones before kept
+ * (i is 0 or a line's start; the capacity is the next power of two). */
+static void artifact_index_from(struct artifact *a, size_t i)
 {
 	size_t cap = 64;
-	a->line_off = xmalloc(cap * sizeof *a->line_off);
-	a->nlines = 0;
-	for (size_t i = 0; i < a->len;) {
+	while (cap < a->nlines)
+		cap *= 2;
+	a->line_off = xrealloc(a->line_off, cap * sizeof *a->line_off);
+	while (i < a->len) {
 		const char *nl = memchr(a->text + i, '\n', a->len - i);
 		if (a->nlines == cap)
 			a->line_off = xrealloc(a->line_off, (cap *= 2) * sizeof *a->line_off);
 		a->line_off[a->nlines++] = i;
 		i = nl ? (size_t)(nl - a->text) + 1 : a->len;
 	}
+}
+
+static void artifact_index(struct artifact *a)
+{
+	a->line_off = NULL;
+	a->nlines = 0;
+	artifact_index_from(a, 0);
 }
 
 static void artifacts_push(struct artifacts *as, const char *name, const char *path, char *text, size_t len)
@@ -96,38 +106,52 @@ static int artifact_inside(const char *root, const char *real)
 	return strncmp(real, root, n) == 0 && (real[n] == '/' || real[n] == '\0');
 }
 
-/* Adds path under name when it resolves inside root (NULL: anywhere) to a
- * regular file; a file that exists but does not is added as refused, with
- * the reason. The file read is the resolved one, opened without following
- * links, so what was checked is what is read. */
-static int artifacts_add_file(struct artifacts *as, const char *root, const char *path, const char *name)
+/* path opened for reading when it resolves inside root (NULL: anywhere)
+ * to a regular file: the resolved file, opened without following links,
+ * so that what was checked is what is read. -1 with *why NULL when path
+ * does not exist, with *why (static) saying why it is refused otherwise. */
+static int artifact_open_checked(const char *root, const char *path, const char **why)
 {
 	char real[PATH_MAX];
 	struct stat st;
-	size_t len = 0;
-	char *text;
 	int fd;
 
+	*why = NULL;
 	if (!path || lstat(path, &st) != 0)
-		return 0;  /* absent: not an artifact of this run */
+		return -1;  /* absent: not an artifact of this run */
 	if (!realpath(path, real)) {
-		artifacts_refuse(as, name, path, S_ISLNK(st.st_mode) ? "a link that leads nowhere" : strerror(errno));
-		return 1;
+		*why = S_ISLNK(st.st_mode) ? "a link that leads nowhere" : strerror(errno);
+		return -1;
 	}
 	if (root && !artifact_inside(root, real)) {
-		artifacts_refuse(as, name, path, "a link that resolves outside the dataset; not read");
-		return 1;
+		*why = "a link that resolves outside the dataset; not read";
+		return -1;
 	}
 	if ((fd = open(real, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) < 0) {
-		artifacts_refuse(as, name, path, strerror(errno));
-		return 1;
+		*why = strerror(errno);
+		return -1;
 	}
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
-		artifacts_refuse(as, name, path, "not a regular file (a device, FIFO or directory); not read");
-		return 1;
+		*why = "not a regular file (a device, FIFO or directory); not read";
+		return -1;
 	}
-	text = artifact_read_fd(fd, &len);
+	return fd;
+}
+
+/* Adds path under name when it resolves inside root to a regular file; a
+ * file that exists but does not is added as refused, with the reason. */
+static int artifacts_add_file(struct artifacts *as, const char *root, const char *path, const char *name)
+{
+	const char *why;
+	size_t len = 0;
+	int fd = artifact_open_checked(root, path, &why);
+	if (fd < 0) {
+		if (why)
+			artifacts_refuse(as, name, path, why);
+		return why != NULL;
+	}
+	char *text = artifact_read_fd(fd, &len);
 	close(fd);
 	if (!text) {
 		artifacts_refuse(as, name, path, "could not be read");
@@ -181,19 +205,93 @@ struct artifacts *artifacts_load(const char *run_dir, const struct run *run, con
 	return as;
 }
 
+static void artifact_free_fields(struct artifact *a)
+{
+	free(a->name);
+	free(a->path);
+	free(a->text);
+	free(a->line_off);
+	free(a->refused);
+}
+
 void artifacts_free(struct artifacts *as)
 {
 	if (!as)
 		return;
-	for (size_t i = 0; i < as->n; i++) {
-		free(as->v[i].name);
-		free(as->v[i].path);
-		free(as->v[i].text);
-		free(as->v[i].line_off);
-		free(as->v[i].refused);
-	}
+	for (size_t i = 0; i < as->n; i++)
+		artifact_free_fields(&as->v[i]);
 	free(as->v);
 	free(as);
+}
+
+/* The bytes fd has after a's (a file that only grew, as a transcript being
+ * written does) appended and their lines indexed; 0, or -1 when the file
+ * is shorter or its last bytes known are not a's any more (then it is
+ * read again whole). */
+static int artifact_extend(struct artifact *a, int fd)
+{
+	struct stat st;
+	char tail[4096];
+	size_t k = a->len < sizeof tail ? a->len : sizeof tail;
+	if (fstat(fd, &st) != 0 || (size_t)st.st_size < a->len)
+		return -1;
+	if (k && (pread(fd, tail, k, (off_t)(a->len - k)) != (ssize_t)k || memcmp(tail, a->text + a->len - k, k)))
+		return -1;
+	size_t more = (size_t)st.st_size - a->len;
+	if (!more)
+		return 0;
+	a->text = xrealloc(a->text, a->len + more + 1);
+	size_t got = 0;
+	while (got < more) {
+		ssize_t n = pread(fd, a->text + a->len + got, more - got, (off_t)(a->len + got));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;  /* (cut short: what was read is kept) */
+		got += (size_t)n;
+	}
+	/* the last line known may have been a part line: indexed again */
+	size_t from = a->nlines ? a->line_off[a->nlines - 1] : 0;
+	if (a->nlines && a->len && a->text[a->len - 1] == '\n')
+		from = a->len;
+	else if (a->nlines)
+		a->nlines--;
+	a->len += got;
+	a->text[a->len] = '\0';
+	artifact_index_from(a, from);
+	return 0;
+}
+
+int artifacts_refresh(struct artifacts *as, const char *run_dir, const struct run *run, const char *transcript)
+{
+	struct artifacts *fresh = artifacts_load(run_dir, run, NULL);
+	char *root = artifact_root(run_dir);
+	size_t t = as->n;
+	for (size_t i = 0; transcript && i < as->n; i++)
+		if (as->v[i].path && !strcmp(as->v[i].path, transcript) && !as->v[i].refused)
+			t = i;
+	const char *why;
+	int fd = t < as->n ? artifact_open_checked(root, transcript, &why) : -1;
+	if (fd >= 0 && artifact_extend(&as->v[t], fd) == 0) {
+		fresh->v = xrealloc(fresh->v, (fresh->n + 1) * sizeof *fresh->v);
+		fresh->v[fresh->n++] = as->v[t];   /* moved: its text is not copied */
+		memset(&as->v[t], 0, sizeof as->v[t]);
+	} else if (transcript) {
+		const char *slash = strrchr(transcript, '/');
+		artifacts_add_file(fresh, root, transcript, slash ? slash + 1 : transcript);
+	}
+	if (fd >= 0)
+		close(fd);
+	free(root);
+	int same = fresh->n == as->n;
+	for (size_t i = 0; same && i < as->n; i++)
+		same = i == t || !strcmp(as->v[i].name, fresh->v[i].name);
+	for (size_t i = 0; i < as->n; i++)
+		artifact_free_fields(&as->v[i]);
+	free(as->v);
+	*as = *fresh;
+	free(fresh);
+	return same;
 }
 
 const char *artifact_line(const struct artifact *a, size_t i, size_t *len)

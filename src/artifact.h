@@ -39,6 +39,13 @@ struct artifacts {
  * Never NULL. */
 struct artifacts *artifacts_load(const char *run_dir, const struct run *run, const char *transcript);
 void artifacts_free(struct artifacts *as);
+/* as brought up to date after the run grew (a big file read between keys,
+ * watch, live), with the same arguments as artifacts_load: the small files
+ * and the final answer read again, the transcript's new bytes appended and
+ * their lines indexed (read again whole only when it is not the file it
+ * was with more at its end). 1 when the artifacts are the same files in
+ * the same order (a pane keeps its places in them), 0 when not. */
+int artifacts_refresh(struct artifacts *as, const char *run_dir, const struct run *run, const char *transcript);
 
 /* Line i (0-based) without its newline: pointer into a->text, *len bytes. */
 const char *artifact_line(const struct artifact *a, size_t i, size_t *len);

@@ -458,6 +458,83 @@ static void test_artifacts(void)
 	artifacts_free(as);
 }
 
+static void append_file(const char *path, const char *s)
+{
+	FILE *f = fopen(path, "ab");
+	if (!f) {
+		perror(path);
+		exit(2);
+	}
+	fputs(s, f);
+	fclose(f);
+}
+
+/* The artifact named name is the file's bytes now, line for line. */
+static int same_as_file(const struct artifacts *as, const char *name, const char *path)
+{
+	size_t len = 0, lines = 0;
+	char *bytes = util_read_file(path, &len);
+	const struct artifact *a = artifacts_find(as, name);
+	for (size_t i = 0; bytes && i < len; i++)
+		lines += bytes[i] == '\n' || i + 1 == len;
+	int same = a && bytes && a->len == len && !memcmp(a->text, bytes, len) && a->nlines == lines;
+	for (size_t i = 0; same && i < lines; i++) {  /* each line where the file has it */
+		size_t l, k = 0;
+		const char *s = artifact_line(a, i, &l);
+		for (size_t n = 0; n < i; k++)
+			n += bytes[k] == '\n';
+		same = s == a->text + k;
+	}
+	free(bytes);
+	return same;
+}
+
+/* A run that grows under the artifact pane (a big file read between keys,
+ * watch): artifacts_refresh appends the transcript's new bytes (a line cut
+ * at the end of the last read completed), reads it whole again when it was
+ * rewritten or cut, picks up a file that appeared, and holds the
+ * transcript to the dataset's root as a first load does. */
+static void test_artifacts_refresh(void)
+{
+	char dir[600], p[700], res[700];
+	snprintf(dir, sizeof dir, "%s/grow", tmpdir);
+	mkdir(dir, 0755);
+	snprintf(p, sizeof p, "%s/transcript.jsonl", dir);
+	write_file(p, "{\"type\":\"a\"}\n{\"type\":");
+	struct artifacts *as = artifacts_load(dir, NULL, p);
+	ok(same_as_file(as, "transcript.jsonl", p), "loaded: the transcript, its last line cut");
+	append_file(p, "\"b\"}\n{\"type\":\"c\"}\n");
+	is_int(artifacts_refresh(as, dir, NULL, p), 1, "grown: the same artifacts (the pane keeps its places)");
+	ok(same_as_file(as, "transcript.jsonl", p), "the cut line completed and the new one added");
+	is_int(artifacts_find(as, "transcript.jsonl") ? (long)artifacts_find(as, "transcript.jsonl")->nlines : -1, 3,
+	       "three lines");
+	is_int(artifacts_refresh(as, dir, NULL, p), 1, "nothing new: the same");
+	ok(same_as_file(as, "transcript.jsonl", p), "and the same bytes");
+	write_file(p, "{\"type\":\"x\"}\n{\"type\":\"y\"}\n{\"type\":\"z\"}\n{\"type\":\"w\"}\n");
+	artifacts_refresh(as, dir, NULL, p);
+	ok(same_as_file(as, "transcript.jsonl", p), "rewritten longer: read again whole, not appended to");
+	write_file(p, "{\"type\":\"short\"}\n");
+	artifacts_refresh(as, dir, NULL, p);
+	ok(same_as_file(as, "transcript.jsonl", p), "cut shorter: read again whole");
+	snprintf(res, sizeof res, "%s/result.json", dir);
+	write_file(res, "{\"correct\": true}\n");
+	is_int(artifacts_refresh(as, dir, NULL, p), 0, "a file appeared: the artifacts changed");
+	ok(same_as_file(as, "result.json", res) && same_as_file(as, "transcript.jsonl", p),
+	   "it is read, the transcript still whole");
+	/* the transcript swapped for a link out of the dataset while watched */
+	char secret[700];
+	snprintf(secret, sizeof secret, "%s/grow-secret", tmpdir);
+	write_file(secret, "{\"type\":\"SECRET\"}\n{\"type\":\"SECRET\"}\n{\"type\":\"SECRET\"}\n");
+	unlink(p);
+	ok(symlink(secret, p) == 0, "transcript.jsonl replaced by a link outside the run");
+	artifacts_refresh(as, dir, NULL, p);
+	int leaked = 0;
+	for (size_t i = 0; i < as->n; i++)
+		leaked |= as->v[i].text && strstr(as->v[i].text, "SECRET") != NULL;
+	ok(!leaked && artifacts_find(as, "transcript.jsonl") == NULL, "refused, none of its bytes read");
+	artifacts_free(as);
+}
+
 /* Real annotations quote solution.py and transcript.jsonl by these line
  * numbers: the artifacts must address the same bytes. */
 static void test_real_quotes(void)
@@ -631,6 +708,7 @@ int main(int argc, char **argv)
 	test_readonly();
 	test_artifacts();
 	test_artifact_links();
+	test_artifacts_refresh();
 	test_real_quotes();
 	if (!getenv("KB_KEEP")) {
 		char *rm = xasprintf("rm -rf '%s'", tmpdir);

@@ -37,27 +37,72 @@ struct pane_artifact {
 	size_t widest;              /* the widest row shown, in columns (the same) */
 	size_t **wide;              /* per artifact, per line: width + 1 of a long line, 0: not counted (owned) */
 	size_t followed;            /* the selected event the pane last followed (SIZE_MAX: none yet) */
+	int stale;                  /* the run grew since as was read (artifacts_refresh) */
 	char *evq_text;             /* a quote of an event waiting for its label (owned), NULL: none */
 	int evq_line;               /* its transcript line */
 	size_t evq_ev;
 };
 
+/* The places kept per artifact, for n of them, zeroed. */
+static void pa_places(struct pane_artifact *a, size_t n)
+{
+	a->top = xcalloc(n + 1, sizeof *a->top);
+	a->cursor = xcalloc(n + 1, sizeof *a->cursor);
+	a->left = xcalloc(n + 1, sizeof *a->left);
+	a->wide = xcalloc(n + 1, sizeof *a->wide);
+}
+
+static void pa_places_free(struct pane_artifact *a)
+{
+	for (size_t k = 0; a->wide && a->as && k < a->as->n; k++)
+		free(a->wide[k]);
+	free(a->wide);
+	free(a->top);
+	free(a->cursor);
+	free(a->left);
+}
+
 /* The files are read the first time the pane is shown, not when the
- * replay opens: a transcript can be tens of megabytes. */
+ * replay opens: a transcript can be tens of megabytes. After the run grew,
+ * they are brought up to date when the pane is next shown: the transcript
+ * only has its new lines read (reading it whole at every slice that a big
+ * file is read in made reading it quadratic), and the pane keeps its
+ * places when the files are the same. */
 static struct pane_artifact *pa_of(struct pane *p, struct pane_ctx *cx)
 {
 	struct pane_artifact *a = p->state;
+	if (a->as && !a->stale)
+		return a;
+	const char *src = cx->run->source;
+	const char *slash = src ? strrchr(src, '/') : NULL;
+	char *dir = src ? (slash ? xstrndup(src, (size_t)(slash - src)) : xstrdup(".")) : NULL;
+	const char *transcript = src && util_is_file(src) ? src : NULL;
 	if (!a->as) {
-		const char *src = cx->run->source;
-		const char *slash = src ? strrchr(src, '/') : NULL;
-		char *dir = src ? (slash ? xstrndup(src, (size_t)(slash - src)) : xstrdup(".")) : NULL;
-		a->as = artifacts_load(dir, cx->run, src && util_is_file(src) ? src : NULL);
-		a->top = xcalloc(a->as->n + 1, sizeof *a->top);
-		a->cursor = xcalloc(a->as->n + 1, sizeof *a->cursor);
-		a->left = xcalloc(a->as->n + 1, sizeof *a->left);
-		a->wide = xcalloc(a->as->n + 1, sizeof *a->wide);
-		free(dir);
+		a->as = artifacts_load(dir, cx->run, transcript);
+		pa_places(a, a->as->n);
+	} else {
+		size_t n = a->as->n;
+		for (size_t k = 0; k < n; k++) {  /* the widths of long lines: counted again */
+			free(a->wide[k]);
+			a->wide[k] = NULL;
+		}
+		if (!artifacts_refresh(a->as, dir, cx->run, transcript)) {
+			free(a->wide);
+			a->wide = NULL;
+			pa_places_free(a);
+			pa_places(a, a->as->n);
+			a->cur = 0;
+			a->mark = -1;
+		}
+		for (size_t k = 0; k < a->as->n; k++) {  /* a file read again may be shorter */
+			size_t last = a->as->v[k].nlines ? a->as->v[k].nlines - 1 : 0;
+			a->cursor[k] = a->cursor[k] > last ? last : a->cursor[k];
+			a->top[k] = a->top[k] > last ? last : a->top[k];
+		}
+		a->followed = (size_t)-1;  /* the cursor follows the selection again */
 	}
+	a->stale = 0;
+	free(dir);
 	return a;
 }
 
@@ -75,13 +120,8 @@ static void pane_artifact_free(struct pane *p)
 	struct pane_artifact *a = p->state;
 	if (!a)
 		return;
-	for (size_t k = 0; a->wide && a->as && k < a->as->n; k++)
-		free(a->wide[k]);
-	free(a->wide);
+	pa_places_free(a);
 	artifacts_free(a->as);
-	free(a->top);
-	free(a->cursor);
-	free(a->left);
 	free(a->evq_text);
 	free(a);
 	p->state = NULL;
@@ -489,9 +529,20 @@ void pane_artifact_label(struct pane *p, struct pane_ctx *cx, const char *label)
 	free(text);
 }
 
+/* The run grew: the files are brought up to date when next shown. */
+static int pane_artifact_grow(struct pane *p, struct pane_ctx *cx, size_t from)
+{
+	struct pane_artifact *a = p->state;
+	(void)cx;
+	(void)from;
+	a->stale = 1;
+	return 0;
+}
+
 const struct pane_ops pane_artifact_ops = {
 	.name = "artifact",
 	.init = pane_artifact_init,
+	.grow = pane_artifact_grow,
 	.free = pane_artifact_free,
 	.draw = pane_artifact_draw,
 	.title = pane_artifact_title,
