@@ -32,6 +32,9 @@ struct pane_host {
 	/* Open the status line's prompt of this kind ('Q': a quote's label;
 	 * the view gives the text to pane_artifact_label). */
 	void (*ask)(struct pane_ctx *cx, int kind);
+	/* Draw the panes again, built anew, after ms milliseconds (a pane
+	 * that put off remaking what it shows while the run grows fast). */
+	void (*later)(struct pane_ctx *cx, int ms);
 };
 
 /* What a pane sees of the view showing it. */

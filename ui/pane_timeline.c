@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "compilerlog.h"
 #include "draw.h"
@@ -17,9 +18,18 @@
 #include "timeline.h"
 #include "util.h"
 
+/* A growing run's timeline is made again once the time since the last
+ * making is this many times what that making took: the whole run is read
+ * to make it, and making it at every slice that a big file is read in
+ * made reading it quadratic; a small run's (a fraction of a millisecond)
+ * follows its growth at once. */
+#define TIMELINE_LAG 8
+
 struct pane_timeline {
 	struct timeline t;
 	int made;                   /* t is the run's (made at the first draw) */
+	int stale;                  /* the run grew since t was made (t's rows are still true of its events) */
+	double made_at, cost;       /* when t was made, and what making it took (seconds, monotonic) */
 	struct compilerlog *cl;     /* the compiler rules (owned), NULL when unreadable */
 	size_t cur;                 /* the selected row */
 	size_t cur_for;             /* the event selected when cur was set to its version */
@@ -56,25 +66,46 @@ static void pane_timeline_free(struct pane *p)
 	p->state = NULL;
 }
 
-/* The run grew: the rows are made again at the next draw. */
+static double pt_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The run grew: the rows are made again at a draw (at once when the run
+ * was read again from the start: its old events are not as they were). */
 static int pane_timeline_grow(struct pane *p, struct pane_ctx *cx, size_t from)
 {
+	struct pane_timeline *s = pt_of(p);
 	(void)cx;
-	(void)from;
-	timeline_free(&pt_of(p)->t);
-	pt_of(p)->made = 0;
+	if (!from) {
+		timeline_free(&s->t);
+		s->made = 0;
+	}
+	s->stale = 1;
 	return 0;  /* built again */
 }
 
 static void pane_timeline_make(struct pane_timeline *s, struct pane_ctx *cx)
 {
-	if (s->made)
+	double now = pt_now();
+	if (s->made && !s->stale)
 		return;
+	if (s->made && now - s->made_at < TIMELINE_LAG * s->cost) {  /* put off: drawn again when due */
+		if (cx->host && cx->host->later)
+			cx->host->later(cx, (int)((s->made_at + TIMELINE_LAG * s->cost - now) * 1000) + 1);
+		return;
+	}
+	timeline_free(&s->t);
 	/* rows count the flags up to the next version: all of them are needed */
 	if (cx->flags && cx->run->nev && !flag_list_known(cx->flags, cx->run->nev - 1))
 		flag_list_advance(cx->flags, cx->run, (size_t)-1);
 	timeline_build(cx->run, cx->flags, s->cl, &s->t);
 	s->made = 1;
+	s->stale = 0;
+	s->made_at = pt_now();
+	s->cost = s->made_at - now;
 	s->cur_for = (size_t)-1;
 }
 

@@ -80,11 +80,20 @@ static void replay_host_ask(struct pane_ctx *cx, int kind)
 	replay_prompt_open(replay_of(cx), kind);
 }
 
+static void replay_host_later(struct pane_ctx *cx, int ms)
+{
+	struct replay *rp = replay_of(cx);
+	double at = replay_now() + ms / 1000.0;
+	if (!rp->wake || at < rp->wake)
+		rp->wake = at;
+}
+
 static const struct pane_host replay_host = {
 	.say = replay_host_say,
 	.dirty = replay_host_dirty,
 	.select = replay_host_select,
 	.ask = replay_host_ask,
+	.later = replay_host_later,
 };
 
 /* $KBTUI_LAYOUT: "one" or "four" pane(s) whatever the terminal's size;
@@ -365,6 +374,14 @@ static unsigned replay_poll(struct view *v, int *msp)
 		rp->v.dirty |= D_HEADER | D_DETAIL;
 		ms = 0;
 	}
+	if (rp->wake && rp->wake - replay_now() <= 0) {  /* a pane's remake put off is due */
+		rp->wake = 0;
+		for (int p = 0; p < PANE__COUNT; p++)
+			pane_invalidate(&rp->panes[p]);
+		rp->v.dirty |= D_DETAIL;
+	}
+	if (rp->wake && (ms < 0 || replay_wait_ms(rp->wake) < ms))
+		ms = replay_wait_ms(rp->wake);
 	if (rp->right == PANE_GPU && v->idle)
 		rp->v.dirty |= D_DETAIL;  /* the GPU pane shows readings of now */
 	v->idle = 0;

@@ -130,6 +130,7 @@ struct replay {
 	int painted;                /* the first screen is on the terminal */
 	int deferred;               /* something was left for the poll to make */
 	double stats_at;            /* monotonic time stats was made (a growing run: again 2 s later at most) */
+	double wake;                /* monotonic time a pane asked to be drawn again (pane_host.later), 0: none */
 	/* a big growing run's statistics being made again, REPLAY_STATS_SLICE
 	 * events a draw, shown once whole (owned), NULL: none */
 	struct runstats *stats_next;
