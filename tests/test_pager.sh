@@ -219,5 +219,37 @@ t "q: back in the browser" 'wait_for bj "junk-model" && wait_gone bj "NOT A TRAN
 keys bj q
 t "q: status 0, nothing on stderr" 'wait_for bj "kbtui exited: 0" && [ ! -s "$tmp/bj.err" ]'
 
+# ---- the panes beside the list while a big run of real lines is read ------------
+# a pane follows the growing run from what it had: the artifact pane reads
+# the transcript's new lines only (it read the whole file again at each
+# slice: 20 MB took 28 s), the claims, compiler and timeline panes add the
+# new events' part (each made itself from the whole run again)
+real="$KB_SRCDIR/tests/fixtures/kbh/runs/20260513_153015_zai-claude_glm-5.1_01_fp8_gemm/transcript.jsonl"
+rep="$tmp/real.jsonl"
+: > "$rep"
+while [ $(wc -c < "$rep") -lt 17000000 ]; do cat "$real" >> "$rep"; done
+rep_lines=$(wc -l < "$rep")
+rep_events=$("$kb" dump "$rep" | wc -l)
+start ar KBTUI_LAYOUT=one KBTUI_PAGER_TURN=262144 "$kb" "$rep"
+t "a real run repeated to 17 MB: the first screen, reading" 'wait_for ar "event 1/[0-9]+ " "reading [0-9]+% of"'
+keys ar v v v Tab o Tab
+t "v v v: the artifact pane, Tab o Tab: the transcript in it" 'wait_for ar "real.jsonl +\(2/2"'
+t "the whole file read, the pane's transcript has every line of it" \
+	"wait_for ar \"event 1/$rep_events \" \"line [0-9]+/$rep_lines\" && wait_gone ar \"reading [0-9]+% of\""
+keys ar G
+t "G: the pane's cursor on the last event's line" "wait_for ar \"event $rep_events/$rep_events \" \"line $rep_lines/$rep_lines\""
+keys ar q
+t "q: status 0, nothing on stderr" 'wait_for ar "kbtui exited: 0" && [ ! -s "$tmp/ar.err" ]'
+
+# the claims a whole load makes (kbtui export reads the file whole): "N, M"
+whole=$("$kb" export --format html "$rep" | sed -n 's/.*<h2 id="claims">Claims (\([0-9]*, [0-9]*\) contradicted).*/\1/p')
+start cl KBTUI_LAYOUT=one KBTUI_PAGER_TURN=262144 "$kb" "$rep"
+keys cl v v v v v v v
+t "the claims pane while the run is read" 'wait_for cl "claims +[0-9]+, [0-9]+ contradicted"'
+t "once read, it holds the claims a whole load makes ($whole contradicted)" \
+	'[ "${whole%%,*}" -gt 34 ] && wait_gone cl "reading [0-9]+% of" && wait_for cl "event 1/$rep_events " "claims +$whole contradicted"'
+keys cl q
+t "q: status 0, nothing on stderr" 'wait_for cl "kbtui exited: 0" && [ ! -s "$tmp/cl.err" ]'
+
 echo "1..$n"
 exit $fail
