@@ -8,10 +8,12 @@
  *   kbbench_tui browser DATASET [REPS]
  * times the browser's first screen as `kbtui DATASET` makes it: the index
  * opened, the browser set up, its first frame drawn;
- *   kbbench_tui pager FILE
+ *   kbbench_tui pager FILE [KEYS]
  * times `kbtui FILE` on a big transcript (ui/pager.c): the first screen,
  * a key pressed after each slice read while the rest is read, the time
- * until the last event is there, and the memory held then. */
+ * until the last event is there, and the memory held then; KEYS, pressed
+ * after the first screen, choose the layout and pane it reads under ("=v"
+ * one pane beside the list, the next after the detail). */
 #include "config.h"
 
 #include <curses.h>
@@ -411,7 +413,7 @@ static void bench_keys(struct replay *rp, int presses)
  * read, the replay grown) each followed by a key (j, then k back) and its
  * redraw, until the file is read; the longest a key waited is the longest
  * poll plus its own time. */
-static int bench_pager(const char *file)
+static int bench_pager(const char *file, const char *keys)
 {
 	char *err = NULL;
 	struct stat st;
@@ -433,6 +435,9 @@ static int bench_pager(const char *file)
 	erase();
 	replay_draw(rp);
 	double first = now_ms() - t0, first_cpu = cpu_ms() - c0;
+	double kc0;
+	for (const char *k = keys; k && *k; k++)  /* the layout and pane to read under */
+		bench_press(rp, (unsigned char)*k, &kc0);
 	/* G at once: the end read apart (its lines counted, its last MB
 	 * parsed), its last event the file's last line */
 	struct replay_feed *f = pager_feed(pg);
@@ -515,13 +520,13 @@ int main(int argc, char **argv)
 	unsetenv("COLUMNS");
 	signal(SIGPIPE, SIG_IGN);
 
-	if (argc == 3 && !strcmp(argv[1], "pager")) {
+	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "pager")) {
 		struct bench_term t;
 		if (bench_term_open(&t) < 0) {
 			fprintf(stderr, "kbbench_tui: cannot start curses on a pseudo-terminal\n");
 			return 1;
 		}
-		int rc = bench_pager(argv[2]);
+		int rc = bench_pager(argv[2], argc == 4 ? argv[3] : NULL);
 		bench_term_close(&t);
 		return rc;
 	}

@@ -223,6 +223,33 @@ fs=$(res pager_first cpu)
 echo "first screen of 200 MB no format reads: kbtui ${fs:-?} ms CPU, wc -l ${wc_ms} ms (goal <= 100 ms, the first 8 MiB judged): $(verdict "${fs:-1e9}" 100)"
 rm -f "$work/junk.jsonl"
 
+# ---- every pane beside the list while a big run of real lines is read --------------
+# A pane that makes what it shows from the whole run at every slice that the
+# pager reads makes reading quadratic: the compiler, artifact, claims and
+# timeline panes did (100 MB of real lines took 29 s under the default four
+# panes, 28 s for 20 MB beside the artifact pane). Each layout reads 20 and
+# 40 MB of one real transcript's lines repeated: twice the bytes take about
+# twice the time (goal: at most 3x; a quadratic path takes 4x or more).
+src="$kbh"; [ -f "$src/runs.jsonl" ] || src="$KB_SRCDIR/tests/fixtures/kbh"
+one=$(find "$src/runs" -name transcript.jsonl -size +0 | xargs ls -S | head -1)
+if [ -n "$one" ]; then
+	for mb in 20 40; do
+		: > "$work/panes$mb.jsonl"
+		while [ "$(wc -c < "$work/panes$mb.jsonl")" -lt $((mb * 1000000)) ]; do cat "$one" >> "$work/panes$mb.jsonl"; done
+	done
+	echo "-- reading 20 and 40 MB of $(basename "$(dirname "$one")")'s lines repeated, under each pane (kbbench_tui pager FILE KEYS, CPU ms)"
+	keys=""
+	for name in "four panes" detail compiler timing artifact lineage gpu shapes claims reasoning annotation timeline; do
+		case $name in "four panes") k="" ;; detail) k="=" ;; *) k="$keys" ;; esac
+		a=$("$KB_BUILDDIR/bench/kbbench_tui" pager "$work/panes20.jsonl" "$k" 2>&1 | awk '$2 == "pager_read" { print $6 }')
+		b=$("$KB_BUILDDIR/bench/kbbench_tui" pager "$work/panes40.jsonl" "$k" 2>&1 | awk '$2 == "pager_read" { print $6 }')
+		r=$(ratio "${b:-1e9}" "${a:-0}")
+		echo "   $name: 20 MB ${a:-?} ms, 40 MB ${b:-?} ms: ${r}x (goal <= 3): $(verdict "$r" 3)"
+		case $name in "four panes") ;; detail) keys="=v" ;; *) keys="${keys}v" ;; esac
+	done
+	rm -f "$work/panes20.jsonl" "$work/panes40.jsonl"
+fi
+
 # ---- a big dataset: the browser's first screen at 1.4k and 14k runs --------------
 # runs made of the sample's (or the shipped fixtures'), files and annotations
 # hard-linked; each first screen in a fresh process (kbbench_tui browser)
