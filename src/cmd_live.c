@@ -94,12 +94,6 @@ struct cmd_live_log {
 	double t0;
 };
 
-static double cmd_live_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* What came from the model or the server, safe for a terminal (textsafe.h:
  * control characters, escapes, bidi overrides and bad UTF-8 made visible,
@@ -123,7 +117,7 @@ static void cmd_live_event(void *ud, const char *kind, const char *name, const c
 {
 	struct cmd_live_log *l = ud;
 	char *body = cmd_live_safe(text, 160);
-	fprintf(l->out, "[%7.1fs] %-11s", cmd_live_now() - l->t0, kind);
+	fprintf(l->out, "[%7.1fs] %-11s", util_now() - l->t0, kind);
 	if (name) {
 		char *n = cmd_live_safe(name, 80);
 		fprintf(l->out, " %s", n);
@@ -380,7 +374,7 @@ void cmd_live_free(struct live_cmd *lc)
 int cmd_live_headless(struct live_cmd *lc, FILE *out, FILE *err)
 {
 	struct agent_opts *o = &lc->o;
-	struct cmd_live_log log = {out, cmd_live_now()};
+	struct cmd_live_log log = {out, util_now()};
 	struct agent_result r;
 	struct sigaction sa = {0}, old_int, old_term;
 	int rc;

@@ -30,12 +30,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static double eval_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 const char *eval_stage_name(enum eval_stage s)
 {
@@ -510,7 +504,7 @@ static int eval_nvcc_run(struct eval_nvcc *n, char *const *args)
 		sbuf_addf(&cmd, "%s%s", i ? " " : "", argv[i]);
 	eval_step_text(&n->st, cmd.s, cmd.len);
 	sbuf_free(&cmd);
-	double left = n->deadline - eval_now();
+	double left = n->deadline - util_now();
 	eval_step_run(&n->st, argv, n->x->r->workdir, env, left > 1 ? left : 1, &n->res);
 	return n->res.end == PROC_EXITED && n->res.code == 0 ? 0 : -1;
 }
@@ -755,7 +749,7 @@ static int eval_compile(struct eval_ctx *x, const char *nvcc)
 	n.inc1 = xasprintf("-I%s/include", x->pdir);
 	n.inc2 = xasprintf("-I%s", x->pb->dir);
 	n.envtmp = xasprintf("TMPDIR=%s", x->tmpdir);
-	n.deadline = eval_now() + x->timeout;
+	n.deadline = util_now() + x->timeout;
 	n.st.log = eval_open_log(x, "compile.log");
 	unlink(x->exe);   /* a stale binary must not pass for this solution */
 	unlink(x->runner);
@@ -1208,7 +1202,7 @@ static int eval_native(struct eval_ctx *x)
 
 int eval_run(const struct eval_opts *o, struct eval_result *r)
 {
-	struct eval_ctx x = {.o = o, .r = r, .t0 = eval_now(), .exe_fd = -1, .runner_fd = -1};
+	struct eval_ctx x = {.o = o, .r = r, .t0 = util_now(), .exe_fd = -1, .runner_fd = -1};
 	struct eval_opts oo = *o;
 	int rc;
 
@@ -1246,7 +1240,7 @@ int eval_run(const struct eval_opts *o, struct eval_result *r)
 	}
 	if (rc == 0 && !r->failure)
 		r->stage = EVAL_DONE;
-	r->elapsed_seconds = eval_now() - x.t0;
+	r->elapsed_seconds = util_now() - x.t0;
 	if (r->workdir) {
 		char *path = util_path_join(r->workdir, "result.json"), *err = NULL;
 		if (eval_write_result(r, path, &err) < 0) {

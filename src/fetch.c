@@ -36,12 +36,6 @@
 
 /* ---- small helpers -------------------------------------------------------- */
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static char *shown(const char *s)
 {
@@ -334,7 +328,7 @@ static void human(long long b, char *out, size_t n)
 
 static void draw_progress(struct fetcher *f, int force)
 {
-	double t = now_s(), el = t - f->t0;
+	double t = util_now(), el = t - f->t0;
 	char done[32], total[32], rate[32], eta[32] = "";
 	if (!f->progress || (!force && t - f->last_draw < 0.2))
 		return;
@@ -928,7 +922,7 @@ static int job_retry(struct job *j, int progressed)
 	j->tries = progressed ? 0 : j->tries + 1;
 	if (j->tries >= MAX_TRIES || j->requests >= MAX_REQUESTS)
 		return -1;
-	j->not_before = now_s() + (j->tries ? 0.5 * (1 << (j->tries - 1)) : 0);
+	j->not_before = util_now() + (j->tries ? 0.5 * (1 << (j->tries - 1)) : 0);
 	j->state = J_WAIT;
 	return 0;
 }
@@ -1018,7 +1012,7 @@ static double next_start(const struct fetcher *f)
 static void run_transfers(struct fetcher *f)
 {
 	for (;;) {
-		double t = now_s();
+		double t = util_now();
 		for (size_t i = 0; i < f->njobs && f->active < f->o->jobs; i++) {
 			struct job *j = &f->jobs[i];
 			if (j->state != J_WAIT || (!f->stop && j->not_before > t))
@@ -1045,7 +1039,7 @@ static void run_transfers(struct fetcher *f)
 		draw_progress(f, 0);
 		double next = next_start(f), wait = 0.1;
 		if (next >= 0 && f->active < f->o->jobs) {
-			wait = f->stop ? 0 : next - now_s();
+			wait = f->stop ? 0 : next - util_now();
 			if (wait <= 0)
 				continue;         /* a slot is free and a file is ready */
 			if (wait > 0.1)
@@ -1176,7 +1170,7 @@ static int fetch_files(struct fetcher *f)
 	f->multi = curl_multi_init();
 	if (!f->multi)
 		abort();
-	f->t0 = now_s();
+	f->t0 = util_now();
 	run_transfers(f);
 	curl_multi_cleanup(f->multi);
 	clear_progress(f);

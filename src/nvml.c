@@ -32,9 +32,7 @@ struct nvml {
 
 double nvml_now(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+	return util_now();
 }
 
 static const char *nvml_why(const struct nvml *n, nvml_ret rc)

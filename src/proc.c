@@ -34,12 +34,6 @@ struct proc {
 	struct proc_result res;
 };
 
-static double proc_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static __thread proc_wrap_fn proc_wrap;
 static __thread void *proc_wrap_ud;
@@ -93,7 +87,7 @@ static struct proc *proc_alloc(const struct proc_spec *s)
 	p->on_line = s->on_line;
 	p->ud = s->ud;
 	p->cap = s->output_cap;
-	p->t0 = proc_now();
+	p->t0 = util_now();
 	p->deadline = s->timeout_s > 0 ? p->t0 + s->timeout_s : 0;
 	p->res.limit_s = s->timeout_s > 0 ? s->timeout_s : 0;
 	p->res.end = PROC_RUNNING;
@@ -255,7 +249,7 @@ static int proc_ms_until(double t, double now)
 
 int proc_timeout_ms(const struct proc *p)
 {
-	double now = proc_now();
+	double now = util_now();
 	int ms = -1;
 	if (p->res.end != PROC_RUNNING)
 		return 0;
@@ -284,7 +278,7 @@ static void proc_check_exit(struct proc *p)
 	if (p->gone || waitid(P_PID, (id_t)p->pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0 || si.si_pid == 0)
 		return;
 	p->gone = 1;
-	p->exit_at = proc_now();
+	p->exit_at = util_now();
 	kill(-p->pid, SIGKILL);
 	waitpid(p->pid, &p->status, 0);
 	p->reaped = 1;
@@ -309,7 +303,7 @@ static void proc_enforce(struct proc *p, double now)
 static void proc_finish(struct proc *p)
 {
 	struct proc_result *r = &p->res;
-	r->seconds = proc_now() - p->t0;
+	r->seconds = util_now() - p->t0;
 	if (p->timed_out) {
 		r->end = PROC_TIMEOUT;
 	} else if (WIFEXITED(p->status)) {
@@ -328,8 +322,8 @@ int proc_service(struct proc *p)
 	proc_read(p, 0);
 	proc_read(p, 1);
 	proc_check_exit(p);
-	proc_enforce(p, proc_now());
-	if (p->gone && proc_now() >= p->exit_at + PROC_DRAIN_GRACE) {
+	proc_enforce(p, util_now());
+	if (p->gone && util_now() >= p->exit_at + PROC_DRAIN_GRACE) {
 		proc_close_fd(p, 0);  /* something outside the group holds them */
 		proc_close_fd(p, 1);
 	}

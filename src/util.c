@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #ifdef __linux__
@@ -433,4 +434,11 @@ int util_write_all(int fd, const char *data, size_t len)
 		len -= (size_t)k;
 	}
 	return 0;
+}
+
+double util_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }

@@ -16,6 +16,8 @@ void *xgrow(void *p, size_t *cap, size_t need, size_t size);
 char *xstrdup(const char *s);          /* NULL in, NULL out */
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Monotonic seconds (CLOCK_MONOTONIC): for intervals, never dates. */
+double util_now(void);
 
 /* A growable, always NUL-terminated byte buffer that owns its bytes. */
 struct sbuf {

@@ -34,12 +34,6 @@
 #include "util.h"
 #include "textsafe.h"
 
-static double evaltui_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static double evaltui_wall(void)
 {
@@ -171,7 +165,7 @@ static void evaltui_end(struct evaltui *et)
 static void evaltui_status_text(struct evaltui *et)
 {
 	char el[32];
-	double secs = et->ended ? evaljob_result(et->job)->elapsed_seconds : evaltui_now() - et->t0;
+	double secs = et->ended ? evaljob_result(et->job)->elapsed_seconds : util_now() - et->t0;
 	draw_duration(el, sizeof el, secs);
 	if (!et->ended) {
 		snprintf(et->status, sizeof et->status, "EVAL %s %s", eval_stage_name(evaljob_stage(et->job)), el);
@@ -258,7 +252,7 @@ static int evaltui_screen(struct eval_cmd *ec)
 	et.run->meta.problem = xstrdup(ec->o.problem);
 	et.run->meta.format = xstrdup(ec->o.kbh ? "eval --kbh" : "eval");
 	et.run->meta.model = xstrdup(ec->o.kbh ? "python loop" : "native loop");
-	et.t0 = evaltui_now();
+	et.t0 = util_now();
 	et.title = xasprintf("eval: %s, %s", ec->o.problem, ec->o.solution);
 	snprintf(et.status, sizeof et.status, "EVAL setup");
 	if (!(et.job = evaljob_start_sandbox(&ec->o, ec->sandbox))) {

@@ -70,12 +70,6 @@ struct live {
 	char *title;
 };
 
-static double live_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* ---- the agent thread's side ------------------------------------------------ */
 
@@ -157,7 +151,7 @@ static void live_status_text(struct live *lv)
 	struct live_shared *sh = &lv->sh;
 	char in[32], out[32], el[32], bud[32];
 	const char *state;
-	double el_s = live_now() - lv->t0;
+	double el_s = util_now() - lv->t0;
 
 	util_fmt_count(in, sizeof in, sh->tok_in);
 	util_fmt_count(out, sizeof out, sh->tok_out);
@@ -392,7 +386,7 @@ static int live_screen(struct live_cmd *lc)
 	lc->o.llm.on_delta = live_on_delta;
 	lc->o.llm.ud = &lv;
 	lc->o.abort = &lv.abort;
-	lv.t0 = live_now();
+	lv.t0 = util_now();
 	lv.run = run_new();
 	path = util_path_join(lc->o.rundir, "transcript.jsonl");
 	/* an old transcript there would show until the agent truncates it */

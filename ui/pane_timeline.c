@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "compilerlog.h"
 #include "draw.h"
@@ -66,12 +65,6 @@ static void pane_timeline_free(struct pane *p)
 	p->state = NULL;
 }
 
-static double pt_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* The run grew: the rows are made again at a draw (at once when the run
  * was read again from the start: its old events are not as they were). */
@@ -89,7 +82,7 @@ static int pane_timeline_grow(struct pane *p, struct pane_ctx *cx, size_t from)
 
 static void pane_timeline_make(struct pane_timeline *s, struct pane_ctx *cx)
 {
-	double now = pt_now();
+	double now = util_now();
 	if (s->made && !s->stale)
 		return;
 	if (s->made && now - s->made_at < TIMELINE_LAG * s->cost) {  /* put off: drawn again when due */
@@ -104,7 +97,7 @@ static void pane_timeline_make(struct pane_timeline *s, struct pane_ctx *cx)
 	timeline_build(cx->run, cx->flags, s->cl, &s->t);
 	s->made = 1;
 	s->stale = 0;
-	s->made_at = pt_now();
+	s->made_at = util_now();
 	s->cost = s->made_at - now;
 	s->cur_for = (size_t)-1;
 }

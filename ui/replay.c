@@ -48,9 +48,7 @@ static const struct pane_ops *const replay_pane_ops[PANE__COUNT] = {
 
 double replay_now(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return util_now();
 }
 
 /* ---- what the panes ask (struct pane_host) ----------------------------------- */
