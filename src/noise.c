@@ -801,6 +801,47 @@ size_t noise_mark(struct run *r, size_t from, unsigned char *hide)
 	return n;
 }
 
+/* Event i's mark set again, the count kept. */
+static void noise_remark(struct noise_marks *m, struct run *r, size_t i)
+{
+	unsigned char h = (unsigned char)noise_event(r, i);
+	m->nhidden += (size_t)h - m->hide[i];
+	m->hide[i] = h;
+}
+
+void noise_marks_update(struct noise_marks *m, struct run *r, size_t from)
+{
+	if (from > m->n)
+		from = m->n;
+	if (r->nev < m->n) {   /* fewer events than were marked: read again from the start */
+		from = 0;
+	}
+	for (size_t i = from; i < m->n; i++)
+		m->nhidden -= m->hide[i];
+	m->hide = xgrow(m->hide, &m->cap, r->nev + 1, 1);
+	memset(m->hide + from, 0, r->nev + 1 - from);
+	m->n = r->nev;
+	for (size_t i = from; i < r->nev; i++) {
+		noise_remark(m, r, i);
+		const struct event *e = &r->ev[i];
+		if (e->kind == EV_TOOL_RESULT && e->link >= 0 && (size_t)e->link < from)
+			noise_remark(m, r, (size_t)e->link);   /* its call, completed by it */
+	}
+	free(m->shown);
+	m->shown = xmalloc((r->nev - m->nhidden + 1) * sizeof *m->shown);
+	m->nshown = 0;
+	for (size_t i = 0; i < r->nev; i++)
+		if (!m->hide[i])
+			m->shown[m->nshown++] = i;
+}
+
+void noise_marks_free(struct noise_marks *m)
+{
+	free(m->hide);
+	free(m->shown);
+	memset(m, 0, sizeof *m);
+}
+
 size_t *noise_shown(struct run *r, size_t *nshown, size_t *nhidden)
 {
 	unsigned char *hide = xcalloc(r->nev + 1, 1);

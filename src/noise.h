@@ -29,4 +29,19 @@ size_t noise_mark(struct run *r, size_t from, unsigned char *hide);
  * *nshown indexes; *nhidden gets the noise count. */
 size_t *noise_shown(struct run *r, size_t *nshown, size_t *nhidden);
 
+/* The marks of a run that grows (a big file read between keys, watch,
+ * live): noise_marks_update marks the events from `from` on and the calls
+ * their results complete (a result can bring its call's diff), not the
+ * whole run again; the events shown are then listed from the marks, a
+ * byte each. */
+struct noise_marks {
+	unsigned char *hide;      /* per event (owned) */
+	size_t n, cap;            /* events marked */
+	size_t nhidden;
+	size_t *shown;            /* the events not hidden, in order (owned) */
+	size_t nshown;
+};
+void noise_marks_update(struct noise_marks *m, struct run *r, size_t from);
+void noise_marks_free(struct noise_marks *m);
+
 #endif

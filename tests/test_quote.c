@@ -337,6 +337,41 @@ static void noise_check(const char *rel, size_t *nread)
 	run_free(r);
 }
 
+/* The marks of a run read a slice at a time (as the pager reads a big
+ * file), each slice marked from the last old event on (noise_marks_update),
+ * end where one marking of the whole run ends. */
+static void noise_grow_check(const char *rel, size_t slice)
+{
+	char *err = NULL;
+	struct parser_loader *ld = parser_loader_open(tap_path(rel), NULL, &err);
+	ok(ld != NULL, "%s opens a slice at a time", rel);
+	if (!ld) {
+		free(err);
+		return;
+	}
+	struct noise_marks m = { 0 };
+	size_t old = 0, steps = 0;
+	int rc;
+	while ((rc = parser_loader_step(ld, slice, &err)) >= 0) {
+		struct run *r = parser_loader_run(ld);
+		noise_marks_update(&m, r, old ? old - 1 : 0);  /* (as replay_grew: the last old event may have grown) */
+		old = r->nev;
+		steps++;
+		if (rc == 0)
+			break;
+	}
+	struct run *r = parser_loader_run(ld);
+	size_t ns, nh;
+	size_t *shown = noise_shown(r, &ns, &nh);
+	ok(rc == 0 && steps > 10 && m.nshown == ns && m.nhidden == nh && !memcmp(m.shown, shown, ns * sizeof *shown),
+	   "%s: read in %zu slices of %zu bytes, marked as it grew: the %zu shown and %zu hidden of one whole marking", rel,
+	   steps, slice, ns, nh);
+	free(shown);
+	noise_marks_free(&m);
+	parser_loader_free(ld);
+	free(err);
+}
+
 /* The corpus of tests/fixtures/noise/corpus.txt: each command hidden or
  * shown as the line says. */
 static void test_noise_corpus(void)
@@ -387,6 +422,8 @@ static void test_noise_runs(void)
 		ok(check_shown, "opus: the check.py runs are shown");
 		run_free(r);
 	}
+	noise_grow_check(OPUS "/transcript.jsonl", 4096);
+	noise_grow_check(CODEX "/transcript.jsonl", 4096);
 	noise_check(CODEX "/transcript.jsonl", &nread);
 	ok(nread > 10, "codex: its sed -n / rg / nvidia-smi calls are noise (%zu)", nread);
 	noise_check("data/sample/runs/" SAMPLE_C_ID "/transcript.jsonl", &nread);

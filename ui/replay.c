@@ -141,7 +141,7 @@ void replay_free(struct replay *rp)
 	flag_list_delete(rp->cx.flags);
 	free(rp->v.msg);
 	free(rp->matches);
-	free(rp->noise.shown);
+	noise_marks_free(&rp->noise.marks);
 	search_free(rp->cx.search);
 	sbuf_free(&rp->input);
 }
@@ -262,7 +262,7 @@ static void replay_grew(struct replay *rp, size_t old_n, int tail, int was_incom
 	if (rp->cx.search)  /* the matches before from stay */
 		rp->cx.nmatches = search_events_more(rp->cx.search, run, from, &rp->matches, rp->cx.nmatches);
 	if (rp->noise.on)
-		replay_noise_make(rp);
+		replay_noise_make(rp, from);
 	if (rp->cx.sel >= n)
 		rp->cx.sel = n ? n - 1 : 0;
 	if (tail && n)

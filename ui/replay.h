@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 
+#include "noise.h"
 #include "pane.h"
 #include "tallies.h"
 #include "util.h"
@@ -115,7 +116,7 @@ struct replay {
 	} feed;
 	struct {                    /* s: usage, system and read-only events hidden from the list */
 		int on;
-		size_t *shown;          /* the events shown, in order (owned; cx.shown while on) */
+		struct noise_marks marks; /* its shown: cx.shown while on (owned) */
 	} noise;
 	struct runstats *stats;     /* time split, reasoning honesty (owned; made at the header's draw) */
 	/* the header's run segment: the deck result.json records and the
@@ -188,7 +189,8 @@ int replay_frame(struct view *v, int *top, int *rows);
 void replay_paint(struct replay *rp, void (*paint)(void *arg, int y, int x, int w, int h), void *arg);
 
 /* replay_nav.c: each what its key does */
-void replay_noise_make(struct replay *rp);
+/* The noise marked again from event `from` on (0: all), cx.shown set. */
+void replay_noise_make(struct replay *rp, size_t from);
 void replay_noise(struct replay *rp);
 void replay_move(struct replay *rp, long delta);
 void replay_percent(struct replay *rp, long pct);

@@ -35,14 +35,13 @@ const double replay_speeds[] = { 0.25, 0.5, 1, 2, 4, 8, 16, 32, 64, 128 };
 
 /* s: the noise (src/noise.h) of the whole run, found again (the run may
  * have grown), hidden from the list. */
-void replay_noise_make(struct replay *rp)
+void replay_noise_make(struct replay *rp, size_t from)
 {
-	size_t nshown, nhidden;
-	free(rp->noise.shown);
-	rp->noise.shown = noise_shown(rp->cx.run, &nshown, &nhidden);
-	rp->cx.shown = nshown ? rp->noise.shown : NULL;  /* nothing but noise: nothing hidden */
-	rp->cx.nshown = nshown;
-	rp->cx.nhidden = nshown ? nhidden : 0;
+	struct noise_marks *m = &rp->noise.marks;
+	noise_marks_update(m, rp->cx.run, from);
+	rp->cx.shown = m->nshown ? m->shown : NULL;  /* nothing but noise: nothing hidden */
+	rp->cx.nshown = m->nshown;
+	rp->cx.nhidden = m->nshown ? m->nhidden : 0;
 	rp->v.dirty |= D_LIST | D_DETAIL | D_STATUS;
 }
 
@@ -52,7 +51,7 @@ void replay_noise(struct replay *rp)
 {
 	rp->noise.on = !rp->noise.on;
 	if (rp->noise.on) {
-		replay_noise_make(rp);
+		replay_noise_make(rp, 0);  /* (not kept up while off) */
 	} else {
 		rp->cx.shown = NULL;
 		rp->cx.nshown = rp->cx.nhidden = 0;
