@@ -101,18 +101,25 @@ static void timeline_results(const struct run *r, const struct flag_list *fl, st
 	}
 }
 
+static int timeline_size_cmp(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	return x < y ? -1 : x > y;
+}
+
 /* Whether event i is a successful call that changed path but made no
- * version of it (src/ftrack.h could not apply it). */
-static int timeline_lost(struct run *r, size_t i, const char *path, const struct timeline *t)
+ * version of it (src/ftrack.h could not apply it); made: the events that
+ * made versions, sorted (a run of thousands of versions looked each call
+ * up among them all). */
+static int timeline_lost(struct run *r, size_t i, const char *path, const size_t *made, size_t nmade)
 {
 	const struct event *e = &r->ev[i];
 	if (e->kind != EV_TOOL_CALL || !e->path || strcmp(e->path, path))
 		return 0;
 	if (e->link >= 0 && (size_t)e->link < r->nev && r->ev[e->link].is_error)
 		return 0;
-	for (size_t k = 0; k < t->n; k++)
-		if (t->rows[k].ev == i)
-			return 0;
+	if (nmade && bsearch(&i, made, nmade, sizeof *made, timeline_size_cmp))
+		return 0;
 	const char *d = run_event_diff(r, i);
 	return d && *d;
 }
@@ -164,9 +171,12 @@ int timeline_build(struct run *r, const struct flag_list *fl, struct compilerlog
 		timeline_changed(prev, s, &w->added, &w->removed);
 		prev = s;
 	}
-	size_t nver = t->n;
+	size_t nver = t->n, *made = xmalloc((nver + 1) * sizeof *made);
+	for (size_t k = 0; k < nver; k++)
+		made[k] = t->rows[k].ev;
+	qsort(made, nver, sizeof *made, timeline_size_cmp);
 	for (size_t i = 0; i < r->nev; i++) {
-		if (!timeline_lost(r, i, t->path, t))
+		if (!timeline_lost(r, i, t->path, made, nver))
 			continue;
 		if (t->n == cap)
 			t->rows = xrealloc(t->rows, (cap *= 2) * sizeof *t->rows);
@@ -176,6 +186,7 @@ int timeline_build(struct run *r, const struct flag_list *fl, struct compilerlog
 		w->lost = 1;
 		timeline_count_diff(run_event_diff(r, i), &w->added, &w->removed);
 	}
+	free(made);
 	if (t->n > nver)
 		qsort(t->rows, t->n, sizeof *t->rows, timeline_cmp);
 	struct taint *tt = taint_build(r);
