@@ -13,15 +13,21 @@
 
 static char tmpdir[] = "/tmp/kbtui-artifact-XXXXXX";
 
-static void write_file(const char *path, const char *s)
+/* s written to path, opened with mode ("wb" anew, "ab" at its end) */
+static void put_file(const char *path, const char *s, const char *mode)
 {
-	FILE *f = fopen(path, "wb");
+	FILE *f = fopen(path, mode);
 	if (!f) {
 		perror(path);
 		exit(2);
 	}
 	fputs(s, f);
 	fclose(f);
+}
+
+static void write_file(const char *path, const char *s)
+{
+	put_file(path, s, "wb");
 }
 
 static struct run_meta meta_of(const char *id)
@@ -460,13 +466,7 @@ static void test_artifacts(void)
 
 static void append_file(const char *path, const char *s)
 {
-	FILE *f = fopen(path, "ab");
-	if (!f) {
-		perror(path);
-		exit(2);
-	}
-	fputs(s, f);
-	fclose(f);
+	put_file(path, s, "ab");
 }
 
 /* The artifact named name is the file's bytes now, line for line. */
