@@ -65,7 +65,6 @@ static void pane_timeline_free(struct pane *p)
 	p->state = NULL;
 }
 
-
 /* The run grew: the rows are made again at a draw (at once when the run
  * was read again from the start: its old events are not as they were). */
 static int pane_timeline_grow(struct pane *p, struct pane_ctx *cx, size_t from)
