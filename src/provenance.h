@@ -35,9 +35,9 @@ enum prov_field {
 
 /* What one file says; a field counts only when the file states it (a key
  * present, even as null: "peak_fraction": null says "no peak"). */
-struct prov_values {
-	unsigned known;           /* bit (1 << enum prov_field) per field stated */
-	int correct, complete, has_solution;
+struct prov_values {          /* (16 bytes: a big dataset holds a dozen a run) */
+	unsigned char known;      /* bit (1 << enum prov_field) per field stated */
+	unsigned char correct, complete, has_solution;   /* 0 or 1 */
 	double peak;              /* < 0: null */
 };
 
