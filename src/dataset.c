@@ -10,6 +10,7 @@
 #include "jsonx.h"
 #include "parser.h"
 #include "rundetail.h"
+#include "strpool.h"
 #include "textsafe.h"
 #include "util.h"
 
@@ -43,7 +44,7 @@ static struct ds_run *ds_add(struct dataset *ds, size_t *cap)
 	struct ds_run *r;
 	if (ds->nruns == *cap) {
 		*cap = *cap ? *cap * 2 : 64;
-		ds->runs = xrealloc(ds->runs, *cap * sizeof *ds->runs);
+		ds->runs = xrealloc_big(ds->runs, ds->nruns * sizeof *ds->runs, *cap * sizeof *ds->runs);
 	}
 	r = &ds->runs[ds->nruns++];
 	memset(r, 0, sizeof *r);
@@ -99,9 +100,17 @@ static int ds_safe_rel(const char *p)
 	return 1;
 }
 
-static char *ds_dup(const cJSON *o, const char *key)
+/* The pool's copy of o's string key (NULL when o has none). */
+static char *ds_dup(struct dataset *ds, const cJSON *o, const char *key)
 {
-	return xstrdup(jx_str(o, key));
+	return dataset_intern(ds, jx_str(o, key));
+}
+
+char *dataset_intern(struct dataset *ds, const char *s)
+{
+	if (!ds->strs)
+		ds->strs = strpool_new();
+	return (char *)strpool_get(ds->strs, s);
 }
 
 /* Fills outcome fields from a runs.jsonl line, result.json or a
@@ -120,10 +129,10 @@ static void ds_meta_outcome(struct run_meta *m, const cJSON *o)
 	m->elapsed_seconds = jx_num(o, "elapsed_seconds", m->elapsed_seconds);
 }
 
-static void ds_set(char **dst, const char *v)
+static void ds_set(struct dataset *ds, char **dst, const char *v)
 {
 	if (!*dst && v)
-		*dst = xstrdup(v);
+		*dst = dataset_intern(ds, v);
 }
 
 /* The deck result.json records (kbtui eval's "deck"); only that file says it. */
@@ -156,10 +165,10 @@ static void ds_read_result(struct dataset *ds, struct ds_run *r, int merge)
 		} else {
 			prov_read_json(&r->prov.src[PROV_RESULT], o);
 			ds_result_deck(r, o);
-			ds_set(&r->meta.problem, jx_str(o, "problem"));
-			ds_set(&r->meta.harness, jx_str(o, "harness"));
-			ds_set(&r->meta.model, jx_str(o, "model"));
-			ds_set(&r->meta.effort, jx_str(o, "reasoning_effort"));
+			ds_set(ds, &r->meta.problem, jx_str(o, "problem"));
+			ds_set(ds, &r->meta.harness, jx_str(o, "harness"));
+			ds_set(ds, &r->meta.model, jx_str(o, "model"));
+			ds_set(ds, &r->meta.effort, jx_str(o, "reasoning_effort"));
 			ds_meta_outcome(&r->meta, o);
 			cJSON_Delete(o);
 		}
@@ -189,13 +198,13 @@ static int ds_load_index_line(struct dataset *ds, struct ds_ctx *cx, size_t *cap
 	}
 	r = ds_add(ds, cap);
 	r->meta.run_id = xstrdup(id);
-	r->meta.harness = ds_dup(o, "harness");
-	r->meta.model = ds_dup(o, "model");
-	r->meta.effort = ds_dup(o, "effort");
-	r->meta.problem = ds_dup(o, "problem");
-	r->meta.label = ds_dup(o, "label");
-	r->meta.format = ds_dup(o, "format");
-	r->leaderboard = ds_dup(o, "leaderboard");
+	r->meta.harness = ds_dup(ds, o, "harness");
+	r->meta.model = ds_dup(ds, o, "model");
+	r->meta.effort = ds_dup(ds, o, "effort");
+	r->meta.problem = ds_dup(ds, o, "problem");
+	r->meta.label = ds_dup(ds, o, "label");
+	r->meta.format = ds_dup(ds, o, "format");
+	r->leaderboard = ds_dup(ds, o, "leaderboard");
 	ds_meta_outcome(&r->meta, o);
 	prov_read_json(&r->prov.src[PROV_INDEX], o);
 	tr = jx_str(o, "transcript");
@@ -463,7 +472,7 @@ static void ds_load_leaderboard(struct dataset *ds, size_t *cap, const char *fil
 			long at = dataset_find(ds, id);
 			if (at >= 0) {
 				r = &ds->runs[at];
-				ds_set(&r->meta.label, jx_str(m, "label"));
+				ds_set(ds, &r->meta.label, jx_str(m, "label"));
 				/* two cells of one board: the file states the first */
 				if (!(r->boards & (1u << bi)) && !(r->prov.src[src].known && src == PROV_LEADERBOARD_OTHER))
 					prov_read_json(&r->prov.src[src], cell);
@@ -475,12 +484,12 @@ static void ds_load_leaderboard(struct dataset *ds, size_t *cap, const char *fil
 			r->held_out = 1;
 			r->boards = 1u << bi;
 			r->meta.run_id = xstrdup(id);
-			r->meta.label = ds_dup(m, "label");
-			r->meta.harness = ds_dup(m, "harness");
-			r->meta.model = ds_dup(m, "model");
-			r->meta.effort = ds_dup(m, "effort");
-			r->meta.problem = cell->string ? xstrdup(cell->string) : NULL;
-			r->leaderboard = xstrdup(lbname);
+			r->meta.label = ds_dup(ds, m, "label");
+			r->meta.harness = ds_dup(ds, m, "harness");
+			r->meta.model = ds_dup(ds, m, "model");
+			r->meta.effort = ds_dup(ds, m, "effort");
+			r->meta.problem = dataset_intern(ds, cell->string);
+			r->leaderboard = dataset_intern(ds, lbname);
 			ds_meta_outcome(&r->meta, cell);
 			prov_read_json(&r->prov.src[src], cell);
 			ds_board_verdict(r, jx_str(cell, "annotation_verdict"));
@@ -745,12 +754,13 @@ void dataset_free(struct dataset *ds)
 		close(ds->root_fd);
 	for (size_t i = 0; i < ds->nruns; i++) {
 		struct ds_run *r = &ds->runs[i];
-		run_meta_free(&r->meta);
+		free(r->meta.run_id);   /* (the names are the pool's) */
+		free(r->meta.session_id);
+		free(r->meta.cwd);
 		free(r->dir);
 		free(r->transcript);
 		free(r->annotation);
 		free(r->verdict);
-		free(r->leaderboard);
 		free(r->board_verdict);
 		free(r->deck);
 		free(r->load_error);
@@ -974,10 +984,10 @@ struct run *dataset_adopt(struct dataset *ds, size_t i, struct run *run)
 	if (!r->meta.harness && r->run->meta.format) {
 		const struct parser_ops *ops = parser_find(r->run->meta.format);
 		if (ops && ops->harness)
-			r->meta.harness = xstrdup(ops->harness);
+			r->meta.harness = dataset_intern(ds, ops->harness);
 	}
 	if (!r->meta.model && m->model)
-		r->meta.model = xstrdup(m->model);
+		r->meta.model = dataset_intern(ds, m->model);
 	run_meta_outcome(m, &r->meta);
 	/* the transcript states one thing: whether it ends with the marker */
 	prov_set(&r->prov.src[PROV_TRANSCRIPT], PROV_COMPLETE, !r->run->incomplete);

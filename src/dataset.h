@@ -22,13 +22,18 @@
 #include "provenance.h"
 #include "board.h"
 
+struct strpool;
+
 struct ds_run {
-	struct run_meta meta;     /* from runs.jsonl / result.json */
+	/* from runs.jsonl / result.json; run_id, session_id and cwd owned,
+	 * the names (harness, model, effort, problem, format, label) the
+	 * dataset's pool's: set them with dataset_intern, never free them */
+	struct run_meta meta;
 	char *dir;                /* run directory (owned), NULL when unknown */
 	char *transcript;         /* transcript path (owned), NULL when none */
 	char *annotation;         /* annotation yaml path (owned), NULL when none */
 	char *verdict;            /* annotation verdict (owned), NULL when none */
-	char *leaderboard;        /* which leaderboard lists it (owned) */
+	char *leaderboard;        /* which leaderboard lists it (the pool's) */
 	unsigned boards;          /* bit b: ds->boards[b] lists it */
 	/* the boards' verdict (a cell's annotation_verdict, a v2 board's
 	 * ranked_valid_passes verdict; owned, NULL none), and whether two
@@ -79,7 +84,12 @@ struct dataset {
 	/* dataset_find's table: run indices by run_id, open addressing (owned) */
 	size_t *find_slot;
 	size_t find_nslot, find_nruns;
+	struct strpool *strs;     /* the runs' names, one copy each (owned) */
 };
+
+/* The dataset's one copy of s (NULL for NULL), valid until dataset_free:
+ * what a run's names are set to. */
+char *dataset_intern(struct dataset *ds, const char *s);
 
 /* NULL and *err (owned) when dir is not a dataset at all. */
 struct dataset *dataset_open(const char *dir, char **err);

@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void sweep_ds_set(char **dst, const char *v)
+/* (a dataset run's names are its pool's, never freed one by one) */
+static void sweep_ds_set(struct dataset *ds, char **dst, const char *v)
 {
-	free(*dst);
-	*dst = xstrdup(v);
+	*dst = dataset_intern(ds, v);
 }
 
 int sweep_dataset_cells(struct dataset *ds, const struct sweep_config *c)
@@ -32,11 +32,11 @@ int sweep_dataset_cells(struct dataset *ds, const struct sweep_config *c)
 		}
 		/* the names a finished cell's runs.jsonl row gives it: its grid
 		 * row and column do not move when it finishes */
-		sweep_ds_set(&r->meta.label, m->label);
-		sweep_ds_set(&r->meta.harness, "kbtui-live");
-		sweep_ds_set(&r->meta.model, m->model);
-		sweep_ds_set(&r->meta.effort, m->effort ? m->effort : "");
-		sweep_ds_set(&r->meta.problem, c->problems[ce->problem]);
+		sweep_ds_set(ds, &r->meta.label, m->label);
+		sweep_ds_set(ds, &r->meta.harness, "kbtui-live");
+		sweep_ds_set(ds, &r->meta.model, m->model);
+		sweep_ds_set(ds, &r->meta.effort, m->effort ? m->effort : "");
+		sweep_ds_set(ds, &r->meta.problem, c->problems[ce->problem]);
 	}
 	return added;
 }

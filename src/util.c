@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #ifdef __linux__
@@ -42,6 +43,28 @@ void *xrealloc(void *p, size_t n)
 	void *q = realloc(p, n ? n : 1);
 	if (!q)
 		util_oom(n);
+	return q;
+}
+
+/* 2 MB: a huge page. An array this big that is filled at once (a dataset's
+ * runs) took a page fault a 4 kB page, and on a virtual machine each is
+ * several microseconds: 15 ms to fill 6 MB, where huge pages take 1-5. */
+#define UTIL_HUGE ((size_t)2 << 20)
+
+void *xrealloc_big(void *p, size_t used, size_t n)
+{
+	if (n < UTIL_HUGE)
+		return xrealloc(p, n);
+	size_t len = (n + UTIL_HUGE - 1) / UTIL_HUGE * UTIL_HUGE;
+	void *q = aligned_alloc(UTIL_HUGE, len);
+	if (!q)
+		return xrealloc(p, n);
+#ifdef MADV_HUGEPAGE
+	madvise(q, len, MADV_HUGEPAGE);   /* (advice: where it is refused, 4 kB pages as before) */
+#endif
+	if (used)
+		memcpy(q, p, used < n ? used : n);
+	free(p);
 	return q;
 }
 

@@ -9,6 +9,9 @@
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t m);
 void *xrealloc(void *p, size_t n);
+/* xrealloc for a big array filled soon after (used: its bytes in use, the
+ * ones kept): from 2 MB on, a new block on huge pages. free() frees it. */
+void *xrealloc_big(void *p, size_t used, size_t n);
 /* p grown to hold need items of size bytes, *cap (its items now) at least
  * doubled: an array that grows by a few items a turn (a followed run's
  * events) is copied O(log n) times, not once a turn. */

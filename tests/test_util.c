@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include "jsonx.h"
 #include "strmap.h"
+#include "strpool.h"
 #include "textsafe.h"
 #include "util.h"
 
@@ -135,10 +136,57 @@ static void test_strmap(void)
 	strmap_free(m);  /* ASan: every key freed once */
 }
 
+/* strpool: equal strings one pointer, different ones apart, every copy
+ * still whole after the table grew many times over and after blocks
+ * filled (a string too long for a block, NULL and "" too). */
+static void test_strpool(void)
+{
+	struct strpool *p = strpool_new();
+	const int n = 20000;
+	const char **got = calloc((size_t)n, sizeof *got);
+	char key[64], big[20000];
+	memset(big, 'x', sizeof big - 1);
+	big[sizeof big - 1] = '\0';
+	const char *b1 = strpool_get(p, big);
+	int bad = 0;
+	for (int i = 0; i < n; i++) {
+		snprintf(key, sizeof key, "model-%d", i % 5000);   /* each name four times */
+		got[i] = strpool_get(p, key);
+		bad += !got[i] || strcmp(got[i], key) || got[i] == key;
+		if (i >= 5000)
+			bad += got[i] != got[i - 5000];
+	}
+	for (int i = 0; i < n; i++) {
+		snprintf(key, sizeof key, "model-%d", i % 5000);
+		bad += strcmp(got[i], key) != 0;
+	}
+	ok(bad == 0 && strpool_count(p) == 5001, "strpool: 5000 names asked 4 times each, one copy each, all intact "
+	   "(%d wrong, %zu kept)", bad, strpool_count(p));
+	ok(got[0] != got[1] && strpool_get(p, big) == b1 && strlen(b1) == sizeof big - 1,
+	   "strpool: different names apart; a name longer than a block kept whole and found again");
+	ok(strpool_get(p, NULL) == NULL && strpool_get(p, "") && !*strpool_get(p, "") &&
+	   strpool_get(p, "") == strpool_get(p, ""), "strpool: NULL stays NULL, \"\" is a name like another");
+	strpool_free(p);
+	free(got);
+	/* xrealloc_big: the bytes in use kept across the move to huge pages */
+	size_t small = 1000, large = (size_t)5 << 20;
+	unsigned char *a = xrealloc_big(NULL, 0, small);
+	for (size_t i = 0; i < small; i++)
+		a[i] = (unsigned char)(i * 7);
+	a = xrealloc_big(a, small, large);
+	bad = 0;
+	for (size_t i = 0; i < small; i++)
+		bad += a[i] != (unsigned char)(i * 7);
+	a[large - 1] = 1;
+	ok(bad == 0, "xrealloc_big: %zu bytes kept when the array grew to %zu", small, large);
+	free(a);
+}
+
 int main(void)
 {
 	setlocale(LC_ALL, "C.UTF-8");
 	test_strmap();
+	test_strpool();
 	safe_is("plain text", 10, 0, "plain text", "plain ASCII unchanged");
 	safe_is("\x1b]0;pwned\x07", 10, 0, "^[]0;pwned^G", "OSC title change made visible");
 	safe_is("\x1b[2J\x1b[H", 7, 0, "^[[2J^[[H", "CSI clear and cursor home made visible");
