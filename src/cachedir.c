@@ -83,8 +83,9 @@ char *cachedir_root(void)
 	return cd_made(cd_path());
 }
 
-/* Kinds' folders already made and checked in this process, by path: a
- * search asks for its folder once a run, and a stat is then enough. */
+/* Folders (the root, each kind's) already made and checked in this
+ * process, by path: a search asks for its folder once a run, and a stat
+ * is then enough. */
 static char *cd_known[8];
 
 static int cd_known_still(const char *dir)
@@ -105,6 +106,21 @@ static void cd_known_add(const char *dir)
 	memmove(cd_known + 1, cd_known, 7 * sizeof *cd_known);
 	cd_known[0] = xstrdup(dir);
 	pthread_mutex_unlock(&cd_lock);
+}
+
+/* cachedir_root, a stat only when this process made and checked it
+ * before (each entry written asks for it: making its parents again was
+ * four more system calls an entry). */
+static char *cd_root_known(void)
+{
+	char *dir = cd_path();
+	if (!dir || cd_known_still(dir))
+		return dir;
+	free(dir);
+	dir = cachedir_root();
+	if (dir)
+		cd_known_add(dir);
+	return dir;
 }
 
 char *cachedir_kind(const char *kind)
@@ -323,7 +339,7 @@ static void cd_trim(const char *root, uint64_t cap)
 /* A new entry of n bytes is in: counted against the cap, trimmed past it. */
 static void cd_added(uint64_t n)
 {
-	char *root = cachedir_root();
+	char *root = cd_root_known();
 	if (!root)
 		return;
 	uint64_t cap = cachedir_cap();
