@@ -230,12 +230,18 @@ rep="$tmp/real.jsonl"
 while [ $(wc -c < "$rep") -lt 17000000 ]; do cat "$real" >> "$rep"; done
 rep_lines=$(wc -l < "$rep")
 rep_events=$("$kb" dump "$rep" | wc -l)
-start ar KBTUI_LAYOUT=one KBTUI_PAGER_TURN=262144 "$kb" "$rep"
+# (16 kB a turn: read at 256 kB, the whole file could be in before the
+# first capture, and nothing would be seen reading; the waits for the end
+# get 30 s, for a sanitizer build)
+start ar KBTUI_LAYOUT=one KBTUI_PAGER_TURN=16384 "$kb" "$rep"
 t "a real run repeated to 17 MB: the first screen, reading" 'wait_for ar "event 1/[0-9]+ " "reading [0-9]+% of"'
 keys ar v v v Tab o Tab
-t "v v v: the artifact pane, Tab o Tab: the transcript in it" 'wait_for ar "real.jsonl +\(2/2"'
+t "v v v: the artifact pane, Tab o Tab: the transcript in it, the file still being read" \
+	'wait_for ar "real.jsonl +\(2/2" "reading [0-9]+% of"'
+KB_WAIT=300
 t "the whole file read, the pane's transcript has every line of it" \
 	"wait_for ar \"event 1/$rep_events \" \"line [0-9]+/$rep_lines\" && wait_gone ar \"reading [0-9]+% of\""
+KB_WAIT=80
 keys ar G
 t "G: the pane's cursor on the last event's line" "wait_for ar \"event $rep_events/$rep_events \" \"line $rep_lines/$rep_lines\""
 keys ar q
