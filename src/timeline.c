@@ -65,9 +65,90 @@ static int timeline_verdict(const char *text)
 	return 0;
 }
 
+/* ---- what a remake reads of each event, kept ----------------------------------
+ * A tool result's verdict, peak and compiler errors are functions of its
+ * text, read at most once while it stays as it is: a growing run's
+ * timeline is made again from these and the flags, not from the text of
+ * every result (50 ms a remake at 100 MB of real lines, beside each key). */
+enum { TF_VERDICT = 1, TF_PEAK = 2, TF_CC = 4 };
+
+struct tl_fact {
+	double peak;              /* milestones_text_peak, -1 none */
+	unsigned cc;              /* compiler error lines */
+	signed char verdict;      /* 1 PASS, -1 FAIL, 0 none */
+	unsigned char have;       /* TF_* read so far */
+};
+
+struct timeline_facts {
+	struct compilerlog *cl;   /* borrowed, may be NULL */
+	struct tl_fact *f;        /* one an event of the run, [0, n) */
+	size_t n, cap;
+	struct taint *tt;         /* the run's taint, NULL before the first make */
+	size_t changed;           /* the first event changed since the taint was brought up (SIZE_MAX none) */
+};
+
+struct timeline_facts *timeline_facts_new(struct compilerlog *cl)
+{
+	struct timeline_facts *tf = xcalloc(1, sizeof *tf);
+	tf->cl = cl;
+	tf->changed = (size_t)-1;
+	return tf;
+}
+
+void timeline_facts_free(struct timeline_facts *tf)
+{
+	if (!tf)
+		return;
+	taint_free(tf->tt);
+	free(tf->f);
+	free(tf);
+}
+
+void timeline_facts_grow(struct timeline_facts *tf, size_t from)
+{
+	if (from < tf->n)
+		tf->n = from;   /* (read again when asked) */
+	if (from < tf->changed)
+		tf->changed = from;
+}
+
+/* The facts of every event of r: the new ones unread, the taint brought up. */
+static void tf_follow(struct timeline_facts *tf, const struct run *r)
+{
+	if (r->nev < tf->n)
+		tf->n = r->nev;
+	if (r->nev > tf->cap)
+		tf->f = xgrow(tf->f, &tf->cap, r->nev, sizeof *tf->f);
+	if (r->nev > tf->n)
+		memset(tf->f + tf->n, 0, (r->nev - tf->n) * sizeof *tf->f);
+	tf->n = r->nev;
+	if (!tf->tt)
+		tf->tt = taint_build(r);
+	else   /* (nothing said changed: the events past the taint's are read) */
+		taint_update(tf->tt, r, tf->changed == (size_t)-1 ? r->nev : tf->changed);
+	tf->changed = (size_t)-1;
+}
+
+static const struct tl_fact *tf_get(struct timeline_facts *tf, const char *text, size_t i, unsigned want)
+{
+	struct tl_fact *f = &tf->f[i];
+	if ((want & TF_VERDICT) && !(f->have & TF_VERDICT))
+		f->verdict = (signed char)timeline_verdict(text);
+	if ((want & TF_PEAK) && !(f->have & TF_PEAK))
+		f->peak = milestones_text_peak(text);
+	if ((want & TF_CC) && !(f->have & TF_CC)) {
+		struct compilerlog_report rep = { 0 };
+		compilerlog_scan_text(tf->cl, text, i, &rep);
+		f->cc = (unsigned)rep.count[CL_ERROR];
+		compilerlog_report_free(&rep);
+	}
+	f->have |= (unsigned char)want;
+	return f;
+}
+
 /* What followed row w's version before the next one. */
-static void timeline_results(const struct run *r, const struct flag_list *fl, struct compilerlog *cl,
-                             const struct taint *tt, struct timeline_row *w)
+static void timeline_results(const struct run *r, const struct flag_list *fl, struct timeline_facts *tf,
+                             struct timeline_row *w)
 {
 	w->check_ev = w->peak_ev = w->flag_ev = -1;
 	w->peak = -1;
@@ -79,25 +160,21 @@ static void timeline_results(const struct run *r, const struct flag_list *fl, st
 		}
 		if (e->kind != EV_TOOL_RESULT || !e->text)
 			continue;
-		w->ntainted += taint_at(tt, i) >= 0;
-		int v = w->check ? 0 : timeline_verdict(e->text);
-		if (v) {
-			w->check = v;
+		w->ntainted += taint_at(tf->tt, i) >= 0;
+		unsigned want = (w->check ? 0 : TF_VERDICT) | (w->peak_ev < 0 ? TF_PEAK : 0) | (tf->cl ? TF_CC : 0);
+		const struct tl_fact *f = tf_get(tf, e->text, i, want);
+		if ((want & TF_VERDICT) && f->verdict) {
+			w->check = f->verdict;
 			w->check_ev = (long)i;
 		}
-		double pk = w->peak_ev < 0 ? milestones_text_peak(e->text) : -1;
-		if (pk >= 0) {
-			w->peak = pk;
+		if ((want & TF_PEAK) && f->peak >= 0) {
+			w->peak = f->peak;
 			w->peak_ev = (long)i;
-			w->peak_tainted = taint_at(tt, i) >= 0;
-			w->peak_over = flagcheck_physics_why(NULL, BL_PEAK, -1, -1, pk) != NULL;
+			w->peak_tainted = taint_at(tf->tt, i) >= 0;
+			w->peak_over = flagcheck_physics_why(NULL, BL_PEAK, -1, -1, f->peak) != NULL;
 		}
-		if (cl) {
-			struct compilerlog_report rep = { 0 };
-			compilerlog_scan_text(cl, e->text, i, &rep);
-			w->compile_errors += rep.count[CL_ERROR];
-			compilerlog_report_free(&rep);
-		}
+		if (tf->cl)
+			w->compile_errors += f->cc;
 	}
 }
 
@@ -145,7 +222,7 @@ static int timeline_cmp(const void *a, const void *b)
 	return x->ev < y->ev ? -1 : x->ev > y->ev;
 }
 
-int timeline_build(struct run *r, const struct flag_list *fl, struct compilerlog *cl, struct timeline *t)
+int timeline_make(struct run *r, const struct flag_list *fl, struct timeline_facts *tf, struct timeline *t)
 {
 	const struct ftrack *ft = run_files(r);
 	long f = timeline_file(ft);
@@ -189,13 +266,20 @@ int timeline_build(struct run *r, const struct flag_list *fl, struct compilerlog
 	free(made);
 	if (t->n > nver)
 		qsort(t->rows, t->n, sizeof *t->rows, timeline_cmp);
-	struct taint *tt = taint_build(r);
+	tf_follow(tf, r);
 	for (size_t k = 0; k < t->n; k++) {
 		t->rows[k].until = k + 1 < t->n ? t->rows[k + 1].ev : r->nev;
-		timeline_results(r, fl, cl, tt, &t->rows[k]);
+		timeline_results(r, fl, tf, &t->rows[k]);
 	}
-	taint_free(tt);
 	return 0;
+}
+
+int timeline_build(struct run *r, const struct flag_list *fl, struct compilerlog *cl, struct timeline *t)
+{
+	struct timeline_facts *tf = timeline_facts_new(cl);
+	int rc = timeline_make(r, fl, tf, t);
+	timeline_facts_free(tf);
+	return rc;
 }
 
 void timeline_free(struct timeline *t)

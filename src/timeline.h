@@ -46,6 +46,18 @@ struct timeline {
  * every event; cl (may be NULL) the compiler rules. 0, or -1 when the run
  * wrote no solution file (t empty). */
 int timeline_build(struct run *r, const struct flag_list *fl, struct compilerlog *cl, struct timeline *t);
+
+/* A growing run's timeline, made again and again: what it reads of each
+ * event (a result's verdict, peak and compiler errors; the run's taint)
+ * is kept in facts (cl borrowed, may be NULL), and only new or changed
+ * events are read. timeline_facts_grow: the run's events from `from` on
+ * are new or changed (0: all of them). timeline_make: timeline_build
+ * through facts, which must be the same run's. */
+struct timeline_facts;
+struct timeline_facts *timeline_facts_new(struct compilerlog *cl);
+void timeline_facts_free(struct timeline_facts *tf);
+void timeline_facts_grow(struct timeline_facts *tf, size_t from);
+int timeline_make(struct run *r, const struct flag_list *fl, struct timeline_facts *tf, struct timeline *t);
 void timeline_free(struct timeline *t);
 /* The row of the version current at event ev, -1 before the first. */
 long timeline_at(const struct timeline *t, size_t ev);

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "annot.h"
+#include "compilerlog.h"
 #include "flags.h"
 #include "ftrack.h"
 #include "milestones.h"
@@ -243,6 +244,99 @@ static void test_timeline_codex(void)
 	run_free(e);
 }
 
+/* A run read a slice at a time, its timeline made again after each
+ * through kept facts (timeline_make, as the timeline pane follows a
+ * growing run), is at every step the timeline a fresh build makes of the
+ * run as it stands: the versions, checks, peaks, compiler errors and
+ * taint of the rows. */
+static int timeline_rows_same(const struct timeline *a, const struct timeline *b)
+{
+	if (a->n != b->n || (!a->path) != (!b->path) || (a->path && strcmp(a->path, b->path)))
+		return 0;
+	for (size_t k = 0; k < a->n; k++) {
+		const struct timeline_row *x = &a->rows[k], *y = &b->rows[k];
+		if (x->ev != y->ev || x->until != y->until || x->deleted != y->deleted || x->lost != y->lost ||
+		    x->lines != y->lines || x->added != y->added || x->removed != y->removed || x->check != y->check ||
+		    x->check_ev != y->check_ev || x->peak != y->peak || x->peak_ev != y->peak_ev ||
+		    x->compile_errors != y->compile_errors || x->nflags != y->nflags || x->flag_ev != y->flag_ev ||
+		    x->ntainted != y->ntainted || x->peak_tainted != y->peak_tainted || x->peak_over != y->peak_over)
+			return 0;
+	}
+	return 1;
+}
+
+static void timeline_grow_check(const char *rel, size_t slice)
+{
+	char *err = NULL;
+	struct compilerlog *cl = compilerlog_new();
+	if (compilerlog_load(cl, tap_path("data/compiler_patterns.txt"), &err) < 0) {
+		compilerlog_free(cl);
+		cl = NULL;
+	}
+	free(err);
+	err = NULL;
+	struct parser_loader *ld = parser_loader_open(tap_path(rel), NULL, &err);
+	ok(ld != NULL && cl != NULL, "%s opens a slice at a time, the compiler rules read", rel);
+	if (!ld) {
+		free(err);
+		compilerlog_free(cl);
+		return;
+	}
+	struct timeline_facts *tf = timeline_facts_new(cl);
+	size_t old = 0, steps = 0, differ = 0, rows = 0, checks = 0, peaks = 0;
+	int rc;
+	while ((rc = parser_loader_step(ld, slice, &err)) >= 0) {
+		struct run *r = parser_loader_run(ld);
+		timeline_facts_grow(tf, old ? old - 1 : 0);   /* (the last old event may have grown) */
+		old = r->nev;
+		struct timeline kept, fresh;
+		int a = timeline_make(r, NULL, tf, &kept), b = timeline_build(r, NULL, cl, &fresh);
+		differ += a != b || !timeline_rows_same(&kept, &fresh);
+		rows = kept.n;
+		checks = peaks = 0;
+		for (size_t k = 0; k < kept.n; k++) {
+			checks += kept.rows[k].check != 0;
+			peaks += kept.rows[k].peak_ev >= 0;
+		}
+		timeline_free(&kept);
+		timeline_free(&fresh);
+		steps++;
+		if (rc == 0)
+			break;
+	}
+	ok(rc == 0 && steps > 10 && differ == 0 && rows >= 3 && checks > 0,
+	   "%s: read in %zu slices of %zu bytes, its timeline made from kept facts after each: a fresh build's every "
+	   "time (%zu differed; at the end %zu rows, %zu with a check, %zu with a peak)",
+	   rel, steps, slice, differ, rows, checks, peaks);
+	/* a result whose text changed (a stream completing it): kept facts
+	 * are stale until the change is said, and right once it is */
+	struct run *r = parser_loader_run(ld);
+	struct timeline kept, fresh;
+	timeline_make(r, NULL, tf, &kept);
+	long at = -1;
+	for (size_t k = 0; k < kept.n && at < 0; k++)
+		at = kept.rows[k].check_ev;
+	timeline_free(&kept);
+	if (at >= 0) {
+		free(r->ev[at].text);
+		r->ev[at].text = xstrdup("the check ran; nothing decided here");
+		timeline_make(r, NULL, tf, &kept);
+		timeline_build(r, NULL, cl, &fresh);
+		int stale = !timeline_rows_same(&kept, &fresh);
+		timeline_free(&kept);
+		timeline_facts_grow(tf, (size_t)at);
+		timeline_make(r, NULL, tf, &kept);
+		ok(stale && timeline_rows_same(&kept, &fresh), "%s: event %ld's verdict taken away: the kept facts still "
+		   "had it until the change was said, then a fresh build's rows", rel, at + 1);
+		timeline_free(&kept);
+		timeline_free(&fresh);
+	}
+	timeline_facts_free(tf);
+	compilerlog_free(cl);
+	parser_loader_free(ld);
+	free(err);
+}
+
 static void test_noise_commands(void)
 {
 	static const struct { const char *cmd; int reads; } c[] = {
@@ -437,6 +531,8 @@ int main(void)
 	test_quote_sample();
 	test_timeline_opus();
 	test_timeline_codex();
+	timeline_grow_check(OPUS "/transcript.jsonl", 4096);
+	timeline_grow_check(CODEX "/transcript.jsonl", 4096);
 	test_noise_commands();
 	test_noise_corpus();
 	test_noise_runs();

@@ -18,8 +18,10 @@
 #include "util.h"
 
 /* A growing run's timeline is made again once the time since the last
- * making is this many times what that making took: the whole run is read
- * to make it, and making it at every slice that a big file is read in
+ * making is this many times what that making took: making it is a pass
+ * over the whole run (what it reads of each event's text is kept, in
+ * struct timeline_facts, but the versions, flags and rows are gone
+ * through again), and making it at every slice that a big file is read in
  * made reading it quadratic; a small run's (a fraction of a millisecond)
  * follows its growth at once. */
 #define TIMELINE_LAG 8
@@ -30,6 +32,7 @@ struct pane_timeline {
 	int stale;                  /* the run grew since t was made (t's rows are still true of its events) */
 	double made_at, cost;       /* when t was made, and what making it took (seconds, monotonic) */
 	struct compilerlog *cl;     /* the compiler rules (owned), NULL when unreadable */
+	struct timeline_facts *tf;  /* what t is made from, kept as the run grows (owned) */
 	size_t cur;                 /* the selected row */
 	size_t cur_for;             /* the event selected when cur was set to its version */
 };
@@ -51,6 +54,7 @@ static void pane_timeline_init(struct pane *p, struct pane_ctx *cx)
 	}
 	free(err);
 	free(path);
+	s->tf = timeline_facts_new(s->cl);
 	p->state = s;
 }
 
@@ -60,22 +64,38 @@ static void pane_timeline_free(struct pane *p)
 	if (!s)
 		return;
 	timeline_free(&s->t);
+	timeline_facts_free(s->tf);
 	compilerlog_free(s->cl);
 	free(s);
 	p->state = NULL;
 }
 
+/* Milliseconds until a remake of s is due (0: now). */
+static int pt_due_ms(const struct pane_timeline *s)
+{
+	double left = s->made_at + TIMELINE_LAG * s->cost - util_now();
+	return left > 0 ? (int)(left * 1000) + 1 : 0;
+}
+
 /* The run grew: the rows are made again at a draw (at once when the run
- * was read again from the start: its old events are not as they were). */
+ * was read again from the start: its old events are not as they were).
+ * While a remake is not due the rows as they are stay (true of their
+ * events): laying out a row per version at every slice a big file is
+ * read in cost more than the remake itself. */
 static int pane_timeline_grow(struct pane *p, struct pane_ctx *cx, size_t from)
 {
 	struct pane_timeline *s = pt_of(p);
-	(void)cx;
 	if (!from) {
 		timeline_free(&s->t);
 		s->made = 0;
 	}
+	timeline_facts_grow(s->tf, from);
 	s->stale = 1;
+	int due = s->made ? pt_due_ms(s) : 0;
+	if (due && cx->host && cx->host->later) {
+		cx->host->later(cx, due);   /* built again then */
+		return 1;
+	}
 	return 0;  /* built again */
 }
 
@@ -84,16 +104,17 @@ static void pane_timeline_make(struct pane_timeline *s, struct pane_ctx *cx)
 	double now = util_now();
 	if (s->made && !s->stale)
 		return;
-	if (s->made && now - s->made_at < TIMELINE_LAG * s->cost) {  /* put off: drawn again when due */
+	int due = s->made ? pt_due_ms(s) : 0;
+	if (due) {  /* put off: drawn again when due */
 		if (cx->host && cx->host->later)
-			cx->host->later(cx, (int)((s->made_at + TIMELINE_LAG * s->cost - now) * 1000) + 1);
+			cx->host->later(cx, due);
 		return;
 	}
 	timeline_free(&s->t);
 	/* rows count the flags up to the next version: all of them are needed */
 	if (cx->flags && cx->run->nev && !flag_list_known(cx->flags, cx->run->nev - 1))
 		flag_list_advance(cx->flags, cx->run, (size_t)-1);
-	timeline_build(cx->run, cx->flags, s->cl, &s->t);
+	timeline_make(cx->run, cx->flags, s->tf, &s->t);
 	s->made = 1;
 	s->stale = 0;
 	s->made_at = util_now();
