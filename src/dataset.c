@@ -778,6 +778,7 @@ void dataset_free(struct dataset *ds)
 	free(ds->problems);
 	free(ds->runs);
 	free(ds->find_slot);
+	strpool_free(ds->strs);
 	free(ds->hardware);
 	free(ds->root);
 	free(ds);
