@@ -69,7 +69,8 @@ static int timeline_verdict(const char *text)
  * A tool result's verdict, peak and compiler errors are functions of its
  * text, read at most once while it stays as it is: a growing run's
  * timeline is made again from these and the flags, not from the text of
- * every result (50 ms a remake at 100 MB of real lines, beside each key). */
+ * every result (at 100 MB of real lines, 33k events and 1552 versions:
+ * 119 ms a making with the compiler rules, 15 ms from kept facts). */
 enum { TF_VERDICT = 1, TF_PEAK = 2, TF_CC = 4 };
 
 struct tl_fact {
